@@ -1,0 +1,43 @@
+import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import type { Logger } from 'pino';
+import { DomainError, type DomainErrorKind } from '../../domain/errors';
+
+const CODES: Record<DomainErrorKind, Code> = {
+  invalid_argument: Code.InvalidArgument,
+  not_found: Code.NotFound,
+  already_exists: Code.AlreadyExists,
+  permission_denied: Code.PermissionDenied,
+  unauthenticated: Code.Unauthenticated,
+  failed_precondition: Code.FailedPrecondition,
+  aborted: Code.Aborted,
+  resource_exhausted: Code.ResourceExhausted,
+  deadline_exceeded: Code.DeadlineExceeded,
+  unavailable: Code.Unavailable,
+  internal: Code.Internal,
+};
+
+/** The one mapping from domain errors to Connect codes. Anything unexpected is logged, never echoed. */
+export function toConnectError(err: unknown, log: Logger, procedure: string): ConnectError {
+  if (err instanceof ConnectError) return err;
+  if (err instanceof DomainError) return new ConnectError(err.message, CODES[err.kind]);
+  if (isDatabaseDown(err)) return new ConnectError('the database is unavailable; retry later', Code.Unavailable);
+  log.error({ err, procedure }, 'unexpected error in RPC');
+  return new ConnectError('internal error', Code.Internal);
+}
+
+export function isDatabaseDown(err: unknown): boolean {
+  for (let e = err as any, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'CONNECTION_DESTROYED', '57P01', '57P03'].includes(e.code)) return true;
+  }
+  return false;
+}
+
+export function errorInterceptor(log: Logger): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      throw toConnectError(err, log, req.url);
+    }
+  };
+}

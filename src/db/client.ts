@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { PgDatabase } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { redact } from '../config';
+import * as schema from './schema/index';
+
+export type Schema = typeof schema;
+/** A database handle or a transaction: data functions take one of these as their first argument. */
+export type Db = PgDatabase<any, Schema>;
+
+export interface Database {
+  kind: 'postgres' | 'pglite';
+  db: Db;
+  /** A short round trip that fails when the database is gone (used by /readyz). */
+  ping(timeoutMs?: number): Promise<void>;
+  /** Runs fn while holding an installation-wide lock (migrations, bootstrap). */
+  withLock<T>(name: string, fn: (db: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** The raw postgres.js client (PostgreSQL only): LISTEN/NOTIFY and COPY. */
+  pg?: postgres.Sql;
+}
+
+export class DatabaseUnreachableError extends Error {}
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const sql = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    connect_timeout: 5,
+    // Portcullis prepares its statements itself through drizzle; server-side prepared statements
+    // keep per-connection plans hot on the token paths.
+    prepare: true,
+  });
+  const db = drizzlePostgres(sql, { schema }) as unknown as Db;
+  return {
+    kind: 'postgres',
+    db,
+    pg: sql,
+    async ping(timeoutMs = 2000) {
+      await withTimeout(sql`select 1`.execute(), timeoutMs, 'database ping timed out');
+    },
+    async withLock(name, fn) {
+      const reserved = await sql.reserve();
+      const key = lockKey(name);
+      try {
+        await reserved`select pg_advisory_lock(${key})`;
+        return await fn(drizzlePostgres(reserved as unknown as postgres.Sql, { schema }) as unknown as Db);
+      } finally {
+        await reserved`select pg_advisory_unlock(${key})`.catch(() => {});
+        reserved.release();
+      }
+    },
+    async close() {
+      await sql.end({ timeout: 5 });
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  if (dataDir !== 'memory://') fs.mkdirSync(dataDir, { recursive: true });
+  const client = new PGlite(dataDir === 'memory://' ? undefined : `${dataDir}/pgdata`);
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    async ping() {
+      await client.query('select 1');
+    },
+    // PGlite is one connection in one process: there is nobody to race with.
+    async withLock(_name, fn) {
+      return fn(db);
+    },
+    async close() {
+      if (!client.closed) await client.close();
+    },
+  };
+}
+
+function lockKey(name: string): number {
+  let h = 0;
+  for (const ch of `portcullis:${name}`) h = (Math.imul(h, 31) + ch.charCodeAt(0)) | 0;
+  return h;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]);
+}
+
+/**
+ * Opens the database, retrying a PostgreSQL that does not answer yet until the deadline; then fails
+ * with one line that names the server and the reason.
+ */
+export async function connectWithRetry(opts: DatabaseOptions & { timeoutMs: number }): Promise<Database> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let delay = 250;
+  for (;;) {
+    let database: Database | undefined;
+    try {
+      database = await openDatabase(opts);
+      await database.ping(5000);
+      return database;
+    } catch (err) {
+      await database?.close().catch(() => {});
+      if (!opts.databaseUrl || Date.now() + delay > deadline) {
+        const where = opts.databaseUrl ? `PostgreSQL at ${describeUrl(opts.databaseUrl)}` : `PGlite in ${opts.dataDir}`;
+        const seconds = Math.round(opts.timeoutMs / 1000);
+        throw new DatabaseUnreachableError(
+          `cannot reach ${where}: ${reason(err)}${opts.databaseUrl ? ` (gave up after ${seconds}s)` : ''}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 2000);
+    }
+  }
+}
+
+function describeUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+  } catch {
+    return redact(raw);
+  }
+}
+
+function reason(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  if (e?.code && e.message && !e.message.includes(e.code)) return `${e.code} ${e.message}`;
+  return e?.message ?? String(err);
+}

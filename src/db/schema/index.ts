@@ -1,0 +1,6 @@
+// The whole schema, one file per projection. drizzle-kit reads this file to generate migrations.
+export * from './administrators';
+export * from './events';
+export * from './instances';
+export * from './orgs';
+export * from './users';

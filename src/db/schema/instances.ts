@@ -1,0 +1,54 @@
+import { boolean, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+/** Instance settings that the OIDC layer and the login read (token lifetimes, policies). */
+export interface InstanceSettings {
+  accessTokenLifetimeSeconds: number;
+  idTokenLifetimeSeconds: number;
+  refreshTokenIdleSeconds: number;
+  refreshTokenAbsoluteSeconds: number;
+  passwordMinLength: number;
+  passwordRequireUppercase: boolean;
+  passwordRequireLowercase: boolean;
+  passwordRequireNumber: boolean;
+  passwordRequireSymbol: boolean;
+  lockoutMaxPasswordAttempts: number;
+  impersonationAllowed: boolean;
+  signingAlgorithm: 'RS256' | 'ES256' | 'EdDSA';
+}
+
+export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
+  accessTokenLifetimeSeconds: 12 * 3600,
+  idTokenLifetimeSeconds: 12 * 3600,
+  refreshTokenIdleSeconds: 30 * 24 * 3600,
+  refreshTokenAbsoluteSeconds: 90 * 24 * 3600,
+  passwordMinLength: 8,
+  passwordRequireUppercase: false,
+  passwordRequireLowercase: false,
+  passwordRequireNumber: false,
+  passwordRequireSymbol: false,
+  lockoutMaxPasswordAttempts: 10,
+  impersonationAllowed: false,
+  signingAlgorithm: 'RS256',
+};
+
+export const instances = pgTable('instances', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  domain: text('domain').notNull(),
+  defaultOrgId: text('default_org_id').notNull().default(''),
+  settings: jsonb('settings').$type<InstanceSettings>().notNull(),
+  /** Singleton guard: exactly one instance row per installation, even when two replicas bootstrap. */
+  singleton: boolean('singleton').notNull().default(true).unique(),
+  sequence: integer('sequence').notNull().default(0),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+export const instanceDomains = pgTable('instance_domains', {
+  domain: text('domain').primaryKey(),
+  instanceId: text('instance_id').notNull(),
+  generated: boolean('generated').notNull().default(false),
+  trusted: boolean('trusted').notNull().default(false),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+

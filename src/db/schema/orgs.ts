@@ -1,0 +1,45 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+export const orgs = pgTable(
+  'orgs',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    /** ACTIVE | INACTIVE | REMOVED */
+    state: text('state').notNull().default('ACTIVE'),
+    primaryDomain: text('primary_domain').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Organization names are unique among organizations that still exist.
+    uniqueIndex('orgs_name_uq').on(sql`lower(${t.name})`).where(sql`${t.state} <> 'REMOVED'`),
+    index('orgs_name_idx').on(t.name),
+  ],
+);
+
+export const orgDomains = pgTable(
+  'org_domains',
+  {
+    orgId: text('org_id').notNull(),
+    domain: text('domain').notNull(),
+    isPrimary: boolean('is_primary').notNull().default(false),
+    isVerified: boolean('is_verified').notNull().default(false),
+    generated: boolean('generated').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.domain] }), uniqueIndex('org_domains_domain_uq').on(t.domain)],
+);
+
+export const orgMetadata = pgTable(
+  'org_metadata',
+  {
+    orgId: text('org_id').notNull(),
+    key: text('key').notNull(),
+    value: text('value').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.key] })],
+);

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { systemPrincipal } from '../authz/principal';
+import { hashPassword } from '../crypto/passwords/index';
+import { randomPassword } from '../crypto/random';
+import type { Database } from '../db/client';
+import { instances } from '../db/schema/index';
+import { addAdministrator } from './administrator/commands';
+import { execute } from './execute';
+import { newId } from './ids';
+import { addInstance } from './instance/commands';
+import { findInstance } from './instance/queries';
+import { addOrg } from './org/commands';
+import { addHumanUser, addMachineUser, addPersonalAccessToken } from './user/commands';
+
+export interface BootstrapOptions {
+  externalUrl: string;
+  orgName: string;
+  adminPassword?: string;
+  adminPatFile?: string;
+}
+
+export interface BootstrapResult {
+  created: boolean;
+  instanceId: string;
+  /** Only on the start that created the instance. */
+  adminPassword?: string;
+  generatedPassword?: boolean;
+  pat?: string;
+  patFile?: string;
+}
+
+/**
+ * First start: instance, first organization, human `admin` and an IAM_OWNER machine user with a
+ * personal access token. Runs under an installation-wide lock and in one transaction, so two replicas
+ * starting together create exactly one of each, and a crash leaves nothing half-made.
+ */
+export async function bootstrap(database: Database, opts: BootstrapOptions): Promise<BootstrapResult> {
+  return database.withLock('bootstrap', async (db) => {
+    const existing = await findInstance(db);
+    if (existing) return { created: false, instanceId: existing.id };
+
+    const instanceId = newId();
+    const domain = new URL(opts.externalUrl).hostname;
+    const password = opts.adminPassword ?? randomPassword();
+    const passwordHash = await hashPassword(password);
+    const ctx = { db, instanceId, principal: systemPrincipal(instanceId, 'bootstrap'), service: 'bootstrap' };
+    const pat = await execute(ctx, async (scope) => {
+      await addInstance(scope, { id: instanceId, name: 'Portcullis', domain });
+      const org = await addOrg(scope, { name: opts.orgName, instanceDomain: domain });
+      await scope.tx.update(instances).set({ defaultOrgId: org.id }).where(eq(instances.id, instanceId));
+      const admin = await addHumanUser(scope, {
+        orgId: org.id,
+        username: 'admin',
+        givenName: 'Portcullis',
+        familyName: 'Administrator',
+        displayName: 'Portcullis Administrator',
+        email: `admin@${org.primaryDomain}`,
+        emailVerified: true,
+        passwordHash,
+        passwordChangeRequired: opts.adminPassword === undefined,
+      });
+      const machine = await addMachineUser(scope, {
+        orgId: org.id,
+        username: 'admin-machine',
+        name: 'Administrator (machine)',
+        description: 'IAM_OWNER service user created on first start; its PAT is in the admin PAT file',
+        accessTokenType: 'BEARER',
+      });
+      for (const userId of [admin.id, machine.id]) {
+        await addAdministrator(scope, { userId, resourceType: 'INSTANCE', resourceId: instanceId, resourceOwner: instanceId, roles: ['IAM_OWNER'] });
+        await addAdministrator(scope, { userId, resourceType: 'ORG', resourceId: org.id, resourceOwner: org.id, roles: ['ORG_OWNER'] });
+      }
+      const { token } = await addPersonalAccessToken(scope, { userId: machine.id, orgId: org.id });
+      return token;
+    });
+    if (opts.adminPatFile) writeSecretFile(opts.adminPatFile, `${pat}\n`);
+    return {
+      created: true,
+      instanceId,
+      adminPassword: password,
+      generatedPassword: opts.adminPassword === undefined,
+      pat,
+      patFile: opts.adminPatFile,
+    };
+  });
+}
+
+/** Writes a file only its owner can read (0600), creating its folder. */
+export function writeSecretFile(file: string, content: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+}

@@ -1,0 +1,14 @@
+import type { Db } from '../db/client';
+import type { Principal } from '../authz/principal';
+
+/**
+ * Who is calling and through which door. Every command and query takes one; events record
+ * `principal.userId` as editor and `service` as the API or endpoint.
+ */
+export interface Ctx {
+  db: Db;
+  instanceId: string;
+  principal: Principal;
+  /** e.g. `portcullis.user.v2.UserService/CreateUser`, `oidc/token`, `admin/v1/import`, `bootstrap` */
+  service: string;
+}

@@ -1,0 +1,139 @@
+import { and, eq, max } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { events } from '../db/schema/index';
+import type { Ctx } from './context';
+import { DomainError, aborted, alreadyExists } from './errors';
+
+export interface NewEvent {
+  aggregateType: string;
+  aggregateId: string;
+  /** dotted lowercase `<aggregate>.<entity>.<verb>` */
+  type: string;
+  payload?: Record<string, unknown>;
+  /** organization that owns the aggregate */
+  resourceOwner: string;
+}
+
+/**
+ * The one way to change state. A command gets a Scope: it reads and checks through `scope.tx`,
+ * updates projection rows through `scope.tx`, and records what happened with `scope.push`. The events
+ * are appended in the same transaction when the command returns, so a failing check or projection
+ * leaves no event behind, and a reader right after the commit sees the change.
+ */
+export class Scope {
+  readonly pending: NewEvent[] = [];
+  private readonly loaded = new Map<string, number>();
+
+  constructor(
+    readonly tx: Db,
+    readonly ctx: Ctx,
+  ) {}
+
+  /**
+   * Reads the aggregate's current sequence before the command checks its state. The append then
+   * expects exactly that sequence: if another writer appended in between, the unique index on
+   * (aggregate_type, aggregate_id, sequence) rejects ours and the command runs again.
+   */
+  async load(aggregateType: string, aggregateId: string): Promise<number> {
+    const key = `${aggregateType}\u0000${aggregateId}`;
+    const known = this.loaded.get(key);
+    if (known !== undefined) return known;
+    const seq = await currentSequence(this.tx, aggregateType, aggregateId);
+    this.loaded.set(key, seq);
+    return seq;
+  }
+
+  /** Declares a brand-new aggregate: its first event must get sequence 1 or the command conflicts. */
+  created(aggregateType: string, aggregateId: string): void {
+    this.loaded.set(`${aggregateType}\u0000${aggregateId}`, 0);
+  }
+
+  push(event: NewEvent): void {
+    this.pending.push(event);
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const rows = [];
+    const next = new Map<string, number>();
+    for (const e of this.pending) {
+      const key = `${e.aggregateType}\u0000${e.aggregateId}`;
+      let seq = next.get(key);
+      if (seq === undefined) seq = this.loaded.get(key) ?? (await currentSequence(this.tx, e.aggregateType, e.aggregateId));
+      seq += 1;
+      next.set(key, seq);
+      rows.push({
+        instanceId: this.ctx.instanceId,
+        aggregateType: e.aggregateType,
+        aggregateId: e.aggregateId,
+        sequence: seq,
+        eventType: e.type,
+        payload: e.payload ?? {},
+        editorUserId: this.ctx.principal.userId,
+        editorService: this.ctx.service,
+        resourceOwner: e.resourceOwner,
+      });
+    }
+    this.pending.length = 0;
+    await this.tx.insert(events).values(rows);
+  }
+}
+
+async function currentSequence(tx: Db, aggregateType: string, aggregateId: string): Promise<number> {
+  const [row] = await tx
+    .select({ seq: max(events.sequence) })
+    .from(events)
+    .where(and(eq(events.aggregateType, aggregateType), eq(events.aggregateId, aggregateId)));
+  return row?.seq ?? 0;
+}
+
+const MAX_ATTEMPTS = 4;
+
+/**
+ * Runs a command in one transaction: check → append events → update projections → commit. A sequence
+ * conflict with a concurrent writer re-runs the command (it re-reads and re-checks); after a few
+ * attempts the caller gets ABORTED. Unique violations of projection indexes become ALREADY_EXISTS
+ * through the constraint table below.
+ */
+export async function execute<T>(ctx: Ctx, command: (scope: Scope) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.db.transaction(async (tx) => {
+        const scope = new Scope(tx as unknown as Db, ctx);
+        const result = await command(scope);
+        await scope.flush();
+        return result;
+      });
+    } catch (err) {
+      const violation = uniqueViolation(err);
+      if (violation === 'events_aggregate_sequence_uq') {
+        if (attempt < MAX_ATTEMPTS) {
+          await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+          continue;
+        }
+        throw aborted('Errors.Command.Conflict', 'the resource was changed concurrently; retry the request');
+      }
+      if (violation) throw constraintError(violation);
+      throw err;
+    }
+  }
+}
+
+const constraintErrors = new Map<string, () => DomainError>();
+
+/** Tells execute() which error a unique index of a projection stands for. */
+export function onUniqueViolation(constraint: string, error: () => DomainError): void {
+  constraintErrors.set(constraint, error);
+}
+
+function constraintError(constraint: string): DomainError {
+  return constraintErrors.get(constraint)?.() ?? alreadyExists('Errors.AlreadyExists', 'the resource already exists');
+}
+
+/** The name of the unique constraint a database error violated, for postgres.js and PGlite alike. */
+export function uniqueViolation(err: unknown): string | undefined {
+  for (let e = err as any, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (e.code === '23505') return e.constraint_name ?? e.constraint ?? 'unknown';
+  }
+  return undefined;
+}

@@ -1,0 +1,34 @@
+import { DEFAULT_INSTANCE_SETTINGS, instanceDomains, instances } from '../../db/schema/index';
+import type { Scope } from '../execute';
+
+export interface AddInstanceInput {
+  id: string;
+  name: string;
+  domain: string;
+}
+
+/** Creates the instance row (once per installation; the singleton index enforces it). */
+export async function addInstance(scope: Scope, input: AddInstanceInput): Promise<void> {
+  scope.created('instance', input.id);
+  await scope.tx.insert(instances).values({
+    id: input.id,
+    name: input.name,
+    domain: input.domain,
+    settings: DEFAULT_INSTANCE_SETTINGS,
+  });
+  await scope.tx.insert(instanceDomains).values({ domain: input.domain, instanceId: input.id, generated: true, trusted: true });
+  scope.push({
+    aggregateType: 'instance',
+    aggregateId: input.id,
+    type: 'instance.added',
+    payload: { name: input.name },
+    resourceOwner: input.id,
+  });
+  scope.push({
+    aggregateType: 'instance',
+    aggregateId: input.id,
+    type: 'instance.domain.added',
+    payload: { domain: input.domain, generated: true },
+    resourceOwner: input.id,
+  });
+}

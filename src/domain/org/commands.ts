@@ -1,0 +1,43 @@
+import { orgDomains, orgs } from '../../db/schema/index';
+import { alreadyExists } from '../errors';
+import { onUniqueViolation, type Scope } from '../execute';
+import { newId } from '../ids';
+import { generatedOrgDomain } from './domain-name';
+
+onUniqueViolation('orgs_name_uq', () => alreadyExists('Errors.Org.AlreadyExisting', 'an organization with this name already exists'));
+onUniqueViolation('orgs_pkey', () => alreadyExists('Errors.Org.AlreadyExisting', 'an organization with this id already exists'));
+onUniqueViolation('org_domains_domain_uq', () => alreadyExists('Errors.Org.Domain.AlreadyExists', 'the domain is already taken'));
+
+export interface AddOrgInput {
+  id?: string;
+  name: string;
+  instanceDomain: string;
+}
+
+/** Adds an organization with its generated primary domain. */
+export async function addOrg(scope: Scope, input: AddOrgInput): Promise<{ id: string; primaryDomain: string; createdAt: Date }> {
+  const id = input.id ?? newId();
+  const primaryDomain = generatedOrgDomain(input.name, input.instanceDomain);
+  scope.created('org', id);
+  const [row] = await scope.tx
+    .insert(orgs)
+    .values({ id, name: input.name, primaryDomain })
+    .returning({ createdAt: orgs.createdAt });
+  await scope.tx.insert(orgDomains).values({ orgId: id, domain: primaryDomain, isPrimary: true, isVerified: true, generated: true });
+  scope.push({ aggregateType: 'org', aggregateId: id, type: 'org.added', payload: { name: input.name }, resourceOwner: id });
+  scope.push({
+    aggregateType: 'org',
+    aggregateId: id,
+    type: 'org.domain.added',
+    payload: { domain: primaryDomain, generated: true },
+    resourceOwner: id,
+  });
+  scope.push({
+    aggregateType: 'org',
+    aggregateId: id,
+    type: 'org.domain.primary.set',
+    payload: { domain: primaryDomain },
+    resourceOwner: id,
+  });
+  return { id, primaryDomain, createdAt: row.createdAt };
+}

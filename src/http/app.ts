@@ -1,0 +1,36 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Deps } from '../deps';
+import { DomainError } from '../domain/errors';
+import { healthRoutes } from './health';
+
+/**
+ * The Hono side of the port: health and metrics, the OIDC endpoints, the hosted login and the v1
+ * routes. Each area is a sub-app mounted here; handlers only translate to domain calls.
+ */
+export function createHttpApp(deps: Deps) {
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    await next();
+    const matched = c.req.matchedRoutes.filter((r) => r.method !== 'ALL').at(-1)?.path;
+    const outgoing = (c.env as any)?.outgoing;
+    if (outgoing && matched) outgoing.routeLabel = matched;
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: deps.config.bodyLimitBytes,
+      onError: (c) => c.json({ error: 'request_too_large', error_description: 'request body too large' }, 413),
+    }),
+  );
+  app.route('/', healthRoutes(deps));
+
+  app.notFound((c) => c.json({ error: 'not_found', error_description: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((err, c) => {
+    if (err instanceof DomainError) return c.json({ error: err.kind, error_description: err.message }, 400);
+    if ((err as any)?.status && (err as any).getResponse) return (err as any).getResponse();
+    deps.log.error({ err, path: c.req.path }, 'unexpected error in HTTP route');
+    return c.json({ error: 'server_error', error_description: 'internal error' }, 500);
+  });
+  return app;
+}

@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import { type Config, loadConfig } from './config';
+import { connectWithRetry, type Database } from './db/client';
+import { migrate } from './db/migrate';
+import type { Deps } from './deps';
+import { bootstrap, type BootstrapResult } from './domain/bootstrap';
+import { findInstance } from './domain/instance/queries';
+import { dbPoolMax } from './http/metrics';
+import { createLogger } from './log';
+import { type RunningServer, startServer } from './server';
+import { startBackgroundJobs, type BackgroundJobs } from './jobs';
+
+export interface Portcullis {
+  config: Config;
+  deps: Deps;
+  database: Database;
+  server?: RunningServer;
+  bootstrap: BootstrapResult;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  /** false in the cluster primary: it prepares the database and forks the workers that serve. */
+  serve?: boolean;
+  /** false in cluster workers: the primary already migrated and bootstrapped. */
+  prepare?: boolean;
+}
+
+/** Composition root: config → database → migrations → bootstrap → server. */
+export async function start(config: Config = loadConfig(), opts: StartOptions = {}): Promise<Portcullis> {
+  const log = opts.log ?? createLogger(config.logLevel);
+  const database = await connectWithRetry({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    timeoutMs: config.dbConnectTimeoutMs,
+  });
+  dbPoolMax.set(database.kind === 'pglite' ? 1 : config.dbPoolSize);
+  try {
+    let boot: BootstrapResult;
+    if (opts.prepare !== false) {
+      await migrate(database);
+      boot = await bootstrap(database, {
+        externalUrl: config.externalUrl,
+        orgName: config.orgName,
+        adminPassword: config.adminPassword,
+        adminPatFile: config.adminPatFile,
+      });
+    } else {
+      const instance = await findInstance(database.db);
+      if (!instance) throw new Error('the database has no instance yet; start the primary process first');
+      boot = { created: false, instanceId: instance.id };
+    }
+    const deps: Deps = { config, database, instanceId: boot.instanceId, log };
+    let jobs: BackgroundJobs | undefined;
+    if (opts.prepare !== false) jobs = await startBackgroundJobs(deps);
+    const server = opts.serve === false ? undefined : await startServer(deps);
+    return {
+      config,
+      deps,
+      database,
+      server,
+      bootstrap: boot,
+      async stop() {
+        await server?.close();
+        await jobs?.stop();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close().catch(() => {});
+    throw err;
+  }
+}

@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { cors as connectCors } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { getRequestListener } from '@hono/node-server';
+import { routes } from './api/router';
+import { authInterceptor } from './api/interceptors/auth';
+import { errorInterceptor } from './api/interceptors/errors';
+import { metricsInterceptor } from './api/interceptors/metrics';
+import type { Deps } from './deps';
+import { createHttpApp } from './http/app';
+import { httpDuration } from './http/metrics';
+
+type Req = http.IncomingMessage | http2.Http2ServerRequest;
+type Res = http.ServerResponse | http2.Http2ServerResponse;
+
+export interface RunningServer {
+  port: number;
+  url: string;
+  /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), closes connections. */
+  close(): Promise<void>;
+}
+
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+
+/**
+ * One listener for everything. Plaintext: each connection's first bytes decide between HTTP/1.1 and
+ * HTTP/2 with prior knowledge (h2c, what gRPC clients speak). TLS: ALPN decides. Connect handles the
+ * v2 procedures; whatever it does not know goes to the Hono app.
+ */
+export async function startServer(deps: Deps): Promise<RunningServer> {
+  const { config, log } = deps;
+  const honoApp = createHttpApp(deps);
+  const hono = getRequestListener(honoApp.fetch);
+  const connect = connectNodeAdapter({
+    routes: routes(deps),
+    interceptors: [metricsInterceptor(), errorInterceptor(log), authInterceptor(deps)],
+    readMaxBytes: 4 * 1024 * 1024,
+    fallback: (req, res) => void hono(req as any, res as any),
+  });
+
+  let inFlight = 0;
+  let draining = false;
+  let drained: (() => void) | undefined;
+  const corsOrigins = new Set(config.corsOrigins);
+
+  const handler = (req: Req, res: Res) => {
+    const started = process.hrtime.bigint();
+    const requestId = (req.headers['x-request-id'] as string | undefined)?.slice(0, 128) || randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    if (draining && 'shouldKeepAlive' in res) res.setHeader('Connection', 'close');
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (res as any).routeLabel ?? (isRpcPath(req.url) ? req.url!.split('?')[0] : 'unmatched');
+      httpDuration.observe({ route, method: req.method ?? '', status: String(res.statusCode) }, seconds);
+      log.info({ reqId: requestId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      if (draining && inFlight === 0) drained?.();
+    });
+    const origin = req.headers.origin;
+    if (origin && corsOrigins.has(origin)) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Vary', 'Origin');
+      res.setHeader('Access-Control-Expose-Headers', connectCors.exposedHeaders.join(', '));
+      if (req.method === 'OPTIONS') {
+        res.setHeader('Access-Control-Allow-Methods', connectCors.allowedMethods.join(', '));
+        res.setHeader('Access-Control-Allow-Headers', [...connectCors.allowedHeaders, 'Authorization'].join(', '));
+        res.setHeader('Access-Control-Max-Age', '7200');
+        res.statusCode = 204;
+        res.end();
+        return;
+      }
+    }
+    connect(req as any, res as any);
+  };
+
+  const sockets = new Set<net.Socket>();
+  const sessions = new Set<http2.Http2Session>();
+  let listener: net.Server;
+  let h1: http.Server | undefined;
+  let h2: http2.Http2Server | http2.Http2SecureServer;
+
+  if (config.tlsCert && config.tlsKey) {
+    h2 = http2.createSecureServer(
+      { allowHTTP1: true, cert: fs.readFileSync(config.tlsCert), key: fs.readFileSync(config.tlsKey) },
+      handler as any,
+    );
+    listener = h2 as unknown as net.Server;
+    listener.on('connection', (s: net.Socket) => track(sockets, s));
+  } else {
+    h1 = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 }, handler as any);
+    h2 = http2.createServer({}, handler as any);
+    listener = net.createServer((socket) => {
+      track(sockets, socket);
+      sniff(socket, (isH2) => (isH2 ? h2 : h1!).emit('connection', socket));
+    });
+  }
+  h2.on('session', (s) => {
+    sessions.add(s);
+    s.once('close', () => sessions.delete(s));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(config.port, config.host, () => resolve());
+  });
+  const port = (listener.address() as net.AddressInfo).port;
+
+  return {
+    port,
+    url: `${config.tlsCert ? 'https' : 'http'}://127.0.0.1:${port}`,
+    async close() {
+      draining = true;
+      listener.close();
+      for (const s of sessions) s.close();
+      h1?.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, config.shutdownTimeoutMs).unref();
+        });
+      }
+      h1?.closeIdleConnections();
+      for (const s of sessions) s.destroy();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+function isRpcPath(url: string | undefined): boolean {
+  return !!url && /^\/[a-z][\w.]*\.[A-Z]\w*\/\w+/.test(url);
+}
+
+function track(sockets: Set<net.Socket>, socket: net.Socket) {
+  sockets.add(socket);
+  socket.once('close', () => sockets.delete(socket));
+}
+
+/** Reads just enough of a new connection to tell the HTTP/2 preface from an HTTP/1.x request line. */
+function sniff(socket: net.Socket, done: (isH2: boolean) => void) {
+  let seen = Buffer.alloc(0);
+  const onData = (chunk: Buffer) => {
+    seen = Buffer.concat([seen, chunk]);
+    const n = Math.min(seen.length, H2_PREFACE.length);
+    const prefixMatches = seen.subarray(0, n).equals(H2_PREFACE.subarray(0, n));
+    if (prefixMatches && seen.length < H2_PREFACE.length) return;
+    socket.off('data', onData);
+    socket.off('error', onError);
+    socket.pause();
+    socket.unshift(seen);
+    // Both servers pick up the unshifted bytes: http.Server reads the stream, and an HTTP/2 session
+    // drains what is already buffered on the socket before it takes over the handle.
+    done(prefixMatches);
+    if (!prefixMatches) socket.resume();
+  };
+  const onError = () => socket.destroy();
+  socket.on('data', onData);
+  socket.on('error', onError);
+}

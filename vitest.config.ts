@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+// Fast tests run against PGlite, or PostgreSQL when DATABASE_URL is set (each test file gets its
+// own fresh database there). Browser tests (test/**/*.browser.test.ts) run in their own project.
+export default defineConfig({
+  oxc: { jsx: { runtime: 'automatic', importSource: 'hono/jsx' } },
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'fast', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/**/*.browser.test.ts'] },
+      },
+      {
+        extends: true,
+        test: { name: 'browser', include: ['test/**/*.browser.test.ts'], fileParallelism: false },
+      },
+    ],
+  },
+});
