@@ -53,14 +53,16 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       await withTimeout(sql`select 1`.execute(), timeoutMs, 'database ping timed out');
     },
     async withLock(name, fn) {
-      const reserved = await sql.reserve();
+      // A client of its own with one connection: the advisory lock belongs to that session, and
+      // everything done under the lock runs on it.
+      const single = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
       const key = lockKey(name);
       try {
-        await reserved`select pg_advisory_lock(${key})`;
-        return await fn(drizzlePostgres(reserved as unknown as postgres.Sql, { schema }) as unknown as Db);
+        await single`select pg_advisory_lock(${key})`;
+        return await fn(drizzlePostgres(single, { schema }) as unknown as Db);
       } finally {
-        await reserved`select pg_advisory_unlock(${key})`.catch(() => {});
-        reserved.release();
+        await single`select pg_advisory_unlock(${key})`.catch(() => {});
+        await single.end({ timeout: 5 });
       }
     },
     async close() {

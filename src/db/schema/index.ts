@@ -1,6 +1,8 @@
 // The whole schema, one file per projection. drizzle-kit reads this file to generate migrations.
 export * from './administrators';
+export * from './applications';
 export * from './events';
 export * from './instances';
 export * from './orgs';
+export * from './projects';
 export * from './users';

@@ -1,0 +1,72 @@
+import { index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+/** The OIDC configuration of an application, as the OIDC layer reads it. */
+export interface OidcAppConfig {
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  /** CODE | ID_TOKEN | ID_TOKEN_TOKEN */
+  responseTypes: string[];
+  /** AUTHORIZATION_CODE | IMPLICIT | REFRESH_TOKEN | TOKEN_EXCHANGE */
+  grantTypes: string[];
+  /** WEB | USER_AGENT | NATIVE */
+  applicationType: string;
+  /** BASIC | POST | NONE | PRIVATE_KEY_JWT */
+  authMethodType: string;
+  /** BEARER (opaque) | JWT */
+  accessTokenType: string;
+  accessTokenRoleAssertion: boolean;
+  idTokenRoleAssertion: boolean;
+  idTokenUserinfoAssertion: boolean;
+  clockSkewSeconds: number;
+  developmentMode: boolean;
+  additionalOrigins: string[];
+}
+
+export interface SamlAppConfig {
+  metadataXml?: string;
+  metadataUrl?: string;
+}
+
+export interface ApiAppConfig {
+  /** BASIC | PRIVATE_KEY_JWT */
+  authMethodType: string;
+}
+
+export const applications = pgTable(
+  'applications',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id').notNull(),
+    /** organization owning the project */
+    orgId: text('org_id').notNull(),
+    name: text('name').notNull(),
+    /** OIDC | SAML | API */
+    type: text('type').notNull(),
+    /** ACTIVE | INACTIVE | REMOVED */
+    state: text('state').notNull().default('ACTIVE'),
+    clientId: text('client_id'),
+    /** keyed hash of the client secret (crypto/secrets.ts); null for public clients */
+    secretHash: text('secret_hash'),
+    oidc: jsonb('oidc').$type<OidcAppConfig>(),
+    saml: jsonb('saml').$type<SamlAppConfig>(),
+    api: jsonb('api').$type<ApiAppConfig>(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('applications_client_id_uq').on(t.clientId), index('applications_project_idx').on(t.projectId)],
+);
+
+/** Public keys of applications for private_key_jwt client authentication. */
+export const applicationKeys = pgTable(
+  'application_keys',
+  {
+    id: text('id').primaryKey(),
+    applicationId: text('application_id').notNull(),
+    clientId: text('client_id').notNull(),
+    /** SPKI PEM */
+    publicKey: text('public_key').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('application_keys_client_idx').on(t.clientId)],
+);
