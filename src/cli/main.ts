@@ -28,7 +28,7 @@ export function usage(): string {
 
 export async function main(argv: string[]): Promise<number> {
   await import('./migrate').catch((err) => {
-    if (err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND' && err?.code !== 'ERR_UNSUPPORTED_DIR_IMPORT') throw err;
   });
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {

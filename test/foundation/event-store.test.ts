@@ -1,0 +1,131 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemPrincipal } from '../../src/authz/principal';
+import { events, users } from '../../src/db/schema/index';
+import type { Ctx } from '../../src/domain/context';
+import { DomainError } from '../../src/domain/errors';
+import { execute } from '../../src/domain/execute';
+import { newId } from '../../src/domain/ids';
+import { addHumanUser } from '../../src/domain/user/commands';
+import { onPostgres } from '../helpers/database';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+describe('event store', () => {
+  let server: TestServer;
+  let ctx: Ctx;
+  let orgId: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    const deps = server.app.deps;
+    ctx = { db: deps.database.db, instanceId: deps.instanceId, principal: systemPrincipal(deps.instanceId, 'test'), service: 'test' };
+    const [admin] = await ctx.db.select().from(users).where(eq(users.username, 'admin'));
+    orgId = admin.orgId;
+  });
+  afterAll(() => server?.stop());
+
+  const eventsOf = (aggregateId: string) =>
+    ctx.db.select().from(events).where(eq(events.aggregateId, aggregateId)).orderBy(asc(events.position));
+
+  const human = (username: string) => ({
+    orgId,
+    username,
+    givenName: 'Ada',
+    familyName: 'Lovelace',
+    email: `${username}@example.com`,
+    emailVerified: true,
+  });
+
+  it('appends events and projection rows in one transaction, visible right after the command', async () => {
+    const { id } = await execute(ctx, (scope) => addHumanUser(scope, human(`ada-${newId()}`)));
+    const [row] = await ctx.db.select().from(users).where(eq(users.id, id));
+    expect(row.state).toBe('ACTIVE');
+    const evs = await eventsOf(id);
+    expect(evs.map((e) => [e.eventType, e.sequence, e.resourceOwner, e.editorUserId, e.editorService])).toEqual([
+      ['user.human.added', 1, orgId, 'test', 'test'],
+    ]);
+    expect(evs[0].payload).toMatchObject({ displayName: 'Ada Lovelace', userName: row.username });
+  });
+
+  it('leaves no event behind when the projection update fails (atomicity)', async () => {
+    const username = `dup-${newId()}`;
+    await execute(ctx, (scope) => addHumanUser(scope, human(username)));
+    const id = newId();
+    const err = await execute(ctx, (scope) => addHumanUser(scope, { ...human(username.toUpperCase()), id })).catch((e) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err.kind).toBe('already_exists');
+    expect(await eventsOf(id)).toEqual([]);
+  });
+
+  it('leaves neither events nor rows behind when the command throws after pushing', async () => {
+    const id = newId();
+    await expect(
+      execute(ctx, async (scope) => {
+        await addHumanUser(scope, { ...human(`boom-${newId()}`), id });
+        throw new Error('check failed late');
+      }),
+    ).rejects.toThrow('check failed late');
+    expect(await eventsOf(id)).toEqual([]);
+    expect(await ctx.db.select().from(users).where(eq(users.id, id))).toEqual([]);
+  });
+
+  it('gives every aggregate a gapless sequence and the installation a growing position', async () => {
+    const id = newId();
+    for (let i = 0; i < 5; i++) {
+      await execute(ctx, async (scope) => {
+        await scope.load('counter', id);
+        scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', payload: { i }, resourceOwner: orgId });
+      });
+    }
+    const evs = await eventsOf(id);
+    expect(evs.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
+    expect(evs.map((e) => (e.payload as { i: number }).i)).toEqual([0, 1, 2, 3, 4]);
+    const positions = evs.map((e) => e.position);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+  });
+
+  it('keeps sequences gapless when many writers change one aggregate at once', async () => {
+    const id = newId();
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        execute(ctx, async (scope) => {
+          await scope.load('counter', id);
+          scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', payload: { i }, resourceOwner: orgId });
+        }),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 'fulfilled').length;
+    for (const r of results) if (r.status === 'rejected') expect((r.reason as DomainError).kind).toBe('aborted');
+    const evs = await eventsOf(id);
+    expect(evs.map((e) => e.sequence)).toEqual(Array.from({ length: ok }, (_, i) => i + 1));
+    expect(ok).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!onPostgres)('detects a writer that checked stale state and re-runs it (sequence conflict)', async () => {
+    const id = newId();
+    await execute(ctx, async (scope) => {
+      scope.created('counter', id);
+      scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.created', resourceOwner: orgId });
+    });
+    let attempts = 0;
+    let sawSequence = -1;
+    await execute(ctx, async (scope) => {
+      attempts++;
+      sawSequence = await scope.load('counter', id);
+      if (attempts === 1) {
+        // Another writer commits between our check and our append.
+        await execute(ctx, async (other) => {
+          await other.load('counter', id);
+          other.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', resourceOwner: orgId });
+        });
+      }
+      scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', resourceOwner: orgId });
+    });
+    expect(attempts).toBe(2);
+    expect(sawSequence).toBe(2);
+    const evs = await ctx.db
+      .select({ seq: events.sequence })
+      .from(events)
+      .where(and(eq(events.aggregateType, 'counter'), eq(events.aggregateId, id)));
+    expect(evs.map((e) => e.seq).sort()).toEqual([1, 2, 3]);
+  });
+});

@@ -1,0 +1,48 @@
+import http from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { freshDatabase } from '../helpers/database';
+import { freePort, runCli, waitFor } from '../helpers/process';
+
+describe('graceful shutdown', () => {
+  it('on SIGTERM finishes the request in flight, refuses new connections, then exits 0', async () => {
+    const db = await freshDatabase();
+    const port = await freePort();
+    const proc = runCli(['start'], {
+      PORT: String(port),
+      PORTCULLIS_HOST: '127.0.0.1',
+      PORTCULLIS_DATA_DIR: 'memory://',
+      PORTCULLIS_WORKERS: '1',
+      PORTCULLIS_ADMIN_PAT_FILE: `/tmp/pc-shutdown-${port}.pat`,
+      ...(db.url ? { DATABASE_URL: db.url } : {}),
+    });
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 60_000, 'server ready');
+      // A request whose body is still arriving when SIGTERM comes.
+      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(
+          { host: '127.0.0.1', port, method: 'POST', path: '/portcullis.instance.v2.InstanceService/GetInstance', headers: { 'Content-Type': 'application/json', 'Content-Length': '2' } },
+          (res) => {
+            let body = '';
+            res.on('data', (d) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          },
+        );
+        req.on('error', reject);
+        req.write('{');
+        setTimeout(() => {
+          proc.child.kill('SIGTERM');
+          setTimeout(() => req.end('}'), 500);
+        }, 200);
+      });
+      const res = await response;
+      // The request completes normally (here: unauthenticated, since it carries no token).
+      expect(res.status).toBe(401);
+      expect(JSON.parse(res.body).code).toBe('unauthenticated');
+      expect(await proc.exited).toBe(0);
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    } finally {
+      proc.child.kill('SIGKILL');
+      await db.drop();
+    }
+  });
+});
