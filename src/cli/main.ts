@@ -1,18 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { startCommand } from './start';
-
-export interface Command {
-  name: string;
-  summary: string;
-  run(args: string[]): Promise<number>;
-}
-
-const commands: Command[] = [startCommand];
-
-/** Registers a subcommand (areas add theirs, e.g. `migrate`). */
-export function addCommand(command: Command): void {
-  commands.push(command);
-}
+import { commands } from './commands';
+// Each subcommand module registers itself.
+import './start';
+import './migrate';
 
 export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -27,9 +17,6 @@ export function usage(): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  await import('./migrate').catch((err) => {
-    if (err?.code !== 'ERR_MODULE_NOT_FOUND' && err?.code !== 'ERR_UNSUPPORTED_DIR_IMPORT') throw err;
-  });
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${usage()}\n`);

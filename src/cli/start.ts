@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../config';
 import { DatabaseUnreachableError } from '../db/client';
 import { createLogger } from '../log';
 import { start } from '../main';
-import type { Command } from './main';
+import { addCommand, type Command } from './commands';
 
 const HELP = `Usage: portcullis start [--port N]
 
@@ -51,6 +51,8 @@ export const startCommand: Command = {
       await waitForSignal();
       log.info('shutting down: draining in-flight requests');
       await app.stop();
+      // A worker's IPC channel to the primary would keep it alive after a clean stop.
+      if (isWorker) process.exit(0);
       return 0;
     } catch (err) {
       if (err instanceof DatabaseUnreachableError || err instanceof ConfigError) {
@@ -111,3 +113,5 @@ async function superviseWorkers(n: number, log: ReturnType<typeof createLogger>,
   await stopPrimary();
   return 0;
 }
+
+addCommand(startCommand);

@@ -1,0 +1,161 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { convert, ExportError, ReadError } from './convert';
+import { FileSink } from './file-sink';
+import { InputError, resolveInputs } from './inputs';
+import { JsonSyntaxError } from './json-errors';
+import type { ImportSink } from './sink';
+import { UploadError, UploadSink } from './upload-sink';
+import { PLACEHOLDER_EMAIL_DOMAIN } from './user';
+
+const HELP = `Usage: portcullis migrate keycloak --org=<ORG_ID> --realm=<export_file> [options]
+
+Converts a Keycloak realm export (JSON, exported with users) into the body of POST /admin/v1/import.
+
+Options:
+  --org=<id>                  target organization id (required)
+  --realm=<path>              realm export file, a <realm>-users-N.json file, a directory holding
+                              both, or - for standard input; repeat for several files (required)
+  --output=<path>             where to write the import body (default ./importBody.json)
+  --timeout=<duration>        import timeout written into the body (default 5m0s)
+  --multiline                 pretty-print the body
+  --realm-name=<name>         the realm to convert when the export holds several
+  --org-name=<name>           organization name (default: the realm's display name, else its name)
+  --include-without-password  import users without a usable password credential, without password
+                              (default: report and skip them)
+  --url=<server>              send the users to <server>/admin/v1/import instead of writing a file
+  --token-file=<path>         file holding the bearer token (a PAT of an IAM_OWNER) for --url
+  --batch-size=<n>            users per import request with --url (default 1000)
+  -h, --help                  show this help
+
+Users without email get the placeholder <user id>@${PLACEHOLDER_EMAIL_DOMAIN} (unverified).
+Exit status: 0 converted, 1 unreadable or invalid export or failed import, 2 wrong options.`;
+
+/** Go duration syntax, as the import's timeout field takes it (e.g. 5m0s, 90s, 1h30m). */
+const DURATION = /^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
+
+const OPTIONS = {
+  org: { type: 'string' },
+  realm: { type: 'string', multiple: true },
+  output: { type: 'string' },
+  timeout: { type: 'string', default: '5m0s' },
+  multiline: { type: 'boolean', default: false },
+  'realm-name': { type: 'string' },
+  'org-name': { type: 'string' },
+  'include-without-password': { type: 'boolean', default: false },
+  url: { type: 'string' },
+  'token-file': { type: 'string' },
+  'batch-size': { type: 'string', default: '1000' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+class UsageError extends Error {}
+
+/** Combines sinks so that --url and an explicit --output can be used together. */
+function both(a: ImportSink, b: ImportSink): ImportSink {
+  return {
+    add: (u, m) => {
+      a.add(u, m);
+      b.add(u, m);
+    },
+    flush: async (org) => {
+      await a.flush(org);
+      await b.flush(org);
+    },
+    finish: async (org) => {
+      await a.finish(org);
+      await b.finish(org);
+    },
+    abort: async () => {
+      await a.abort();
+      await b.abort();
+    },
+  };
+}
+
+async function buildSink(values: Record<string, any>, orgId: string): Promise<{ sink: ImportSink; upload?: UploadSink }> {
+  const timeout = values.timeout as string;
+  const file = () => new FileSink(values.output ?? './importBody.json', orgId, timeout, values.multiline);
+  if (!values.url) return { sink: file() };
+  if (!values['token-file']) throw new UsageError('--url needs --token-file');
+  try {
+    new URL(values.url);
+  } catch {
+    throw new UsageError(`--url is not a URL: ${values.url}`);
+  }
+  const batchSize = Number(values['batch-size']);
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new UsageError('--batch-size must be a positive integer');
+  let token: string;
+  try {
+    token = (await readFile(values['token-file'], 'utf8')).trim();
+  } catch (err) {
+    throw new InputError(`cannot read --token-file ${values['token-file']}: ${(err as Error).message}`);
+  }
+  if (!token) throw new InputError(`--token-file ${values['token-file']} is empty`);
+  const tty = process.stderr.isTTY;
+  const upload = new UploadSink(values.url, token, timeout, batchSize, (line, final) => {
+    process.stderr.write(tty ? `\r${line}${final ? '\n' : ''}` : `${line}\n`);
+  });
+  return { sink: values.output ? both(upload, file()) : upload, upload };
+}
+
+export async function migrateKeycloak(args: string[]): Promise<number> {
+  const err = (line: string) => process.stderr.write(`${line}\n`);
+  let values: Record<string, any>;
+  try {
+    ({ values } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (e) {
+    err(`portcullis migrate keycloak: ${(e as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const orgId = (values.org ?? '').trim();
+  const problem = !orgId
+    ? '--org is required'
+    : !values.realm?.length
+      ? '--realm is required'
+      : !DURATION.test(values.timeout)
+        ? `--timeout must be a duration such as 5m0s, got "${values.timeout}"`
+        : undefined;
+  if (problem) {
+    err(`portcullis migrate keycloak: ${problem}\n\n${HELP}`);
+    return 2;
+  }
+
+  let sink: ImportSink | undefined;
+  try {
+    const inputs = await resolveInputs(values.realm);
+    const built = await buildSink(values, orgId);
+    sink = built.sink;
+    const summary = await convert({
+      orgId,
+      orgName: values['org-name'],
+      realmName: values['realm-name'],
+      includeWithoutPassword: values['include-without-password'],
+      inputs,
+      sink,
+    });
+    err(summary.render());
+    if (!values.url || values.output) err(`Import body written to ${values.output ?? './importBody.json'}`);
+    if (built.upload?.failed) {
+      err(`${built.upload.failed} user(s) were refused by the server:`);
+      for (const f of built.upload.failures) err(`  ${f}`);
+      return 1;
+    }
+    return 0;
+  } catch (e) {
+    await sink?.abort().catch(() => {});
+    if (e instanceof UsageError) {
+      err(`portcullis migrate keycloak: ${e.message}\n\n${HELP}`);
+      return 2;
+    }
+    if (e instanceof JsonSyntaxError || e instanceof ReadError || e instanceof InputError || e instanceof ExportError || e instanceof UploadError) {
+      err(`portcullis migrate keycloak: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,112 @@
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { pipeline } from 'node:stream/promises';
+import type { ImportSink, TargetOrg } from './sink';
+import type { ImportHumanUser, ImportUserMetadata } from './user';
+
+/** Output is written in pieces of about this size, so a million users are never held at once. */
+const WRITE_CHUNK = 1 << 20;
+
+/** A JSON array written element by element, compact or indented as JSON.stringify(…, null, 2) would. */
+class ArrayWriter {
+  private buffer = '';
+  count = 0;
+
+  constructor(
+    readonly stream: WriteStream,
+    private readonly indent: string | undefined,
+  ) {}
+
+  push(value: unknown) {
+    const sep = this.count++ === 0 ? '[' : ',';
+    if (this.indent === undefined) this.buffer += sep + JSON.stringify(value);
+    else this.buffer += `${sep}\n${this.indent}${JSON.stringify(value, null, 2).replaceAll('\n', `\n${this.indent}`)}`;
+  }
+
+  get pending() {
+    return this.buffer.length;
+  }
+
+  async flush() {
+    if (!this.buffer) return;
+    const ok = this.stream.write(this.buffer);
+    this.buffer = '';
+    if (!ok) await once(this.stream, 'drain');
+  }
+
+  /** text that closes the array at `outer` indentation (the whole array when it is empty) */
+  close(outer: string): string {
+    if (this.count === 0) return '[]';
+    return this.indent === undefined ? ']' : `\n${outer}]`;
+  }
+}
+
+/**
+ * Writes the import body to a temporary file next to the output and renames it at the end, so a
+ * failed run never leaves a half body behind. Metadata is spooled to a second temporary file because
+ * it follows all users in the body but arrives with each of them.
+ */
+export class FileSink implements ImportSink {
+  private readonly tmp: string;
+  private readonly metaTmp: string;
+  private readonly users: ArrayWriter;
+  private readonly metadata: ArrayWriter;
+
+  constructor(
+    private readonly output: string,
+    private readonly orgId: string,
+    private readonly timeout: string,
+    private readonly multiline: boolean,
+  ) {
+    this.tmp = `${output}.${process.pid}.tmp`;
+    this.metaTmp = `${output}.${process.pid}.metadata.tmp`;
+    const item = multiline ? ' '.repeat(10) : undefined;
+    this.users = new ArrayWriter(createWriteStream(this.tmp), item);
+    this.metadata = new ArrayWriter(createWriteStream(this.metaTmp), item);
+    const head = multiline
+      ? `{\n  "dataOrgs": {\n    "orgs": [\n      {\n        "orgId": ${JSON.stringify(orgId)},\n        "humanUsers": `
+      : `{"dataOrgs":{"orgs":[{"orgId":${JSON.stringify(orgId)},"humanUsers":`;
+    this.users.stream.write(head);
+  }
+
+  add(user: ImportHumanUser, metadata: ImportUserMetadata[]): void {
+    this.users.push(user);
+    for (const m of metadata) this.metadata.push(m);
+  }
+
+  async flush(): Promise<void> {
+    if (this.users.pending > WRITE_CHUNK) await this.users.flush();
+    if (this.metadata.pending > WRITE_CHUNK) await this.metadata.flush();
+  }
+
+  async finish(org: TargetOrg): Promise<void> {
+    const ml = this.multiline;
+    const outer = ' '.repeat(8);
+    await this.users.flush();
+    await this.metadata.flush();
+    this.metadata.stream.end();
+    await once(this.metadata.stream, 'finish');
+    const out = this.users.stream;
+    out.write(`${this.users.close(outer)}${ml ? `,\n${outer}"userMetadata": ` : ',"userMetadata":'}`);
+    await pipeline(createReadStream(this.metaTmp), out, { end: false });
+    out.write(this.metadata.close(outer));
+    const name = JSON.stringify(org.name);
+    out.write(
+      ml
+        ? `,\n${outer}"org": {\n${outer}  "name": ${name}\n${outer}}\n      }\n    ]\n  },\n  "timeout": ${JSON.stringify(this.timeout)}\n}\n`
+        : `,"org":{"name":${name}}}]},"timeout":${JSON.stringify(this.timeout)}}\n`,
+    );
+    out.end();
+    await once(out, 'finish');
+    await rm(this.metaTmp, { force: true });
+    await rename(this.tmp, this.output);
+  }
+
+  async abort(): Promise<void> {
+    this.users.stream.destroy();
+    this.metadata.stream.destroy();
+    await rm(this.tmp, { force: true });
+    await rm(this.metaTmp, { force: true });
+  }
+}

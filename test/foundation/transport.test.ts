@@ -1,0 +1,123 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import http2 from 'node:http2';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase, onPostgres } from '../helpers/database';
+import { freePort, runCli, waitFor } from '../helpers/process';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+const GET_INSTANCE = '/portcullis.instance.v2.InstanceService/GetInstance';
+
+describe('TLS', () => {
+  let server: TestServer;
+  let dir: string;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-tls-'));
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
+    ], { stdio: 'ignore' });
+    server = await startTestServer({ PORTCULLIS_TLS_CERT: path.join(dir, 'cert.pem'), PORTCULLIS_TLS_KEY: path.join(dir, 'key.pem') });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves HTTP/2 (ALPN h2) and HTTP/1.1 on the same TLS port', async () => {
+    const ca = fs.readFileSync(path.join(dir, 'cert.pem'));
+    const session = http2.connect(`https://127.0.0.1:${server.port}`, { ca });
+    try {
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = session.request({
+          ':method': 'POST',
+          ':path': GET_INSTANCE,
+          'content-type': 'application/json',
+          authorization: `Bearer ${server.pat}`,
+        });
+        let body = '';
+        let status = 0;
+        req.on('response', (h) => (status = Number(h[':status'])));
+        req.on('data', (d) => (body += d));
+        req.on('end', () => resolve({ status, body }));
+        req.on('error', reject);
+        req.end('{}');
+      });
+      expect(status).toBe(200);
+      expect(JSON.parse(body).instance.id).toBe(server.app.bootstrap.instanceId);
+    } finally {
+      session.close();
+    }
+    const https = await import('node:https');
+    const status = await new Promise<number>((resolve, reject) => {
+      https.get(`https://127.0.0.1:${server.port}/healthz`, { ca }, (res) => resolve(res.statusCode!)).on('error', reject);
+    });
+    expect(status).toBe(200);
+  });
+});
+
+describe('request robustness', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.stop());
+
+  it('answers malformed JSON to an RPC with invalid_argument, not a 5xx', async () => {
+    const res = await server.fetch(GET_INSTANCE, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{not json' });
+    expect(res.status).toBe(400);
+    expect((await res.json()).code).toBe('invalid_argument');
+  });
+
+  it('answers a wrong content type with 415', async () => {
+    const res = await server.fetch(GET_INSTANCE, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
+    expect(res.status).toBe(415);
+  });
+});
+
+describe.skipIf(!onPostgres)('worker processes', () => {
+  it('serves from PORTCULLIS_WORKERS processes on one port and drains them all on SIGTERM', async () => {
+    const db = await freshDatabase();
+    const port = await freePort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-workers-'));
+    const proc = runCli(['start'], { DATABASE_URL: db.url, PORT: String(port), PORTCULLIS_HOST: '127.0.0.1', PORTCULLIS_WORKERS: '2', PORTCULLIS_DATA_DIR: dataDir, PORTCULLIS_LOG_LEVEL: 'info' });
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 60_000, 'workers ready');
+      expect(proc.stdout()).toMatch(/2 workers, postgres/);
+      const pat = fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim();
+      const pids = new Set<number>();
+      await waitFor(async () => {
+        // New connections (no keep-alive) are spread over the workers.
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = http.request(
+            { host: '127.0.0.1', port, method: 'POST', path: GET_INSTANCE, agent: false, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${pat}` } },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode!));
+            },
+          );
+          req.on('error', reject);
+          req.end('{}');
+        });
+        expect(status).toBe(200);
+        for (const line of proc.stdout().split('\n')) {
+          const m = /"pid":(\d+).*"path":"\/portcullis/.exec(line);
+          if (m) pids.add(Number(m[1]));
+        }
+        return pids.size >= 2;
+      }, 30_000, 'requests served by two workers');
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n--- stdout\n${proc.stdout().slice(-3000)}\n--- stderr\n${proc.stderr().slice(-3000)}`);
+    } finally {
+      proc.child.kill('SIGKILL');
+      await db.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
