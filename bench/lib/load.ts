@@ -1,0 +1,73 @@
+import autocannon from 'autocannon';
+
+export interface LoadSpec {
+  url: string;
+  /** concurrent keep-alive connections */
+  connections: number;
+  /** seconds to measure (after warm-up) */
+  duration: number;
+  warmup?: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** a fixed body, or one made for every request (e.g. rotating tokens) */
+  body?: string | (() => string);
+  /** responses with this status count as success (default 200) */
+  expectStatus?: number;
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+  requests: number;
+}
+
+/**
+ * Drives one endpoint with autocannon for a fixed time at a fixed concurrency and computes exact
+ * latency percentiles from every response time. Loopback only; bounded by duration.
+ */
+export async function measure(spec: LoadSpec): Promise<LoadResult> {
+  if (spec.warmup ?? 2) await runOnce(spec, spec.warmup ?? 2);
+  return runOnce(spec, spec.duration);
+}
+
+function runOnce(spec: LoadSpec, seconds: number): Promise<LoadResult> {
+  const times: number[] = [];
+  let errors = 0;
+  const expected = spec.expectStatus ?? 200;
+  const makeBody = typeof spec.body === 'function' ? spec.body : undefined;
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: spec.url,
+        connections: spec.connections,
+        duration: seconds,
+        method: spec.method ?? 'GET',
+        headers: spec.headers,
+        body: typeof spec.body === 'string' ? spec.body : undefined,
+        requests: makeBody ? [{ setupRequest: (req: any) => ({ ...req, body: makeBody() }) }] : undefined,
+      } as any,
+      (err: Error | null, result: any) => {
+        if (err) return reject(err);
+        times.sort((a, b) => a - b);
+        const pct = (p: number) => (times.length ? round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]) : 0);
+        resolve({
+          rps: Math.round(times.length / seconds),
+          p50: pct(50),
+          p95: pct(95),
+          p99: pct(99),
+          errors: errors + (result.errors ?? 0) + (result.timeouts ?? 0),
+          requests: times.length,
+        });
+      },
+    );
+    instance.on('response', (_client: unknown, status: number, _bytes: number, responseTime: number) => {
+      if (status === expected) times.push(responseTime);
+      else errors++;
+    });
+  });
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;

@@ -1,0 +1,130 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const PROFILE_DIR = path.join(ROOT, 'bench/results/profiles');
+
+export interface BenchServer {
+  url: string;
+  port: number;
+  pat: string;
+  databaseUrl?: string;
+  process: ChildProcess;
+  /** ms from spawn to the first 200 from /readyz */
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** 'postgres' creates a scratch database on baseUrl; 'pglite' uses a fresh data folder */
+  storage: 'postgres' | 'pglite';
+  baseUrl?: string;
+  env?: Record<string, string>;
+  profile?: string | false;
+}
+
+/** Starts `portcullis start` in its own process, as a user would, and waits for /readyz. */
+export async function startServer(opts: ServerOptions): Promise<BenchServer> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
+  let databaseUrl: string | undefined;
+  let dbName: string | undefined;
+  if (opts.storage === 'postgres') {
+    dbName = `pc_bench_${randomBytes(4).toString('hex')}`;
+    const admin = postgres(opts.baseUrl!, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${dbName}`);
+    await admin.end();
+    const u = new URL(opts.baseUrl!);
+    u.pathname = `/${dbName}`;
+    databaseUrl = u.toString();
+  }
+  const nodeArgs = ['--import', 'tsx'];
+  if (opts.profile) {
+    fs.mkdirSync(PROFILE_DIR, { recursive: true });
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${opts.profile}-\${pid}.cpuprofile`);
+  }
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, 'src/cli/main.ts', 'start'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(port),
+      PORTCULLIS_HOST: '127.0.0.1',
+      PORTCULLIS_DATA_DIR: dataDir,
+      PORTCULLIS_LOG_LEVEL: 'warn',
+      PORTCULLIS_ADMIN_PASSWORD: 'Bench-Passw0rd!',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...opts.env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${stderr.slice(-2000)}`);
+    if (Date.now() > deadline) throw new Error('server did not become ready in 120 s');
+    const ok = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const startupMs = performance.now() - started;
+  const pat = fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim();
+  return {
+    url,
+    port,
+    pat,
+    databaseUrl,
+    process: child,
+    startupMs,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (dbName) {
+        const admin = postgres(opts.baseUrl!, { max: 1, onnotice: () => {} });
+        await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+        await admin.end();
+      }
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process and its children (the cluster workers), in MB. */
+export function rssMb(pid: number): number {
+  let total = 0;
+  const visit = (p: number) => {
+    try {
+      const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
+      total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      const children = fs.readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim();
+      for (const c of children.split(/\s+/).filter(Boolean)) visit(Number(c));
+    } catch {
+      // the process ended meanwhile
+    }
+  };
+  visit(pid);
+  return Math.round(total / 1024);
+}

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { machineInfo } from './lib/machine';
+import { writeReport } from './lib/report';
+import type { BenchOptions, ScenarioResult } from './lib/types';
+
+/**
+ * `npm run bench` runs every scenario; `npm run bench -- <scenario> [--profile]` one of them.
+ * Each scenario starts what it needs (scratch PostgreSQL databases, server processes), measures for a
+ * fixed time at fixed concurrencies on loopback, and returns its figures; the report goes to
+ * bench/results/<date>-<commit>.md/.json/.svg.
+ */
+const ALL = ['startup', 'memory', 'users', 'oidc', 'm2m', 'import', 'migrate'];
+const PEER_SETUP = fs.existsSync(path.join(import.meta.dirname, 'peer/setup.md'))
+  ? fs.readFileSync(path.join(import.meta.dirname, 'peer/setup.md'), 'utf8')
+  : 'No peer scenario ran.';
+
+const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(`Usage: npm run bench -- [scenario ...] [--profile]\nScenarios: ${ALL.join(', ')} (default: all)\n--profile writes CPU profiles of the server to bench/results/profiles/\nDATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server for scratch databases; BENCH_DURATION sets seconds per load phase (default 10).\n`);
+  process.exit(0);
+}
+const chosen = args.filter((a) => !a.startsWith('--'));
+const unknown = chosen.filter((s) => !ALL.includes(s));
+if (unknown.length) {
+  process.stderr.write(`unknown scenario: ${unknown.join(', ')}\nscenarios: ${ALL.join(', ')}\n`);
+  process.exit(2);
+}
+const scenarios = chosen.length ? chosen : ALL;
+const started = Date.now();
+const opts: BenchOptions = {
+  profile: args.includes('--profile'),
+  databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  duration: Number(process.env.BENCH_DURATION ?? 10),
+  progress: (line) => {
+    const elapsed = Math.round((Date.now() - started) / 1000);
+    process.stderr.write(`[${String(Math.floor(elapsed / 60)).padStart(2, '0')}:${String(elapsed % 60).padStart(2, '0')}] ${line}\n`);
+  },
+};
+
+const results: ScenarioResult[] = [];
+let failed = 0;
+for (const [i, name] of scenarios.entries()) {
+  opts.progress(`scenario ${i + 1}/${scenarios.length}: ${name}`);
+  try {
+    const mod = await import(path.join(import.meta.dirname, `${name}.ts`));
+    const result: ScenarioResult = await mod.default(opts);
+    results.push(result);
+    for (const m of result.metrics) opts.progress(`  ${m.name}: ${m.value} ${m.unit}${m.peer ? ` (peer ${m.peer}, ${(m.value / m.peer).toFixed(2)}×)` : ''}`);
+  } catch (err) {
+    failed++;
+    opts.progress(`  ${name} failed: ${(err as Error).stack ?? err}`);
+    results.push({ scenario: name, metrics: [], notes: [`failed: ${(err as Error).message}`] });
+  }
+}
+const file = writeReport(machineInfo(), results, PEER_SETUP);
+opts.progress(`report: ${path.relative(process.cwd(), file)} (${Math.round((Date.now() - started) / 1000)} s)`);
+process.exit(failed ? 1 : 0);
