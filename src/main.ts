@@ -4,6 +4,7 @@ import { connectWithRetry, type Database } from './db/client';
 import { migrate } from './db/migrate';
 import type { Deps } from './deps';
 import { bootstrap, type BootstrapResult } from './domain/bootstrap';
+import { listenForInvalidations } from './domain/cache';
 import { findInstance } from './domain/instance/queries';
 import { dbPoolMax } from './http/metrics';
 import { createLogger } from './log';
@@ -52,6 +53,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
       if (!instance) throw new Error('the database has no instance yet; start the primary process first');
       boot = { created: false, instanceId: instance.id };
     }
+    await listenForInvalidations(database);
     const deps: Deps = { config, database, instanceId: boot.instanceId, log };
     let jobs: BackgroundJobs | undefined;
     if (opts.prepare !== false) jobs = await startBackgroundJobs(deps);

@@ -3,6 +3,9 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Deps } from '../deps';
 import { DomainError } from '../domain/errors';
 import { healthRoutes } from './health';
+import { oidcRoutes } from '../oidc/routes';
+import { loginRoutes } from '../login/routes';
+import { v1Routes } from '../v1/app';
 
 /**
  * The Hono side of the port: health and metrics, the OIDC endpoints, the hosted login and the v1
@@ -24,6 +27,9 @@ export function createHttpApp(deps: Deps) {
     }),
   );
   app.route('/', healthRoutes(deps));
+  app.route('/', oidcRoutes(deps));
+  app.route('/', loginRoutes(deps));
+  app.route('/', v1Routes(deps));
 
   app.notFound((c) => c.json({ error: 'not_found', error_description: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

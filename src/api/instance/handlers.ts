@@ -1,11 +1,23 @@
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { InstanceService } from '../../../gen/portcullis/instance/v2/instance_service_pb';
+import { InstanceService, SigningAlgorithm } from '../../../gen/portcullis/instance/v2/instance_service_pb';
 import type { Deps } from '../../deps';
 import { permissionDenied } from '../../domain/errors';
 import { getInstance } from '../../domain/instance/queries';
+import { type InstanceSettings, getInstanceSettings } from '../../domain/instance/settings';
+import { addTrustedDomain, listInstanceDomains, removeTrustedDomain } from '../../domain/instance/trusted-domains';
+import { updateInstance } from '../../domain/instance/update-instance';
+import { updateInstanceSettings } from '../../domain/instance/update-settings';
 import { ctxOf } from '../context';
+import { pageIn, pageOut, ts } from './paging';
 
+const ALGORITHMS: Record<InstanceSettings['signingAlgorithm'], SigningAlgorithm> = {
+  RS256: SigningAlgorithm.RS256,
+  ES256: SigningAlgorithm.ES256,
+  EdDSA: SigningAlgorithm.EDDSA,
+};
+const ALGORITHM_NAMES = new Map(Object.entries(ALGORITHMS).map(([k, v]) => [v, k as InstanceSettings['signingAlgorithm']]));
+
+// Web key RPCs (ListWebKeys, CreateWebKey, …) are added by the OIDC area, hence Partial.
 export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof InstanceService>> {
   return {
     async getInstance(_req, hc) {
@@ -19,10 +31,52 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
           domain: i.domain,
           domains: i.domains,
           defaultOrganizationId: i.defaultOrgId,
-          creationDate: timestampFromDate(i.createdAt),
-          changeDate: timestampFromDate(i.changedAt),
+          creationDate: ts(i.createdAt),
+          changeDate: ts(i.changedAt),
         },
       };
+    },
+    async updateInstance(req, hc) {
+      const r = await updateInstance(ctxOf(deps, hc), { name: req.instanceName });
+      return { changeDate: ts(r.changedAt) };
+    },
+    async listInstanceDomains(req, hc) {
+      const r = await listInstanceDomains(ctxOf(deps, hc), { page: pageIn(req.pagination) });
+      return {
+        pagination: pageOut(r),
+        domains: r.items.map((d) => ({ domain: d.domain, isGenerated: d.generated, isTrusted: d.trusted, creationDate: ts(d.createdAt) })),
+      };
+    },
+    async addTrustedDomain(req, hc) {
+      const r = await addTrustedDomain(ctxOf(deps, hc), { domain: req.domain });
+      return { creationDate: ts(r.createdAt) };
+    },
+    async removeTrustedDomain(req, hc) {
+      const r = await removeTrustedDomain(ctxOf(deps, hc), { domain: req.domain });
+      return { deletionDate: ts(r.deletedAt) };
+    },
+    async getInstanceSettings(_req, hc) {
+      const ctx = ctxOf(deps, hc);
+      if (!ctx.principal.canInstance('iam.read')) throw permissionDenied('needs iam.read on the instance');
+      const s = await getInstanceSettings(ctx.db, ctx.instanceId);
+      return { settings: { ...s, signingAlgorithm: ALGORITHMS[s.signingAlgorithm] } };
+    },
+    async updateInstanceSettings(req, hc) {
+      const r = await updateInstanceSettings(ctxOf(deps, hc), {
+        accessTokenLifetimeSeconds: req.accessTokenLifetimeSeconds,
+        idTokenLifetimeSeconds: req.idTokenLifetimeSeconds,
+        refreshTokenIdleSeconds: req.refreshTokenIdleSeconds,
+        refreshTokenAbsoluteSeconds: req.refreshTokenAbsoluteSeconds,
+        passwordMinLength: req.passwordMinLength,
+        passwordRequireUppercase: req.passwordRequireUppercase,
+        passwordRequireLowercase: req.passwordRequireLowercase,
+        passwordRequireNumber: req.passwordRequireNumber,
+        passwordRequireSymbol: req.passwordRequireSymbol,
+        lockoutMaxPasswordAttempts: req.lockoutMaxPasswordAttempts,
+        impersonationAllowed: req.impersonationAllowed,
+        signingAlgorithm: ALGORITHM_NAMES.get(req.signingAlgorithm),
+      });
+      return { changeDate: ts(r.changedAt) };
     },
   };
 }

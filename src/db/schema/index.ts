@@ -6,3 +6,6 @@ export * from './instances';
 export * from './orgs';
 export * from './projects';
 export * from './users';
+export * from './oidc';
+export * from './sessions';
+export * from './web-keys';

@@ -49,6 +49,7 @@ export const users = pgTable(
     index('users_org_idx').on(t.orgId, t.id),
     index('users_username_prefix_idx').on(sql`lower(${t.username}) text_pattern_ops`),
     index('users_email_idx').on(sql`lower(${t.email})`),
+    index('users_display_name_idx').on(sql`lower(${t.displayName})`),
   ],
 );
 
@@ -75,4 +76,70 @@ export const personalAccessTokens = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('pats_hash_uq').on(t.tokenHash), index('pats_user_idx').on(t.userId)],
+);
+
+/**
+ * Public keys of machine users for the JWT profile grant. The private key of a server-generated pair
+ * is returned once in the key file and never stored.
+ */
+export const userKeys = pgTable(
+  'user_keys',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    /** SPKI PEM */
+    publicKey: text('public_key').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('user_keys_user_idx').on(t.userId)],
+);
+
+/**
+ * One-time codes sent to or returned for a user: EMAIL_VERIFICATION | PHONE_VERIFICATION |
+ * INVITATION | PASSWORD_RESET. One live code per kind; a new code replaces the old one. Only a keyed
+ * hash of the code is stored (crypto/secrets.ts).
+ */
+export const userCodes = pgTable(
+  'user_codes',
+  {
+    userId: text('user_id').notNull(),
+    kind: text('kind').notNull(),
+    codeHash: text('code_hash').notNull(),
+    /** where a link in the message points; `{{.Code}}`, `{{.UserID}}`, `{{.OrgID}}` are filled in */
+    urlTemplate: text('url_template'),
+    /** the address or number the code was issued for */
+    target: text('target'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.kind] })],
+);
+
+/**
+ * The notification outbox: rendered messages written in the same transaction as the code they carry
+ * and delivered by a background job (SMTP, or the log without SMTP). Status PENDING | SENT | FAILED.
+ */
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull(),
+    /** EMAIL_VERIFICATION | INVITATION | PASSWORD_RESET */
+    kind: text('kind').notNull(),
+    recipient: text('recipient').notNull(),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    status: text('status').notNull().default('PENDING'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    /** a failed delivery is retried from this time on */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    index('notifications_pending_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'PENDING'`),
+    index('notifications_user_idx').on(t.userId, t.createdAt),
+  ],
 );

@@ -1,8 +1,26 @@
-import { personalAccessTokens, users } from '../../db/schema/index';
+import { and, eq, ne } from 'drizzle-orm';
+import type { Permission } from '../../authz/roles';
+import { personalAccessTokens, orgs, userCodes, userKeys, userMetadata, users } from '../../db/schema/index';
 import { randomToken, sha256Hex } from '../../crypto/random';
-import { alreadyExists } from '../errors';
-import { onUniqueViolation, type Scope } from '../execute';
+import type { Ctx } from '../context';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
+import { execute, onUniqueViolation, type Scope } from '../execute';
 import { newId } from '../ids';
+import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
+import { issueCode } from './codes';
+import { type PasswordInput, preparePassword } from './password';
+import {
+  checkEmail,
+  checkId,
+  checkLanguage,
+  checkMetadata,
+  checkPhone,
+  checkUrlTemplate,
+  checkUsername,
+  type MetadataEntry,
+  optionalText,
+  requireText,
+} from './validate';
 
 onUniqueViolation('users_username_uq', () => alreadyExists('Errors.User.AlreadyExisting', 'the username is already taken'));
 onUniqueViolation('users_pkey', () => alreadyExists('Errors.User.AlreadyExisting', 'a user with this id already exists'));
@@ -131,4 +149,350 @@ export async function addPersonalAccessToken(
     resourceOwner: input.orgId,
   });
   return { id, token, createdAt: row.createdAt };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The v2 commands. Each checks its input and the caller's permission, then runs in execute().
+
+export type EmailVerification = { send: { urlTemplate?: string } } | { return: true } | { verified: true };
+export type PhoneVerification = { return: true } | { verified: true } | { none: true };
+
+export interface CreateHumanInput {
+  /** required; optional in the type because the command itself reports it missing */
+  profile?: {
+    givenName: string;
+    familyName: string;
+    nickName?: string;
+    displayName?: string;
+    preferredLanguage?: string;
+    gender?: string;
+  };
+  /** required, like profile */
+  email?: { email: string; verification: EmailVerification };
+  phone?: { phone: string; verification: PhoneVerification };
+  password?: PasswordInput;
+  metadata?: MetadataEntry[];
+}
+
+export interface CreateUserInput {
+  orgId: string;
+  userId?: string;
+  username?: string;
+  human?: CreateHumanInput;
+  machine?: { name: string; description?: string; accessTokenType?: 'BEARER' | 'JWT' };
+  /**
+   * Only for the v1 compatibility layer: v1 creates humans without a password or verified email in
+   * state INITIAL. v2 users are always ACTIVE.
+   */
+  initialState?: boolean;
+}
+
+export interface CreateUserResult {
+  id: string;
+  createdAt: Date;
+  emailCode?: string;
+  phoneCode?: string;
+}
+
+/** Checks that the caller may add users to the organization; a foreign organization is NOT_FOUND. */
+function authorizeOrg(ctx: Ctx, orgId: string, need: Permission): void {
+  if (ctx.principal.canOrg(need, orgId)) return;
+  if (ctx.principal.canOrg('org.read', orgId) || ctx.principal.canOrg('user.read', orgId)) {
+    throw permissionDenied(`needs ${need} on the organization`);
+  }
+  throw notFound('Errors.Org.NotFound', 'organization not found');
+}
+
+/** CreateUser: one command for human and machine users. */
+export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<CreateUserResult> {
+  const orgId = checkId('organization_id', input.orgId);
+  const id = input.userId ? checkId('user_id', input.userId) : undefined;
+  if (!input.human === !input.machine) throw invalidArgument('Errors.User.TypeMissing', 'exactly one of human or machine is required');
+  authorizeOrg(ctx, orgId, 'user.write');
+
+  if (input.machine) {
+    const m = input.machine;
+    const username = checkUsername('username', input.username);
+    const name = requireText('machine.name', m.name);
+    const description = optionalText('machine.description', m.description, 500);
+    return execute(ctx, async (scope) => {
+      await activeOrg(scope, orgId);
+      return addMachineUser(scope, { id, orgId, username, name, description, accessTokenType: m.accessTokenType });
+    });
+  }
+
+  const h = input.human!;
+  if (!h.profile) throw invalidArgument('Errors.User.Profile.Missing', 'human.profile is required');
+  if (!h.email) throw invalidArgument('Errors.User.Email.Missing', 'human.email is required');
+  const profile = h.profile;
+  const givenName = requireText('human.profile.given_name', profile.givenName);
+  const familyName = requireText('human.profile.family_name', profile.familyName);
+  const nickName = optionalText('human.profile.nick_name', profile.nickName);
+  const displayName = optionalText('human.profile.display_name', profile.displayName);
+  const preferredLanguage = checkLanguage('human.profile.preferred_language', profile.preferredLanguage);
+  const email = checkEmail('human.email.email', h.email.email);
+  const username = input.username !== undefined ? checkUsername('username', input.username) : email;
+  const phone = h.phone ? checkPhone('human.phone.phone', h.phone.phone) : undefined;
+  const emailVerification = h.email.verification;
+  if ('send' in emailVerification) checkUrlTemplate('human.email.send_code.url_template', emailVerification.send.urlTemplate);
+  if (h.metadata) checkMetadata('human.metadata', h.metadata);
+  const password = h.password
+    ? await preparePassword(ctx.db, ctx.instanceId, 'hash' in h.password ? 'human.hashed_password' : 'human.password', h.password)
+    : undefined;
+
+  return execute(ctx, async (scope) => {
+    const org = await activeOrg(scope, orgId);
+    const emailVerified = 'verified' in emailVerification;
+    const phoneVerified = !!h.phone && 'verified' in h.phone.verification;
+    const added = await addHumanUser(scope, {
+      id,
+      orgId,
+      username,
+      givenName,
+      familyName,
+      nickName,
+      displayName,
+      preferredLanguage,
+      gender: profile.gender || undefined,
+      email,
+      emailVerified,
+      phone,
+      phoneVerified,
+      passwordHash: password?.hash,
+      passwordChangeRequired: password?.changeRequired,
+      state: input.initialState && !password && !emailVerified ? 'INITIAL' : 'ACTIVE',
+    });
+    if (h.metadata?.length) await setMetadataRows(scope, added.id, orgId, h.metadata);
+    const user = {
+      id: added.id,
+      orgId,
+      username,
+      displayName: displayName || `${givenName} ${familyName}`,
+      primaryDomain: org.primaryDomain,
+    } as UserWithOrg;
+    const result: CreateUserResult = { ...added };
+    if (!emailVerified) {
+      const delivery = 'return' in emailVerification ? ({ return: true } as const) : { send: emailVerification.send };
+      result.emailCode = await issueCode(scope, user, 'EMAIL_VERIFICATION', delivery, email);
+    }
+    if (h.phone && 'return' in h.phone.verification) result.phoneCode = await issueCode(scope, user, 'PHONE_VERIFICATION', { return: true }, phone!);
+    return result;
+  });
+}
+
+/** The organization a new user goes into: it must exist and be active. */
+async function activeOrg(scope: Scope, orgId: string): Promise<{ primaryDomain: string }> {
+  const [org] = await scope.tx.select({ state: orgs.state, primaryDomain: orgs.primaryDomain }).from(orgs).where(eq(orgs.id, orgId));
+  if (!org || org.state === 'REMOVED') throw notFound('Errors.Org.NotFound', 'organization not found');
+  if (org.state !== 'ACTIVE') throw failedPrecondition('Errors.Org.NotActive', 'the organization is not active');
+  return org;
+}
+
+export interface UpdateUserInput {
+  userId: string;
+  username?: string;
+  human?: {
+    profile?: Partial<NonNullable<CreateHumanInput['profile']>>;
+    email?: { email: string; verification: EmailVerification };
+    phone?: { phone: string; verification: PhoneVerification };
+    password?: PasswordInput;
+  };
+  machine?: { name?: string; description?: string; accessTokenType?: 'BEARER' | 'JWT' };
+}
+
+/** UpdateUser: changes only the given fields, one event per kind of change. */
+export async function updateUser(ctx: Ctx, input: UpdateUserInput): Promise<{ changedAt: Date; emailCode?: string; phoneCode?: string }> {
+  const userId = checkId('user_id', input.userId);
+  const username = input.username !== undefined ? checkUsername('username', input.username) : undefined;
+  const h = input.human;
+  const m = input.machine;
+  const profile = h?.profile
+    ? {
+        givenName: h.profile.givenName !== undefined ? requireText('human.profile.given_name', h.profile.givenName) : undefined,
+        familyName: h.profile.familyName !== undefined ? requireText('human.profile.family_name', h.profile.familyName) : undefined,
+        nickName: optionalText('human.profile.nick_name', h.profile.nickName),
+        displayName: optionalText('human.profile.display_name', h.profile.displayName),
+        preferredLanguage: checkLanguage('human.profile.preferred_language', h.profile.preferredLanguage),
+        gender: h.profile.gender,
+      }
+    : undefined;
+  const email = h?.email ? checkEmail('human.email.email', h.email.email) : undefined;
+  if (h?.email && 'send' in h.email.verification) checkUrlTemplate('human.email.send_code.url_template', h.email.verification.send.urlTemplate);
+  const phone = h?.phone ? checkPhone('human.phone.phone', h.phone.phone) : undefined;
+  const machine = m
+    ? {
+        name: m.name !== undefined ? requireText('machine.name', m.name) : undefined,
+        description: optionalText('machine.description', m.description, 500),
+        accessTokenType: m.accessTokenType,
+      }
+    : undefined;
+
+  // Authorize before hashing a password: hashing costs time the caller should not be able to waste.
+  const before = await readUser(ctx.db, userId);
+  if (!before) throw userNotFound();
+  authorize(ctx, before, 'user.write');
+  if (h?.password) authorize(ctx, before, 'user.credential.write');
+  const password = h?.password
+    ? await preparePassword(ctx.db, ctx.instanceId, 'hash' in h.password ? 'human.hashed_password' : 'human.password', h.password)
+    : undefined;
+
+  return execute(ctx, async (scope) => {
+    const user = await userForChange(scope, userId, 'user.write');
+    if (h && user.type !== 'HUMAN') throw invalidArgument('Errors.User.NotHuman', 'human: the user is a machine user');
+    if (m && user.type !== 'MACHINE') throw invalidArgument('Errors.User.NotMachine', 'machine: the user is a human user');
+    const push = (type: string, payload: Record<string, unknown>) =>
+      scope.push({ aggregateType: 'user', aggregateId: userId, type, payload, resourceOwner: user.orgId });
+    const set: Partial<typeof users.$inferInsert> = {};
+    const out: { changedAt: Date; emailCode?: string; phoneCode?: string } = { changedAt: new Date() };
+
+    if (username !== undefined && username !== user.username) {
+      set.username = username;
+      push('user.username.changed', { userName: username });
+    }
+    if (profile) {
+      const changed = definedOnly(profile);
+      const diff = Object.fromEntries(Object.entries(changed).filter(([k, v]) => (user as any)[k] !== v));
+      if (Object.keys(diff).length) {
+        Object.assign(set, diff);
+        push('user.human.changed', diff);
+      }
+    }
+    if (machine) {
+      const diff = Object.fromEntries(
+        Object.entries({ machineName: machine.name, description: machine.description, accessTokenType: machine.accessTokenType }).filter(
+          ([k, v]) => v !== undefined && (user as any)[k] !== v,
+        ),
+      );
+      if (Object.keys(diff).length) {
+        Object.assign(set, diff);
+        push('user.machine.changed', { name: diff.machineName, description: diff.description, accessTokenType: diff.accessTokenType });
+      }
+    }
+    if (Object.keys(set).length) await scope.tx.update(users).set({ ...set, changedAt: out.changedAt }).where(eq(users.id, userId));
+    if (email !== undefined) out.emailCode = await changeEmail(scope, { ...user, ...set } as UserWithOrg, email, h!.email!.verification);
+    if (phone !== undefined) {
+      const verified = 'verified' in h!.phone!.verification;
+      await scope.tx.update(users).set({ phone, phoneVerified: verified, changedAt: out.changedAt }).where(eq(users.id, userId));
+      push('user.human.phone.changed', { phone });
+      if (verified) push('user.human.phone.verified', {});
+      else if ('return' in h!.phone!.verification) out.phoneCode = await issueCode(scope, user, 'PHONE_VERIFICATION', { return: true }, phone);
+    }
+    if (password) await storePassword(scope, user, password);
+    return out;
+  });
+}
+
+function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Sets a new email address and issues its verification code unless it is marked verified. */
+export async function changeEmail(scope: Scope, user: UserWithOrg, email: string, verification: EmailVerification): Promise<string | undefined> {
+  const verified = 'verified' in verification;
+  await scope.tx.update(users).set({ email, emailVerified: verified, changedAt: new Date() }).where(eq(users.id, user.id));
+  scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.human.email.changed', payload: { email }, resourceOwner: user.orgId });
+  if (verified) {
+    scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.human.email.verified', payload: { email }, resourceOwner: user.orgId });
+    return undefined;
+  }
+  const delivery = 'return' in verification ? ({ return: true } as const) : { send: verification.send };
+  return issueCode(scope, user, 'EMAIL_VERIFICATION', delivery, email);
+}
+
+/** Stores a prepared password hash and records the change. */
+export async function storePassword(scope: Scope, user: UserWithOrg, password: { hash: string; changeRequired: boolean }): Promise<Date> {
+  const now = new Date();
+  await scope.tx
+    .update(users)
+    .set({ passwordHash: password.hash, passwordChangeRequired: password.changeRequired, passwordChangedAt: now, failedPasswordAttempts: 0, changedAt: now })
+    .where(eq(users.id, user.id));
+  scope.push({
+    aggregateType: 'user',
+    aggregateId: user.id,
+    type: 'user.human.password.changed',
+    payload: { passwordHash: password.hash, changeRequired: password.changeRequired },
+    resourceOwner: user.orgId,
+  });
+  return now;
+}
+
+interface StateChange {
+  from: string[];
+  to: string;
+  event: string;
+  wrongState: string;
+}
+
+const STATE_CHANGES = {
+  deactivate: { from: ['ACTIVE', 'LOCKED', 'INITIAL'], to: 'INACTIVE', event: 'user.deactivated', wrongState: 'the user is already inactive' },
+  reactivate: { from: ['INACTIVE'], to: 'ACTIVE', event: 'user.reactivated', wrongState: 'the user is not inactive' },
+  lock: { from: ['ACTIVE', 'INITIAL'], to: 'LOCKED', event: 'user.locked', wrongState: 'only an active user can be locked' },
+  unlock: { from: ['LOCKED'], to: 'ACTIVE', event: 'user.unlocked', wrongState: 'the user is not locked' },
+} satisfies Record<string, StateChange>;
+
+/** DeactivateUser, ReactivateUser, LockUser, UnlockUser: one transition each, FAILED_PRECONDITION otherwise. */
+export async function changeUserState(ctx: Ctx, userId: string, change: keyof typeof STATE_CHANGES): Promise<Date> {
+  const id = checkId('user_id', userId);
+  const t: StateChange = STATE_CHANGES[change];
+  return execute(ctx, async (scope) => {
+    const user = await userForChange(scope, id, 'user.write');
+    if (!t.from.includes(user.state)) throw failedPrecondition('Errors.User.State.Invalid', t.wrongState);
+    const now = new Date();
+    await scope.tx
+      .update(users)
+      .set({ state: t.to, changedAt: now, ...(change === 'unlock' ? { failedPasswordAttempts: 0 } : {}) })
+      .where(eq(users.id, id));
+    scope.push({ aggregateType: 'user', aggregateId: id, type: t.event, payload: {}, resourceOwner: user.orgId });
+    return now;
+  });
+}
+
+/** DeleteUser: state REMOVED, credentials gone, username free. Deleting again succeeds. */
+export async function deleteUser(ctx: Ctx, userId: string): Promise<Date> {
+  const id = checkId('user_id', userId);
+  return execute(ctx, async (scope) => {
+    const user = await userForChange(scope, id, 'user.delete', { includeRemoved: true });
+    if (user.state === 'REMOVED') return user.changedAt;
+    return removeUserRows(scope, user);
+  });
+}
+
+async function removeUserRows(scope: Scope, user: { id: string; orgId: string; username: string }): Promise<Date> {
+  const now = new Date();
+  await scope.tx.update(users).set({ state: 'REMOVED', secretHash: null, changedAt: now }).where(eq(users.id, user.id));
+  await scope.tx.delete(personalAccessTokens).where(eq(personalAccessTokens.userId, user.id));
+  await scope.tx.delete(userKeys).where(eq(userKeys.userId, user.id));
+  await scope.tx.delete(userCodes).where(eq(userCodes.userId, user.id));
+  scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.removed', payload: { userName: user.username }, resourceOwner: user.orgId });
+  return now;
+}
+
+/**
+ * For the organization commands: removes every user of an organization that is being deleted, in
+ * the caller's transaction (one user.removed event each).
+ */
+export async function removeUsersOfOrg(scope: Scope, orgId: string): Promise<number> {
+  const rows = await scope.tx
+    .select({ id: users.id, orgId: users.orgId, username: users.username })
+    .from(users)
+    .where(and(eq(users.orgId, orgId), ne(users.state, 'REMOVED')));
+  for (const u of rows) {
+    await scope.load('user', u.id);
+    await removeUserRows(scope, u);
+  }
+  return rows.length;
+}
+
+/** Adds or replaces metadata entries (values stored base64) with one user.metadata.set event each. */
+export async function setMetadataRows(scope: Scope, userId: string, orgId: string, entries: MetadataEntry[]): Promise<Date> {
+  const now = new Date();
+  for (const e of entries) {
+    const value = Buffer.from(e.value).toString('base64');
+    await scope.tx
+      .insert(userMetadata)
+      .values({ userId, key: e.key, value, createdAt: now, changedAt: now })
+      .onConflictDoUpdate({ target: [userMetadata.userId, userMetadata.key], set: { value, changedAt: now } });
+    scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.metadata.set', payload: { key: e.key, value }, resourceOwner: orgId });
+  }
+  return now;
 }

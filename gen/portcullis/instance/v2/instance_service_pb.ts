@@ -2,17 +2,19 @@
 // @generated from file portcullis/instance/v2/instance_service.proto (package portcullis.instance.v2, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { PaginationRequest, PaginationResponse } from "../../object/v2/object_pb";
+import { file_portcullis_object_v2_object } from "../../object/v2/object_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file portcullis/instance/v2/instance_service.proto.
  */
 export const file_portcullis_instance_v2_instance_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci1wb3J0Y3VsbGlzL2luc3RhbmNlL3YyL2luc3RhbmNlX3NlcnZpY2UucHJvdG8SFnBvcnRjdWxsaXMuaW5zdGFuY2UudjIiygEKCEluc3RhbmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGZG9tYWluGAMgASgJEg8KB2RvbWFpbnMYBCADKAkSHwoXZGVmYXVsdF9vcmdhbml6YXRpb25faWQYBSABKAkSMQoNY3JlYXRpb25fZGF0ZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLY2hhbmdlX2RhdGUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkdldEluc3RhbmNlUmVxdWVzdCJJChNHZXRJbnN0YW5jZVJlc3BvbnNlEjIKCGluc3RhbmNlGAEgASgLMiAucG9ydGN1bGxpcy5pbnN0YW5jZS52Mi5JbnN0YW5jZTJ5Cg9JbnN0YW5jZVNlcnZpY2USZgoLR2V0SW5zdGFuY2USKi5wb3J0Y3VsbGlzLmluc3RhbmNlLnYyLkdldEluc3RhbmNlUmVxdWVzdBorLnBvcnRjdWxsaXMuaW5zdGFuY2UudjIuR2V0SW5zdGFuY2VSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ci1wb3J0Y3VsbGlzL2luc3RhbmNlL3YyL2luc3RhbmNlX3NlcnZpY2UucHJvdG8SFnBvcnRjdWxsaXMuaW5zdGFuY2UudjIiygEKCEluc3RhbmNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGZG9tYWluGAMgASgJEg8KB2RvbWFpbnMYBCADKAkSHwoXZGVmYXVsdF9vcmdhbml6YXRpb25faWQYBSABKAkSMQoNY3JlYXRpb25fZGF0ZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLY2hhbmdlX2RhdGUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhQKEkdldEluc3RhbmNlUmVxdWVzdCJJChNHZXRJbnN0YW5jZVJlc3BvbnNlEjIKCGluc3RhbmNlGAEgASgLMiAucG9ydGN1bGxpcy5pbnN0YW5jZS52Mi5JbnN0YW5jZSIuChVVcGRhdGVJbnN0YW5jZVJlcXVlc3QSFQoNaW5zdGFuY2VfbmFtZRgBIAEoCSJJChZVcGRhdGVJbnN0YW5jZVJlc3BvbnNlEi8KC2NoYW5nZV9kYXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ9Cg5JbnN0YW5jZURvbWFpbhIOCgZkb21haW4YASABKAkSFAoMaXNfZ2VuZXJhdGVkGAIgASgIEhIKCmlzX3RydXN0ZWQYAyABKAgSMQoNY3JlYXRpb25fZGF0ZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWQoaTGlzdEluc3RhbmNlRG9tYWluc1JlcXVlc3QSOwoKcGFnaW5hdGlvbhgBIAEoCzInLnBvcnRjdWxsaXMub2JqZWN0LnYyLlBhZ2luYXRpb25SZXF1ZXN0IpQBChtMaXN0SW5zdGFuY2VEb21haW5zUmVzcG9uc2USPAoKcGFnaW5hdGlvbhgBIAEoCzIoLnBvcnRjdWxsaXMub2JqZWN0LnYyLlBhZ2luYXRpb25SZXNwb25zZRI3Cgdkb21haW5zGAIgAygLMiYucG9ydGN1bGxpcy5pbnN0YW5jZS52Mi5JbnN0YW5jZURvbWFpbiIpChdBZGRUcnVzdGVkRG9tYWluUmVxdWVzdBIOCgZkb21haW4YASABKAkiTQoYQWRkVHJ1c3RlZERvbWFpblJlc3BvbnNlEjEKDWNyZWF0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiwKGlJlbW92ZVRydXN0ZWREb21haW5SZXF1ZXN0Eg4KBmRvbWFpbhgBIAEoCSJQChtSZW1vdmVUcnVzdGVkRG9tYWluUmVzcG9uc2USMQoNZGVsZXRpb25fZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi2gMKEEluc3RhbmNlU2V0dGluZ3MSJQodYWNjZXNzX3Rva2VuX2xpZmV0aW1lX3NlY29uZHMYASABKA0SIQoZaWRfdG9rZW5fbGlmZXRpbWVfc2Vjb25kcxgCIAEoDRIiChpyZWZyZXNoX3Rva2VuX2lkbGVfc2Vjb25kcxgDIAEoDRImCh5yZWZyZXNoX3Rva2VuX2Fic29sdXRlX3NlY29uZHMYBCABKA0SGwoTcGFzc3dvcmRfbWluX2xlbmd0aBgFIAEoDRIiChpwYXNzd29yZF9yZXF1aXJlX3VwcGVyY2FzZRgGIAEoCBIiChpwYXNzd29yZF9yZXF1aXJlX2xvd2VyY2FzZRgHIAEoCBIfChdwYXNzd29yZF9yZXF1aXJlX251bWJlchgIIAEoCBIfChdwYXNzd29yZF9yZXF1aXJlX3N5bWJvbBgJIAEoCBIlCh1sb2Nrb3V0X21heF9wYXNzd29yZF9hdHRlbXB0cxgKIAEoDRIdChVpbXBlcnNvbmF0aW9uX2FsbG93ZWQYCyABKAgSQwoRc2lnbmluZ19hbGdvcml0aG0YDCABKA4yKC5wb3J0Y3VsbGlzLmluc3RhbmNlLnYyLlNpZ25pbmdBbGdvcml0aG0iHAoaR2V0SW5zdGFuY2VTZXR0aW5nc1JlcXVlc3QiWQobR2V0SW5zdGFuY2VTZXR0aW5nc1Jlc3BvbnNlEjoKCHNldHRpbmdzGAEgASgLMigucG9ydGN1bGxpcy5pbnN0YW5jZS52Mi5JbnN0YW5jZVNldHRpbmdzIuoGCh1VcGRhdGVJbnN0YW5jZVNldHRpbmdzUmVxdWVzdBIqCh1hY2Nlc3NfdG9rZW5fbGlmZXRpbWVfc2Vjb25kcxgBIAEoDUgAiAEBEiYKGWlkX3Rva2VuX2xpZmV0aW1lX3NlY29uZHMYAiABKA1IAYgBARInChpyZWZyZXNoX3Rva2VuX2lkbGVfc2Vjb25kcxgDIAEoDUgCiAEBEisKHnJlZnJlc2hfdG9rZW5fYWJzb2x1dGVfc2Vjb25kcxgEIAEoDUgDiAEBEiAKE3Bhc3N3b3JkX21pbl9sZW5ndGgYBSABKA1IBIgBARInChpwYXNzd29yZF9yZXF1aXJlX3VwcGVyY2FzZRgGIAEoCEgFiAEBEicKGnBhc3N3b3JkX3JlcXVpcmVfbG93ZXJjYXNlGAcgASgISAaIAQESJAoXcGFzc3dvcmRfcmVxdWlyZV9udW1iZXIYCCABKAhIB4gBARIkChdwYXNzd29yZF9yZXF1aXJlX3N5bWJvbBgJIAEoCEgIiAEBEioKHWxvY2tvdXRfbWF4X3Bhc3N3b3JkX2F0dGVtcHRzGAogASgNSAmIAQESIgoVaW1wZXJzb25hdGlvbl9hbGxvd2VkGAsgASgISAqIAQESQwoRc2lnbmluZ19hbGdvcml0aG0YDCABKA4yKC5wb3J0Y3VsbGlzLmluc3RhbmNlLnYyLlNpZ25pbmdBbGdvcml0aG1CIAoeX2FjY2Vzc190b2tlbl9saWZldGltZV9zZWNvbmRzQhwKGl9pZF90b2tlbl9saWZldGltZV9zZWNvbmRzQh0KG19yZWZyZXNoX3Rva2VuX2lkbGVfc2Vjb25kc0IhCh9fcmVmcmVzaF90b2tlbl9hYnNvbHV0ZV9zZWNvbmRzQhYKFF9wYXNzd29yZF9taW5fbGVuZ3RoQh0KG19wYXNzd29yZF9yZXF1aXJlX3VwcGVyY2FzZUIdChtfcGFzc3dvcmRfcmVxdWlyZV9sb3dlcmNhc2VCGgoYX3Bhc3N3b3JkX3JlcXVpcmVfbnVtYmVyQhoKGF9wYXNzd29yZF9yZXF1aXJlX3N5bWJvbEIgCh5fbG9ja291dF9tYXhfcGFzc3dvcmRfYXR0ZW1wdHNCGAoWX2ltcGVyc29uYXRpb25fYWxsb3dlZCJRCh5VcGRhdGVJbnN0YW5jZVNldHRpbmdzUmVzcG9uc2USLwoLY2hhbmdlX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKowBChBTaWduaW5nQWxnb3JpdGhtEiEKHVNJR05JTkdfQUxHT1JJVEhNX1VOU1BFQ0lGSUVEEAASGwoXU0lHTklOR19BTEdPUklUSE1fUlMyNTYQARIbChdTSUdOSU5HX0FMR09SSVRITV9FUzI1NhACEhsKF1NJR05JTkdfQUxHT1JJVEhNX0VERFNBEAMy6wYKD0luc3RhbmNlU2VydmljZRJmCgtHZXRJbnN0YW5jZRIqLnBvcnRjdWxsaXMuaW5zdGFuY2UudjIuR2V0SW5zdGFuY2VSZXF1ZXN0GisucG9ydGN1bGxpcy5pbnN0YW5jZS52Mi5HZXRJbnN0YW5jZVJlc3BvbnNlEm8KDlVwZGF0ZUluc3RhbmNlEi0ucG9ydGN1bGxpcy5pbnN0YW5jZS52Mi5VcGRhdGVJbnN0YW5jZVJlcXVlc3QaLi5wb3J0Y3VsbGlzLmluc3RhbmNlLnYyLlVwZGF0ZUluc3RhbmNlUmVzcG9uc2USfgoTTGlzdEluc3RhbmNlRG9tYWlucxIyLnBvcnRjdWxsaXMuaW5zdGFuY2UudjIuTGlzdEluc3RhbmNlRG9tYWluc1JlcXVlc3QaMy5wb3J0Y3VsbGlzLmluc3RhbmNlLnYyLkxpc3RJbnN0YW5jZURvbWFpbnNSZXNwb25zZRJ1ChBBZGRUcnVzdGVkRG9tYWluEi8ucG9ydGN1bGxpcy5pbnN0YW5jZS52Mi5BZGRUcnVzdGVkRG9tYWluUmVxdWVzdBowLnBvcnRjdWxsaXMuaW5zdGFuY2UudjIuQWRkVHJ1c3RlZERvbWFpblJlc3BvbnNlEn4KE1JlbW92ZVRydXN0ZWREb21haW4SMi5wb3J0Y3VsbGlzLmluc3RhbmNlLnYyLlJlbW92ZVRydXN0ZWREb21haW5SZXF1ZXN0GjMucG9ydGN1bGxpcy5pbnN0YW5jZS52Mi5SZW1vdmVUcnVzdGVkRG9tYWluUmVzcG9uc2USfgoTR2V0SW5zdGFuY2VTZXR0aW5ncxIyLnBvcnRjdWxsaXMuaW5zdGFuY2UudjIuR2V0SW5zdGFuY2VTZXR0aW5nc1JlcXVlc3QaMy5wb3J0Y3VsbGlzLmluc3RhbmNlLnYyLkdldEluc3RhbmNlU2V0dGluZ3NSZXNwb25zZRKHAQoWVXBkYXRlSW5zdGFuY2VTZXR0aW5ncxI1LnBvcnRjdWxsaXMuaW5zdGFuY2UudjIuVXBkYXRlSW5zdGFuY2VTZXR0aW5nc1JlcXVlc3QaNi5wb3J0Y3VsbGlzLmluc3RhbmNlLnYyLlVwZGF0ZUluc3RhbmNlU2V0dGluZ3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_portcullis_object_v2_object]);
 
 /**
  * Instance is one Portcullis installation.
@@ -114,6 +116,517 @@ export const GetInstanceResponseSchema: GenMessage<GetInstanceResponse> = /*@__P
   messageDesc(file_portcullis_instance_v2_instance_service, 2);
 
 /**
+ * UpdateInstanceRequest renames the instance.
+ *
+ * @generated from message portcullis.instance.v2.UpdateInstanceRequest
+ */
+export type UpdateInstanceRequest = Message<"portcullis.instance.v2.UpdateInstanceRequest"> & {
+  /**
+   * New name, 1–200 characters.
+   *
+   * @generated from field: string instance_name = 1;
+   */
+  instanceName: string;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.UpdateInstanceRequest.
+ * Use `create(UpdateInstanceRequestSchema)` to create a new message.
+ */
+export const UpdateInstanceRequestSchema: GenMessage<UpdateInstanceRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 3);
+
+/**
+ * UpdateInstanceResponse tells when it changed.
+ *
+ * @generated from message portcullis.instance.v2.UpdateInstanceResponse
+ */
+export type UpdateInstanceResponse = Message<"portcullis.instance.v2.UpdateInstanceResponse"> & {
+  /**
+   * When the instance changed.
+   *
+   * @generated from field: google.protobuf.Timestamp change_date = 1;
+   */
+  changeDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.UpdateInstanceResponse.
+ * Use `create(UpdateInstanceResponseSchema)` to create a new message.
+ */
+export const UpdateInstanceResponseSchema: GenMessage<UpdateInstanceResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 4);
+
+/**
+ * InstanceDomain is one domain of the instance.
+ *
+ * @generated from message portcullis.instance.v2.InstanceDomain
+ */
+export type InstanceDomain = Message<"portcullis.instance.v2.InstanceDomain"> & {
+  /**
+   * The domain name.
+   *
+   * @generated from field: string domain = 1;
+   */
+  domain: string;
+
+  /**
+   * The domain derived from PORTCULLIS_EXTERNAL_URL.
+   *
+   * @generated from field: bool is_generated = 2;
+   */
+  isGenerated: boolean;
+
+  /**
+   * Trusted: the instance answers under it.
+   *
+   * @generated from field: bool is_trusted = 3;
+   */
+  isTrusted: boolean;
+
+  /**
+   * When it was added.
+   *
+   * @generated from field: google.protobuf.Timestamp creation_date = 4;
+   */
+  creationDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.InstanceDomain.
+ * Use `create(InstanceDomainSchema)` to create a new message.
+ */
+export const InstanceDomainSchema: GenMessage<InstanceDomain> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 5);
+
+/**
+ * ListInstanceDomainsRequest pages through the domains.
+ *
+ * @generated from message portcullis.instance.v2.ListInstanceDomainsRequest
+ */
+export type ListInstanceDomainsRequest = Message<"portcullis.instance.v2.ListInstanceDomainsRequest"> & {
+  /**
+   * Paging; sorted by domain name.
+   *
+   * @generated from field: portcullis.object.v2.PaginationRequest pagination = 1;
+   */
+  pagination?: PaginationRequest | undefined;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.ListInstanceDomainsRequest.
+ * Use `create(ListInstanceDomainsRequestSchema)` to create a new message.
+ */
+export const ListInstanceDomainsRequestSchema: GenMessage<ListInstanceDomainsRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 6);
+
+/**
+ * ListInstanceDomainsResponse is one page.
+ *
+ * @generated from message portcullis.instance.v2.ListInstanceDomainsResponse
+ */
+export type ListInstanceDomainsResponse = Message<"portcullis.instance.v2.ListInstanceDomainsResponse"> & {
+  /**
+   * Totals of the list.
+   *
+   * @generated from field: portcullis.object.v2.PaginationResponse pagination = 1;
+   */
+  pagination?: PaginationResponse | undefined;
+
+  /**
+   * The page.
+   *
+   * @generated from field: repeated portcullis.instance.v2.InstanceDomain domains = 2;
+   */
+  domains: InstanceDomain[];
+};
+
+/**
+ * Describes the message portcullis.instance.v2.ListInstanceDomainsResponse.
+ * Use `create(ListInstanceDomainsResponseSchema)` to create a new message.
+ */
+export const ListInstanceDomainsResponseSchema: GenMessage<ListInstanceDomainsResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 7);
+
+/**
+ * AddTrustedDomainRequest names the domain.
+ *
+ * @generated from message portcullis.instance.v2.AddTrustedDomainRequest
+ */
+export type AddTrustedDomainRequest = Message<"portcullis.instance.v2.AddTrustedDomainRequest"> & {
+  /**
+   * Domain name such as `login.example.com` (no scheme, no port).
+   *
+   * @generated from field: string domain = 1;
+   */
+  domain: string;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.AddTrustedDomainRequest.
+ * Use `create(AddTrustedDomainRequestSchema)` to create a new message.
+ */
+export const AddTrustedDomainRequestSchema: GenMessage<AddTrustedDomainRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 8);
+
+/**
+ * AddTrustedDomainResponse tells when it was added.
+ *
+ * @generated from message portcullis.instance.v2.AddTrustedDomainResponse
+ */
+export type AddTrustedDomainResponse = Message<"portcullis.instance.v2.AddTrustedDomainResponse"> & {
+  /**
+   * When it was added.
+   *
+   * @generated from field: google.protobuf.Timestamp creation_date = 1;
+   */
+  creationDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.AddTrustedDomainResponse.
+ * Use `create(AddTrustedDomainResponseSchema)` to create a new message.
+ */
+export const AddTrustedDomainResponseSchema: GenMessage<AddTrustedDomainResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 9);
+
+/**
+ * RemoveTrustedDomainRequest names the domain.
+ *
+ * @generated from message portcullis.instance.v2.RemoveTrustedDomainRequest
+ */
+export type RemoveTrustedDomainRequest = Message<"portcullis.instance.v2.RemoveTrustedDomainRequest"> & {
+  /**
+   * Domain name.
+   *
+   * @generated from field: string domain = 1;
+   */
+  domain: string;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.RemoveTrustedDomainRequest.
+ * Use `create(RemoveTrustedDomainRequestSchema)` to create a new message.
+ */
+export const RemoveTrustedDomainRequestSchema: GenMessage<RemoveTrustedDomainRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 10);
+
+/**
+ * RemoveTrustedDomainResponse tells when it was removed.
+ *
+ * @generated from message portcullis.instance.v2.RemoveTrustedDomainResponse
+ */
+export type RemoveTrustedDomainResponse = Message<"portcullis.instance.v2.RemoveTrustedDomainResponse"> & {
+  /**
+   * When it was removed.
+   *
+   * @generated from field: google.protobuf.Timestamp deletion_date = 1;
+   */
+  deletionDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.RemoveTrustedDomainResponse.
+ * Use `create(RemoveTrustedDomainResponseSchema)` to create a new message.
+ */
+export const RemoveTrustedDomainResponseSchema: GenMessage<RemoveTrustedDomainResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 11);
+
+/**
+ * InstanceSettings are the instance-wide policies.
+ *
+ * @generated from message portcullis.instance.v2.InstanceSettings
+ */
+export type InstanceSettings = Message<"portcullis.instance.v2.InstanceSettings"> & {
+  /**
+   * Lifetime of access tokens in seconds (default 43200).
+   *
+   * @generated from field: uint32 access_token_lifetime_seconds = 1;
+   */
+  accessTokenLifetimeSeconds: number;
+
+  /**
+   * Lifetime of ID tokens in seconds (default 43200).
+   *
+   * @generated from field: uint32 id_token_lifetime_seconds = 2;
+   */
+  idTokenLifetimeSeconds: number;
+
+  /**
+   * A refresh token unused for this many seconds expires (default 30 days).
+   *
+   * @generated from field: uint32 refresh_token_idle_seconds = 3;
+   */
+  refreshTokenIdleSeconds: number;
+
+  /**
+   * A refresh token expires this many seconds after the login at the latest (default 90 days).
+   *
+   * @generated from field: uint32 refresh_token_absolute_seconds = 4;
+   */
+  refreshTokenAbsoluteSeconds: number;
+
+  /**
+   * Minimum password length (default 8).
+   *
+   * @generated from field: uint32 password_min_length = 5;
+   */
+  passwordMinLength: number;
+
+  /**
+   * Passwords need an upper-case letter.
+   *
+   * @generated from field: bool password_require_uppercase = 6;
+   */
+  passwordRequireUppercase: boolean;
+
+  /**
+   * Passwords need a lower-case letter.
+   *
+   * @generated from field: bool password_require_lowercase = 7;
+   */
+  passwordRequireLowercase: boolean;
+
+  /**
+   * Passwords need a digit.
+   *
+   * @generated from field: bool password_require_number = 8;
+   */
+  passwordRequireNumber: boolean;
+
+  /**
+   * Passwords need a symbol.
+   *
+   * @generated from field: bool password_require_symbol = 9;
+   */
+  passwordRequireSymbol: boolean;
+
+  /**
+   * Wrong passwords in a row before the user is locked; 0 disables lockout (default 10).
+   *
+   * @generated from field: uint32 lockout_max_password_attempts = 10;
+   */
+  lockoutMaxPasswordAttempts: number;
+
+  /**
+   * Whether token exchange may impersonate users (default false).
+   *
+   * @generated from field: bool impersonation_allowed = 11;
+   */
+  impersonationAllowed: boolean;
+
+  /**
+   * Algorithm of new signing keys (default RS256).
+   *
+   * @generated from field: portcullis.instance.v2.SigningAlgorithm signing_algorithm = 12;
+   */
+  signingAlgorithm: SigningAlgorithm;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.InstanceSettings.
+ * Use `create(InstanceSettingsSchema)` to create a new message.
+ */
+export const InstanceSettingsSchema: GenMessage<InstanceSettings> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 12);
+
+/**
+ * GetInstanceSettingsRequest has no fields.
+ *
+ * @generated from message portcullis.instance.v2.GetInstanceSettingsRequest
+ */
+export type GetInstanceSettingsRequest = Message<"portcullis.instance.v2.GetInstanceSettingsRequest"> & {
+};
+
+/**
+ * Describes the message portcullis.instance.v2.GetInstanceSettingsRequest.
+ * Use `create(GetInstanceSettingsRequestSchema)` to create a new message.
+ */
+export const GetInstanceSettingsRequestSchema: GenMessage<GetInstanceSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 13);
+
+/**
+ * GetInstanceSettingsResponse carries the settings.
+ *
+ * @generated from message portcullis.instance.v2.GetInstanceSettingsResponse
+ */
+export type GetInstanceSettingsResponse = Message<"portcullis.instance.v2.GetInstanceSettingsResponse"> & {
+  /**
+   * The settings.
+   *
+   * @generated from field: portcullis.instance.v2.InstanceSettings settings = 1;
+   */
+  settings?: InstanceSettings | undefined;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.GetInstanceSettingsResponse.
+ * Use `create(GetInstanceSettingsResponseSchema)` to create a new message.
+ */
+export const GetInstanceSettingsResponseSchema: GenMessage<GetInstanceSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 14);
+
+/**
+ * UpdateInstanceSettingsRequest changes the settings that are set.
+ *
+ * @generated from message portcullis.instance.v2.UpdateInstanceSettingsRequest
+ */
+export type UpdateInstanceSettingsRequest = Message<"portcullis.instance.v2.UpdateInstanceSettingsRequest"> & {
+  /**
+   * 60 s – 7 days.
+   *
+   * @generated from field: optional uint32 access_token_lifetime_seconds = 1;
+   */
+  accessTokenLifetimeSeconds?: number | undefined;
+
+  /**
+   * 60 s – 7 days.
+   *
+   * @generated from field: optional uint32 id_token_lifetime_seconds = 2;
+   */
+  idTokenLifetimeSeconds?: number | undefined;
+
+  /**
+   * 60 s – 365 days.
+   *
+   * @generated from field: optional uint32 refresh_token_idle_seconds = 3;
+   */
+  refreshTokenIdleSeconds?: number | undefined;
+
+  /**
+   * 60 s – 365 days, not less than the idle lifetime.
+   *
+   * @generated from field: optional uint32 refresh_token_absolute_seconds = 4;
+   */
+  refreshTokenAbsoluteSeconds?: number | undefined;
+
+  /**
+   * 1–72.
+   *
+   * @generated from field: optional uint32 password_min_length = 5;
+   */
+  passwordMinLength?: number | undefined;
+
+  /**
+   * See InstanceSettings.
+   *
+   * @generated from field: optional bool password_require_uppercase = 6;
+   */
+  passwordRequireUppercase?: boolean | undefined;
+
+  /**
+   * See InstanceSettings.
+   *
+   * @generated from field: optional bool password_require_lowercase = 7;
+   */
+  passwordRequireLowercase?: boolean | undefined;
+
+  /**
+   * See InstanceSettings.
+   *
+   * @generated from field: optional bool password_require_number = 8;
+   */
+  passwordRequireNumber?: boolean | undefined;
+
+  /**
+   * See InstanceSettings.
+   *
+   * @generated from field: optional bool password_require_symbol = 9;
+   */
+  passwordRequireSymbol?: boolean | undefined;
+
+  /**
+   * 0–100; 0 disables lockout.
+   *
+   * @generated from field: optional uint32 lockout_max_password_attempts = 10;
+   */
+  lockoutMaxPasswordAttempts?: number | undefined;
+
+  /**
+   * See InstanceSettings.
+   *
+   * @generated from field: optional bool impersonation_allowed = 11;
+   */
+  impersonationAllowed?: boolean | undefined;
+
+  /**
+   * Unspecified keeps the current algorithm.
+   *
+   * @generated from field: portcullis.instance.v2.SigningAlgorithm signing_algorithm = 12;
+   */
+  signingAlgorithm: SigningAlgorithm;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.UpdateInstanceSettingsRequest.
+ * Use `create(UpdateInstanceSettingsRequestSchema)` to create a new message.
+ */
+export const UpdateInstanceSettingsRequestSchema: GenMessage<UpdateInstanceSettingsRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 15);
+
+/**
+ * UpdateInstanceSettingsResponse tells when they changed.
+ *
+ * @generated from message portcullis.instance.v2.UpdateInstanceSettingsResponse
+ */
+export type UpdateInstanceSettingsResponse = Message<"portcullis.instance.v2.UpdateInstanceSettingsResponse"> & {
+  /**
+   * When the settings changed.
+   *
+   * @generated from field: google.protobuf.Timestamp change_date = 1;
+   */
+  changeDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.instance.v2.UpdateInstanceSettingsResponse.
+ * Use `create(UpdateInstanceSettingsResponseSchema)` to create a new message.
+ */
+export const UpdateInstanceSettingsResponseSchema: GenMessage<UpdateInstanceSettingsResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_instance_v2_instance_service, 16);
+
+/**
+ * SigningAlgorithm is the algorithm of newly generated signing keys.
+ *
+ * @generated from enum portcullis.instance.v2.SigningAlgorithm
+ */
+export enum SigningAlgorithm {
+  /**
+   * Not set (keeps the current value in updates).
+   *
+   * @generated from enum value: SIGNING_ALGORITHM_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * RSASSA-PKCS1-v1_5 with SHA-256 (default).
+   *
+   * @generated from enum value: SIGNING_ALGORITHM_RS256 = 1;
+   */
+  RS256 = 1,
+
+  /**
+   * ECDSA P-256 with SHA-256.
+   *
+   * @generated from enum value: SIGNING_ALGORITHM_ES256 = 2;
+   */
+  ES256 = 2,
+
+  /**
+   * Ed25519.
+   *
+   * @generated from enum value: SIGNING_ALGORITHM_EDDSA = 3;
+   */
+  EDDSA = 3,
+}
+
+/**
+ * Describes the enum portcullis.instance.v2.SigningAlgorithm.
+ */
+export const SigningAlgorithmSchema: GenEnum<SigningAlgorithm> = /*@__PURE__*/
+  enumDesc(file_portcullis_instance_v2_instance_service, 0);
+
+/**
  * InstanceService manages the Portcullis instance: its name, domains and the settings that the
  * OpenID Provider and the hosted login read.
  *
@@ -129,6 +642,66 @@ export const InstanceService: GenService<{
     methodKind: "unary";
     input: typeof GetInstanceRequestSchema;
     output: typeof GetInstanceResponseSchema;
+  },
+  /**
+   * UpdateInstance renames the instance. Needs `iam.write`.
+   *
+   * @generated from rpc portcullis.instance.v2.InstanceService.UpdateInstance
+   */
+  updateInstance: {
+    methodKind: "unary";
+    input: typeof UpdateInstanceRequestSchema;
+    output: typeof UpdateInstanceResponseSchema;
+  },
+  /**
+   * ListInstanceDomains lists the generated and trusted domains. Needs `iam.read`.
+   *
+   * @generated from rpc portcullis.instance.v2.InstanceService.ListInstanceDomains
+   */
+  listInstanceDomains: {
+    methodKind: "unary";
+    input: typeof ListInstanceDomainsRequestSchema;
+    output: typeof ListInstanceDomainsResponseSchema;
+  },
+  /**
+   * AddTrustedDomain adds a domain under which the instance may also be reached. Needs `iam.write`.
+   *
+   * @generated from rpc portcullis.instance.v2.InstanceService.AddTrustedDomain
+   */
+  addTrustedDomain: {
+    methodKind: "unary";
+    input: typeof AddTrustedDomainRequestSchema;
+    output: typeof AddTrustedDomainResponseSchema;
+  },
+  /**
+   * RemoveTrustedDomain removes a trusted domain; the generated domain cannot be removed.
+   *
+   * @generated from rpc portcullis.instance.v2.InstanceService.RemoveTrustedDomain
+   */
+  removeTrustedDomain: {
+    methodKind: "unary";
+    input: typeof RemoveTrustedDomainRequestSchema;
+    output: typeof RemoveTrustedDomainResponseSchema;
+  },
+  /**
+   * GetInstanceSettings returns the settings the OpenID Provider and the login read. Needs `iam.read`.
+   *
+   * @generated from rpc portcullis.instance.v2.InstanceService.GetInstanceSettings
+   */
+  getInstanceSettings: {
+    methodKind: "unary";
+    input: typeof GetInstanceSettingsRequestSchema;
+    output: typeof GetInstanceSettingsResponseSchema;
+  },
+  /**
+   * UpdateInstanceSettings changes the settings that are set. Needs `iam.policy.write`.
+   *
+   * @generated from rpc portcullis.instance.v2.InstanceService.UpdateInstanceSettings
+   */
+  updateInstanceSettings: {
+    methodKind: "unary";
+    input: typeof UpdateInstanceSettingsRequestSchema;
+    output: typeof UpdateInstanceSettingsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_portcullis_instance_v2_instance_service, 0);

@@ -6,7 +6,7 @@ import type { ImportSink, TargetOrg } from './sink';
 import type { ImportHumanUser, ImportUserMetadata } from './user';
 
 /** Output is written in pieces of about this size, so a million users are never held at once. */
-const WRITE_CHUNK = 1 << 20;
+const WRITE_CHUNK = 64 * 1024;
 
 /** A JSON array written element by element, compact or indented as JSON.stringify(…, null, 2) would. */
 class ArrayWriter {

@@ -14,7 +14,7 @@ const USERS_FILE = /^(.+)-users-(\d+)\.json$/;
 
 const fileInput = (path: string): Input => ({
   label: path,
-  open: () => createReadStream(path, { highWaterMark: 1 << 20 }),
+  open: () => createReadStream(path, { highWaterMark: 256 * 1024 }),
 });
 
 /**

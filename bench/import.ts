@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { startServer } from './lib/server';
+import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
+
+/**
+ * Bulk import and event search on PostgreSQL, with the server in its own process:
+ *  1. imports USERS users with pbkdf2-sha256 hashes (Keycloak's form) in ONE request → users/s
+ *  2. fills the event store up to EVENTS events (generate_series), then times event searches by
+ *     type, by aggregate id and by resource owner with limit 1000 → p50 / p95.
+ * Targets (2 cores): ≥ 10,000 users/s; p95 ≤ 50 ms.
+ * BENCH_USERS and BENCH_EVENTS change the sizes.
+ */
+const USERS = Number(process.env.BENCH_USERS ?? 100_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const ORGS = 10;
+const SEARCHES = 200;
+
+export default async function importScenario(opts: BenchOptions): Promise<ScenarioResult> {
+  opts.progress('import: starting the server on a scratch PostgreSQL database');
+  const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile ? 'import' : false });
+  const sql = postgres(server.databaseUrl!, { max: 2, onnotice: () => {} });
+  try {
+    const post = (p: string, body: string) =>
+      fetch(server.url + p, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.pat}` }, body });
+
+    // 1. the import, in one request
+    const body = JSON.stringify(importBody());
+    opts.progress(`import: ${USERS} users in ${ORGS} organizations, body ${(body.length / 1024 / 1024).toFixed(1)} MB`);
+    const t0 = performance.now();
+    const res = await post('/admin/v1/import', body);
+    const result = (await res.json()) as any;
+    const seconds = (performance.now() - t0) / 1000;
+    const imported = (result.success?.orgs ?? []).reduce((n: number, o: any) => n + o.humanUserIds.length, 0);
+    if (res.status !== 200 || imported !== USERS) throw new Error(`import failed: HTTP ${res.status}, ${imported} users, ${JSON.stringify(result.errors?.slice(0, 3))}`);
+    const usersPerSecond = Math.round(USERS / seconds);
+    opts.progress(`import: ${seconds.toFixed(2)} s → ${usersPerSecond} users/s`);
+
+    // 2. the event store filled up to EVENTS
+    const [{ n: existing }] = await sql`select count(*)::int as n from events`;
+    const [{ id: instanceId }] = await sql`select id from instances limit 1`;
+    const fill = Math.max(0, EVENTS - existing);
+    const types = ['user.human.changed', 'user.human.password.changed', 'session.added', 'oidc_session.added', 'user.human.email.verified'];
+    for (let start = 0; start < fill; start += 250_000) {
+      const end = Math.min(fill, start + 250_000);
+      await sql`
+        insert into events (instance_id, aggregate_type, aggregate_id, sequence, event_type, payload, editor_user_id, editor_service, resource_owner, created_at)
+        select ${instanceId}, 'user', 'bench-' || (g / 10), (g % 10) + 1, (${types}::text[])[(g % ${types.length}) + 1],
+          jsonb_build_object('n', g), 'bench', 'bench', 'bench-org-' || (g % 500), now() - make_interval(secs => ${fill} - g)
+        from generate_series(${start}::bigint, ${end - 1}::bigint) g`;
+      opts.progress(`import: generated ${end} of ${fill} extra events`);
+    }
+    await sql`analyze events`;
+    const [{ n: total }] = await sql`select count(*)::int as n from events`;
+
+    // 3. searches with limit 1000: half on the imported data, half on the generated data
+    const orgIds = result.success.orgs.map((o: any) => o.orgId);
+    const userIds = result.success.orgs.flatMap((o: any) => o.humanUserIds);
+    const scenarios: Record<string, (i: number) => object> = {
+      type: (i) => ({ eventTypes: [i % 2 ? 'user.human.added' : types[i % types.length]], limit: 1000 }),
+      'aggregate id': (i) => ({ aggregateId: i % 2 ? userIds[(i * 7919) % userIds.length] : `bench-${(i * 104729) % Math.max(1, fill / 10)}`, limit: 1000 }),
+      'resource owner': (i) => ({ resourceOwner: i % 2 ? orgIds[i % orgIds.length] : `bench-org-${i % 500}`, limit: 1000 }),
+    };
+    const metrics: Metric[] = [{ name: 'import (pbkdf2-sha256 hashes, one request)', value: usersPerSecond, unit: 'users/s', target: { op: '>=', value: 10_000 } }];
+    const notes = [`${USERS} users in ${ORGS} organizations in ${seconds.toFixed(2)} s; ${total} events in the store for the searches`];
+    for (const [name, filter] of Object.entries(scenarios)) {
+      for (let i = 0; i < 10; i++) await (await post('/admin/v1/events/_search', JSON.stringify(filter(i)))).arrayBuffer();
+      const times: number[] = [];
+      let count = 0;
+      for (let i = 0; i < SEARCHES; i++) {
+        const s = performance.now();
+        const r = await post('/admin/v1/events/_search', JSON.stringify(filter(i)));
+        const json = (await r.json()) as any;
+        times.push(performance.now() - s);
+        if (r.status !== 200) throw new Error(`search failed: ${JSON.stringify(json)}`);
+        count += json.events.length;
+      }
+      times.sort((a, b) => a - b);
+      const p50 = round(times[Math.floor(times.length * 0.5)]);
+      const p95 = round(times[Math.floor(times.length * 0.95)]);
+      metrics.push({ name: `event search by ${name} (limit 1000), p95`, value: p95, unit: 'ms', p50, p95, target: { op: '<=', value: 50 } });
+      notes.push(`search by ${name}: ${Math.round(count / SEARCHES)} events per response on average, p50 ${p50} ms`);
+    }
+    return { scenario: 'import', metrics, notes };
+  } finally {
+    await sql.end();
+    await server.stop();
+  }
+}
+
+/** Keycloak-style users: pbkdf2-sha256 with 27,500 iterations, 16-byte salt, 32-byte key. */
+function importBody() {
+  const per = Math.ceil(USERS / ORGS);
+  const run = Date.now();
+  return {
+    dataOrgs: {
+      orgs: Array.from({ length: ORGS }, (_, o) => {
+        const orgId = `5${o}${run}`;
+        return {
+          orgId,
+          org: { name: `Bench ${orgId}` },
+          humanUsers: Array.from({ length: Math.min(per, USERS - o * per) }, (_, u) => ({
+            userId: `${orgId}${u}`,
+            user: {
+              userName: `user${u}@${orgId}.example.com`,
+              profile: { firstName: 'Bench', lastName: `User ${u}`, preferredLanguage: 'en' },
+              email: { email: `user${u}@${orgId}.example.com`, isEmailVerified: true },
+              hashedPassword: { value: `$pbkdf2-sha256$27500$${randomBytes(16).toString('base64')}$${randomBytes(32).toString('base64')}` },
+            },
+          })),
+        };
+      }),
+    },
+    timeout: '5m0s',
+  };
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+

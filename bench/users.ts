@@ -1,0 +1,169 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+
+/**
+ * UserService on PostgreSQL, with the server in its own process (its default worker count):
+ *  1. CreateUser (human, no password, verified email) for USERS users from CONCURRENCY keep-alive
+ *     Connect JSON clients → CreateUser/s
+ *  2. ListUsers pages (limit 100) filtered by organization and by username prefix → p50 / p95.
+ * Targets (2 cores): ≥ 1,500 CreateUser/s with 32 clients; ListUsers p95 ≤ 15 ms.
+ * Settings: DATABASE_URL (a server where a scratch database may be created), BENCH_USERS,
+ * BENCH_CONCURRENCY, BENCH_EMAIL (verified | send: the email verification mode of each CreateUser).
+ */
+const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const USERS = Number(process.env.BENCH_USERS ?? 100_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const EMAIL_MODE = process.env.BENCH_EMAIL ?? 'verified';
+const LISTS = 300;
+
+export default async function run(): Promise<void> {
+  const dbName = `pc_bench_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(BASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${dbName}`);
+  const url = new URL(BASE_URL);
+  url.pathname = `/${dbName}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
+  const port = await freePort();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  let server: ChildProcess | undefined;
+  const sql = postgres(url.toString(), { max: 2, onnotice: () => {} });
+  try {
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start'], {
+      cwd: path.resolve(import.meta.dirname, '..'),
+      env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), PORTCULLIS_HOST: '127.0.0.1', PORTCULLIS_DATA_DIR: dataDir, PORTCULLIS_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await waitReady(`http://127.0.0.1:${port}`);
+    const pat = fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim();
+    const call = (method: string, body: object) => rpc(agent, port, pat, method, body);
+    const [{ orgId }] = await sql`select default_org_id as "orgId" from instances limit 1`;
+
+    // 1. CreateUser from CONCURRENCY clients
+    const email = EMAIL_MODE === 'send' ? {} : { isVerified: true };
+    const createBody = (i: number) => ({
+      organizationId: orgId,
+      username: `bench-${i}`,
+      human: { profile: { givenName: 'Bench', familyName: `User ${i}` }, email: { email: `bench-${i}@example.com`, ...email } },
+    });
+    for (let i = 0; i < 200; i++) await call('CreateUser', createBody(USERS + i)); // warm-up
+    let next = 0;
+    let failures = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let i = next++; i < USERS; i = next++) {
+          const res = await call('CreateUser', createBody(i));
+          if (res.status !== 200) {
+            failures++;
+            if (failures <= 3) console.error(`CreateUser failed: ${res.status} ${res.body}`);
+          }
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const createsPerSecond = Math.round(USERS / seconds);
+    console.log(`CreateUser: ${USERS} users, ${CONCURRENCY} clients, email ${EMAIL_MODE}: ${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 1,500/s)`);
+    await sql`vacuum analyze users`;
+
+    // 2. ListUsers pages, one client
+    const scenarios: Record<string, (i: number) => object> = {
+      'by organization': (i) => ({
+        pagination: { offset: String((i % 50) * 100), limit: 100 },
+        filters: [{ organizationIdFilter: { organizationId: orgId } }],
+      }),
+      'by username prefix': (i) => ({
+        pagination: { limit: 100 },
+        filters: [{ usernameFilter: { value: `bench-${100 + ((i * 7919) % 900)}`, method: 'TEXT_FILTER_METHOD_STARTS_WITH' } }],
+      }),
+    };
+    const figures: Record<string, { p50: number; p95: number; users: number; total: number }> = {};
+    for (const [name, body] of Object.entries(scenarios)) {
+      for (let i = 0; i < 20; i++) await call('ListUsers', body(i));
+      const times: number[] = [];
+      let count = 0;
+      let total = 0;
+      for (let i = 0; i < LISTS; i++) {
+        const s = performance.now();
+        const res = await call('ListUsers', body(i));
+        times.push(performance.now() - s);
+        if (res.status !== 200) throw new Error(`ListUsers failed: ${res.body}`);
+        const json = JSON.parse(res.body);
+        count += json.result?.length ?? 0;
+        total += Number(json.pagination?.totalResult ?? 0);
+      }
+      times.sort((a, b) => a - b);
+      figures[name] = {
+        p50: round(times[Math.floor(LISTS * 0.5)]),
+        p95: round(times[Math.floor(LISTS * 0.95)]),
+        users: Math.round(count / LISTS),
+        total: Math.round(total / LISTS),
+      };
+      console.log(
+        `ListUsers ${name}: p50 ${figures[name].p50} ms, p95 ${figures[name].p95} ms, ${figures[name].users} users/page of ${figures[name].total} matching (target p95 ≤ 15 ms)`,
+      );
+    }
+    const out = { date: new Date().toISOString(), users: USERS, concurrency: CONCURRENCY, emailMode: EMAIL_MODE, createSeconds: round(seconds), createsPerSecond, failures, listUsers: figures };
+    fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
+    fs.writeFileSync(path.join(import.meta.dirname, 'results', 'users.json'), `${JSON.stringify(out, null, 2)}\n`);
+  } finally {
+    agent.destroy();
+    server?.kill('SIGTERM');
+    if (server) await new Promise((r) => server!.once('exit', r));
+    await sql.end();
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** One Connect JSON call over the keep-alive agent (lighter on the shared CPU than fetch). */
+function rpc(agent: http.Agent, port: number, pat: string, method: string, body: object): Promise<{ status: number; body: string }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `/portcullis.user.v2.UserService/${method}`,
+        agent,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Authorization: `Bearer ${pat}` },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(base: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the server did not become ready');
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) await run();

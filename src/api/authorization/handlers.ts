@@ -1,0 +1,52 @@
+import type { ServiceImpl } from '@connectrpc/connect';
+import { AuthorizationService } from '../../../gen/portcullis/authorization/v2/authorization_service_pb';
+import type { Deps } from '../../deps';
+import { createAuthorization, deleteAuthorization, updateAuthorization } from '../../domain/authorization/commands';
+import { listAuthorizations } from '../../domain/authorization/queries';
+import { ctxOf } from '../context';
+import { pageIn, pageOut, ts } from '../instance/paging';
+
+export function authorizationHandlers(deps: Deps): ServiceImpl<typeof AuthorizationService> {
+  return {
+    async createAuthorization(req, hc) {
+      const r = await createAuthorization(ctxOf(deps, hc), {
+        userId: req.userId,
+        projectId: req.projectId,
+        orgId: req.organizationId,
+        roleKeys: req.roleKeys,
+      });
+      return { id: r.id, creationDate: ts(r.createdAt) };
+    },
+    async updateAuthorization(req, hc) {
+      const r = await updateAuthorization(ctxOf(deps, hc), { id: req.id, roleKeys: req.roleKeys });
+      return { changeDate: ts(r.changedAt) };
+    },
+    async deleteAuthorization(req, hc) {
+      const r = await deleteAuthorization(ctxOf(deps, hc), { id: req.id });
+      return { deletionDate: ts(r.deletedAt) };
+    },
+    async listAuthorizations(req, hc) {
+      const r = await listAuthorizations(ctxOf(deps, hc), {
+        userId: req.userId || undefined,
+        projectId: req.projectId || undefined,
+        orgId: req.organizationId || undefined,
+        roleKey: req.roleKey || undefined,
+        page: pageIn(req.pagination),
+      });
+      return {
+        pagination: pageOut(r),
+        authorizations: r.items.map((a) => ({
+          id: a.id,
+          userId: a.userId,
+          projectId: a.projectId,
+          projectOrganizationId: a.projectOrgId,
+          organizationId: a.orgId,
+          projectGrantId: a.projectGrantId ?? '',
+          roleKeys: a.roleKeys,
+          creationDate: ts(a.createdAt),
+          changeDate: ts(a.changedAt),
+        })),
+      };
+    },
+  };
+}

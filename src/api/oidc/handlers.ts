@@ -1,0 +1,39 @@
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { OIDCService } from '../../../gen/portcullis/oidc/v2/oidc_service_pb';
+import type { Deps } from '../../deps';
+import { invalidArgument } from '../../domain/errors';
+import { createCallback, getAuthRequestForLoginUi } from '../../domain/oidc/login-ui';
+import { callbackUrl } from '../../login/flow';
+import { ctxOf } from '../context';
+
+export function oidcHandlers(deps: Deps): ServiceImpl<typeof OIDCService> {
+  return {
+    async getAuthRequest(req, hc) {
+      const r = await getAuthRequestForLoginUi(ctxOf(deps, hc), req.authRequestId);
+      return {
+        authRequest: {
+          id: r.id,
+          creationDate: timestampFromDate(r.createdAt),
+          clientId: r.clientId,
+          scope: r.scopes,
+          redirectUri: r.redirectUri,
+          prompt: r.prompt,
+          loginHint: r.loginHint ?? '',
+          maxAge: r.maxAge === null ? undefined : BigInt(r.maxAge),
+          uiLocales: r.uiLocales,
+          hintUserId: r.hintUserId ?? '',
+        },
+      };
+    },
+    async createCallback(req, hc) {
+      const ctx = ctxOf(deps, hc);
+      const kind = req.callbackKind;
+      let r;
+      if (kind.case === 'session') r = await createCallback(ctx, req.authRequestId, { session: { id: kind.value.sessionId, token: kind.value.sessionToken } });
+      else if (kind.case === 'error') r = await createCallback(ctx, req.authRequestId, { error: { error: kind.value.error, description: kind.value.errorDescription } });
+      else throw invalidArgument('Errors.AuthRequest.Callback', 'one of session or error is required');
+      return { callbackUrl: deps.config.externalUrl + callbackUrl(r.id), changeDate: timestampFromDate(new Date()) };
+    },
+  };
+}

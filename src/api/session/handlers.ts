@@ -1,0 +1,70 @@
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { ServiceImpl } from '@connectrpc/connect';
+import { SessionService } from '../../../gen/portcullis/session/v2/session_service_pb';
+import type { Checks } from '../../../gen/portcullis/session/v2/session_service_pb';
+import type { Deps } from '../../deps';
+import { invalidArgument } from '../../domain/errors';
+import { createSessionWithChecks, requireLoginUiPermission, type SessionChecks, setSessionChecks } from '../../domain/session/api';
+import { getSession, listSessions, type Session, terminateSessions } from '../../domain/session/sessions';
+import { notFound } from '../../domain/errors';
+import { ctxOf } from '../context';
+
+function checksOf(c: Checks | undefined): SessionChecks {
+  const out: SessionChecks = {};
+  if (c?.user) {
+    const s = c.user.search;
+    if (s.case === 'userId') out.user = { userId: s.value };
+    else if (s.case === 'loginName') out.user = { loginName: s.value };
+    else throw invalidArgument('Errors.Session.User.Missing', 'checks.user needs user_id or login_name');
+  }
+  if (c?.password) out.password = c.password.password;
+  return out;
+}
+
+function toProto(s: Session) {
+  return {
+    id: s.id,
+    userId: s.userId ?? '',
+    organizationId: s.orgId ?? '',
+    passwordCheckedAt: s.passwordCheckedAt ? timestampFromDate(s.passwordCheckedAt) : undefined,
+    creationDate: timestampFromDate(s.createdAt),
+    changeDate: timestampFromDate(s.changedAt),
+    expirationDate: s.expiresAt ? timestampFromDate(s.expiresAt) : undefined,
+  };
+}
+
+export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> {
+  return {
+    async createSession(req, hc) {
+      const ctx = ctxOf(deps, hc);
+      const lifetime = Number(req.lifetimeSeconds);
+      const { id, token, session } = await createSessionWithChecks(ctx, checksOf(req.checks), lifetime > 0 ? lifetime : undefined);
+      return { sessionId: id, sessionToken: token, creationDate: timestampFromDate(session.createdAt) };
+    },
+    async setSession(req, hc) {
+      const s = await setSessionChecks(ctxOf(deps, hc), req.sessionId, req.sessionToken, checksOf(req.checks));
+      return { changeDate: timestampFromDate(s.changedAt) };
+    },
+    async getSession(req, hc) {
+      const ctx = ctxOf(deps, hc);
+      requireLoginUiPermission(ctx);
+      const s = await getSession(ctx.db, req.sessionId, req.sessionToken || undefined);
+      if (!s) throw notFound('Errors.Session.NotFound', 'session not found');
+      return { session: toProto(s) };
+    },
+    async listSessions(req, hc) {
+      const ctx = ctxOf(deps, hc);
+      requireLoginUiPermission(ctx);
+      const limit = Math.min(req.pagination?.limit || 100, 1000);
+      const offset = Number(req.pagination?.offset ?? 0n);
+      const { rows, total } = await listSessions(ctx.db, { userId: req.userId || undefined, limit, offset });
+      return { pagination: { totalResult: BigInt(total), appliedLimit: BigInt(limit) }, sessions: rows.map(toProto) };
+    },
+    async deleteSession(req, hc) {
+      const ctx = ctxOf(deps, hc);
+      requireLoginUiPermission(ctx);
+      await terminateSessions(ctx, [req.sessionId]);
+      return { deletionDate: timestampFromDate(new Date()) };
+    },
+  };
+}

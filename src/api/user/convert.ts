@@ -1,0 +1,168 @@
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { Timestamp } from '@bufbuild/protobuf/wkt';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { TextFilterMethod, type PaginationRequest } from '../../../gen/portcullis/object/v2/object_pb';
+import {
+  AccessTokenType,
+  Gender,
+  type SetHumanEmail,
+  type SetHumanPhone,
+  UserState,
+  type UserSchema,
+  UserType,
+} from '../../../gen/portcullis/user/v2/user_pb';
+import type { UserFilter as UserFilterMsg } from '../../../gen/portcullis/user/v2/user_service_pb';
+import { invalidArgument } from '../../domain/errors';
+import type { EmailVerification, PhoneVerification } from '../../domain/user/commands';
+import type { Page, TextMethod, UserFilter, UserView } from '../../domain/user/queries';
+
+// Conversions between the v2 messages and the domain's inputs and records. No rules live here.
+
+export const ts = (d: Date) => timestampFromDate(d);
+export const optDate = (t: Timestamp | undefined) => (t ? timestampDate(t) : undefined);
+
+export function page(p: PaginationRequest | undefined): Page | undefined {
+  return p ? { offset: Number(p.offset), limit: p.limit, asc: p.asc } : undefined;
+}
+
+export function paginationOut(total: number, limit: number) {
+  return { totalResult: BigInt(total), appliedLimit: BigInt(limit) };
+}
+
+const GENDERS: Record<number, string | undefined> = {
+  [Gender.UNSPECIFIED]: undefined,
+  [Gender.FEMALE]: 'FEMALE',
+  [Gender.MALE]: 'MALE',
+  [Gender.DIVERSE]: 'DIVERSE',
+};
+export const genderIn = (g: Gender | undefined) => (g === undefined ? undefined : (GENDERS[g] ?? ''));
+const genderOut = (g: string | null) => (g === 'FEMALE' ? Gender.FEMALE : g === 'MALE' ? Gender.MALE : g === 'DIVERSE' ? Gender.DIVERSE : Gender.UNSPECIFIED);
+
+export const accessTokenTypeIn = (t: AccessTokenType | undefined) =>
+  t === AccessTokenType.JWT ? ('JWT' as const) : t === AccessTokenType.BEARER ? ('BEARER' as const) : undefined;
+const accessTokenTypeOut = (t: string | null) => (t === 'JWT' ? AccessTokenType.JWT : AccessTokenType.BEARER);
+
+const STATES_OUT: Record<string, UserState> = {
+  ACTIVE: UserState.ACTIVE,
+  INACTIVE: UserState.INACTIVE,
+  LOCKED: UserState.LOCKED,
+  REMOVED: UserState.DELETED,
+  INITIAL: UserState.INITIAL,
+};
+const STATES_IN: Record<number, 'ACTIVE' | 'INACTIVE' | 'LOCKED' | 'REMOVED' | 'INITIAL'> = {
+  [UserState.ACTIVE]: 'ACTIVE',
+  [UserState.INACTIVE]: 'INACTIVE',
+  [UserState.LOCKED]: 'LOCKED',
+  [UserState.DELETED]: 'REMOVED',
+  [UserState.INITIAL]: 'INITIAL',
+};
+
+export function emailVerificationIn(e: Pick<SetHumanEmail, 'verification'>): EmailVerification {
+  switch (e.verification.case) {
+    case 'returnCode':
+      return { return: true };
+    case 'isVerified':
+      return e.verification.value ? { verified: true } : { send: {} };
+    case 'sendCode':
+      return { send: { urlTemplate: e.verification.value.urlTemplate } };
+    default:
+      return { send: {} };
+  }
+}
+
+export function phoneVerificationIn(p: SetHumanPhone): PhoneVerification {
+  if (p.verification.case === 'returnCode') return { return: true };
+  if (p.verification.case === 'isVerified' && p.verification.value) return { verified: true };
+  return { none: true };
+}
+
+export function userOut(u: UserView): MessageInitShape<typeof UserSchema> {
+  return {
+    userId: u.id,
+    organizationId: u.orgId,
+    state: STATES_OUT[u.state] ?? UserState.UNSPECIFIED,
+    username: u.username,
+    loginNames: u.loginNames,
+    preferredLoginName: u.preferredLoginName,
+    creationDate: ts(u.createdAt),
+    changeDate: ts(u.changedAt),
+    type:
+      u.type === 'HUMAN'
+        ? {
+            case: 'human',
+            value: {
+              profile: {
+                givenName: u.givenName ?? '',
+                familyName: u.familyName ?? '',
+                nickName: u.nickName ?? '',
+                displayName: u.displayName ?? '',
+                preferredLanguage: u.preferredLanguage ?? '',
+                gender: genderOut(u.gender),
+              },
+              email: { email: u.email ?? '', isVerified: u.emailVerified },
+              phone: { phone: u.phone ?? '', isVerified: u.phoneVerified },
+              passwordChanged: u.passwordChangedAt ? ts(u.passwordChangedAt) : undefined,
+              passwordChangeRequired: u.passwordChangeRequired,
+            },
+          }
+        : {
+            case: 'machine',
+            value: {
+              name: u.machineName ?? '',
+              description: u.description ?? '',
+              hasSecret: !!u.secretHash,
+              accessTokenType: accessTokenTypeOut(u.accessTokenType),
+            },
+          },
+  };
+}
+
+const METHODS: Record<number, TextMethod> = {
+  [TextFilterMethod.EQUALS_UNSPECIFIED]: 'EQUALS',
+  [TextFilterMethod.EQUALS_IGNORE_CASE]: 'EQUALS_IGNORE_CASE',
+  [TextFilterMethod.STARTS_WITH]: 'STARTS_WITH',
+  [TextFilterMethod.STARTS_WITH_IGNORE_CASE]: 'STARTS_WITH_IGNORE_CASE',
+  [TextFilterMethod.CONTAINS]: 'CONTAINS',
+  [TextFilterMethod.CONTAINS_IGNORE_CASE]: 'CONTAINS_IGNORE_CASE',
+};
+
+function text(field: string, v: { value: string; method: TextFilterMethod }) {
+  const method = METHODS[v.method];
+  if (!method) throw invalidArgument('Errors.Query.Invalid', `${field}.method is unknown`);
+  return { value: v.value, method };
+}
+
+export function filterIn(f: UserFilterMsg | undefined): UserFilter {
+  const x = f?.filter;
+  switch (x?.case) {
+    case 'usernameFilter':
+      return { username: text('username_filter', x.value) };
+    case 'loginNameFilter':
+      return { loginName: x.value.loginName };
+    case 'emailFilter':
+      return { email: text('email_filter', x.value) };
+    case 'displayNameFilter':
+      return { displayName: text('display_name_filter', x.value) };
+    case 'stateFilter': {
+      const state = STATES_IN[x.value.state];
+      if (!state) throw invalidArgument('Errors.Query.Invalid', 'state_filter.state is required');
+      return { state };
+    }
+    case 'typeFilter':
+      if (x.value.type === UserType.HUMAN) return { type: 'HUMAN' };
+      if (x.value.type === UserType.MACHINE) return { type: 'MACHINE' };
+      throw invalidArgument('Errors.Query.Invalid', 'type_filter.type is required');
+    case 'organizationIdFilter':
+      return { orgId: x.value.organizationId };
+    case 'inUserIdsFilter':
+      return { userIds: x.value.userIds };
+    case 'andFilter':
+      return { and: x.value.filters.map(filterIn) };
+    case 'orFilter':
+      return { or: x.value.filters.map(filterIn) };
+    case 'notFilter':
+      return { not: filterIn(x.value.filter) };
+    default:
+      throw invalidArgument('Errors.Query.Invalid', 'filters: a filter is empty');
+  }
+}

@@ -1,0 +1,15 @@
+import { PERMISSIONS, ROLE_NAMES, ROLES } from './roles';
+
+/**
+ * The README's role → permission table, rendered from the one table in roles.ts. A test compares the
+ * README with this output, so the documentation cannot drift from the code.
+ */
+export function rolesTableMarkdown(): string {
+  const header = `| permission | ${ROLE_NAMES.join(' | ')} |`;
+  const on = `| *granted on* | ${ROLE_NAMES.map((r) => ROLES[r].on.toLowerCase()).join(' | ')} |`;
+  const rule = `| --- | ${ROLE_NAMES.map(() => ':-:').join(' | ')} |`;
+  const rows = PERMISSIONS.map(
+    (p) => `| \`${p}\` | ${ROLE_NAMES.map((r) => ((ROLES[r].permissions as readonly string[]).includes(p) ? '✓' : '')).join(' | ')} |`,
+  );
+  return [header, rule, on, ...rows].join('\n');
+}

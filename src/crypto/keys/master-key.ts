@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../../config';
+
+let processKey: Buffer | undefined;
+
+/**
+ * The 32-byte key that encrypts signing keys at rest. From PORTCULLIS_MASTER_KEY (base64 or hex);
+ * otherwise read from, or generated once into, `<data dir>/master.key` (0600). With an in-memory data
+ * folder the process keeps a key of its own: replicas sharing a database must then set the variable.
+ */
+export function loadMasterKey(config: Pick<Config, 'masterKey' | 'dataDir' | 'inMemory'>): Buffer {
+  let key = loaded.get(config);
+  if (!key) loaded.set(config, (key = readMasterKey(config)));
+  return key;
+}
+
+const loaded = new WeakMap<object, Buffer>();
+
+function readMasterKey(config: Pick<Config, 'masterKey' | 'dataDir' | 'inMemory'>): Buffer {
+  if (config.masterKey) return decodeKey(config.masterKey);
+  if (config.inMemory) {
+    processKey ??= randomBytes(32);
+    return processKey;
+  }
+  const file = path.join(config.dataDir, 'master.key');
+  if (fs.existsSync(file)) return decodeKey(fs.readFileSync(file, 'utf8').trim());
+  const key = randomBytes(32);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  try {
+    // `wx` fails if a concurrently starting process wrote it first; then that one's key wins.
+    fs.writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch {
+    return decodeKey(fs.readFileSync(file, 'utf8').trim());
+  }
+  return key;
+}
+
+function decodeKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new Error('PORTCULLIS_MASTER_KEY must be 32 bytes, given as base64 or hex');
+  return key;
+}

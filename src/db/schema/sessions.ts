@@ -1,0 +1,34 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+/**
+ * Login sessions. The hosted login finds a browser's sessions by the hash of its user-agent cookie
+ * (`user_agent_hash`); custom login UIs hold the session token (`token_hash`). A terminated session
+ * keeps its row (so its tokens stay explainable) but is never used again.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    /** SHA-256 of the session token handed to API callers */
+    tokenHash: text('token_hash').notNull(),
+    /** SHA-256 of the browser's user-agent cookie, null for API-created sessions */
+    userAgentHash: text('user_agent_hash'),
+    userId: text('user_id'),
+    orgId: text('org_id'),
+    /** last successful password check */
+    passwordCheckedAt: timestamp('password_checked_at', { withTimezone: true, mode: 'date' }),
+    /** authentication methods (`pwd`, ...) */
+    amr: text('amr').array().notNull().default(sql`'{}'::text[]`),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    terminatedAt: timestamp('terminated_at', { withTimezone: true, mode: 'date' }),
+    sequence: integer('sequence').notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex('sessions_token_hash_uq').on(t.tokenHash),
+    index('sessions_user_agent_idx').on(t.userAgentHash),
+    index('sessions_user_idx').on(t.userId),
+  ],
+);

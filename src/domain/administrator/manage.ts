@@ -1,0 +1,92 @@
+import { and, eq, ne } from 'drizzle-orm';
+import type { Permission } from '../../authz/roles';
+import { administrators, users } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { invalidArgument, notFound, permissionDenied } from '../errors';
+import { execute, type Scope } from '../execute';
+import { requireId } from '../instance/validate';
+import { orgFor } from '../org/access';
+import { projectFor } from '../project/access';
+import { addAdministrator, checkRoles } from './commands';
+
+/** The resource of a membership as the API names it. */
+export type ResourceRef = { instance: true } | { orgId: string } | { projectId: string };
+
+interface Resolved {
+  resourceType: 'INSTANCE' | 'ORG' | 'PROJECT';
+  resourceId: string;
+  resourceOwner: string;
+  aggregateType: 'instance' | 'org' | 'project';
+}
+
+/** Resolves the resource for a caller who needs `perm` on it (NOT_FOUND when they cannot see it). */
+export async function resolveResource(scope: Scope, ref: ResourceRef | undefined, perm: Permission): Promise<Resolved> {
+  const { ctx } = scope;
+  if (!ref) throw invalidResource();
+  if ('instance' in ref) {
+    if (!ctx.principal.canInstance(perm)) throw permissionDenied(`needs ${perm} on the instance`);
+    await scope.load('instance', ctx.instanceId);
+    return { resourceType: 'INSTANCE', resourceId: ctx.instanceId, resourceOwner: ctx.instanceId, aggregateType: 'instance' };
+  }
+  if ('orgId' in ref) {
+    const id = requireId('resource.organization_id', ref.orgId);
+    await scope.load('org', id);
+    const org = await orgFor(scope.tx, ctx.principal, id, perm);
+    return { resourceType: 'ORG', resourceId: org.id, resourceOwner: org.id, aggregateType: 'org' };
+  }
+  const id = requireId('resource.project_id', ref.projectId);
+  await scope.load('project', id);
+  const project = await projectFor(scope.tx, ctx.principal, id, perm);
+  return { resourceType: 'PROJECT', resourceId: project.id, resourceOwner: project.orgId, aggregateType: 'project' };
+}
+
+function invalidResource() {
+  return invalidArgument('Errors.Invalid.resource', 'resource is required: instance, organization_id or project_id');
+}
+
+const memberNotFound = () => notFound('Errors.Member.NotFound', 'the user is not an administrator of this resource');
+
+export async function createAdministrator(ctx: Ctx, input: { userId: string; resource?: ResourceRef; roles: string[] }): Promise<{ createdAt: Date }> {
+  const userId = requireId('user_id', input.userId);
+  return execute(ctx, async (scope) => {
+    const r = await resolveResource(scope, input.resource, 'administrator.write');
+    checkRoles(r.resourceType, input.roles);
+    const [user] = await scope.tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
+    if (!user) throw notFound('Errors.User.NotFound', 'user not found');
+    await addAdministrator(scope, { userId, resourceType: r.resourceType, resourceId: r.resourceId, resourceOwner: r.resourceOwner, roles: [...new Set(input.roles)] });
+    return { createdAt: new Date() };
+  });
+}
+
+export async function updateAdministrator(ctx: Ctx, input: { userId: string; resource?: ResourceRef; roles: string[] }): Promise<{ changedAt: Date }> {
+  const userId = requireId('user_id', input.userId);
+  return execute(ctx, async (scope) => {
+    const r = await resolveResource(scope, input.resource, 'administrator.write');
+    checkRoles(r.resourceType, input.roles);
+    const roles = [...new Set(input.roles)];
+    const changedAt = new Date();
+    const updated = await scope.tx
+      .update(administrators)
+      .set({ roles, changedAt })
+      .where(and(eq(administrators.userId, userId), eq(administrators.resourceType, r.resourceType), eq(administrators.resourceId, r.resourceId)))
+      .returning({ userId: administrators.userId });
+    if (!updated.length) throw memberNotFound();
+    scope.push({ aggregateType: r.aggregateType, aggregateId: r.resourceId, type: 'administrator.changed', payload: { userId, roles }, resourceOwner: r.resourceOwner });
+    return { changedAt };
+  });
+}
+
+export async function deleteAdministrator(ctx: Ctx, input: { userId: string; resource?: ResourceRef }): Promise<{ deletedAt: Date }> {
+  const userId = requireId('user_id', input.userId);
+  return execute(ctx, async (scope) => {
+    const r = await resolveResource(scope, input.resource, 'administrator.write');
+    const gone = await scope.tx
+      .delete(administrators)
+      .where(and(eq(administrators.userId, userId), eq(administrators.resourceType, r.resourceType), eq(administrators.resourceId, r.resourceId)))
+      .returning({ userId: administrators.userId });
+    if (gone.length) {
+      scope.push({ aggregateType: r.aggregateType, aggregateId: r.resourceId, type: 'administrator.removed', payload: { userId }, resourceOwner: r.resourceOwner });
+    }
+    return { deletedAt: new Date() };
+  });
+}

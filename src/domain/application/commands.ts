@@ -1,0 +1,325 @@
+import { and, eq, ne } from 'drizzle-orm';
+import { applicationKeys, applications, orgs, projects } from '../../db/schema/index';
+import { hashSecret } from '../../crypto/secrets';
+import { randomToken } from '../../crypto/random';
+import type { Ctx } from '../context';
+import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
+import { execute, onUniqueViolation, type Scope } from '../execute';
+import { newId } from '../ids';
+import { type ComplianceProblem, complianceProblems } from './compliance';
+import { newClientId } from './client-id';
+import {
+  API_DEFAULTS,
+  type ApiAppConfig,
+  type AppConfigInput,
+  type AppType,
+  OIDC_DEFAULTS,
+  type OidcAppConfig,
+  type SamlAppConfig,
+  usesSecret,
+  withOidcDefaults,
+} from './model';
+import { applicationNotFound } from './queries';
+import { checkApiConfig, checkApplicationId, checkName, checkOidcConfig, checkRequiredId, checkSamlConfig } from './validate';
+
+onUniqueViolation('applications_pkey', () => alreadyExists('Errors.Application.AlreadyExists', 'an application with this id already exists'));
+onUniqueViolation('applications_client_id_uq', () => alreadyExists('Errors.Application.AlreadyExists', 'an application with this client id already exists'));
+
+// Application events live on the project aggregate (`project.application.*`), owned by the
+// project's organization: commands load the project's sequence first, so concurrent changes to the
+// project and its applications are detected.
+
+/** A client secret: 256 random bits, shown once, stored as a keyed hash. */
+function newClientSecret(): string {
+  return randomToken(32);
+}
+
+export interface CreateApplicationInput {
+  projectId: string;
+  applicationId?: string;
+  name: string;
+  config: AppConfigInput;
+}
+
+export interface CreatedApplication {
+  id: string;
+  type: AppType;
+  createdAt: Date;
+  clientId?: string;
+  clientSecret?: string;
+  complianceProblems: ComplianceProblem[];
+}
+
+export async function createApplication(ctx: Ctx, input: CreateApplicationInput): Promise<CreatedApplication> {
+  checkRequiredId(input.projectId, 'project_id');
+  if (input.applicationId) checkApplicationId(input.applicationId);
+  const name = checkName(input.name);
+  const config = completeConfig(input.config);
+
+  return execute(ctx, async (scope) => {
+    await scope.load('project', input.projectId);
+    const project = await writableProject(scope, input.projectId);
+    const id = input.applicationId || newId();
+    const clientId = config.type === 'SAML' ? null : newClientId(id, project.name);
+    const clientSecret = usesSecret(config.type, configOf(config)) ? newClientSecret() : undefined;
+    const [row] = await scope.tx
+      .insert(applications)
+      .values({
+        id,
+        projectId: project.id,
+        orgId: project.orgId,
+        name,
+        type: config.type,
+        clientId,
+        secretHash: clientSecret ? hashSecret(clientSecret) : null,
+        oidc: config.type === 'OIDC' ? config.oidc : null,
+        saml: config.type === 'SAML' ? config.saml : null,
+        api: config.type === 'API' ? config.api : null,
+      })
+      .returning({ createdAt: applications.createdAt });
+    const push = eventsFor(scope, project.id, project.orgId);
+    push('project.application.added', { appId: id, name, type: config.type });
+    push(`project.application.config.${config.type.toLowerCase()}.added`, {
+      appId: id,
+      clientId,
+      hasSecret: Boolean(clientSecret),
+      ...configOf(config),
+    });
+    return {
+      id,
+      type: config.type,
+      createdAt: row.createdAt,
+      clientId: clientId ?? undefined,
+      clientSecret,
+      complianceProblems: config.type === 'OIDC' ? complianceProblems(config.oidc) : [],
+    };
+  });
+}
+
+type CompleteConfig = { type: 'OIDC'; oidc: OidcAppConfig } | { type: 'SAML'; saml: SamlAppConfig } | { type: 'API'; api: ApiAppConfig };
+
+function completeConfig(input: AppConfigInput): CompleteConfig {
+  if (input.type === 'OIDC') {
+    const oidc = withOidcDefaults(OIDC_DEFAULTS, input.oidc);
+    checkOidcConfig(oidc);
+    return { type: 'OIDC', oidc };
+  }
+  if (input.type === 'API') {
+    const api = { ...API_DEFAULTS, ...definedOnly(input.api) };
+    checkApiConfig(api);
+    return { type: 'API', api };
+  }
+  checkSamlConfig(input.saml);
+  return { type: 'SAML', saml: input.saml };
+}
+
+function configOf(c: CompleteConfig): Record<string, unknown> & { authMethodType?: string } {
+  return c.type === 'OIDC' ? { ...c.oidc } : c.type === 'API' ? { ...c.api } : { ...c.saml };
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The project, if it exists and the caller may add applications to it. */
+async function writableProject(scope: Scope, projectId: string) {
+  const [project] = await scope.tx
+    .select({ id: projects.id, orgId: projects.orgId, name: projects.name })
+    .from(projects)
+    .innerJoin(orgs, eq(orgs.id, projects.orgId))
+    .where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED'), ne(orgs.state, 'REMOVED')));
+  const p = scope.ctx.principal;
+  if (!project || !(p.canProject('project.app.read', project.id, project.orgId) || p.canProject('project.read', project.id, project.orgId))) {
+    throw notFound('Errors.Project.NotFound', 'project not found');
+  }
+  if (!p.canProject('project.app.write', project.id, project.orgId)) throw permissionDenied('needs project.app.write on the project');
+  return project;
+}
+
+function eventsFor(scope: Scope, projectId: string, orgId: string) {
+  return (type: string, payload: Record<string, unknown>) =>
+    scope.push({ aggregateType: 'project', aggregateId: projectId, type, payload, resourceOwner: orgId });
+}
+
+/**
+ * Loads an application for a change: NOT_FOUND unless it exists and the caller may read it,
+ * PERMISSION_DENIED unless the caller may also change it. `removed` lets DeleteApplication find an
+ * already removed one.
+ */
+async function writableApplication(scope: Scope, applicationId: string, opts: { removed?: boolean } = {}) {
+  checkRequiredId(applicationId, 'application_id');
+  const [ref] = await scope.tx.select({ projectId: applications.projectId }).from(applications).where(eq(applications.id, applicationId));
+  if (!ref) throw applicationNotFound();
+  await scope.load('project', ref.projectId);
+  const [row] = await scope.tx
+    .select({
+      id: applications.id,
+      projectId: applications.projectId,
+      orgId: applications.orgId,
+      name: applications.name,
+      type: applications.type,
+      state: applications.state,
+      clientId: applications.clientId,
+      secretHash: applications.secretHash,
+      oidc: applications.oidc,
+      saml: applications.saml,
+      api: applications.api,
+      createdAt: applications.createdAt,
+      changedAt: applications.changedAt,
+      projectState: projects.state,
+      orgState: orgs.state,
+    })
+    .from(applications)
+    .innerJoin(projects, eq(projects.id, applications.projectId))
+    .innerJoin(orgs, eq(orgs.id, applications.orgId))
+    .where(eq(applications.id, applicationId));
+  const gone = !row || row.projectState === 'REMOVED' || row.orgState === 'REMOVED' || (row.state === 'REMOVED' && !opts.removed);
+  const p = scope.ctx.principal;
+  if (gone || !p.canProject('project.app.read', row.projectId, row.orgId)) throw applicationNotFound();
+  if (!p.canProject('project.app.write', row.projectId, row.orgId)) throw permissionDenied('needs project.app.write on the project');
+  return row;
+}
+
+export interface UpdateApplicationInput {
+  applicationId: string;
+  name?: string;
+  /** fields present in the partial replace the stored ones (lists included) */
+  config?: AppConfigInput;
+}
+
+export interface UpdatedApplication {
+  changedAt: Date;
+  clientSecret?: string;
+  complianceProblems: ComplianceProblem[];
+}
+
+export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput): Promise<UpdatedApplication> {
+  const name = input.name === undefined ? undefined : checkName(input.name);
+  return execute(ctx, async (scope) => {
+    const app = await writableApplication(scope, input.applicationId);
+    const type = app.type as AppType;
+    if (input.config && input.config.type !== type) {
+      throw invalidArgument('Errors.Application.TypeMismatch', `${input.config.type.toLowerCase()} does not match the application's type ${type}`);
+    }
+    const push = eventsFor(scope, app.projectId, app.orgId);
+    const set: Partial<typeof applications.$inferInsert> = {};
+    let clientSecret: string | undefined;
+
+    if (name !== undefined && name !== app.name) {
+      set.name = name;
+      push('project.application.changed', { appId: app.id, name });
+    }
+    if (input.config) {
+      const before = type === 'OIDC' ? app.oidc : type === 'API' ? app.api : app.saml;
+      const next = mergeConfig(app, input.config);
+      const after = configOf(next);
+      const changed = Object.fromEntries(Object.entries(after).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k])));
+      if (Object.keys(changed).length > 0) {
+        if (next.type === 'OIDC') set.oidc = next.oidc;
+        if (next.type === 'API') set.api = next.api;
+        if (next.type === 'SAML') set.saml = next.saml;
+        push(`project.application.config.${type.toLowerCase()}.changed`, { appId: app.id, ...changed });
+        // Moving to a secret-based method needs a secret; moving away drops the old one.
+        const needsSecret = usesSecret(type, after);
+        if (needsSecret && !app.secretHash) {
+          clientSecret = newClientSecret();
+          set.secretHash = hashSecret(clientSecret);
+          push('project.application.secret.changed', { appId: app.id });
+        } else if (!needsSecret && app.secretHash) {
+          set.secretHash = null;
+        }
+      }
+    }
+    let changedAt = app.changedAt;
+    if (Object.keys(set).length > 0) {
+      const [row] = await scope.tx
+        .update(applications)
+        .set({ ...set, changedAt: new Date() })
+        .where(eq(applications.id, app.id))
+        .returning({ changedAt: applications.changedAt });
+      changedAt = row.changedAt;
+    }
+    const oidc = set.oidc ?? app.oidc;
+    return { changedAt, clientSecret, complianceProblems: type === 'OIDC' && oidc ? complianceProblems(oidc) : [] };
+  });
+}
+
+function mergeConfig(app: { type: string; oidc: OidcAppConfig | null; api: ApiAppConfig | null; saml: SamlAppConfig | null }, change: AppConfigInput): CompleteConfig {
+  if (change.type === 'OIDC') {
+    const oidc = withOidcDefaults(app.oidc ?? OIDC_DEFAULTS, change.oidc);
+    checkOidcConfig(oidc);
+    return { type: 'OIDC', oidc };
+  }
+  if (change.type === 'API') {
+    const api = { ...(app.api ?? API_DEFAULTS), ...definedOnly(change.api) };
+    checkApiConfig(api);
+    return { type: 'API', api };
+  }
+  checkSamlConfig(change.saml);
+  return { type: 'SAML', saml: change.saml };
+}
+
+async function setState(ctx: Ctx, applicationId: string, from: 'ACTIVE' | 'INACTIVE', to: 'ACTIVE' | 'INACTIVE', event: string) {
+  return execute(ctx, async (scope) => {
+    const app = await writableApplication(scope, applicationId);
+    if (app.state !== from) {
+      throw failedPrecondition(
+        to === 'INACTIVE' ? 'Errors.Application.NotActive' : 'Errors.Application.NotInactive',
+        to === 'INACTIVE' ? 'the application is not active' : 'the application is not deactivated',
+      );
+    }
+    const [row] = await scope.tx
+      .update(applications)
+      .set({ state: to, changedAt: new Date() })
+      .where(eq(applications.id, app.id))
+      .returning({ changedAt: applications.changedAt });
+    eventsFor(scope, app.projectId, app.orgId)(event, { appId: app.id });
+    return { changedAt: row.changedAt };
+  });
+}
+
+export const deactivateApplication = (ctx: Ctx, applicationId: string) =>
+  setState(ctx, applicationId, 'ACTIVE', 'INACTIVE', 'project.application.deactivated');
+
+export const reactivateApplication = (ctx: Ctx, applicationId: string) =>
+  setState(ctx, applicationId, 'INACTIVE', 'ACTIVE', 'project.application.reactivated');
+
+/** Removes the application and its keys. An already removed application is a success. */
+export async function deleteApplication(ctx: Ctx, applicationId: string): Promise<{ deletedAt: Date }> {
+  return execute(ctx, async (scope) => {
+    const app = await writableApplication(scope, applicationId, { removed: true });
+    if (app.state === 'REMOVED') return { deletedAt: app.changedAt };
+    const [row] = await scope.tx
+      .update(applications)
+      .set({ state: 'REMOVED', secretHash: null, changedAt: new Date() })
+      .where(eq(applications.id, app.id))
+      .returning({ changedAt: applications.changedAt });
+    await scope.tx.delete(applicationKeys).where(eq(applicationKeys.applicationId, app.id));
+    eventsFor(scope, app.projectId, app.orgId)('project.application.removed', { appId: app.id, clientId: app.clientId });
+    return { deletedAt: row.changedAt };
+  });
+}
+
+/** Replaces the client secret of a secret-based application; returns the new one (shown once). */
+export async function generateClientSecret(ctx: Ctx, applicationId: string): Promise<{ clientSecret: string; createdAt: Date }> {
+  return execute(ctx, async (scope) => {
+    const app = await writableApplication(scope, applicationId);
+    const type = app.type as AppType;
+    if (!usesSecret(type, type === 'OIDC' ? app.oidc : app.api)) {
+      throw failedPrecondition(
+        'Errors.Application.NoSecretMethod',
+        'the application does not authenticate with a client secret (auth_method_type must be BASIC or POST)',
+      );
+    }
+    const clientSecret = newClientSecret();
+    const [row] = await scope.tx
+      .update(applications)
+      .set({ secretHash: hashSecret(clientSecret), changedAt: new Date() })
+      .where(eq(applications.id, app.id))
+      .returning({ changedAt: applications.changedAt });
+    eventsFor(scope, app.projectId, app.orgId)('project.application.secret.changed', { appId: app.id });
+    return { clientSecret, createdAt: row.changedAt };
+  });
+}
+
+export { writableApplication as loadWritableApplication, eventsFor as applicationEvents };

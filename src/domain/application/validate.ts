@@ -1,0 +1,133 @@
+import { invalidArgument } from '../errors';
+import {
+  ACCESS_TOKEN_TYPES,
+  API_AUTH_METHODS,
+  type ApiAppConfig,
+  GRANT_TYPES,
+  OIDC_APP_TYPES,
+  OIDC_AUTH_METHODS,
+  type OidcAppConfig,
+  RESPONSE_TYPES,
+  type SamlAppConfig,
+} from './model';
+
+// Field names in messages are the .proto names, so a caller can find the field in the request.
+
+const MAX_URIS = 100;
+const MAX_URI_LENGTH = 2048;
+const MAX_NAME = 200;
+const MAX_METADATA_XML = 1024 * 1024;
+const MAX_CLOCK_SKEW_SECONDS = 5;
+
+export function checkName(name: string, field = 'name'): string {
+  const trimmed = name.trim();
+  if (!trimmed) throw invalidArgument('Errors.Application.Name.Missing', `${field} is required`);
+  if (trimmed.length > MAX_NAME) throw invalidArgument('Errors.Application.Name.TooLong', `${field} must be at most ${MAX_NAME} characters`);
+  return trimmed;
+}
+
+export function checkApplicationId(id: string): void {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) {
+    throw invalidArgument('Errors.Application.Id.Invalid', 'application_id may contain only letters, digits, "-" and "_" (at most 200)');
+  }
+}
+
+export function checkRequiredId(value: string, field: string): void {
+  if (!value) throw invalidArgument('Errors.IdMissing', `${field} is required`);
+  if (value.length > 200) throw invalidArgument('Errors.IdInvalid', `${field} must be at most 200 characters`);
+}
+
+export function checkOidcConfig(c: OidcAppConfig): void {
+  checkUris(c.redirectUris, 'oidc.redirect_uris');
+  checkUris(c.postLogoutRedirectUris, 'oidc.post_logout_redirect_uris');
+  checkEnumList(c.responseTypes, RESPONSE_TYPES, 'oidc.response_types');
+  checkEnumList(c.grantTypes, GRANT_TYPES, 'oidc.grant_types');
+  checkEnum(c.applicationType, OIDC_APP_TYPES, 'oidc.application_type');
+  checkEnum(c.authMethodType, OIDC_AUTH_METHODS, 'oidc.auth_method_type');
+  checkEnum(c.accessTokenType, ACCESS_TOKEN_TYPES, 'oidc.access_token_type');
+  if (!Number.isFinite(c.clockSkewSeconds) || c.clockSkewSeconds < 0 || c.clockSkewSeconds > MAX_CLOCK_SKEW_SECONDS) {
+    throw invalidArgument('Errors.Application.ClockSkew.Invalid', `oidc.clock_skew must be between 0 and ${MAX_CLOCK_SKEW_SECONDS} seconds`);
+  }
+  if (c.additionalOrigins.length > MAX_URIS) {
+    throw invalidArgument('Errors.Application.Origins.TooMany', `oidc.additional_origins may hold at most ${MAX_URIS} entries`);
+  }
+  c.additionalOrigins.forEach((o, i) => {
+    checkOrigin(o, `oidc.additional_origins[${i}]`);
+  });
+}
+
+export function checkApiConfig(c: ApiAppConfig): void {
+  checkEnum(c.authMethodType, API_AUTH_METHODS, 'api.auth_method_type');
+}
+
+export function checkSamlConfig(c: SamlAppConfig): void {
+  if (c.metadataXml !== undefined) {
+    const xml = c.metadataXml.trim();
+    if (!xml) throw invalidArgument('Errors.Application.Saml.Metadata.Missing', 'saml.metadata_xml must not be empty');
+    if (xml.length > MAX_METADATA_XML) throw invalidArgument('Errors.Application.Saml.Metadata.TooLarge', 'saml.metadata_xml must be at most 1 MiB');
+    if (!xml.startsWith('<') || !/<(\w+:)?EntityDescriptor[\s>]/.test(xml) || !/entityID\s*=\s*["'][^"']+["']/.test(xml)) {
+      throw invalidArgument(
+        'Errors.Application.Saml.Metadata.Invalid',
+        'saml.metadata_xml must be a SAML metadata document: an EntityDescriptor with an entityID',
+      );
+    }
+    return;
+  }
+  if (c.metadataUrl !== undefined) {
+    const url = parseUrl(c.metadataUrl);
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || !url.hostname) {
+      throw invalidArgument('Errors.Application.Saml.MetadataUrl.Invalid', 'saml.metadata_url must be an http or https URL');
+    }
+    return;
+  }
+  throw invalidArgument('Errors.Application.Saml.Metadata.Missing', 'saml needs metadata_xml or metadata_url');
+}
+
+function checkUris(uris: string[], field: string): void {
+  if (uris.length > MAX_URIS) throw invalidArgument('Errors.Application.Uris.TooMany', `${field} may hold at most ${MAX_URIS} entries`);
+  uris.forEach((u, i) => {
+    const name = `${field}[${i}]`;
+    if (u.length > MAX_URI_LENGTH) throw invalidArgument('Errors.Application.Uri.TooLong', `${name} must be at most ${MAX_URI_LENGTH} characters`);
+    const url = parseUrl(u);
+    // An absolute URI needs a scheme; http(s) URIs also need a host. Custom schemes
+    // (com.example.app:/callback) are allowed here and judged by the compliance rules.
+    if (!url || /\s/.test(u) || ((url.protocol === 'http:' || url.protocol === 'https:') && !url.hostname)) {
+      throw invalidArgument('Errors.Application.Uri.Invalid', `${name} is not an absolute URI: "${truncate(u)}"`);
+    }
+  });
+  const seen = new Set<string>();
+  for (const u of uris) {
+    if (seen.has(u)) throw invalidArgument('Errors.Application.Uri.Duplicate', `${field} lists "${truncate(u)}" twice`);
+    seen.add(u);
+  }
+}
+
+function checkOrigin(origin: string, field: string): void {
+  const url = parseUrl(origin);
+  if (!url || url.origin === 'null' || url.origin !== origin.replace(/\/$/, '')) {
+    throw invalidArgument('Errors.Application.Origin.Invalid', `${field} must be an origin like https://app.example.com: "${truncate(origin)}"`);
+  }
+}
+
+function checkEnum(value: string, allowed: readonly string[], field: string): void {
+  if (!allowed.includes(value)) throw invalidArgument('Errors.Application.Enum.Invalid', `${field} must be one of ${allowed.join(', ')}`);
+}
+
+function checkEnumList(values: string[], allowed: readonly string[], field: string): void {
+  values.forEach((v, i) => {
+    checkEnum(v, allowed, `${field}[${i}]`);
+  });
+  if (new Set(values).size !== values.length) throw invalidArgument('Errors.Application.Enum.Duplicate', `${field} lists a value twice`);
+}
+
+export function parseUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function truncate(s: string): string {
+  return s.length > 100 ? `${s.slice(0, 100)}…` : s;
+}

@@ -1,0 +1,154 @@
+import { and, eq, ne } from 'drizzle-orm';
+import { authorizations, projectGrants, projectRoles, users } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { DomainError, alreadyExists, invalidArgument, notFound, permissionDenied } from '../errors';
+import { execute, onUniqueViolation, type Scope } from '../execute';
+import { newId } from '../ids';
+import { requireId } from '../instance/validate';
+import { type Project, findProject, grantsSeenBy, projectNotFound } from '../project/access';
+
+onUniqueViolation('authorizations_user_project_org_uq', () =>
+  alreadyExists('Errors.Authorization.AlreadyExists', 'the user already has an authorization on this project from this organization'),
+);
+
+export type Authorization = typeof authorizations.$inferSelect;
+
+const authorizationNotFound = () => notFound('Errors.Authorization.NotFound', 'authorization not found');
+
+/**
+ * Who gives an authorization decides what may be given: the project's organization any role of the
+ * project to any user; a granted organization only the granted roles, only to its own users.
+ */
+interface Giver {
+  project: Project;
+  orgId: string;
+  grantId: string | null;
+  allowedKeys: Set<string>;
+}
+
+async function giverFor(scope: Scope, project: Project, orgId: string): Promise<Giver> {
+  const p = scope.ctx.principal;
+  if (orgId === project.orgId) {
+    if (!p.canProject('authorization.write', project.id, project.orgId)) await denyOrHide(scope, project);
+    const roles = await scope.tx.select({ key: projectRoles.key }).from(projectRoles).where(eq(projectRoles.projectId, project.id));
+    return { project, orgId, grantId: null, allowedKeys: new Set(roles.map((r) => r.key)) };
+  }
+  const [grant] = await scope.tx
+    .select()
+    .from(projectGrants)
+    .where(and(eq(projectGrants.projectId, project.id), eq(projectGrants.grantedOrgId, orgId), ne(projectGrants.state, 'REMOVED')));
+  const canSee = p.canProject('project.read', project.id, project.orgId) || p.canOrg('project.read', orgId);
+  if (!grant || !canSee) {
+    if (!canSee) await denyOrHide(scope, project);
+    throw notFound('Errors.Project.Grant.NotFound', 'the project is not granted to organization_id');
+  }
+  if (!p.canOrg('authorization.write', orgId)) throw permissionDenied('needs authorization.write on the granted organization');
+  return { project, orgId, grantId: grant.id, allowedKeys: new Set(grant.roleKeys) };
+}
+
+async function denyOrHide(scope: Scope, project: Project): Promise<never> {
+  const p = scope.ctx.principal;
+  const visible =
+    p.canProject('project.read', project.id, project.orgId) || (await grantsSeenBy(scope.tx, p, project.id, 'project.read')).length > 0;
+  if (!visible) throw projectNotFound();
+  throw permissionDenied('needs authorization.write on the project');
+}
+
+function checkKeys(giver: Giver, keys: string[]): string[] {
+  const unique = [...new Set(keys)];
+  const bad = unique.find((k) => !giver.allowedKeys.has(k));
+  if (bad !== undefined) {
+    throw invalidArgument(
+      'Errors.Project.Role.NotFound',
+      giver.grantId ? `role_keys: "${bad}" is not granted to the organization` : `role_keys: "${bad}" is not a role of the project`,
+    );
+  }
+  return unique;
+}
+
+export async function createAuthorization(
+  ctx: Ctx,
+  input: { userId: string; projectId: string; orgId?: string; roleKeys: string[] },
+): Promise<{ id: string; createdAt: Date }> {
+  const userId = requireId('user_id', input.userId);
+  const projectId = requireId('project_id', input.projectId);
+  return execute(ctx, async (scope) => {
+    await scope.load('project', projectId);
+    const project = await findProject(scope.tx, projectId);
+    if (!project) throw projectNotFound();
+    const giver = await giverFor(scope, project, input.orgId || project.orgId);
+    const roleKeys = checkKeys(giver, input.roleKeys);
+    const [user] = await scope.tx
+      .select({ orgId: users.orgId })
+      .from(users)
+      .where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
+    if (!user) throw notFound('Errors.User.NotFound', 'user not found');
+    if (giver.grantId && user.orgId !== giver.orgId) {
+      throw invalidArgument('Errors.Authorization.User.Foreign', 'user_id: a granted organization may only authorize its own users');
+    }
+    const id = newId();
+    scope.created('authorization', id);
+    const [row] = await scope.tx
+      .insert(authorizations)
+      .values({ id, userId, projectId, orgId: giver.orgId, projectGrantId: giver.grantId, roleKeys })
+      .returning({ createdAt: authorizations.createdAt });
+    scope.push({
+      aggregateType: 'authorization',
+      aggregateId: id,
+      type: 'authorization.added',
+      payload: { userId, projectId, projectGrantId: giver.grantId, roleKeys },
+      resourceOwner: giver.orgId,
+    });
+    return { id, createdAt: row.createdAt };
+  });
+}
+
+/** Loads an authorization for a change; one the caller may not manage is NOT_FOUND. */
+async function authorizationFor(scope: Scope, id: string): Promise<{ authz: Authorization; giver: Giver } | undefined> {
+  const [authz] = await scope.tx.select().from(authorizations).where(eq(authorizations.id, id));
+  if (!authz) throw authorizationNotFound();
+  const project = await findProject(scope.tx, authz.projectId);
+  if (!project) throw authorizationNotFound();
+  const p = scope.ctx.principal;
+  const sees =
+    authz.userId === p.userId ||
+    p.canOrg('authorization.read', authz.orgId) ||
+    p.canProject('authorization.read', project.id, project.orgId);
+  if (!sees) throw authorizationNotFound();
+  if (authz.state === 'REMOVED') return undefined;
+  try {
+    return { authz, giver: await giverFor(scope, project, authz.orgId) };
+  } catch (err) {
+    // The caller sees this authorization (e.g. its own) but not the project behind it.
+    if (err instanceof DomainError && err.kind === 'not_found') throw permissionDenied('needs authorization.write on the project');
+    throw err;
+  }
+}
+
+export async function updateAuthorization(ctx: Ctx, input: { id: string; roleKeys: string[] }): Promise<{ changedAt: Date }> {
+  const id = requireId('id', input.id);
+  return execute(ctx, async (scope) => {
+    await scope.load('authorization', id);
+    const found = await authorizationFor(scope, id);
+    if (!found) throw authorizationNotFound();
+    const roleKeys = checkKeys(found.giver, input.roleKeys);
+    const changedAt = new Date();
+    await scope.tx.update(authorizations).set({ roleKeys, changedAt }).where(eq(authorizations.id, id));
+    scope.push({ aggregateType: 'authorization', aggregateId: id, type: 'authorization.changed', payload: { roleKeys }, resourceOwner: found.authz.orgId });
+    return { changedAt };
+  });
+}
+
+export async function deleteAuthorization(ctx: Ctx, input: { id: string }): Promise<{ deletedAt: Date }> {
+  const id = requireId('id', input.id);
+  return execute(ctx, async (scope) => {
+    await scope.load('authorization', id);
+    const found = await authorizationFor(scope, id);
+    const deletedAt = new Date();
+    if (!found) return { deletedAt };
+    await scope.tx.update(authorizations).set({ state: 'REMOVED', changedAt: deletedAt }).where(eq(authorizations.id, id));
+    scope.push({ aggregateType: 'authorization', aggregateId: id, type: 'authorization.removed', payload: {}, resourceOwner: found.authz.orgId });
+    return { deletedAt };
+  });
+}
+

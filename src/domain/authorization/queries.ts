@@ -1,0 +1,68 @@
+import { type SQL, and, asc, count, desc, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import { authorizations, projects, users } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { type ListResult, type PageRequest, page } from '../instance/pagination';
+
+export interface AuthorizationRecord {
+  id: string;
+  userId: string;
+  projectId: string;
+  projectOrgId: string;
+  orgId: string;
+  projectGrantId: string | null;
+  roleKeys: string[];
+  createdAt: Date;
+  changedAt: Date;
+}
+
+/**
+ * Authorizations the caller may read, scoped in SQL: given by an organization the caller reads
+ * authorizations of, on a project it reads authorizations of, or the caller's own.
+ */
+export async function listAuthorizations(
+  ctx: Ctx,
+  req: { userId?: string; projectId?: string; orgId?: string; roleKey?: string; page?: PageRequest },
+): Promise<ListResult<AuthorizationRecord>> {
+  const p = page(req.page);
+  const orgScope = ctx.principal.orgScope('authorization.read');
+  const projectScope = ctx.principal.projectScope('authorization.read');
+  const conds: SQL[] = [ne(authorizations.state, 'REMOVED'), ne(projects.state, 'REMOVED'), ne(users.state, 'REMOVED')];
+  if (orgScope !== 'all') {
+    const visible: SQL[] = [eq(authorizations.userId, ctx.principal.userId)];
+    if (orgScope.length) visible.push(inArray(authorizations.orgId, orgScope), inArray(projects.orgId, orgScope));
+    if (projectScope.length) visible.push(inArray(authorizations.projectId, projectScope));
+    conds.push(or(...visible)!);
+  }
+  if (req.userId) conds.push(eq(authorizations.userId, req.userId));
+  if (req.projectId) conds.push(eq(authorizations.projectId, req.projectId));
+  if (req.orgId) conds.push(eq(authorizations.orgId, req.orgId));
+  if (req.roleKey) conds.push(sql`${req.roleKey} = any(${authorizations.roleKeys})`);
+  const where = and(...conds);
+  const [{ n }] = await ctx.db
+    .select({ n: count() })
+    .from(authorizations)
+    .innerJoin(projects, eq(projects.id, authorizations.projectId))
+    .innerJoin(users, eq(users.id, authorizations.userId))
+    .where(where);
+  const dir = p.asc ? asc : desc;
+  const items = await ctx.db
+    .select({
+      id: authorizations.id,
+      userId: authorizations.userId,
+      projectId: authorizations.projectId,
+      projectOrgId: projects.orgId,
+      orgId: authorizations.orgId,
+      projectGrantId: authorizations.projectGrantId,
+      roleKeys: authorizations.roleKeys,
+      createdAt: authorizations.createdAt,
+      changedAt: authorizations.changedAt,
+    })
+    .from(authorizations)
+    .innerJoin(projects, eq(projects.id, authorizations.projectId))
+    .innerJoin(users, eq(users.id, authorizations.userId))
+    .where(where)
+    .orderBy(dir(authorizations.createdAt), dir(authorizations.id))
+    .limit(p.limit)
+    .offset(p.offset);
+  return { total: n, appliedLimit: p.limit, items };
+}

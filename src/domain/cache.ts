@@ -1,0 +1,70 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import type { Scope } from './execute';
+
+/**
+ * Process-local caches of read-mostly rows (clients, machine users, keys, settings) that stay correct
+ * across replicas: a command that changes such a row calls `invalidateAfterCommit`, which evicts the
+ * entry here and, on PostgreSQL, sends a NOTIFY in the same transaction (delivered only on commit) so
+ * every other process evicts it too. If the listening connection drops, notifications may have been
+ * missed, so every cache is cleared when it reconnects. `maxAgeMs` bounds staleness in any case.
+ */
+export interface Cache<V> {
+  get(key: string, load: () => Promise<V>): Promise<V>;
+  evict(key: string): void;
+  clear(): void;
+}
+
+const CHANNEL = 'portcullis_cache';
+const registry = new Map<string, Cache<unknown>>();
+
+export function createCache<V>(name: string, opts: { max?: number; maxAgeMs?: number } = {}): Cache<V> {
+  const max = opts.max ?? 10_000;
+  const maxAge = opts.maxAgeMs ?? 60_000;
+  const entries = new Map<string, { at: number; value: Promise<V> }>();
+  const cache: Cache<V> = {
+    get(key, load) {
+      const hit = entries.get(key);
+      if (hit && Date.now() - hit.at < maxAge) return hit.value;
+      if (entries.size >= max) entries.delete(entries.keys().next().value!);
+      const value = load();
+      entries.set(key, { at: Date.now(), value });
+      value.catch(() => entries.delete(key));
+      return value;
+    },
+    evict(key) {
+      entries.delete(key);
+    },
+    clear() {
+      entries.clear();
+    },
+  };
+  registry.set(name, cache as Cache<unknown>);
+  return cache;
+}
+
+/** Evicts `name:key` in this process now and in every process once the command commits. */
+export async function invalidateAfterCommit(scope: Scope, name: string, key: string): Promise<void> {
+  registry.get(name)?.evict(key);
+  // pg_notify inside the transaction: PostgreSQL delivers it only if the transaction commits.
+  // PGlite has no other process to tell; the local eviction above is all it needs.
+  if (listening) await scope.tx.execute(sql`select pg_notify(${CHANNEL}, ${`${name}\u0000${key}`})`);
+}
+
+let listening = false;
+
+/** Subscribes this process to invalidations from the others (PostgreSQL only). */
+export async function listenForInvalidations(database: Database): Promise<void> {
+  if (!database.pg) return;
+  await database.pg.listen(
+    CHANNEL,
+    (payload) => {
+      const [name, key] = payload.split('\u0000');
+      registry.get(name)?.evict(key);
+    },
+    () => {
+      for (const c of registry.values()) c.clear();
+    },
+  );
+  listening = true;
+}

@@ -1,0 +1,87 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import type { Ctx } from '../context';
+
+/**
+ * Multi-row writes for the bulk import: thousands of rows per statement, sent as one JSON parameter
+ * that PostgreSQL unpacks with jsonb_to_recordset. One parameter instead of one per value keeps every
+ * batch under the protocol's 65,535-parameter limit and saves the per-value binding cost.
+ */
+export const BATCH_ROWS = 5000;
+
+export interface UserRow {
+  id: string;
+  org_id: string;
+  type: 'HUMAN' | 'MACHINE';
+  state: string;
+  username: string;
+  given_name?: string | null;
+  family_name?: string | null;
+  nick_name?: string | null;
+  display_name?: string | null;
+  preferred_language?: string | null;
+  gender?: string | null;
+  email?: string | null;
+  email_verified?: boolean;
+  phone?: string | null;
+  phone_verified?: boolean;
+  password_hash?: string | null;
+  password_change_required?: boolean;
+  machine_name?: string | null;
+  description?: string | null;
+  access_token_type?: string | null;
+}
+
+export async function insertUsers(tx: Db, rows: UserRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.execute(sql`
+    insert into users (id, org_id, type, state, username, given_name, family_name, nick_name, display_name,
+      preferred_language, gender, email, email_verified, phone, phone_verified, password_hash,
+      password_change_required, password_changed_at, machine_name, description, access_token_type)
+    select r.id, r.org_id, r.type, r.state, r.username, r.given_name, r.family_name, r.nick_name, r.display_name,
+      r.preferred_language, r.gender, r.email, coalesce(r.email_verified, false), r.phone,
+      coalesce(r.phone_verified, false), r.password_hash, coalesce(r.password_change_required, false),
+      case when r.password_hash is null then null else now() end, r.machine_name, r.description, r.access_token_type
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text, org_id text, type text, state text,
+      username text, given_name text, family_name text, nick_name text, display_name text,
+      preferred_language text, gender text, email text, email_verified boolean, phone text,
+      phone_verified boolean, password_hash text, password_change_required boolean, machine_name text,
+      description text, access_token_type text)`);
+}
+
+export async function insertUserMetadata(tx: Db, rows: { user_id: string; key: string; value: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.execute(sql`
+    insert into user_metadata (user_id, key, value)
+    select r.user_id, r.key, r.value
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(user_id text, key text, value text)`);
+}
+
+export interface EventRow {
+  aggregate_type: string;
+  aggregate_id: string;
+  sequence: number;
+  event_type: string;
+  payload: Record<string, unknown>;
+  resource_owner: string;
+}
+
+/** Appends events edited by the context's caller; a scan of the one JSON array keeps their order. */
+export async function appendEvents(tx: Db, ctx: Ctx, rows: EventRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.execute(sql`
+    insert into events (instance_id, aggregate_type, aggregate_id, sequence, event_type, payload,
+      editor_user_id, editor_service, resource_owner)
+    select ${ctx.instanceId}, r.aggregate_type, r.aggregate_id, r.sequence, r.event_type, r.payload,
+      ${ctx.principal.userId}, ${ctx.service}, r.resource_owner
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(aggregate_type text, aggregate_id text,
+      sequence integer, event_type text, payload jsonb, resource_owner text)`);
+}
+
+/** Runs `write` over `rows` in slices of BATCH_ROWS, checking `beforeEach` (the deadline) between them. */
+export async function inBatches<T>(rows: T[], write: (slice: T[]) => Promise<void>, beforeEach: () => void): Promise<void> {
+  for (let i = 0; i < rows.length; i += BATCH_ROWS) {
+    beforeEach();
+    await write(rows.slice(i, i + BATCH_ROWS));
+  }
+}

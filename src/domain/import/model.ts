@@ -1,0 +1,74 @@
+/** What one import brings for one organization, already converted from the transport's shape. */
+export interface ImportOrg {
+  orgId: string;
+  /** required when the organization does not exist yet */
+  name?: string;
+  humanUsers: ImportHuman[];
+  machineUsers: ImportMachine[];
+  userMetadata: ImportMetadata[];
+  /** sections this version does not import; each item is reported as an error */
+  unsupported: { type: string; id: string }[];
+}
+
+export interface ImportHuman {
+  /** generated when absent (then a re-run cannot recognise the user) */
+  userId?: string;
+  username: string;
+  firstName: string;
+  lastName: string;
+  nickName?: string;
+  displayName?: string;
+  preferredLanguage?: string;
+  gender?: string;
+  email: string;
+  emailVerified: boolean;
+  phone?: string;
+  phoneVerified: boolean;
+  /** plain password, hashed with argon2id by the import */
+  password?: string;
+  /** hash in a supported format, stored as given */
+  passwordHash?: string;
+  passwordChangeRequired: boolean;
+  /** ACTIVE | INACTIVE | LOCKED; default: INITIAL without password and verified email, else ACTIVE */
+  state?: 'ACTIVE' | 'INACTIVE' | 'LOCKED';
+}
+
+export interface ImportMachine {
+  userId?: string;
+  username: string;
+  name: string;
+  description?: string;
+  accessTokenType: 'BEARER' | 'JWT';
+}
+
+export interface ImportMetadata {
+  userId: string;
+  key: string;
+  /** base64, as user metadata is stored */
+  value: string;
+}
+
+export interface ImportOptions {
+  /** epoch ms after which no organization is started and the running one is rolled back */
+  deadline?: number;
+}
+
+export interface ImportError {
+  /** kind of item: org, human_user, machine_user, user_metadata, … */
+  type: string;
+  id: string;
+  /** stable error key such as `Errors.Org.AlreadyExisting` */
+  key: string;
+}
+
+export interface ImportedOrg {
+  orgId: string;
+  humanUserIds: string[];
+  machineUserIds: string[];
+  userMetadata: { userId: string; key: string }[];
+}
+
+export interface ImportResult {
+  orgs: ImportedOrg[];
+  errors: ImportError[];
+}

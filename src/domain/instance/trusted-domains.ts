@@ -1,0 +1,57 @@
+import { and, asc, count, desc, eq } from 'drizzle-orm';
+import { instanceDomains } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { alreadyExists, failedPrecondition, permissionDenied } from '../errors';
+import { execute, onUniqueViolation } from '../execute';
+import { type ListResult, type PageRequest, page } from './pagination';
+import { requireDomain } from './validate';
+
+onUniqueViolation('instance_domains_pkey', () => alreadyExists('Errors.Instance.Domain.AlreadyExists', 'the domain is already a domain of the instance'));
+
+export type InstanceDomain = typeof instanceDomains.$inferSelect;
+
+export async function listInstanceDomains(ctx: Ctx, req: { page?: PageRequest }): Promise<ListResult<InstanceDomain>> {
+  if (!ctx.principal.canInstance('iam.read')) throw permissionDenied('needs iam.read on the instance');
+  const p = page(req.page);
+  const where = eq(instanceDomains.instanceId, ctx.instanceId);
+  const [{ n }] = await ctx.db.select({ n: count() }).from(instanceDomains).where(where);
+  const items = await ctx.db
+    .select()
+    .from(instanceDomains)
+    .where(where)
+    .orderBy(p.asc ? asc(instanceDomains.domain) : desc(instanceDomains.domain))
+    .limit(p.limit)
+    .offset(p.offset);
+  return { total: n, appliedLimit: p.limit, items };
+}
+
+/** Adds a domain under which the instance is also reached. */
+export async function addTrustedDomain(ctx: Ctx, input: { domain: string }): Promise<{ createdAt: Date }> {
+  if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
+  const domain = requireDomain('domain', input.domain);
+  return execute(ctx, async (scope) => {
+    await scope.load('instance', ctx.instanceId);
+    const [row] = await scope.tx
+      .insert(instanceDomains)
+      .values({ domain, instanceId: ctx.instanceId, trusted: true })
+      .returning({ createdAt: instanceDomains.createdAt });
+    scope.push({ aggregateType: 'instance', aggregateId: ctx.instanceId, type: 'instance.domain.added', payload: { domain, trusted: true }, resourceOwner: ctx.instanceId });
+    return { createdAt: row.createdAt };
+  });
+}
+
+/** Removes a trusted domain; removing one that is not there succeeds, the generated one cannot go. */
+export async function removeTrustedDomain(ctx: Ctx, input: { domain: string }): Promise<{ deletedAt: Date }> {
+  if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
+  const domain = requireDomain('domain', input.domain);
+  return execute(ctx, async (scope) => {
+    await scope.load('instance', ctx.instanceId);
+    const where = and(eq(instanceDomains.instanceId, ctx.instanceId), eq(instanceDomains.domain, domain));
+    const [row] = await scope.tx.select().from(instanceDomains).where(where);
+    if (!row) return { deletedAt: new Date() };
+    if (row.generated) throw failedPrecondition('Errors.Instance.Domain.Generated', 'the generated domain of the instance cannot be removed');
+    await scope.tx.delete(instanceDomains).where(where);
+    scope.push({ aggregateType: 'instance', aggregateId: ctx.instanceId, type: 'instance.domain.removed', payload: { domain }, resourceOwner: ctx.instanceId });
+    return { deletedAt: new Date() };
+  });
+}

@@ -1,0 +1,19 @@
+import { eq } from 'drizzle-orm';
+import { instances } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { permissionDenied } from '../errors';
+import { execute } from '../execute';
+import { requireText } from './validate';
+
+/** Renames the instance. */
+export async function updateInstance(ctx: Ctx, input: { name: string }): Promise<{ changedAt: Date }> {
+  if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
+  const name = requireText('instance_name', input.name);
+  return execute(ctx, async (scope) => {
+    await scope.load('instance', ctx.instanceId);
+    const changedAt = new Date();
+    await scope.tx.update(instances).set({ name, changedAt }).where(eq(instances.id, ctx.instanceId));
+    scope.push({ aggregateType: 'instance', aggregateId: ctx.instanceId, type: 'instance.changed', payload: { name }, resourceOwner: ctx.instanceId });
+    return { changedAt };
+  });
+}

@@ -1,0 +1,80 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import { randomToken } from '../../crypto/random';
+import type { Db } from '../../db/client';
+import { authRequests } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { notFound } from '../errors';
+import { execute } from '../execute';
+
+export type AuthRequest = typeof authRequests.$inferSelect;
+export type NewAuthRequest = Omit<AuthRequest, 'id' | 'createdAt' | 'expiresAt' | 'sessionId' | 'completedAt' | 'error' | 'errorDescription' | 'loginName'>;
+
+/** An auth request stays usable for 30 minutes: time enough to sign in, short enough to be forgotten. */
+export const AUTH_REQUEST_LIFETIME_MS = 30 * 60_000;
+
+export async function createAuthRequest(ctx: Ctx, input: NewAuthRequest, orgId: string): Promise<AuthRequest> {
+  const id = `ar_${randomToken(24)}`;
+  return execute(ctx, async (scope) => {
+    scope.created('auth_request', id);
+    const [row] = await scope.tx
+      .insert(authRequests)
+      .values({ ...input, id, expiresAt: new Date(Date.now() + AUTH_REQUEST_LIFETIME_MS) })
+      .returning();
+    scope.push({
+      aggregateType: 'auth_request',
+      aggregateId: id,
+      type: 'auth_request.added',
+      payload: { clientId: input.clientId, scope: input.scopes, responseType: input.responseType, prompt: input.prompt },
+      resourceOwner: orgId,
+    });
+    return row;
+  });
+}
+
+/** A pending (not expired, not yet answered) auth request. */
+export async function findPendingAuthRequest(db: Db, id: string): Promise<AuthRequest | undefined> {
+  if (!id) return undefined;
+  const [row] = await db
+    .select()
+    .from(authRequests)
+    .where(and(eq(authRequests.id, id), isNull(authRequests.completedAt), gt(authRequests.expiresAt, new Date())));
+  return row;
+}
+
+async function update(ctx: Ctx, id: string, type: string, set: Partial<AuthRequest>, payload: Record<string, unknown> = {}): Promise<AuthRequest> {
+  return execute(ctx, async (scope) => {
+    await scope.load('auth_request', id);
+    const [row] = await scope.tx
+      .update(authRequests)
+      .set(set)
+      .where(and(eq(authRequests.id, id), isNull(authRequests.completedAt), gt(authRequests.expiresAt, new Date())))
+      .returning();
+    if (!row) throw notFound('Errors.AuthRequest.NotFound', 'the authorization request does not exist or has expired');
+    scope.push({ aggregateType: 'auth_request', aggregateId: id, type, payload, resourceOwner: ctx.instanceId });
+    return row;
+  });
+}
+
+export function setAuthRequestLoginName(ctx: Ctx, id: string, loginName: string): Promise<AuthRequest> {
+  return update(ctx, id, 'auth_request.login_name.set', { loginName });
+}
+
+/** Links the session that authenticated the user; the callback then answers the client. */
+export function linkSessionToAuthRequest(ctx: Ctx, id: string, sessionId: string): Promise<AuthRequest> {
+  return update(ctx, id, 'auth_request.session.linked', { sessionId, error: null, errorDescription: null }, { sessionId });
+}
+
+/** A custom login UI ends the request with an OAuth error for the client (e.g. access_denied). */
+export function failAuthRequest(ctx: Ctx, id: string, error: string, description: string): Promise<AuthRequest> {
+  return update(ctx, id, 'auth_request.failed', { error, errorDescription: description, sessionId: null }, { error });
+}
+
+/** Marks the request answered, exactly once: a second callback finds nothing. */
+export async function completeAuthRequest(ctx: Ctx, id: string): Promise<AuthRequest | undefined> {
+  const [row] = await ctx.db
+    .update(authRequests)
+    .set({ completedAt: new Date() })
+    .where(and(eq(authRequests.id, id), isNull(authRequests.completedAt), gt(authRequests.expiresAt, new Date())))
+    .returning();
+  return row;
+}

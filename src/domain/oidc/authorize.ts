@@ -1,0 +1,155 @@
+import { and, eq, ne, or } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { projectGrants, projects } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { execute } from '../execute';
+import { getSession, type SessionView } from '../session/sessions';
+import type { AuthRequest } from './auth-requests';
+import { completeAuthRequest } from './auth-requests';
+import { hasAuthorization } from './claims';
+import { findClient, type OidcClient, projectClientIds } from './clients';
+import { createCode } from './codes';
+import type { OidcEnv } from './env';
+import { createGrant } from './grants';
+import { buildIdToken, claimUser, issueAccessToken } from './issue';
+import { audienceProjects } from './scopes';
+import { instanceSettings } from './settings';
+import { withSigningKey } from './web-keys';
+
+/** What goes back to the client's redirect URI (success parameters or an OAuth error). */
+export type AuthorizeResult =
+  | { ok: true; request: AuthRequest; params: Record<string, string> }
+  | { ok: false; request: AuthRequest; error: string; description: string };
+
+/**
+ * Whether a session may answer this request without interaction: live, its user may sign in, it
+ * belongs to the organization the request is limited to, it is the id_token_hint's subject, and the
+ * authentication is younger than max_age.
+ */
+export function sessionFits(s: Pick<SessionView, 'userId' | 'orgId' | 'userState' | 'passwordCheckedAt'>, r: AuthRequest): boolean {
+  if (!s.userId || !s.passwordCheckedAt) return false;
+  if (s.userState && s.userState !== 'ACTIVE' && s.userState !== 'INITIAL') return false;
+  if (r.orgId && s.orgId !== r.orgId) return false;
+  if (r.hintUserId && s.userId !== r.hintUserId) return false;
+  if (r.maxAge !== null && r.maxAge !== undefined && Date.now() - s.passwordCheckedAt.getTime() > r.maxAge * 1000) return false;
+  return true;
+}
+
+/** The token audience: the client's project (its client ids and id) plus projects added by the reserved audience scope. */
+export async function tokenAudience(db: Db, client: OidcClient, scopes: string[]): Promise<string[]> {
+  const aud = [client.clientId, ...client.audience.filter((a) => a !== client.clientId)];
+  for (const projectId of audienceProjects(scopes)) {
+    if (aud.includes(projectId)) continue;
+    const ids = await projectClientIds(db, projectId);
+    const [p] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED')));
+    if (!p) continue;
+    for (const id of [...ids, projectId]) if (!aud.includes(id)) aud.push(id);
+  }
+  return aud;
+}
+
+/** project_access_required: the user's organization owns the project or holds an active grant of it. */
+async function orgHasProjectAccess(db: Db, orgId: string, projectId: string): Promise<boolean> {
+  const [own] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), eq(projects.orgId, orgId)));
+  if (own) return true;
+  const [grant] = await db
+    .select({ id: projectGrants.id })
+    .from(projectGrants)
+    .where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.grantedOrgId, orgId), or(eq(projectGrants.state, 'ACTIVE'))));
+  return !!grant;
+}
+
+/**
+ * Answers an auth request whose session (or error) is set: exactly once. Creates the grant and the
+ * code, or for the implicit flow the ID token (and access token). The §2.4 rule: an ID token issued
+ * together with an access token carries no profile/email/phone/address claims unless the application
+ * sets id_token_userinfo_assertion.
+ */
+export async function answerAuthRequest(ctx: Ctx, env: OidcEnv, requestId: string): Promise<AuthorizeResult | undefined> {
+  const request = await completeAuthRequest(ctx, requestId);
+  if (!request) return undefined;
+  const fail = (error: string, description: string): AuthorizeResult => ({ ok: false, request, error, description });
+  if (request.error) return fail(request.error, request.errorDescription ?? '');
+  if (!request.sessionId) return fail('login_required', 'no authenticated session');
+  const session = await getSession(ctx.db, request.sessionId);
+  if (!session?.userId) return fail('login_required', 'the session has ended');
+  const client = await findClient(ctx.db, request.clientId);
+  if (!client?.active || !client.oidc) return fail('unauthorized_client', 'the application is not active');
+  const user = await claimUser(ctx.db, session.userId);
+  if (!user || user.type !== 'HUMAN' || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) return fail('access_denied', 'the user is not active');
+  if (request.orgId && user.orgId !== request.orgId) return fail('access_denied', 'the user does not belong to the requested organization');
+  if (client.project.projectAccessRequired && !(await orgHasProjectAccess(ctx.db, user.orgId, client.projectId))) {
+    return fail('access_denied', "the user's organization has no access to the project");
+  }
+  if (client.project.authorizationRequired && !(await hasAuthorization(ctx.db, user.id, client.projectId))) {
+    return fail('access_denied', 'the user has no authorization for the project');
+  }
+  const settings = await instanceSettings(ctx.db, ctx.instanceId);
+  const audience = await tokenAudience(ctx.db, client, request.scopes);
+  const oidc = client.oidc;
+  env = await withSigningKey(ctx, env);
+  const params = await execute({ ...ctx, service: 'oidc/authorize' }, async (scope) => {
+    const grant = await createGrant(scope, {
+      sessionId: session.id,
+      userId: user.id,
+      orgId: user.orgId,
+      clientId: client.clientId,
+      applicationId: client.applicationId,
+      projectId: client.projectId,
+      scopes: request.scopes,
+      audience,
+      authTime: session.passwordCheckedAt,
+      amr: session.amr,
+      absoluteExpiresAt: new Date(Date.now() + settings.refreshTokenAbsoluteSeconds * 1000),
+    });
+    if (request.responseType === 'code') {
+      const code = await createCode(scope, {
+        grantId: grant.id,
+        clientId: client.clientId,
+        redirectUri: request.redirectUri,
+        codeChallenge: request.codeChallenge,
+        nonce: request.nonce,
+      });
+      return { code } as Record<string, string>;
+    }
+    const out: Record<string, string> = {};
+    let accessToken: string | undefined;
+    if (request.responseType === 'id_token token') {
+      const at = await issueAccessToken(scope, env, {
+        format: oidc.accessTokenType === 'JWT' ? 'jwt' : 'opaque',
+        userId: user.id,
+        orgId: user.orgId,
+        clientId: client.clientId,
+        projectId: client.projectId,
+        scopes: request.scopes.filter((s) => s !== 'offline_access'),
+        audience,
+        lifetimeSeconds: settings.accessTokenLifetimeSeconds,
+        grantId: grant.id,
+        sessionId: session.id,
+      });
+      accessToken = at.token;
+      out.access_token = at.token;
+      out.token_type = 'Bearer';
+      out.expires_in = String(at.expiresIn);
+      out.scope = request.scopes.filter((s) => s !== 'offline_access').join(' ');
+    }
+    out.id_token = await buildIdToken(scope, env, {
+      user,
+      clientId: client.clientId,
+      projectId: client.projectId,
+      audience,
+      scopes: request.scopes,
+      lifetimeSeconds: settings.idTokenLifetimeSeconds,
+      authTime: session.passwordCheckedAt,
+      amr: session.amr,
+      sessionId: session.id,
+      nonce: request.nonce,
+      accessToken,
+      includeUserClaims: !accessToken || oidc.idTokenUserinfoAssertion,
+      roleClaims: { projectAssertsRoles: client.project.roleAssertion, appAllows: oidc.idTokenRoleAssertion },
+    });
+    if (!out.scope) out.scope = request.scopes.join(' ');
+    return out;
+  });
+  return { ok: true, request, params };
+}

@@ -1,0 +1,107 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { authorizations, orgs, userMetadata } from '../../db/schema/index';
+import { CLAIMS, RESERVED, requestedOrgId, requestedRoleKeys, wantsRoles } from './scopes';
+
+/** The user columns claims are made of (one row, read together with the token). */
+export interface ClaimUser {
+  id: string;
+  orgId: string;
+  username: string;
+  orgDomain: string;
+  givenName: string | null;
+  familyName: string | null;
+  nickName: string | null;
+  displayName: string | null;
+  preferredLanguage: string | null;
+  gender: string | null;
+  email: string | null;
+  emailVerified: boolean;
+  phone: string | null;
+  phoneVerified: boolean;
+  changedAt: Date;
+}
+
+/** Claims of the scopes profile, email, phone (address has no data yet) and the org scope. */
+export function scopeClaims(u: ClaimUser, scopes: string[]): Record<string, unknown> {
+  const c: Record<string, unknown> = {};
+  if (scopes.includes('profile')) {
+    if (u.displayName) c.name = u.displayName;
+    if (u.givenName) c.given_name = u.givenName;
+    if (u.familyName) c.family_name = u.familyName;
+    if (u.nickName) c.nickname = u.nickName;
+    if (u.preferredLanguage) c.locale = u.preferredLanguage;
+    if (u.gender) c.gender = u.gender.toLowerCase();
+    c.preferred_username = `${u.username}@${u.orgDomain}`;
+    c.updated_at = Math.floor(u.changedAt.getTime() / 1000);
+  }
+  if (scopes.includes('email') && u.email) {
+    c.email = u.email;
+    c.email_verified = u.emailVerified;
+  }
+  if (scopes.includes('phone') && u.phone) {
+    c.phone_number = u.phone;
+    c.phone_number_verified = u.phoneVerified;
+  }
+  if (requestedOrgId(scopes)) c[CLAIMS.orgId] = u.orgId;
+  return c;
+}
+
+/** `urn:service:iam:user:metadata`: {key: base64(value)}. */
+export async function metadataClaim(db: Db, userId: string): Promise<Record<string, string>> {
+  const rows = await db.select({ key: userMetadata.key, value: userMetadata.value }).from(userMetadata).where(eq(userMetadata.userId, userId));
+  return Object.fromEntries(rows.map((r) => [r.key, Buffer.from(r.value, 'utf8').toString('base64')]));
+}
+
+/**
+ * The roles claims: `urn:service:iam:org:project:roles` = {roleKey: {orgId: orgPrimaryDomain}} for
+ * the client's project (or, with `…:projects:roles`, every project of the audience), and the same per
+ * project under `urn:service:iam:org:project:{projectId}:roles`. Role scopes limit the keys.
+ */
+export async function roleClaims(db: Db, userId: string, projectIds: string[], roleKeys: string[]): Promise<Record<string, unknown>> {
+  if (projectIds.length === 0) return {};
+  const rows = await db
+    .select({ projectId: authorizations.projectId, orgId: authorizations.orgId, roleKeys: authorizations.roleKeys, domain: orgs.primaryDomain })
+    .from(authorizations)
+    .innerJoin(orgs, eq(orgs.id, authorizations.orgId))
+    .where(and(eq(authorizations.userId, userId), inArray(authorizations.projectId, projectIds), eq(authorizations.state, 'ACTIVE')));
+  const all: Record<string, Record<string, string>> = {};
+  const perProject: Record<string, Record<string, Record<string, string>>> = {};
+  for (const r of rows) {
+    for (const key of r.roleKeys) {
+      if (roleKeys.length && !roleKeys.includes(key)) continue;
+      (all[key] ??= {})[r.orgId] = r.domain;
+      ((perProject[r.projectId] ??= {})[key] ??= {})[r.orgId] = r.domain;
+    }
+  }
+  const out: Record<string, unknown> = {};
+  if (Object.keys(all).length) out[CLAIMS.roles] = all;
+  for (const [pid, roles] of Object.entries(perProject)) out[CLAIMS.projectRoles(pid)] = roles;
+  return out;
+}
+
+/** Which projects' roles a token asserts: the client's, or every audience project with `…:projects:roles`. */
+export function roleProjects(scopes: string[], clientProjectId: string | null, audience: string[]): string[] {
+  if (scopes.includes(RESERVED.allProjectRoles)) return [...new Set([...(clientProjectId ? [clientProjectId] : []), ...audience])];
+  return clientProjectId ? [clientProjectId] : [];
+}
+
+/** Adds the roles claims when the scopes ask for them or the project asserts roles (and the place allows it). */
+export async function maybeRoleClaims(
+  db: Db,
+  opts: { userId: string; scopes: string[]; projectId: string | null; audience: string[]; projectAssertsRoles: boolean; placeAllows: boolean },
+): Promise<Record<string, unknown>> {
+  if (!opts.placeAllows) return {};
+  if (!wantsRoles(opts.scopes) && !opts.projectAssertsRoles) return {};
+  return roleClaims(db, opts.userId, roleProjects(opts.scopes, opts.projectId, opts.audience), requestedRoleKeys(opts.scopes));
+}
+
+/** Whether the user holds an active authorization on the project (project.authorizationRequired). */
+export async function hasAuthorization(db: Db, userId: string, projectId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: authorizations.id })
+    .from(authorizations)
+    .where(and(eq(authorizations.userId, userId), eq(authorizations.projectId, projectId), eq(authorizations.state, 'ACTIVE')))
+    .limit(1);
+  return !!row;
+}

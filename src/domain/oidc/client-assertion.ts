@@ -1,0 +1,67 @@
+import { lt } from 'drizzle-orm';
+import { type CryptoKey, decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
+import type { Db } from '../../db/client';
+import { usedAssertions } from '../../db/schema/index';
+import type { OidcClient } from './clients';
+
+export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** An assertion issued longer ago than this is refused even if its exp is later. */
+const MAX_ASSERTION_AGE_S = 3600;
+const ALLOWED_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/**
+ * private_key_jwt (RFC 7523): signed by a registered, unexpired key of the application; iss and sub
+ * are the client id; aud names the issuer or the endpoint; exp present and not passed; iat not too
+ * old; the jti is accepted once (replays fail until the assertion would have expired anyway).
+ * Returns a reason on failure.
+ */
+export async function verifyClientAssertion(
+  db: Db,
+  client: OidcClient,
+  assertion: string,
+  audiences: string[],
+): Promise<string | undefined> {
+  let header;
+  try {
+    header = decodeProtectedHeader(assertion);
+  } catch {
+    return 'client_assertion is not a JWT';
+  }
+  if (!header.alg || !ALLOWED_ALGS.includes(header.alg)) return 'client_assertion algorithm not allowed';
+  const now = Date.now();
+  const keys = client.keys.filter((k) => (!header.kid || k.id === header.kid) && (!k.expiresAt || k.expiresAt.getTime() > now));
+  for (const k of keys) {
+    let key: CryptoKey;
+    try {
+      key = await importSPKI(k.publicKey, header.alg);
+    } catch {
+      continue;
+    }
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(assertion, key, { algorithms: [header.alg], clockTolerance: 5 }));
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') continue;
+      return `client_assertion rejected: ${(err as Error).message}`;
+    }
+    if (payload.iss !== client.clientId || payload.sub !== client.clientId) return 'client_assertion iss and sub must be the client id';
+    const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+    if (!aud.some((a) => typeof a === 'string' && audiences.includes(a))) return 'client_assertion aud must contain the issuer';
+    if (typeof payload.exp !== 'number') return 'client_assertion needs exp';
+    if (typeof payload.iat === 'number' && payload.iat < now / 1000 - MAX_ASSERTION_AGE_S) return 'client_assertion is too old';
+    if (typeof payload.jti !== 'string' || !payload.jti) return 'client_assertion needs jti';
+    const fresh = await db
+      .insert(usedAssertions)
+      .values({ id: `${client.clientId}:${payload.jti}`, expiresAt: new Date(payload.exp * 1000) })
+      .onConflictDoNothing()
+      .returning({ id: usedAssertions.id });
+    if (fresh.length === 0) return 'client_assertion was already used (jti replay)';
+    return undefined;
+  }
+  return 'client_assertion signature does not match a registered key';
+}
+
+/** Forgets replay entries whose assertions have expired. */
+export async function pruneUsedAssertions(db: Db): Promise<void> {
+  await db.delete(usedAssertions).where(lt(usedAssertions.expiresAt, new Date()));
+}

@@ -1,0 +1,94 @@
+import { and, eq, ne } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { type OidcAppConfig, applicationKeys, applications, projects } from '../../db/schema/index';
+
+export interface OidcClient {
+  applicationId: string;
+  clientId: string;
+  projectId: string;
+  orgId: string;
+  name: string;
+  /** OIDC | API */
+  type: string;
+  active: boolean;
+  secretHash: string | null;
+  /** BASIC | POST | NONE | PRIVATE_KEY_JWT */
+  authMethod: string;
+  oidc?: OidcAppConfig;
+  project: { roleAssertion: boolean; authorizationRequired: boolean; projectAccessRequired: boolean };
+  /** default audience: every client id of the project plus the project id */
+  audience: string[];
+  keys: { id: string; publicKey: string; expiresAt: Date | null }[];
+}
+
+const TTL_MS = 2000;
+const caches = new WeakMap<Db, Map<string, { at: number; value: Promise<OidcClient | undefined> }>>();
+
+/**
+ * The client (OIDC or API application) behind a client_id, with what token issuance needs. Read on
+ * every token request, so it is cached per process for two seconds: a changed or deactivated
+ * application takes effect on every replica within that time.
+ */
+export function findClient(db: Db, clientId: string): Promise<OidcClient | undefined> {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
+  const hit = cache.get(clientId);
+  if (hit && Date.now() - hit.at < TTL_MS) return hit.value;
+  if (cache.size > 10_000) cache.clear();
+  const value = loadClient(db, clientId);
+  value.catch(() => cache.delete(clientId));
+  cache.set(clientId, { at: Date.now(), value });
+  return value;
+}
+
+async function loadClient(db: Db, clientId: string): Promise<OidcClient | undefined> {
+  const [row] = await db
+    .select({ app: applications, project: projects })
+    .from(applications)
+    .innerJoin(projects, eq(projects.id, applications.projectId))
+    .where(and(eq(applications.clientId, clientId), ne(applications.state, 'REMOVED')));
+  if (!row || (row.app.type !== 'OIDC' && row.app.type !== 'API')) return undefined;
+  const { app, project } = row;
+  const [siblings, keys] = await Promise.all([
+    projectClientIds(db, app.projectId),
+    db
+      .select({ id: applicationKeys.id, publicKey: applicationKeys.publicKey, expiresAt: applicationKeys.expiresAt })
+      .from(applicationKeys)
+      .where(eq(applicationKeys.applicationId, app.id)),
+  ]);
+  const authMethod = app.type === 'OIDC' ? (app.oidc?.authMethodType ?? 'BASIC') : (app.api?.authMethodType ?? 'BASIC');
+  return {
+    applicationId: app.id,
+    clientId,
+    projectId: app.projectId,
+    orgId: app.orgId,
+    name: app.name,
+    type: app.type,
+    active: app.state === 'ACTIVE' && project.state === 'ACTIVE',
+    secretHash: app.secretHash,
+    authMethod,
+    oidc: app.oidc ?? undefined,
+    project: {
+      roleAssertion: project.projectRoleAssertion,
+      authorizationRequired: project.authorizationRequired,
+      projectAccessRequired: project.projectAccessRequired,
+    },
+    audience: [...siblings, app.projectId],
+    keys,
+  };
+}
+
+/** Client ids of every live application of a project (its default token audience). */
+export async function projectClientIds(db: Db, projectId: string): Promise<string[]> {
+  const rows = await db
+    .select({ clientId: applications.clientId })
+    .from(applications)
+    .where(and(eq(applications.projectId, projectId), ne(applications.state, 'REMOVED')));
+  return rows.map((r) => r.clientId).filter((c): c is string => !!c);
+}
+
+/** Whether a project exists (for the reserved audience scope). */
+export async function projectExists(db: Db, projectId: string): Promise<boolean> {
+  const [row] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED')));
+  return !!row;
+}

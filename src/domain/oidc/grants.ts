@@ -1,0 +1,74 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { accessTokens, oidcGrants, refreshTokens } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { execute, type Scope } from '../execute';
+import { newId } from '../ids';
+
+export type Grant = typeof oidcGrants.$inferSelect;
+
+export interface NewGrant {
+  sessionId: string | null;
+  userId: string;
+  orgId: string;
+  clientId: string;
+  applicationId: string;
+  projectId: string;
+  scopes: string[];
+  audience: string[];
+  authTime: Date | null;
+  amr: string[];
+  absoluteExpiresAt: Date | null;
+}
+
+/** A user's grant to a client (event `oidc_session.added`); codes and tokens hang off it. */
+export async function createGrant(scope: Scope, g: NewGrant): Promise<Grant> {
+  const id = newId();
+  scope.created('oidc_session', id);
+  const [row] = await scope.tx
+    .insert(oidcGrants)
+    .values({
+      id,
+      sessionId: g.sessionId,
+      userId: g.userId,
+      clientId: g.clientId,
+      applicationId: g.applicationId,
+      projectId: g.projectId,
+      scopes: g.scopes,
+      audience: g.audience,
+      authTime: g.authTime,
+      amr: g.amr,
+      absoluteExpiresAt: g.absoluteExpiresAt,
+    })
+    .returning();
+  scope.push({
+    aggregateType: 'oidc_session',
+    aggregateId: id,
+    type: 'oidc_session.added',
+    payload: { userId: g.userId, sessionId: g.sessionId, clientId: g.clientId, scope: g.scopes, audience: g.audience },
+    resourceOwner: g.orgId,
+  });
+  return row;
+}
+
+/**
+ * Revokes a grant and every token issued from it (code replay, refresh token reuse). Runs in a
+ * transaction of its own: the request that detected the attack fails, the revocation stays.
+ */
+export async function revokeGrant(ctx: Ctx, grantId: string, reason: string): Promise<void> {
+  await execute(ctx, async (scope) => {
+    const now = new Date();
+    const [g] = await scope.tx.update(oidcGrants).set({ revokedAt: now }).where(eq(oidcGrants.id, grantId)).returning();
+    await scope.tx.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.grantId, grantId), isNull(accessTokens.revokedAt)));
+    await scope.tx.update(refreshTokens).set({ revokedAt: now }).where(and(eq(refreshTokens.grantId, grantId), isNull(refreshTokens.revokedAt)));
+    if (g) {
+      await scope.load('oidc_session', grantId);
+      scope.push({ aggregateType: 'oidc_session', aggregateId: grantId, type: 'oidc_session.revoked', payload: { reason }, resourceOwner: ctx.instanceId });
+    }
+  });
+}
+
+export async function findGrant(scope: Scope | Ctx, grantId: string): Promise<Grant | undefined> {
+  const db = 'tx' in scope ? scope.tx : scope.db;
+  const [row] = await db.select().from(oidcGrants).where(eq(oidcGrants.id, grantId));
+  return row;
+}

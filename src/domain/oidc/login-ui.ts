@@ -1,0 +1,37 @@
+import type { Ctx } from '../context';
+import { invalidArgument, notFound } from '../errors';
+import { requireLoginUiPermission } from '../session/api';
+import { getSession } from '../session/sessions';
+import { type AuthRequest, failAuthRequest, findPendingAuthRequest, linkSessionToAuthRequest } from './auth-requests';
+
+const ERRORS = ['access_denied', 'login_required', 'interaction_required', 'consent_required', 'account_selection_required', 'server_error', 'temporarily_unavailable'];
+
+/** GetAuthRequest for custom login UIs. */
+export async function getAuthRequestForLoginUi(ctx: Ctx, id: string): Promise<AuthRequest> {
+  requireLoginUiPermission(ctx);
+  const r = await findPendingAuthRequest(ctx.db, id);
+  if (!r) throw notFound('Errors.AuthRequest.NotFound', 'auth request not found or expired');
+  return r;
+}
+
+/**
+ * CreateCallback: links a session whose token the login UI holds and whose password was checked (or
+ * an OAuth error); the returned path answers the client once opened by the browser.
+ */
+export async function createCallback(
+  ctx: Ctx,
+  id: string,
+  answer: { session: { id: string; token: string } } | { error: { error: string; description: string } },
+): Promise<AuthRequest> {
+  requireLoginUiPermission(ctx);
+  const r = await findPendingAuthRequest(ctx.db, id);
+  if (!r) throw notFound('Errors.AuthRequest.NotFound', 'auth request not found or expired');
+  if ('error' in answer) {
+    if (!ERRORS.includes(answer.error.error)) throw invalidArgument('Errors.AuthRequest.Error', `error must be one of ${ERRORS.join(', ')}`);
+    return failAuthRequest(ctx, id, answer.error.error, answer.error.description);
+  }
+  const session = await getSession(ctx.db, answer.session.id, answer.session.token);
+  if (!session) throw notFound('Errors.Session.NotFound', 'session not found');
+  if (!session.userId || !session.passwordCheckedAt) throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked user and password');
+  return linkSessionToAuthRequest(ctx, id, session.id);
+}

@@ -1,0 +1,59 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { sha256Hex } from '../../crypto/random';
+import { oidcGrants, refreshTokens } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { type Grant, revokeGrant } from './grants';
+import { invalidGrant, invalidScope } from './oauth-errors';
+
+/**
+ * Redeems a refresh token for rotation: bound to its client; expired, revoked or unknown tokens fail;
+ * the requested scope must be a subset of the token's. A token that was already rotated is a reuse:
+ * the whole grant is revoked. The token is marked used atomically, so two concurrent uses cannot both win.
+ */
+export async function consumeRefreshToken(
+  ctx: Ctx,
+  r: { token: string; clientId: string; requestedScopes: string[] | undefined },
+): Promise<{ grant: Grant; refreshTokenId: string; tokenScopes: string[]; scopes: string[] }> {
+  const [row] = await ctx.db
+    .select({ rt: refreshTokens, grant: oidcGrants })
+    .from(refreshTokens)
+    .innerJoin(oidcGrants, eq(oidcGrants.id, refreshTokens.grantId))
+    .where(eq(refreshTokens.tokenHash, sha256Hex(r.token)));
+  if (!row) throw invalidGrant('the refresh token is invalid');
+  const { rt, grant } = row;
+  if (rt.clientId !== r.clientId) throw invalidGrant('the refresh token was issued to another client');
+  if (rt.revokedAt || grant.revokedAt) throw invalidGrant('the refresh token is revoked');
+  if (rt.usedAt) {
+    await revokeGrant(ctx, grant.id, 'refresh token reused');
+    throw invalidGrant('the refresh token was already used; the grant is revoked');
+  }
+  const now = Date.now();
+  if (rt.expiresAt.getTime() <= now || (grant.absoluteExpiresAt && grant.absoluteExpiresAt.getTime() <= now)) {
+    throw invalidGrant('the refresh token is expired');
+  }
+  let scopes = rt.scopes;
+  if (r.requestedScopes) {
+    const extra = r.requestedScopes.filter((s) => !rt.scopes.includes(s));
+    if (extra.length) throw invalidScope(`scope exceeds the original grant: ${extra.join(' ')}`);
+    scopes = rt.scopes.filter((s) => r.requestedScopes!.includes(s));
+  }
+  const [won] = await ctx.db
+    .update(refreshTokens)
+    .set({ usedAt: new Date() })
+    .where(and(eq(refreshTokens.id, rt.id), isNull(refreshTokens.usedAt)))
+    .returning({ id: refreshTokens.id });
+  if (!won) {
+    await revokeGrant(ctx, grant.id, 'refresh token reused');
+    throw invalidGrant('the refresh token was already used; the grant is revoked');
+  }
+  return { grant, refreshTokenId: rt.id, tokenScopes: rt.scopes, scopes };
+}
+
+/**
+ * Revocation (RFC 7009): a refresh token and the access tokens issued with it, or one access token.
+ * Tokens of other clients are left alone (the answer is the same either way).
+ */
+export async function findRefreshTokenByValue(ctx: Ctx, token: string) {
+  const [row] = await ctx.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token)));
+  return row;
+}

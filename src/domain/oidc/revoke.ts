@@ -1,0 +1,55 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { sha256Hex } from '../../crypto/random';
+import { accessTokens, refreshTokens } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { execute } from '../execute';
+import type { OidcEnv } from './env';
+import { OPAQUE_ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from './issue';
+import { verifyOwnJwt } from './web-keys';
+
+/**
+ * Token revocation (RFC 7009, spec §3.1): a refresh token takes the access tokens issued with it
+ * along; an access token only itself. Unknown tokens and tokens of other clients are ignored — the
+ * endpoint answers the same either way.
+ */
+export async function revokeToken(ctx: Ctx, env: OidcEnv, token: string, clientId: string, hint?: string): Promise<void> {
+  const asRefresh = token.startsWith(REFRESH_TOKEN_PREFIX) || hint === 'refresh_token';
+  if (asRefresh) {
+    const [rt] = await ctx.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token)));
+    if (rt && rt.clientId === clientId) {
+      await execute(ctx, async (scope) => {
+        const now = new Date();
+        await scope.tx.update(refreshTokens).set({ revokedAt: now }).where(eq(refreshTokens.id, rt.id));
+        await scope.tx.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.refreshTokenId, rt.id), isNull(accessTokens.revokedAt)));
+        await scope.load('refresh_token', rt.id);
+        scope.push({ aggregateType: 'refresh_token', aggregateId: rt.id, type: 'oidc_session.refresh_token.revoked', resourceOwner: ctx.instanceId });
+      });
+      return;
+    }
+    if (rt) return;
+  }
+  let id: string | undefined;
+  if (token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX)) {
+    const [row] = await ctx.db.select({ id: accessTokens.id, clientId: accessTokens.clientId }).from(accessTokens).where(eq(accessTokens.tokenHash, sha256Hex(token)));
+    if (row?.clientId === clientId) id = row.id;
+  } else if (token.split('.').length === 3) {
+    try {
+      const { payload } = await verifyOwnJwt(ctx.db, env.masterKey, token, { issuer: env.issuer, ignoreExpiration: true });
+      if (payload.client_id === clientId && typeof payload.jti === 'string') id = payload.jti;
+    } catch {
+      return;
+    }
+  }
+  if (!id) return;
+  const tokenId = id;
+  await execute(ctx, async (scope) => {
+    const [row] = await scope.tx
+      .update(accessTokens)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(accessTokens.id, tokenId), isNull(accessTokens.revokedAt)))
+      .returning({ id: accessTokens.id });
+    if (!row) return;
+    await scope.load('access_token', tokenId);
+    scope.push({ aggregateType: 'access_token', aggregateId: tokenId, type: 'oidc_session.access_token.revoked', payload: { by: 'client' }, resourceOwner: ctx.instanceId });
+  });
+}

@@ -1,0 +1,100 @@
+import type { Ctx } from '../context';
+import { execute } from '../execute';
+import { maybeRoleClaims } from './claims';
+import type { OidcClient } from './clients';
+import type { OidcEnv } from './env';
+import type { Grant } from './grants';
+import { buildIdToken, claimUser, issueAccessToken, issueRefreshToken } from './issue';
+import { invalidGrant } from './oauth-errors';
+import { instanceSettings } from './settings';
+import { withSigningKey } from './web-keys';
+
+/** The token endpoint's JSON answer (spec §2.5). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer' | 'N_A';
+  expires_in: number;
+  scope: string;
+  id_token?: string;
+  refresh_token?: string;
+  issued_token_type?: string;
+}
+
+/**
+ * Issues the tokens of a user grant (code exchange, refresh): an access token in the application's
+ * format, a refresh token when asked for, and an ID token when `openid` is in scope. Because an access
+ * token is always issued here, the ID token carries profile/email/phone/address claims only with the
+ * application's id_token_userinfo_assertion (§2.4). One transaction.
+ */
+export async function issueGrantTokens(
+  ctx: Ctx,
+  env: OidcEnv,
+  p: { client: OidcClient; grant: Grant; scopes: string[]; refreshScopes: string[]; nonce: string | null; withRefresh: boolean; previousRefreshTokenId?: string },
+): Promise<TokenResponse> {
+  const { client, grant } = p;
+  const oidc = client.oidc;
+  const [settings, user] = await Promise.all([instanceSettings(ctx.db, ctx.instanceId), claimUser(ctx.db, grant.userId)]);
+  env = await withSigningKey(ctx, env);
+  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) throw invalidGrant('the user is not active');
+  return execute(ctx, async (scope) => {
+    let refresh: { token: string; id: string } | undefined;
+    if (p.withRefresh) {
+      refresh = await issueRefreshToken(scope, {
+        grantId: grant.id,
+        clientId: client.clientId,
+        userId: user.id,
+        orgId: user.orgId,
+        scopes: p.refreshScopes,
+        idleSeconds: settings.refreshTokenIdleSeconds,
+        absoluteExpiresAt: grant.absoluteExpiresAt,
+      });
+    }
+    const format = oidc?.accessTokenType === 'JWT' ? 'jwt' : 'opaque';
+    const extraClaims =
+      format === 'jwt'
+        ? await maybeRoleClaims(scope.tx, {
+            userId: user.id,
+            scopes: p.scopes,
+            projectId: grant.projectId,
+            audience: grant.audience,
+            projectAssertsRoles: client.project.roleAssertion,
+            placeAllows: !!oidc?.accessTokenRoleAssertion,
+          })
+        : undefined;
+    const accessScopes = p.scopes.filter((s) => s !== 'offline_access');
+    const at = await issueAccessToken(scope, env, {
+      format,
+      userId: user.id,
+      orgId: user.orgId,
+      clientId: client.clientId,
+      projectId: grant.projectId,
+      scopes: accessScopes,
+      audience: grant.audience,
+      lifetimeSeconds: settings.accessTokenLifetimeSeconds,
+      grantId: grant.id,
+      sessionId: grant.sessionId,
+      refreshTokenId: refresh?.id ?? null,
+      extraClaims,
+    });
+    const out: TokenResponse = { access_token: at.token, token_type: 'Bearer', expires_in: at.expiresIn, scope: p.scopes.join(' ') };
+    if (refresh) out.refresh_token = refresh.token;
+    if (p.scopes.includes('openid')) {
+      out.id_token = await buildIdToken(scope, env, {
+        user,
+        clientId: client.clientId,
+        projectId: grant.projectId,
+        audience: grant.audience,
+        scopes: p.scopes,
+        lifetimeSeconds: settings.idTokenLifetimeSeconds,
+        authTime: grant.authTime,
+        amr: grant.amr,
+        sessionId: grant.sessionId,
+        nonce: p.nonce,
+        accessToken: at.token,
+        includeUserClaims: !!oidc?.idTokenUserinfoAssertion,
+        roleClaims: { projectAssertsRoles: client.project.roleAssertion, appAllows: !!oidc?.idTokenRoleAssertion },
+      });
+    }
+    return out;
+  });
+}

@@ -1,0 +1,90 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { sha256Hex } from '../../crypto/random';
+import type { Db } from '../../db/client';
+import { accessTokens, authorizations, orgs, users } from '../../db/schema/index';
+import type { ClaimUser } from './claims';
+import { OPAQUE_ACCESS_TOKEN_PREFIX } from './issue';
+import { verifyOwnJwt } from './web-keys';
+
+export interface ActiveAccessToken {
+  id: string;
+  userId: string;
+  clientId: string;
+  projectId: string | null;
+  scopes: string[];
+  audience: string[];
+  sessionId: string | null;
+  actorUserId: string | null;
+  issuedAt: Date;
+  expiresAt: Date;
+  user: ClaimUser;
+}
+
+/**
+ * Finds an access token that is active right now: not expired, not revoked (by the client, by logout,
+ * by a grant revocation), its user active, and — when the user held an authorization on the project
+ * at issuance — that authorization still active. One query on the hot path; JWTs are verified
+ * against our published keys first and then looked up by `jti`.
+ */
+export async function findActiveAccessToken(db: Db, masterKey: Buffer, issuer: string, token: string): Promise<ActiveAccessToken | undefined> {
+  let where;
+  if (token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX)) {
+    where = eq(accessTokens.tokenHash, sha256Hex(token));
+  } else if (token.split('.').length === 3) {
+    let jti: unknown;
+    try {
+      jti = (await verifyOwnJwt(db, masterKey, token, { issuer })).payload.jti;
+    } catch {
+      return undefined;
+    }
+    if (typeof jti !== 'string') return undefined;
+    where = eq(accessTokens.id, jti);
+  } else {
+    return undefined;
+  }
+  const [row] = await db
+    .select({
+      t: accessTokens,
+      u: {
+        id: users.id,
+        orgId: users.orgId,
+        username: users.username,
+        orgDomain: orgs.primaryDomain,
+        givenName: users.givenName,
+        familyName: users.familyName,
+        nickName: users.nickName,
+        displayName: users.displayName,
+        preferredLanguage: users.preferredLanguage,
+        gender: users.gender,
+        email: users.email,
+        emailVerified: users.emailVerified,
+        phone: users.phone,
+        phoneVerified: users.phoneVerified,
+        changedAt: users.changedAt,
+      },
+      userState: users.state,
+      authorized: sql<boolean>`(not ${accessTokens.authorizationBound} or exists (select 1 from ${authorizations} where ${authorizations.userId} = ${accessTokens.userId} and ${authorizations.projectId} = ${accessTokens.projectId} and ${authorizations.state} = 'ACTIVE'))`,
+    })
+    .from(accessTokens)
+    .innerJoin(users, eq(users.id, accessTokens.userId))
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(and(where));
+  if (!row) return undefined;
+  const { t } = row;
+  if (t.revokedAt || t.expiresAt.getTime() <= Date.now()) return undefined;
+  if (row.userState !== 'ACTIVE' && row.userState !== 'INITIAL') return undefined;
+  if (!row.authorized) return undefined;
+  return {
+    id: t.id,
+    userId: t.userId,
+    clientId: t.clientId,
+    projectId: t.projectId,
+    scopes: t.scopes,
+    audience: t.audience,
+    sessionId: t.sessionId,
+    actorUserId: t.actorUserId,
+    issuedAt: t.issuedAt,
+    expiresAt: t.expiresAt,
+    user: row.u,
+  };
+}

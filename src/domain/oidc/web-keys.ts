@@ -1,0 +1,278 @@
+import { and, asc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
+import type { JWK } from 'jose';
+import { jwtVerify, type JWTPayload, type JWTVerifyResult, decodeProtectedHeader, importJWK, type CryptoKey } from 'jose';
+import { decryptWithMasterKey, encryptWithMasterKey } from '../../crypto/keys/encryption';
+import { generateSigningKey, importPrivateJwk, SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKey } from '../../crypto/keys/signing';
+import type { Db } from '../../db/client';
+import { webKeys } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import type { OidcEnv } from './env';
+import { failedPrecondition, invalidArgument, notFound } from '../errors';
+import { execute, type Scope } from '../execute';
+import { instanceSettings, longestTokenLifetimeMs } from './settings';
+
+export type WebKey = typeof webKeys.$inferSelect;
+
+/** How long a JWKS response may be cached by relying parties (seconds). A new key waits at least this long before it signs. */
+export const JWKS_MAX_AGE_SECONDS = 300;
+const CACHE_TTL_MS = 10_000;
+
+interface KeyCache {
+  at: number;
+  signing?: SigningKey;
+  published: JWK[];
+  verify: Map<string, { alg: string; key: Promise<CryptoKey> }>;
+}
+
+const caches = new WeakMap<Db, Promise<KeyCache>>();
+const cacheTimes = new WeakMap<Db, number>();
+
+async function loadCache(db: Db, masterKey: Buffer): Promise<KeyCache> {
+  const now = new Date();
+  const rows = await db
+    .select()
+    .from(webKeys)
+    .where(or(inArray(webKeys.state, ['INITIAL', 'ACTIVE']), and(eq(webKeys.state, 'INACTIVE'), gt(webKeys.publishedUntil, now))))
+    .orderBy(asc(webKeys.createdAt));
+  const active = rows.find((r) => r.state === 'ACTIVE');
+  const verify = new Map<string, { alg: string; key: Promise<CryptoKey> }>();
+  for (const r of rows) verify.set(r.id, { alg: r.algorithm, key: importJWK(r.publicJwk as JWK, r.algorithm) as Promise<CryptoKey> });
+  let signing: SigningKey | undefined;
+  if (active) {
+    const jwk = JSON.parse(decryptWithMasterKey(masterKey, active.privateKeyEncrypted)) as JWK;
+    signing = { kid: active.id, alg: active.algorithm, key: await importPrivateJwk(jwk, active.algorithm) };
+  }
+  return { at: Date.now(), signing, published: rows.map((r) => r.publicJwk as JWK), verify };
+}
+
+function keyCache(db: Db, masterKey: Buffer, force = false): Promise<KeyCache> {
+  const at = cacheTimes.get(db) ?? 0;
+  const hit = caches.get(db);
+  if (hit && !force && Date.now() - at < CACHE_TTL_MS) return hit;
+  const p = loadCache(db, masterKey);
+  p.catch(() => caches.delete(db));
+  caches.set(db, p);
+  cacheTimes.set(db, Date.now());
+  return p;
+}
+
+/** Forgets the cached keys of this database handle (after a change made by this process). */
+export function invalidateKeyCache(db: Db): void {
+  cacheTimes.delete(db);
+}
+
+/** The key set the JWKS endpoint publishes: next, active and retired-but-not-expired keys. */
+export async function publishedKeys(ctx: Ctx, masterKey: Buffer): Promise<JWK[]> {
+  await ensureSigningKey(ctx, masterKey);
+  return (await keyCache(ctx.db, masterKey)).published;
+}
+
+/** The key that signs now; creates the first one on first use. */
+export async function currentSigningKey(ctx: Ctx, masterKey: Buffer): Promise<SigningKey> {
+  let cache = await keyCache(ctx.db, masterKey);
+  if (!cache.signing) {
+    await ensureSigningKey(ctx, masterKey);
+    cache = await keyCache(ctx.db, masterKey, true);
+  }
+  if (!cache.signing) throw failedPrecondition('Errors.WebKey.NoActive', 'no active signing key');
+  return cache.signing;
+}
+
+/** Verifies a JWT signed by one of our published keys (reloading once for an unknown kid). */
+export async function verifyOwnJwt(
+  db: Db,
+  masterKey: Buffer,
+  token: string,
+  opts: { issuer: string; ignoreExpiration?: boolean; typ?: string },
+): Promise<JWTVerifyResult<JWTPayload>> {
+  const header = decodeProtectedHeader(token);
+  if (!header.kid || !header.alg || header.alg === 'none') throw new Error('unsigned token');
+  let cache = await keyCache(db, masterKey);
+  let entry = cache.verify.get(header.kid);
+  if (!entry) {
+    cache = await keyCache(db, masterKey, Date.now() - cache.at > 1000);
+    entry = cache.verify.get(header.kid);
+  }
+  if (!entry || entry.alg !== header.alg) throw new Error('unknown signing key');
+  return jwtVerify(token, await entry.key, {
+    issuer: opts.issuer,
+    algorithms: [entry.alg],
+    typ: opts.typ,
+    ...(opts.ignoreExpiration ? { currentDate: new Date(0) } : {}),
+  });
+}
+
+async function lockKeys(scope: Scope): Promise<void> {
+  // Serializes key changes of all replicas: whoever holds it sees the others' committed keys.
+  await scope.tx.execute(sql`select pg_advisory_xact_lock(7301001)`);
+}
+
+async function insertKey(scope: Scope, masterKey: Buffer, alg: SigningAlgorithm, state: 'INITIAL' | 'ACTIVE'): Promise<WebKey> {
+  const k = await generateSigningKey(alg);
+  const now = new Date();
+  const [row] = await scope.tx
+    .insert(webKeys)
+    .values({
+      id: k.kid,
+      algorithm: alg,
+      state,
+      publicJwk: k.publicJwk as Record<string, unknown>,
+      privateKeyEncrypted: encryptWithMasterKey(masterKey, JSON.stringify(k.privateJwk)),
+      activatedAt: state === 'ACTIVE' ? now : null,
+    })
+    .returning();
+  scope.created('web_key', k.kid);
+  scope.push({ aggregateType: 'web_key', aggregateId: k.kid, type: 'web_key.added', payload: { algorithm: alg }, resourceOwner: scope.ctx.instanceId });
+  if (state === 'ACTIVE') {
+    scope.push({ aggregateType: 'web_key', aggregateId: k.kid, type: 'web_key.activated', payload: {}, resourceOwner: scope.ctx.instanceId });
+  }
+  return row;
+}
+
+async function activate(scope: Scope, key: WebKey, retireAfterMs: number): Promise<void> {
+  const now = new Date();
+  const [current] = await scope.tx.select().from(webKeys).where(eq(webKeys.state, 'ACTIVE'));
+  if (current?.id === key.id) return;
+  if (current) {
+    await scope.tx
+      .update(webKeys)
+      .set({ state: 'INACTIVE', changedAt: now, publishedUntil: new Date(now.getTime() + retireAfterMs) })
+      .where(eq(webKeys.id, current.id));
+    scope.push({ aggregateType: 'web_key', aggregateId: current.id, type: 'web_key.deactivated', payload: {}, resourceOwner: scope.ctx.instanceId });
+  }
+  await scope.tx.update(webKeys).set({ state: 'ACTIVE', changedAt: now, activatedAt: now, publishedUntil: null }).where(eq(webKeys.id, key.id));
+  scope.push({ aggregateType: 'web_key', aggregateId: key.id, type: 'web_key.activated', payload: {}, resourceOwner: scope.ctx.instanceId });
+}
+
+async function signingAlgorithm(ctx: Ctx): Promise<SigningAlgorithm> {
+  const s = await instanceSettings(ctx.db, ctx.instanceId);
+  return SIGNING_ALGORITHMS.includes(s.signingAlgorithm) ? s.signingAlgorithm : 'RS256';
+}
+
+/**
+ * Makes sure a key signs and a successor is already published. The very first key signs at once
+ * (nothing was published before it, so no relying party can hold a stale key set).
+ */
+export async function ensureSigningKey(ctx: Ctx, masterKey: Buffer): Promise<void> {
+  const cache = await keyCache(ctx.db, masterKey);
+  if (cache.signing && cache.published.length > 1) return;
+  const alg = await signingAlgorithm(ctx);
+  const changed = await execute(ctx, async (scope) => {
+    await lockKeys(scope);
+    const rows = await scope.tx.select().from(webKeys).where(inArray(webKeys.state, ['INITIAL', 'ACTIVE']));
+    let changed = false;
+    if (!rows.some((r) => r.state === 'ACTIVE')) {
+      await insertKey(scope, masterKey, alg, 'ACTIVE');
+      changed = true;
+    }
+    if (!rows.some((r) => r.state === 'INITIAL')) {
+      await insertKey(scope, masterKey, alg, 'INITIAL');
+      changed = true;
+    }
+    return changed;
+  });
+  if (changed || !cache.signing) invalidateKeyCache(ctx.db);
+}
+
+/**
+ * Scheduled rotation: when the active key is older than the interval, the published successor
+ * (created at the previous rotation, so relying parties have had it for a whole interval) starts
+ * signing, the old key stays published until its tokens expire, and a new successor is published.
+ * Retired keys past their publication time are deleted. Safe to run on every replica at once.
+ */
+export async function rotateKeysIfDue(ctx: Ctx, masterKey: Buffer, intervalMs: number): Promise<boolean> {
+  const settings = await instanceSettings(ctx.db, ctx.instanceId);
+  const alg = await signingAlgorithm(ctx);
+  const rotated = await execute(ctx, async (scope) => {
+    await lockKeys(scope);
+    const now = Date.now();
+    const expired = await scope.tx
+      .delete(webKeys)
+      .where(and(eq(webKeys.state, 'INACTIVE'), lt(webKeys.publishedUntil, new Date(now))))
+      .returning({ id: webKeys.id });
+    for (const e of expired) {
+      await scope.load('web_key', e.id);
+      scope.push({ aggregateType: 'web_key', aggregateId: e.id, type: 'web_key.removed', payload: {}, resourceOwner: ctx.instanceId });
+    }
+    const rows = await scope.tx.select().from(webKeys).where(inArray(webKeys.state, ['INITIAL', 'ACTIVE'])).orderBy(asc(webKeys.createdAt));
+    const active = rows.find((r) => r.state === 'ACTIVE');
+    if (active && now - (active.activatedAt ?? active.createdAt).getTime() < intervalMs) return expired.length > 0;
+    // The successor must have been published for longer than the JWKS may be cached.
+    const next = rows.find((r) => r.state === 'INITIAL' && now - r.createdAt.getTime() >= JWKS_MAX_AGE_SECONDS * 1000);
+    if (!next) {
+      if (!rows.some((r) => r.state === 'INITIAL')) await insertKey(scope, masterKey, alg, 'INITIAL');
+      return true;
+    }
+    await scope.load('web_key', next.id);
+    if (active) await scope.load('web_key', active.id);
+    await activate(scope, next, longestTokenLifetimeMs(settings) + JWKS_MAX_AGE_SECONDS * 1000);
+    await insertKey(scope, masterKey, alg, 'INITIAL');
+    return true;
+  });
+  if (rotated) invalidateKeyCache(ctx.db);
+  return rotated;
+}
+
+/** CreateWebKey: a new published key that does not sign until activated. */
+export async function createWebKey(ctx: Ctx, masterKey: Buffer, alg?: SigningAlgorithm): Promise<WebKey> {
+  const algorithm = alg ?? (await signingAlgorithm(ctx));
+  const row = await execute(ctx, async (scope) => {
+    await lockKeys(scope);
+    return insertKey(scope, masterKey, algorithm, 'INITIAL');
+  });
+  invalidateKeyCache(ctx.db);
+  return row;
+}
+
+/** ActivateWebKey: the key signs from now on; the previous one stays published until its tokens expire. */
+export async function activateWebKey(ctx: Ctx, keyId: string): Promise<WebKey> {
+  const settings = await instanceSettings(ctx.db, ctx.instanceId);
+  const row = await execute(ctx, async (scope) => {
+    await lockKeys(scope);
+    const [key] = await scope.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
+    if (!key) throw notFound('Errors.WebKey.NotFound', 'web key not found');
+    if (key.state === 'INACTIVE') throw failedPrecondition('Errors.WebKey.Inactive', 'a retired key cannot be activated again; create a new one');
+    await scope.load('web_key', key.id);
+    await activate(scope, key, longestTokenLifetimeMs(settings) + JWKS_MAX_AGE_SECONDS * 1000);
+    const [after] = await scope.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
+    return after;
+  });
+  invalidateKeyCache(ctx.db);
+  return row;
+}
+
+/** DeleteWebKey: removes a key that does not sign; deleting the active key is refused. */
+export async function deleteWebKey(ctx: Ctx, keyId: string): Promise<void> {
+  await execute(ctx, async (scope) => {
+    await lockKeys(scope);
+    const [key] = await scope.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
+    if (!key) return;
+    if (key.state === 'ACTIVE') throw failedPrecondition('Errors.WebKey.Active', 'the active key cannot be deleted; activate another key first');
+    await scope.load('web_key', key.id);
+    await scope.tx.delete(webKeys).where(eq(webKeys.id, keyId));
+    scope.push({ aggregateType: 'web_key', aggregateId: key.id, type: 'web_key.removed', payload: {}, resourceOwner: ctx.instanceId });
+  });
+  invalidateKeyCache(ctx.db);
+}
+
+export async function listWebKeys(ctx: Ctx): Promise<WebKey[]> {
+  return ctx.db.select().from(webKeys).orderBy(asc(webKeys.createdAt));
+}
+
+export function parseAlgorithm(raw: string | undefined): SigningAlgorithm | undefined {
+  if (!raw) return undefined;
+  const found = SIGNING_ALGORITHMS.find((a) => a.toLowerCase() === raw.toLowerCase());
+  if (!found) throw invalidArgument('Errors.WebKey.Algorithm', `algorithm must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  return found;
+}
+
+/** The env with the current signing key loaded, for token issuance inside a transaction. */
+export async function withSigningKey(ctx: Ctx, env: OidcEnv): Promise<OidcEnv> {
+  return env.signingKey ? env : { ...env, signingKey: await currentSigningKey(ctx, env.masterKey) };
+}
+
+function keyOf(env: OidcEnv): SigningKey {
+  if (!env.signingKey) throw new Error('load the signing key with withSigningKey() before the transaction');
+  return env.signingKey;
+}
+export { keyOf as signingKeyOf };

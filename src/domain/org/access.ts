@@ -1,0 +1,28 @@
+import { and, eq, ne } from 'drizzle-orm';
+import type { Permission } from '../../authz/roles';
+import type { Principal } from '../../authz/principal';
+import type { Db } from '../../db/client';
+import { orgs } from '../../db/schema/index';
+import { invalidArgument, notFound, permissionDenied } from '../errors';
+
+export type Org = typeof orgs.$inferSelect;
+
+export const orgNotFound = () => notFound('Errors.Org.NotFound', 'organization not found');
+
+/** An organization that is not deleted, or undefined. */
+export async function findOrg(db: Db, id: string): Promise<Org | undefined> {
+  const [row] = await db.select().from(orgs).where(and(eq(orgs.id, id), ne(orgs.state, 'REMOVED')));
+  return row;
+}
+
+/**
+ * Loads an organization for a caller who needs `perm` on it. A caller who may not even read it learns
+ * nothing (NOT_FOUND); one who may read it but not do this gets PERMISSION_DENIED.
+ */
+export async function orgFor(db: Db, principal: Principal, id: string, perm: Permission): Promise<Org> {
+  if (!id) throw invalidArgument('Errors.Invalid.organization_id', 'organization_id is required');
+  const org = await findOrg(db, id);
+  if (!org || !principal.canOrg('org.read', id)) throw orgNotFound();
+  if (!principal.canOrg(perm, id)) throw permissionDenied(`needs ${perm} on the organization`);
+  return org;
+}

@@ -1,0 +1,98 @@
+import { and, eq, ne } from 'drizzle-orm';
+import { hashPassword } from '../../crypto/passwords/index';
+import { instances, users } from '../../db/schema/index';
+import { addAdministrator, checkRoles } from '../administrator/commands';
+import type { Ctx } from '../context';
+import { invalidArgument, notFound, permissionDenied } from '../errors';
+import { execute } from '../execute';
+import { checkPasswordPolicy, getInstanceSettings } from '../instance/settings';
+import { optionalId, requireEmail, requireText } from '../instance/validate';
+import { addHumanUser } from '../user/commands';
+import { addOrg } from './commands';
+
+export interface HumanAdminInput {
+  username?: string;
+  givenName: string;
+  familyName: string;
+  nickName?: string;
+  displayName?: string;
+  preferredLanguage?: string;
+  gender?: string;
+  email: string;
+  emailVerified?: boolean;
+  password?: string;
+  passwordChangeRequired?: boolean;
+}
+
+export interface CreateOrganizationInput {
+  id?: string;
+  name: string;
+  admins: ({ userId: string; roles?: string[] } | { human: HumanAdminInput; roles?: string[] })[];
+}
+
+/**
+ * Creates an organization and its first administrators in one transaction: existing users get the
+ * roles (default ORG_OWNER); new human users are created in the new organization first.
+ */
+export async function createOrganization(
+  ctx: Ctx,
+  input: CreateOrganizationInput,
+): Promise<{ id: string; createdAt: Date; adminIds: string[] }> {
+  if (!ctx.principal.canInstance('org.create')) throw permissionDenied('needs org.create on the instance');
+  const name = requireText('name', input.name);
+  const id = optionalId('organization_id', input.id);
+  const settings = await getInstanceSettings(ctx.db, ctx.instanceId);
+  // Password hashing is slow; it happens before the transaction so no row lock waits for it.
+  const admins = await Promise.all(
+    input.admins.map(async (a, i) => {
+      const roles = a.roles?.length ? a.roles : ['ORG_OWNER'];
+      checkRoles('ORG', roles);
+      if ('userId' in a) {
+        if (!a.userId) throw invalidArgument('Errors.Invalid.admins', `admins[${i}].user_id is required`);
+        return { kind: 'existing' as const, userId: a.userId, roles };
+      }
+      const h = a.human;
+      const field = `admins[${i}].human`;
+      const email = requireEmail(`${field}.email.email`, h.email);
+      const human = {
+        username: h.username?.trim() || email,
+        givenName: requireText(`${field}.profile.given_name`, h.givenName),
+        familyName: requireText(`${field}.profile.family_name`, h.familyName),
+        nickName: h.nickName || undefined,
+        displayName: h.displayName || undefined,
+        preferredLanguage: h.preferredLanguage || undefined,
+        gender: h.gender || undefined,
+        email,
+        emailVerified: h.emailVerified ?? false,
+        passwordHash: undefined as string | undefined,
+        passwordChangeRequired: h.passwordChangeRequired ?? false,
+      };
+      if (h.password) {
+        checkPasswordPolicy(settings, h.password, `${field}.password.password`);
+        human.passwordHash = await hashPassword(h.password);
+      }
+      return { kind: 'human' as const, human, roles };
+    }),
+  );
+  return execute(ctx, async (scope) => {
+    const [instance] = await scope.tx.select({ domain: instances.domain }).from(instances).where(eq(instances.id, ctx.instanceId));
+    const org = await addOrg(scope, { id, name, instanceDomain: instance.domain });
+    const adminIds: string[] = [];
+    for (const a of admins) {
+      let userId: string;
+      if (a.kind === 'existing') {
+        const [user] = await scope.tx
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.id, a.userId), ne(users.state, 'REMOVED')));
+        if (!user) throw notFound('Errors.User.NotFound', `admin user ${a.userId} not found`);
+        userId = user.id;
+      } else {
+        userId = (await addHumanUser(scope, { orgId: org.id, ...a.human })).id;
+      }
+      await addAdministrator(scope, { userId, resourceType: 'ORG', resourceId: org.id, resourceOwner: org.id, roles: a.roles });
+      adminIds.push(userId);
+    }
+    return { id: org.id, createdAt: org.createdAt, adminIds };
+  });
+}

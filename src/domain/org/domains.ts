@@ -1,0 +1,63 @@
+import { and, eq } from 'drizzle-orm';
+import { orgDomains, orgs } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { failedPrecondition, notFound } from '../errors';
+import { execute } from '../execute';
+import { requireDomain, requireId } from '../instance/validate';
+import { orgFor } from './access';
+
+import { alreadyExists } from '../errors';
+import { onUniqueViolation } from '../execute';
+
+onUniqueViolation('org_domains_org_id_domain_pk', () => alreadyExists('Errors.Org.Domain.AlreadyExists', 'the organization already has this domain'));
+
+const domainNotFound = () => notFound('Errors.Org.Domain.NotFound', 'the organization has no such domain');
+
+/** Adds a domain (unverified; domain verification is not part of this API). */
+export async function addOrganizationDomain(ctx: Ctx, input: { orgId: string; domain: string }): Promise<{ createdAt: Date }> {
+  const orgId = requireId('organization_id', input.orgId);
+  const domain = requireDomain('domain', input.domain);
+  return execute(ctx, async (scope) => {
+    await scope.load('org', orgId);
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    const [row] = await scope.tx.insert(orgDomains).values({ orgId, domain }).returning({ createdAt: orgDomains.createdAt });
+    scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.added', payload: { domain }, resourceOwner: orgId });
+    return { createdAt: row.createdAt };
+  });
+}
+
+export async function deleteOrganizationDomain(ctx: Ctx, input: { orgId: string; domain: string }): Promise<{ deletedAt: Date }> {
+  const orgId = requireId('organization_id', input.orgId);
+  const domain = requireDomain('domain', input.domain);
+  return execute(ctx, async (scope) => {
+    await scope.load('org', orgId);
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    const where = and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain));
+    const [row] = await scope.tx.select().from(orgDomains).where(where);
+    if (!row) return { deletedAt: new Date() };
+    if (row.isPrimary) throw failedPrecondition('Errors.Org.Domain.Primary', 'the primary domain cannot be removed; set another primary domain first');
+    if (row.generated) throw failedPrecondition('Errors.Org.Domain.Generated', 'the generated domain cannot be removed');
+    await scope.tx.delete(orgDomains).where(where);
+    scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.removed', payload: { domain }, resourceOwner: orgId });
+    return { deletedAt: new Date() };
+  });
+}
+
+/** Makes a domain of the organization primary; login names follow it. */
+export async function setPrimaryOrganizationDomain(ctx: Ctx, input: { orgId: string; domain: string }): Promise<{ changedAt: Date }> {
+  const orgId = requireId('organization_id', input.orgId);
+  const domain = requireDomain('domain', input.domain);
+  return execute(ctx, async (scope) => {
+    await scope.load('org', orgId);
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    const [row] = await scope.tx.select().from(orgDomains).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
+    if (!row) throw domainNotFound();
+    const changedAt = new Date();
+    if (row.isPrimary) return { changedAt };
+    await scope.tx.update(orgDomains).set({ isPrimary: false }).where(eq(orgDomains.orgId, orgId));
+    await scope.tx.update(orgDomains).set({ isPrimary: true }).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
+    await scope.tx.update(orgs).set({ primaryDomain: domain, changedAt }).where(eq(orgs.id, orgId));
+    scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.primary.set', payload: { domain }, resourceOwner: orgId });
+    return { changedAt };
+  });
+}

@@ -1,0 +1,114 @@
+import { and, eq, inArray, ne, or } from 'drizzle-orm';
+import {
+  administrators,
+  applications,
+  authorizations,
+  instances,
+  orgDomains,
+  orgMetadata,
+  orgs,
+  projectGrants,
+  projects,
+  users,
+} from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { failedPrecondition } from '../errors';
+import { execute, type Scope } from '../execute';
+import { requireId, requireText } from '../instance/validate';
+import { removeUsersOfOrg } from '../user/commands';
+import { orgFor } from './access';
+
+async function changeOrg(
+  ctx: Ctx,
+  orgId: string,
+  apply: (scope: Scope, org: Awaited<ReturnType<typeof orgFor>>) => Promise<{ type: string; payload?: Record<string, unknown>; set: Partial<typeof orgs.$inferInsert> } | undefined>,
+): Promise<{ changedAt: Date }> {
+  requireId('organization_id', orgId);
+  return execute(ctx, async (scope) => {
+    await scope.load('org', orgId);
+    const org = await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    const change = await apply(scope, org);
+    if (!change) return { changedAt: org.changedAt };
+    const changedAt = new Date();
+    await scope.tx.update(orgs).set({ ...change.set, changedAt }).where(eq(orgs.id, orgId));
+    scope.push({ aggregateType: 'org', aggregateId: orgId, type: change.type, payload: change.payload, resourceOwner: orgId });
+    return { changedAt };
+  });
+}
+
+export function updateOrganization(ctx: Ctx, input: { orgId: string; name: string }) {
+  const name = requireText('name', input.name);
+  return changeOrg(ctx, input.orgId, async (_s, org) =>
+    org.name === name ? undefined : { type: 'org.changed', payload: { name }, set: { name } },
+  );
+}
+
+export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
+  return changeOrg(ctx, input.orgId, async (scope, org) => {
+    if (org.state === 'INACTIVE') throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
+    await refuseDefaultOrg(scope, org.id, 'deactivated');
+    return { type: 'org.deactivated', set: { state: 'INACTIVE' } };
+  });
+}
+
+export function activateOrganization(ctx: Ctx, input: { orgId: string }) {
+  return changeOrg(ctx, input.orgId, async (_s, org) => {
+    if (org.state === 'ACTIVE') throw failedPrecondition('Errors.Org.NotInactive', 'the organization is already active');
+    return { type: 'org.reactivated', set: { state: 'ACTIVE' } };
+  });
+}
+
+async function refuseDefaultOrg(scope: Scope, orgId: string, what: string): Promise<void> {
+  const [row] = await scope.tx.select({ id: instances.defaultOrgId }).from(instances).where(eq(instances.id, scope.ctx.instanceId));
+  if (row?.id === orgId) throw failedPrecondition('Errors.Org.Default', `the default organization cannot be ${what}`);
+}
+
+/**
+ * Deletes an organization and, in the same transaction, everything that belongs to it: its users
+ * (their usernames become free), projects, applications, grants given and received, authorizations,
+ * memberships, domains (free for others) and metadata. Deleting it again succeeds.
+ */
+export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Promise<{ deletedAt: Date }> {
+  const orgId = requireId('organization_id', input.orgId);
+  return execute(ctx, async (scope) => {
+    await scope.load('org', orgId);
+    const [row] = await scope.tx.select({ state: orgs.state, changedAt: orgs.changedAt }).from(orgs).where(eq(orgs.id, orgId));
+    if (row?.state === 'REMOVED' && ctx.principal.canOrg('org.delete', orgId)) return { deletedAt: row.changedAt };
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.delete');
+    await refuseDefaultOrg(scope, orgId, 'deleted');
+    const deletedAt = new Date();
+    const removed = { state: 'REMOVED', changedAt: deletedAt };
+    const orgUsers = scope.tx.select({ id: users.id }).from(users).where(eq(users.orgId, orgId));
+    const orgProjects = scope.tx.select({ id: projects.id }).from(projects).where(eq(projects.orgId, orgId));
+    await scope.tx
+      .update(authorizations)
+      .set(removed)
+      .where(
+        and(
+          ne(authorizations.state, 'REMOVED'),
+          or(eq(authorizations.orgId, orgId), inArray(authorizations.projectId, orgProjects), inArray(authorizations.userId, orgUsers)),
+        ),
+      );
+    await scope.tx
+      .delete(administrators)
+      .where(
+        or(
+          and(eq(administrators.resourceType, 'ORG'), eq(administrators.resourceId, orgId)),
+          and(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceOwner, orgId)),
+          inArray(administrators.userId, orgUsers),
+        ),
+      );
+    await scope.tx
+      .update(projectGrants)
+      .set(removed)
+      .where(and(ne(projectGrants.state, 'REMOVED'), or(eq(projectGrants.orgId, orgId), eq(projectGrants.grantedOrgId, orgId))));
+    await scope.tx.update(applications).set(removed).where(and(eq(applications.orgId, orgId), ne(applications.state, 'REMOVED')));
+    await scope.tx.update(projects).set(removed).where(and(eq(projects.orgId, orgId), ne(projects.state, 'REMOVED')));
+    await removeUsersOfOrg(scope, orgId);
+    await scope.tx.delete(orgDomains).where(eq(orgDomains.orgId, orgId));
+    await scope.tx.delete(orgMetadata).where(eq(orgMetadata.orgId, orgId));
+    await scope.tx.update(orgs).set(removed).where(eq(orgs.id, orgId));
+    scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.removed', payload: {}, resourceOwner: orgId });
+    return { deletedAt };
+  });
+}

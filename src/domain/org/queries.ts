@@ -1,0 +1,82 @@
+import { type SQL, and, asc, count, desc, eq, exists, inArray, ne, sql } from 'drizzle-orm';
+import { orgDomains, orgMetadata, orgs } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { type ListResult, type PageRequest, type TextMethod, page, textCondition } from '../instance/pagination';
+import { type Org, orgFor } from './access';
+
+export type OrgFilter =
+  | { name: string; method?: TextMethod }
+  | { domain: string; method?: TextMethod }
+  | { state: 'ACTIVE' | 'INACTIVE' }
+  | { ids: string[] };
+
+export async function getOrganization(ctx: Ctx, id: string): Promise<Org> {
+  return orgFor(ctx.db, ctx.principal, id, 'org.read');
+}
+
+/** The organizations the caller may read, filtered and paged in SQL. */
+export async function listOrganizations(ctx: Ctx, req: { filters?: OrgFilter[]; page?: PageRequest }): Promise<ListResult<Org>> {
+  const p = page(req.page);
+  const scope = ctx.principal.orgScope('org.read');
+  if (scope !== 'all' && scope.length === 0) return { total: 0, appliedLimit: p.limit, items: [] };
+  const conds: (SQL | undefined)[] = [ne(orgs.state, 'REMOVED')];
+  if (scope !== 'all') conds.push(inArray(orgs.id, scope));
+  for (const f of req.filters ?? []) {
+    if ('name' in f) conds.push(textCondition(orgs.name, f.name, f.method));
+    else if ('domain' in f)
+      conds.push(
+        exists(
+          ctx.db
+            .select({ one: sql`1` })
+            .from(orgDomains)
+            .where(and(eq(orgDomains.orgId, orgs.id), textCondition(orgDomains.domain, f.domain, f.method))),
+        ),
+      );
+    else if ('state' in f) conds.push(eq(orgs.state, f.state));
+    else if ('ids' in f) conds.push(f.ids.length ? inArray(orgs.id, f.ids) : sql`false`);
+  }
+  const where = and(...conds);
+  const [{ n }] = await ctx.db.select({ n: count() }).from(orgs).where(where);
+  const items = await ctx.db
+    .select()
+    .from(orgs)
+    .where(where)
+    .orderBy(p.asc ? asc(orgs.createdAt) : desc(orgs.createdAt), p.asc ? asc(orgs.id) : desc(orgs.id))
+    .limit(p.limit)
+    .offset(p.offset);
+  return { total: n, appliedLimit: p.limit, items };
+}
+
+export type OrgDomain = typeof orgDomains.$inferSelect;
+
+export async function listOrganizationDomains(ctx: Ctx, req: { orgId: string; page?: PageRequest }): Promise<ListResult<OrgDomain>> {
+  await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
+  const p = page(req.page);
+  const where = eq(orgDomains.orgId, req.orgId);
+  const [{ n }] = await ctx.db.select({ n: count() }).from(orgDomains).where(where);
+  const items = await ctx.db
+    .select()
+    .from(orgDomains)
+    .where(where)
+    .orderBy(p.asc ? asc(orgDomains.domain) : desc(orgDomains.domain))
+    .limit(p.limit)
+    .offset(p.offset);
+  return { total: n, appliedLimit: p.limit, items };
+}
+
+export type OrgMetadata = typeof orgMetadata.$inferSelect;
+
+export async function listOrganizationMetadata(ctx: Ctx, req: { orgId: string; page?: PageRequest }): Promise<ListResult<OrgMetadata>> {
+  await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
+  const p = page(req.page);
+  const where = eq(orgMetadata.orgId, req.orgId);
+  const [{ n }] = await ctx.db.select({ n: count() }).from(orgMetadata).where(where);
+  const items = await ctx.db
+    .select()
+    .from(orgMetadata)
+    .where(where)
+    .orderBy(p.asc ? asc(orgMetadata.key) : desc(orgMetadata.key))
+    .limit(p.limit)
+    .offset(p.offset);
+  return { total: n, appliedLimit: p.limit, items };
+}

@@ -1,0 +1,42 @@
+import { and, eq, ne } from 'drizzle-orm';
+import type { Principal } from '../../authz/principal';
+import type { Permission } from '../../authz/roles';
+import type { Db } from '../../db/client';
+import { projectGrants, projects } from '../../db/schema/index';
+import { invalidArgument, notFound, permissionDenied } from '../errors';
+
+export type Project = typeof projects.$inferSelect;
+export type ProjectGrant = typeof projectGrants.$inferSelect;
+
+export const projectNotFound = () => notFound('Errors.Project.NotFound', 'project not found');
+
+export async function findProject(db: Db, id: string): Promise<Project | undefined> {
+  const [row] = await db.select().from(projects).where(and(eq(projects.id, id), ne(projects.state, 'REMOVED')));
+  return row;
+}
+
+/** Grants of the project (not deleted) to organizations on which the caller holds `perm`. */
+export async function grantsSeenBy(db: Db, principal: Principal, projectId: string, perm: Permission): Promise<ProjectGrant[]> {
+  const rows = await db
+    .select()
+    .from(projectGrants)
+    .where(and(eq(projectGrants.projectId, projectId), ne(projectGrants.state, 'REMOVED')));
+  return rows.filter((g) => principal.canOrg(perm, g.grantedOrgId));
+}
+
+/**
+ * Loads a project for a caller who needs `perm` on it as its owner side (owning organization, project
+ * membership or instance). A caller who sees it only as granted gets PERMISSION_DENIED; one who does
+ * not see it at all gets NOT_FOUND.
+ */
+export async function projectFor(db: Db, principal: Principal, id: string, perm: Permission): Promise<Project> {
+  if (!id) throw invalidArgument('Errors.Invalid.project_id', 'project_id is required');
+  const project = await findProject(db, id);
+  if (!project) throw projectNotFound();
+  if (principal.canProject(perm, project.id, project.orgId)) return project;
+  const visible =
+    principal.canProject('project.read', project.id, project.orgId) ||
+    (await grantsSeenBy(db, principal, project.id, 'project.read')).length > 0;
+  if (!visible) throw projectNotFound();
+  throw permissionDenied(`needs ${perm} on the project`);
+}

@@ -1,0 +1,111 @@
+import { and, eq, ne } from 'drizzle-orm';
+import { administrators, applications, authorizations, projectGrants, projectRoles, projects } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { alreadyExists, failedPrecondition } from '../errors';
+import { execute, onUniqueViolation, type Scope } from '../execute';
+import { newId } from '../ids';
+import { optionalId, requireId, requireText } from '../instance/validate';
+import { orgFor } from '../org/access';
+import { type Project, projectFor } from './access';
+
+onUniqueViolation('projects_pkey', () => alreadyExists('Errors.Project.AlreadyExists', 'a project with this id already exists'));
+
+export interface ProjectFlags {
+  projectRoleAssertion?: boolean;
+  authorizationRequired?: boolean;
+  projectAccessRequired?: boolean;
+}
+
+export async function createProject(
+  ctx: Ctx,
+  input: { orgId: string; id?: string; name: string } & ProjectFlags,
+): Promise<{ id: string; createdAt: Date }> {
+  const orgId = requireId('organization_id', input.orgId);
+  const name = requireText('name', input.name);
+  const id = optionalId('project_id', input.id) ?? newId();
+  return execute(ctx, async (scope) => {
+    await scope.load('org', orgId);
+    await orgFor(scope.tx, ctx.principal, orgId, 'project.write');
+    scope.created('project', id);
+    const flags = {
+      projectRoleAssertion: input.projectRoleAssertion ?? false,
+      authorizationRequired: input.authorizationRequired ?? false,
+      projectAccessRequired: input.projectAccessRequired ?? false,
+    };
+    const [row] = await scope.tx.insert(projects).values({ id, orgId, name, ...flags }).returning({ createdAt: projects.createdAt });
+    scope.push({ aggregateType: 'project', aggregateId: id, type: 'project.added', payload: { name, ...flags }, resourceOwner: orgId });
+    return { id, createdAt: row.createdAt };
+  });
+}
+
+async function changeProject(
+  ctx: Ctx,
+  projectId: string,
+  perm: 'project.write',
+  apply: (p: Project) => { type: string; payload?: Record<string, unknown>; set: Partial<typeof projects.$inferInsert> } | undefined,
+): Promise<{ changedAt: Date }> {
+  requireId('project_id', projectId);
+  return execute(ctx, async (scope) => {
+    await scope.load('project', projectId);
+    const project = await projectFor(scope.tx, ctx.principal, projectId, perm);
+    const change = apply(project);
+    if (!change) return { changedAt: project.changedAt };
+    const changedAt = new Date();
+    await scope.tx.update(projects).set({ ...change.set, changedAt }).where(eq(projects.id, projectId));
+    scope.push({ aggregateType: 'project', aggregateId: projectId, type: change.type, payload: change.payload, resourceOwner: project.orgId });
+    return { changedAt };
+  });
+}
+
+export function updateProject(ctx: Ctx, input: { projectId: string; name?: string } & ProjectFlags) {
+  const name = input.name === undefined ? undefined : requireText('name', input.name);
+  return changeProject(ctx, input.projectId, 'project.write', (p) => {
+    const set: Partial<typeof projects.$inferInsert> = {};
+    if (name !== undefined && name !== p.name) set.name = name;
+    for (const k of ['projectRoleAssertion', 'authorizationRequired', 'projectAccessRequired'] as const) {
+      if (input[k] !== undefined && input[k] !== p[k]) set[k] = input[k];
+    }
+    return Object.keys(set).length ? { type: 'project.changed', payload: set, set } : undefined;
+  });
+}
+
+export function deactivateProject(ctx: Ctx, input: { projectId: string }) {
+  return changeProject(ctx, input.projectId, 'project.write', (p) => {
+    if (p.state === 'INACTIVE') throw failedPrecondition('Errors.Project.NotActive', 'the project is already inactive');
+    return { type: 'project.deactivated', set: { state: 'INACTIVE' } };
+  });
+}
+
+export function activateProject(ctx: Ctx, input: { projectId: string }) {
+  return changeProject(ctx, input.projectId, 'project.write', (p) => {
+    if (p.state === 'ACTIVE') throw failedPrecondition('Errors.Project.NotInactive', 'the project is already active');
+    return { type: 'project.reactivated', set: { state: 'ACTIVE' } };
+  });
+}
+
+/** Removes a project with its roles, grants, applications, authorizations and memberships. */
+export async function deleteProject(ctx: Ctx, input: { projectId: string }): Promise<{ deletedAt: Date }> {
+  const projectId = requireId('project_id', input.projectId);
+  return execute(ctx, async (scope) => {
+    await scope.load('project', projectId);
+    const [row] = await scope.tx.select().from(projects).where(eq(projects.id, projectId));
+    if (row?.state === 'REMOVED' && ctx.principal.canProject('project.delete', row.id, row.orgId)) return { deletedAt: row.changedAt };
+    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.delete');
+    const deletedAt = new Date();
+    await removeProjectRows(scope, projectId, deletedAt);
+    scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.removed', payload: {}, resourceOwner: project.orgId });
+    return { deletedAt };
+  });
+}
+
+async function removeProjectRows(scope: Scope, projectId: string, at: Date): Promise<void> {
+  const removed = { state: 'REMOVED', changedAt: at };
+  await scope.tx.update(authorizations).set(removed).where(and(eq(authorizations.projectId, projectId), ne(authorizations.state, 'REMOVED')));
+  await scope.tx.update(projectGrants).set(removed).where(and(eq(projectGrants.projectId, projectId), ne(projectGrants.state, 'REMOVED')));
+  await scope.tx.update(applications).set(removed).where(and(eq(applications.projectId, projectId), ne(applications.state, 'REMOVED')));
+  await scope.tx.delete(projectRoles).where(eq(projectRoles.projectId, projectId));
+  await scope.tx
+    .delete(administrators)
+    .where(and(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceId, projectId)));
+  await scope.tx.update(projects).set(removed).where(eq(projects.id, projectId));
+}

@@ -1,0 +1,82 @@
+import { and, eq, ne, sql } from 'drizzle-orm';
+import { authorizations, projectGrants, projectRoles } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { alreadyExists, notFound } from '../errors';
+import { execute, onUniqueViolation } from '../execute';
+import { optionalText, requireId, requireText } from '../instance/validate';
+import { projectFor } from './access';
+
+onUniqueViolation('project_roles_project_id_key_pk', () => alreadyExists('Errors.Project.Role.AlreadyExists', 'the project already has a role with this key'));
+
+const roleNotFound = () => notFound('Errors.Project.Role.NotFound', 'the project has no role with this key');
+
+export async function addProjectRole(
+  ctx: Ctx,
+  input: { projectId: string; key: string; displayName: string; group?: string },
+): Promise<{ createdAt: Date }> {
+  const projectId = requireId('project_id', input.projectId);
+  const key = requireText('role_key', input.key);
+  const displayName = requireText('display_name', input.displayName);
+  const group = optionalText('group', input.group) ?? '';
+  return execute(ctx, async (scope) => {
+    await scope.load('project', projectId);
+    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.role.write');
+    const [row] = await scope.tx
+      .insert(projectRoles)
+      .values({ projectId, key, displayName, group })
+      .returning({ createdAt: projectRoles.createdAt });
+    scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.role.added', payload: { key, displayName, group }, resourceOwner: project.orgId });
+    return { createdAt: row.createdAt };
+  });
+}
+
+export async function updateProjectRole(
+  ctx: Ctx,
+  input: { projectId: string; key: string; displayName?: string; group?: string },
+): Promise<{ changedAt: Date }> {
+  const projectId = requireId('project_id', input.projectId);
+  const key = requireText('role_key', input.key);
+  const displayName = optionalText('display_name', input.displayName);
+  const group = input.group?.trim();
+  return execute(ctx, async (scope) => {
+    await scope.load('project', projectId);
+    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.role.write');
+    const where = and(eq(projectRoles.projectId, projectId), eq(projectRoles.key, key));
+    const [role] = await scope.tx.select().from(projectRoles).where(where);
+    if (!role) throw roleNotFound();
+    const set: { displayName?: string; group?: string } = {};
+    if (displayName !== undefined && displayName !== role.displayName) set.displayName = displayName;
+    if (group !== undefined && group !== role.group) set.group = group;
+    if (!Object.keys(set).length) return { changedAt: role.changedAt };
+    const changedAt = new Date();
+    await scope.tx.update(projectRoles).set({ ...set, changedAt }).where(where);
+    scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.role.changed', payload: { key, ...set }, resourceOwner: project.orgId });
+    return { changedAt };
+  });
+}
+
+/** Removes a role; grants and authorizations of the project lose the key in the same transaction. */
+export async function removeProjectRole(ctx: Ctx, input: { projectId: string; key: string }): Promise<{ removedAt: Date }> {
+  const projectId = requireId('project_id', input.projectId);
+  const key = requireText('role_key', input.key);
+  return execute(ctx, async (scope) => {
+    await scope.load('project', projectId);
+    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.role.write');
+    const gone = await scope.tx
+      .delete(projectRoles)
+      .where(and(eq(projectRoles.projectId, projectId), eq(projectRoles.key, key)))
+      .returning({ key: projectRoles.key });
+    const removedAt = new Date();
+    if (!gone.length) return { removedAt };
+    await scope.tx
+      .update(projectGrants)
+      .set({ roleKeys: sql`array_remove(${projectGrants.roleKeys}, ${key})`, changedAt: removedAt })
+      .where(and(eq(projectGrants.projectId, projectId), ne(projectGrants.state, 'REMOVED'), sql`${key} = any(${projectGrants.roleKeys})`));
+    await scope.tx
+      .update(authorizations)
+      .set({ roleKeys: sql`array_remove(${authorizations.roleKeys}, ${key})`, changedAt: removedAt })
+      .where(and(eq(authorizations.projectId, projectId), ne(authorizations.state, 'REMOVED'), sql`${key} = any(${authorizations.roleKeys})`));
+    scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.role.removed', payload: { key }, resourceOwner: project.orgId });
+    return { removedAt };
+  });
+}

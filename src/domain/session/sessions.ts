@@ -1,0 +1,150 @@
+import { and, desc, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
+import { randomToken, sha256Hex } from '../../crypto/random';
+import type { Db } from '../../db/client';
+import { accessTokens, oidcGrants, orgs, refreshTokens, sessions, users } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { notFound, unauthenticated } from '../errors';
+import { execute } from '../execute';
+import { constantTimeEqual } from '../../crypto/random';
+
+export type Session = typeof sessions.$inferSelect;
+
+export interface SessionView extends Session {
+  loginName: string | null;
+  displayName: string | null;
+  userState: string | null;
+}
+
+const live = () => and(isNull(sessions.terminatedAt), or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())));
+
+/**
+ * Creates a session for a user whose password was just checked (or, for the API, an empty one that
+ * SetSession fills). Returns the session token once; only its SHA-256 is stored.
+ */
+export async function createSession(
+  ctx: Ctx,
+  input: { userId?: string; orgId?: string; userAgentHash?: string; passwordChecked?: boolean; lifetimeSeconds?: number },
+): Promise<{ id: string; token: string; session: Session }> {
+  const id = randomToken(16);
+  const token = randomToken(32, 'pcs_');
+  const now = new Date();
+  const session = await execute(ctx, async (scope) => {
+    scope.created('session', id);
+    const [row] = await scope.tx
+      .insert(sessions)
+      .values({
+        id,
+        tokenHash: sha256Hex(token),
+        userAgentHash: input.userAgentHash,
+        userId: input.userId,
+        orgId: input.orgId,
+        passwordCheckedAt: input.passwordChecked ? now : null,
+        amr: input.passwordChecked ? ['pwd'] : [],
+        expiresAt: input.lifetimeSeconds ? new Date(now.getTime() + input.lifetimeSeconds * 1000) : null,
+      })
+      .returning();
+    scope.push({
+      aggregateType: 'session',
+      aggregateId: id,
+      type: 'session.added',
+      payload: { userId: input.userId, checks: input.passwordChecked ? ['password'] : [] },
+      resourceOwner: input.orgId ?? ctx.instanceId,
+    });
+    return row;
+  });
+  return { id, token, session };
+}
+
+/** Records a fresh password check on an existing session (re-authentication, SetSession). */
+export async function setSessionPasswordChecked(ctx: Ctx, sessionId: string, user: { id: string; orgId: string }): Promise<Session> {
+  return execute(ctx, async (scope) => {
+    await scope.load('session', sessionId);
+    const [row] = await scope.tx
+      .update(sessions)
+      .set({ userId: user.id, orgId: user.orgId, passwordCheckedAt: new Date(), changedAt: new Date(), amr: ['pwd'] })
+      .where(and(eq(sessions.id, sessionId), live()))
+      .returning();
+    if (!row) throw notFound('Errors.Session.NotFound', 'session not found');
+    scope.push({ aggregateType: 'session', aggregateId: sessionId, type: 'session.password.checked', payload: { userId: user.id }, resourceOwner: user.orgId });
+    return row;
+  });
+}
+
+/** A live session by id. With a token the caller must hold it (API callers prove ownership this way). */
+export async function getSession(db: Db, sessionId: string, token?: string): Promise<Session | undefined> {
+  const [row] = await db.select().from(sessions).where(and(eq(sessions.id, sessionId), live()));
+  if (!row) return undefined;
+  if (token !== undefined && !constantTimeEqual(row.tokenHash, sha256Hex(token))) throw unauthenticated('the session token does not match', 'Errors.Session.Token.Invalid');
+  return row;
+}
+
+/** The live sessions of a browser (by the hash of its user-agent cookie), newest first, with the user's names. */
+export async function sessionsOfUserAgent(db: Db, userAgentHash: string): Promise<SessionView[]> {
+  const rows = await db
+    .select({
+      session: sessions,
+      username: users.username,
+      domain: orgs.primaryDomain,
+      displayName: users.displayName,
+      userState: users.state,
+    })
+    .from(sessions)
+    .leftJoin(users, eq(users.id, sessions.userId))
+    .leftJoin(orgs, eq(orgs.id, users.orgId))
+    .where(and(eq(sessions.userAgentHash, userAgentHash), live()))
+    .orderBy(desc(sessions.changedAt));
+  return rows.map((r) => ({
+    ...r.session,
+    loginName: r.username ? `${r.username}@${r.domain}` : null,
+    displayName: r.displayName,
+    userState: r.userState,
+  }));
+}
+
+export async function listSessions(db: Db, filter: { userId?: string; limit: number; offset: number }): Promise<{ rows: Session[]; total: number }> {
+  const where = and(live(), filter.userId ? eq(sessions.userId, filter.userId) : undefined);
+  const rows = await db.select().from(sessions).where(where).orderBy(desc(sessions.createdAt)).limit(filter.limit).offset(filter.offset);
+  const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(sessions).where(where);
+  return { rows, total: n };
+}
+
+/** Moves a browser's sessions to a new cookie value (done at every login: no session fixation). */
+export async function rebindUserAgent(ctx: Ctx, fromHash: string | undefined, toHash: string): Promise<void> {
+  if (!fromHash) return;
+  await ctx.db.update(sessions).set({ userAgentHash: toHash }).where(and(eq(sessions.userAgentHash, fromHash), live()));
+}
+
+/**
+ * Ends sessions and revokes everything issued from them: their grants, access tokens and refresh
+ * tokens (introspection then answers `active: false`).
+ */
+export async function terminateSessions(ctx: Ctx, sessionIds: string[]): Promise<number> {
+  if (sessionIds.length === 0) return 0;
+  return execute(ctx, async (scope) => {
+    const now = new Date();
+    const ended = await scope.tx
+      .update(sessions)
+      .set({ terminatedAt: now, changedAt: now })
+      .where(and(inArray(sessions.id, sessionIds), isNull(sessions.terminatedAt)))
+      .returning({ id: sessions.id, orgId: sessions.orgId });
+    if (ended.length === 0) return 0;
+    const ids = ended.map((e) => e.id);
+    const grants = await scope.tx
+      .update(oidcGrants)
+      .set({ revokedAt: now })
+      .where(and(inArray(oidcGrants.sessionId, ids), isNull(oidcGrants.revokedAt)))
+      .returning({ id: oidcGrants.id });
+    await scope.tx.update(accessTokens).set({ revokedAt: now }).where(and(inArray(accessTokens.sessionId, ids), isNull(accessTokens.revokedAt)));
+    if (grants.length) {
+      await scope.tx
+        .update(refreshTokens)
+        .set({ revokedAt: now })
+        .where(and(inArray(refreshTokens.grantId, grants.map((g) => g.id)), isNull(refreshTokens.revokedAt)));
+    }
+    for (const e of ended) {
+      await scope.load('session', e.id);
+      scope.push({ aggregateType: 'session', aggregateId: e.id, type: 'session.terminated', resourceOwner: e.orgId ?? ctx.instanceId });
+    }
+    return ended.length;
+  });
+}

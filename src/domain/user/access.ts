@@ -1,0 +1,55 @@
+import { eq } from 'drizzle-orm';
+import type { Permission } from '../../authz/roles';
+import type { Db } from '../../db/client';
+import { orgs, users } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { notFound, permissionDenied } from '../errors';
+import type { Scope } from '../execute';
+
+export type UserRow = typeof users.$inferSelect;
+export type UserWithOrg = UserRow & { primaryDomain: string };
+
+export const userNotFound = () => notFound('Errors.User.NotFound', 'user not found');
+
+/** Reads one user with its organization's primary domain; removed users only when asked. */
+export async function readUser(db: Db, userId: string, opts: { includeRemoved?: boolean } = {}): Promise<UserWithOrg | undefined> {
+  const [row] = await db
+    .select({ user: users, primaryDomain: orgs.primaryDomain })
+    .from(users)
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(eq(users.id, userId));
+  if (!row) return undefined;
+  if (row.user.state === 'REMOVED' && !opts.includeRemoved) return undefined;
+  return { ...row.user, primaryDomain: row.primaryDomain };
+}
+
+/**
+ * The permission rule of every user RPC: the caller holds `need` on the user's organization, or
+ * `self` allows the user itself. A caller who cannot even read the user gets NOT_FOUND, so it never
+ * learns that the user exists; one who can read but not change it gets PERMISSION_DENIED.
+ */
+export function authorize(ctx: Ctx, user: UserRow, need: Permission, opts: { self?: boolean } = {}): void {
+  const p = ctx.principal;
+  if (p.canOrg(need, user.orgId)) return;
+  const isSelf = p.userId === user.id;
+  if (opts.self && isSelf) return;
+  if (isSelf || p.canOrg('user.read', user.orgId)) throw permissionDenied(`needs ${need} on the user's organization`);
+  throw userNotFound();
+}
+
+/**
+ * Loads a user inside a command: registers the aggregate so that a concurrent change conflicts,
+ * reads the row and checks the caller's permission.
+ */
+export async function userForChange(
+  scope: Scope,
+  userId: string,
+  need: Permission,
+  opts: { self?: boolean; includeRemoved?: boolean } = {},
+): Promise<UserWithOrg> {
+  await scope.load('user', userId);
+  const user = await readUser(scope.tx, userId, opts);
+  if (!user) throw userNotFound();
+  authorize(scope.ctx, user, need, opts);
+  return user;
+}

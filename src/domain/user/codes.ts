@@ -1,0 +1,106 @@
+import { randomInt } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { hashSecret, verifySecret } from '../../crypto/secrets';
+import { userCodes } from '../../db/schema/index';
+import { enqueueNotification } from '../../notify/outbox';
+import type { NotificationKind } from '../../notify/templates';
+import { invalidArgument } from '../errors';
+import type { Scope } from '../execute';
+import type { UserWithOrg } from './access';
+
+export type CodeKind = NotificationKind | 'PHONE_VERIFICATION';
+
+/** How long each kind of code is valid. */
+const LIFETIME_SECONDS: Record<CodeKind, number> = {
+  EMAIL_VERIFICATION: 24 * 3600,
+  PHONE_VERIFICATION: 3600,
+  INVITATION: 72 * 3600,
+  PASSWORD_RESET: 3600,
+};
+
+const EVENT: Record<CodeKind, string> = {
+  EMAIL_VERIFICATION: 'user.human.email.code.added',
+  PHONE_VERIFICATION: 'user.human.phone.code.added',
+  INVITATION: 'user.human.invite.code.added',
+  PASSWORD_RESET: 'user.human.password.code.added',
+};
+
+// Letters and digits that cannot be mistaken for each other when typed from an email.
+const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+export function generateCode(length = 8): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  return out;
+}
+
+/** Send the code through the outbox, or hand it back to the caller. */
+export type CodeDelivery = { send: { urlTemplate?: string; applicationName?: string } } | { return: true };
+
+/**
+ * Issues a code of one kind for a user, replacing any earlier one: stores its keyed hash, writes the
+ * rendered message into the outbox when it is to be sent, and records the event. Returns the code
+ * when the caller asked for it back.
+ */
+export async function issueCode(
+  scope: Scope,
+  user: UserWithOrg,
+  kind: CodeKind,
+  delivery: CodeDelivery,
+  target: string,
+  extraPayload: Record<string, unknown> = {},
+): Promise<string | undefined> {
+  const code = generateCode();
+  const expiresAt = new Date(Date.now() + LIFETIME_SECONDS[kind] * 1000);
+  const urlTemplate = 'send' in delivery ? delivery.send.urlTemplate : undefined;
+  const row = { userId: user.id, kind, codeHash: hashSecret(code), urlTemplate, target, expiresAt, createdAt: new Date() };
+  await scope.tx
+    .insert(userCodes)
+    .values(row)
+    .onConflictDoUpdate({ target: [userCodes.userId, userCodes.kind], set: { codeHash: row.codeHash, urlTemplate, target, expiresAt, createdAt: row.createdAt } });
+  if ('send' in delivery && kind !== 'PHONE_VERIFICATION') {
+    await enqueueNotification(scope.tx, {
+      kind,
+      code,
+      userId: user.id,
+      orgId: user.orgId,
+      displayName: user.displayName || user.username,
+      email: target,
+      urlTemplate,
+      loginName: `${user.username}@${user.primaryDomain}`,
+      applicationName: delivery.send.applicationName,
+      expiresAt,
+    });
+  }
+  scope.push({
+    aggregateType: 'user',
+    aggregateId: user.id,
+    type: EVENT[kind],
+    payload: { expiry: expiresAt.toISOString(), urlTemplate, codeReturned: 'return' in delivery, ...extraPayload },
+    resourceOwner: user.orgId,
+  });
+  return 'return' in delivery ? code : undefined;
+}
+
+/** The live code of a kind, if any (for resending with the same settings). */
+export async function currentCode(scope: Scope, userId: string, kind: CodeKind) {
+  const [row] = await scope.tx
+    .select()
+    .from(userCodes)
+    .where(and(eq(userCodes.userId, userId), eq(userCodes.kind, kind)));
+  return row;
+}
+
+/**
+ * Checks a code and uses it up. A wrong, expired or missing code is INVALID_ARGUMENT naming the field;
+ * the code then stays, so a typo can be corrected.
+ */
+export async function consumeCode(scope: Scope, userId: string, kind: CodeKind, code: string, field: string): Promise<{ target: string | null }> {
+  if (!code) throw invalidArgument('Errors.User.Code.Empty', `${field} is required`);
+  const row = await currentCode(scope, userId, kind);
+  if (!row || !verifySecret(row.codeHash, code.trim().toUpperCase()) || row.expiresAt.getTime() < Date.now()) {
+    throw invalidArgument('Errors.User.Code.Invalid', `${field} is invalid or expired`);
+  }
+  await scope.tx.delete(userCodes).where(and(eq(userCodes.userId, userId), eq(userCodes.kind, kind)));
+  return { target: row.target };
+}

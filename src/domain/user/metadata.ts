@@ -1,0 +1,37 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { userMetadata } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { invalidArgument } from '../errors';
+import { execute } from '../execute';
+import { userForChange } from './access';
+import { setMetadataRows } from './commands';
+import { checkId, checkMetadata, type MetadataEntry, requireText } from './validate';
+
+/** SetUserMetadata: adds or replaces entries. */
+export async function setUserMetadata(ctx: Ctx, input: { userId: string; metadata: MetadataEntry[] }): Promise<Date> {
+  const userId = checkId('user_id', input.userId);
+  if (!input.metadata.length) throw invalidArgument('Errors.User.Metadata.Empty', 'metadata must not be empty');
+  checkMetadata('metadata', input.metadata);
+  return execute(ctx, async (scope) => {
+    const user = await userForChange(scope, userId, 'user.write');
+    return setMetadataRows(scope, userId, user.orgId, input.metadata);
+  });
+}
+
+/** DeleteUserMetadata: removes the keys that exist, one user.metadata.removed event each. */
+export async function deleteUserMetadata(ctx: Ctx, input: { userId: string; keys: string[] }): Promise<Date> {
+  const userId = checkId('user_id', input.userId);
+  if (!input.keys.length) throw invalidArgument('Errors.User.Metadata.Empty', 'keys must not be empty');
+  input.keys.forEach((k, i) => requireText(`keys[${i}]`, k, 200));
+  return execute(ctx, async (scope) => {
+    const user = await userForChange(scope, userId, 'user.write');
+    const removed = await scope.tx
+      .delete(userMetadata)
+      .where(and(eq(userMetadata.userId, userId), inArray(userMetadata.key, input.keys)))
+      .returning({ key: userMetadata.key });
+    for (const r of removed) {
+      scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.metadata.removed', payload: { key: r.key }, resourceOwner: user.orgId });
+    }
+    return new Date();
+  });
+}

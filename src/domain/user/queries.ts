@@ -1,0 +1,299 @@
+import { type SQL, and, asc, count, desc, eq, inArray, isNotNull, ne, not, or, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { verifyPassword } from '../../crypto/passwords/index';
+import { verifySecret } from '../../crypto/secrets';
+import type { Db } from '../../db/client';
+import { orgDomains, orgs, personalAccessTokens, userKeys, userMetadata, users } from '../../db/schema/index';
+import type { Ctx } from '../context';
+import { invalidArgument } from '../errors';
+import { authorize, readUser, type UserWithOrg, userNotFound } from './access';
+import { checkId } from './validate';
+
+/**
+ * Reads of users. The v2 handlers call the permission-checked functions (getUserById, listUsers, …);
+ * the OIDC provider and the hosted login call the lookups below them (findUserByLoginName,
+ * checkUserPassword, findMachineKey, …), which check no caller because the protocol is the check.
+ */
+
+export type { UserWithOrg } from './access';
+export interface UserView extends UserWithOrg {
+  /** `<username>@<domain>` for every verified domain of the organization, the primary one first */
+  loginNames: string[];
+  preferredLoginName: string;
+}
+
+async function withLoginNames(db: Db, rows: UserWithOrg[]): Promise<UserView[]> {
+  if (!rows.length) return [];
+  const orgIds = [...new Set(rows.map((r) => r.orgId))];
+  const domains = await db
+    .select({ orgId: orgDomains.orgId, domain: orgDomains.domain, isPrimary: orgDomains.isPrimary })
+    .from(orgDomains)
+    .where(and(inArray(orgDomains.orgId, orgIds), eq(orgDomains.isVerified, true)));
+  const byOrg = new Map<string, string[]>();
+  for (const d of domains.sort((a, b) => Number(b.isPrimary) - Number(a.isPrimary) || a.domain.localeCompare(b.domain))) {
+    byOrg.set(d.orgId, [...(byOrg.get(d.orgId) ?? []), d.domain]);
+  }
+  return rows.map((r) => {
+    const preferredLoginName = `${r.username}@${r.primaryDomain}`;
+    const names = (byOrg.get(r.orgId) ?? [r.primaryDomain]).map((d) => `${r.username}@${d}`);
+    return { ...r, preferredLoginName, loginNames: names.includes(preferredLoginName) ? names : [preferredLoginName, ...names] };
+  });
+}
+
+/** GetUserByID: the caller needs `user.read` on the user's organization, or is the user. */
+export async function getUserById(ctx: Ctx, userId: string): Promise<UserView> {
+  const id = checkId('user_id', userId);
+  const user = await readUser(ctx.db, id);
+  if (!user) throw userNotFound();
+  authorize(ctx, user, 'user.read', { self: true });
+  return (await withLoginNames(ctx.db, [user]))[0];
+}
+
+export type TextMethod = 'EQUALS' | 'EQUALS_IGNORE_CASE' | 'STARTS_WITH' | 'STARTS_WITH_IGNORE_CASE' | 'CONTAINS' | 'CONTAINS_IGNORE_CASE';
+export interface TextQuery {
+  value: string;
+  method: TextMethod;
+}
+
+export type UserFilter =
+  | { username: TextQuery }
+  | { loginName: string }
+  | { email: TextQuery }
+  | { displayName: TextQuery }
+  | { state: 'ACTIVE' | 'INACTIVE' | 'LOCKED' | 'REMOVED' | 'INITIAL' }
+  | { type: 'HUMAN' | 'MACHINE' }
+  | { orgId: string }
+  | { userIds: string[] }
+  | { and: UserFilter[] }
+  | { or: UserFilter[] }
+  | { not: UserFilter };
+
+export interface Page {
+  offset?: number;
+  limit?: number;
+  asc?: boolean;
+}
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+export function pageOf(page: Page | undefined): { offset: number; limit: number; asc: boolean } {
+  const offset = page?.offset ?? 0;
+  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidArgument('Errors.Pagination.Invalid', 'pagination.offset must be a non-negative integer');
+  const limit = !page?.limit ? DEFAULT_LIMIT : Math.min(page.limit, MAX_LIMIT);
+  return { offset, limit, asc: page?.asc ?? false };
+}
+
+const escapeLike = (v: string) => v.replaceAll(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A text condition that the indexes can answer: case-insensitive comparisons go through
+ * lower(column), and prefixes also become a byte-wise range (`~>=~`/`~<~`, what text_pattern_ops
+ * indexes serve) so that a prepared, generic plan still uses the index.
+ */
+function textCondition(field: string, column: AnyPgColumn, q: TextQuery): SQL {
+  if (q.value.length > 200) throw invalidArgument('Errors.Query.Invalid', `${field}.value must be at most 200 characters`);
+  const lowered = sql`lower(${column})`;
+  const v = q.value;
+  switch (q.method) {
+    case 'EQUALS':
+      return eq(column, v);
+    case 'EQUALS_IGNORE_CASE':
+      return sql`${lowered} = ${v.toLowerCase()}`;
+    case 'STARTS_WITH':
+    case 'STARTS_WITH_IGNORE_CASE': {
+      const p = v.toLowerCase();
+      const range = sql`${lowered} ~>=~ ${p} and ${lowered} ~<~ ${`${p}\u{10FFFF}`}`;
+      if (q.method === 'STARTS_WITH') return sql`(${range} and ${column} like ${`${escapeLike(v)}%`})`;
+      return sql`(${range} and ${lowered} like ${`${escapeLike(p)}%`})`;
+    }
+    case 'CONTAINS':
+      return sql`${column} like ${`%${escapeLike(v)}%`}`;
+    case 'CONTAINS_IGNORE_CASE':
+      return sql`${lowered} like ${`%${escapeLike(v.toLowerCase())}%`}`;
+  }
+}
+
+/** A login name is the username itself or `<username>@<a verified domain of the user's org>`. */
+function loginNameCondition(loginName: string): SQL {
+  const lower = loginName.toLowerCase();
+  const alternatives: SQL[] = [sql`lower(${users.username}) = ${lower}`];
+  for (let i = lower.indexOf('@'); i > 0; i = lower.indexOf('@', i + 1)) {
+    const username = lower.slice(0, i);
+    const domain = lower.slice(i + 1);
+    alternatives.push(
+      sql`(lower(${users.username}) = ${username} and ${users.orgId} in (select ${orgDomains.orgId} from ${orgDomains} where ${orgDomains.domain} = ${domain} and ${orgDomains.isVerified}))`,
+    );
+  }
+  return or(...alternatives)!;
+}
+
+function filterCondition(f: UserFilter, depth: number): SQL {
+  if (depth > 8) throw invalidArgument('Errors.Query.Invalid', 'filters are nested too deeply (at most 8 levels)');
+  if ('username' in f) return textCondition('username_filter', users.username, f.username);
+  if ('loginName' in f) return loginNameCondition(f.loginName);
+  if ('email' in f) return textCondition('email_filter', users.email, f.email);
+  if ('displayName' in f) return textCondition('display_name_filter', users.displayName, f.displayName);
+  if ('state' in f) return eq(users.state, f.state);
+  if ('type' in f) return eq(users.type, f.type);
+  if ('orgId' in f) return eq(users.orgId, f.orgId);
+  if ('userIds' in f) {
+    if (f.userIds.length > 1000) throw invalidArgument('Errors.Query.Invalid', 'in_user_ids_filter.user_ids may hold at most 1000 ids');
+    return f.userIds.length ? inArray(users.id, f.userIds) : sql`false`;
+  }
+  if ('and' in f) return f.and.length ? and(...f.and.map((x) => filterCondition(x, depth + 1)))! : sql`true`;
+  if ('or' in f) return f.or.length ? or(...f.or.map((x) => filterCondition(x, depth + 1)))! : sql`false`;
+  if ('not' in f) return not(filterCondition(f.not, depth + 1));
+  throw invalidArgument('Errors.Query.Invalid', 'filters: a filter is empty');
+}
+
+/** What the caller may read, as SQL: all users, those of some organizations, or only itself. */
+function visibleTo(ctx: Ctx): SQL | undefined {
+  const scope = ctx.principal.orgScope('user.read');
+  if (scope === 'all') return undefined;
+  const self = eq(users.id, ctx.principal.userId);
+  return scope.length ? or(inArray(users.orgId, scope), self) : self;
+}
+
+/** ListUsers: filtered by the caller's permissions in SQL; deleted users are never listed. */
+export async function listUsers(ctx: Ctx, query: { filters?: UserFilter[]; page?: Page }): Promise<{ total: number; limit: number; users: UserView[] }> {
+  const { offset, limit, asc: ascending } = pageOf(query.page);
+  const where = and(ne(users.state, 'REMOVED'), visibleTo(ctx), ...(query.filters ?? []).map((f) => filterCondition(f, 0)));
+  const [[{ total }], rows] = await Promise.all([
+    ctx.db.select({ total: count() }).from(users).where(where),
+    ctx.db
+      .select({ user: users, primaryDomain: orgs.primaryDomain })
+      .from(users)
+      .innerJoin(orgs, eq(orgs.id, users.orgId))
+      .where(where)
+      .orderBy(ascending ? asc(users.id) : desc(users.id))
+      .limit(limit)
+      .offset(offset),
+  ]);
+  const list = await withLoginNames(
+    ctx.db,
+    rows.map((r) => ({ ...r.user, primaryDomain: r.primaryDomain })),
+  );
+  return { total, limit, users: list };
+}
+
+/** A user the caller may read (for the list RPCs of its keys, tokens and metadata). */
+async function readableUser(ctx: Ctx, userId: string): Promise<UserWithOrg> {
+  const id = checkId('user_id', userId);
+  const user = await readUser(ctx.db, id);
+  if (!user) throw userNotFound();
+  authorize(ctx, user, 'user.read', { self: true });
+  return user;
+}
+
+export async function listKeys(ctx: Ctx, input: { userId: string; page?: Page }) {
+  const user = await readableUser(ctx, input.userId);
+  const { offset, limit, asc: ascending } = pageOf(input.page);
+  const where = eq(userKeys.userId, user.id);
+  const [[{ total }], rows] = await Promise.all([
+    ctx.db.select({ total: count() }).from(userKeys).where(where),
+    ctx.db
+      .select({ id: userKeys.id, createdAt: userKeys.createdAt, expiresAt: userKeys.expiresAt })
+      .from(userKeys)
+      .where(where)
+      .orderBy(ascending ? asc(userKeys.id) : desc(userKeys.id))
+      .limit(limit)
+      .offset(offset),
+  ]);
+  return { total, limit, keys: rows.map((r) => ({ ...r, userId: user.id, orgId: user.orgId })) };
+}
+
+export async function listPersonalAccessTokens(ctx: Ctx, input: { userId: string; page?: Page }) {
+  const user = await readableUser(ctx, input.userId);
+  const { offset, limit, asc: ascending } = pageOf(input.page);
+  const where = eq(personalAccessTokens.userId, user.id);
+  const [[{ total }], rows] = await Promise.all([
+    ctx.db.select({ total: count() }).from(personalAccessTokens).where(where),
+    ctx.db
+      .select({ id: personalAccessTokens.id, createdAt: personalAccessTokens.createdAt, expiresAt: personalAccessTokens.expiresAt })
+      .from(personalAccessTokens)
+      .where(where)
+      .orderBy(ascending ? asc(personalAccessTokens.id) : desc(personalAccessTokens.id))
+      .limit(limit)
+      .offset(offset),
+  ]);
+  return { total, limit, tokens: rows.map((r) => ({ ...r, userId: user.id, orgId: user.orgId })) };
+}
+
+/** ListUserMetadata: ordered by key (ascending unless asc is false and given explicitly). */
+export async function listUserMetadata(ctx: Ctx, input: { userId: string; page?: Page }) {
+  const user = await readableUser(ctx, input.userId);
+  const { offset, limit } = pageOf(input.page);
+  const where = eq(userMetadata.userId, user.id);
+  const [[{ total }], rows] = await Promise.all([
+    ctx.db.select({ total: count() }).from(userMetadata).where(where),
+    ctx.db
+      .select({ key: userMetadata.key, value: userMetadata.value })
+      .from(userMetadata)
+      .where(where)
+      .orderBy(asc(userMetadata.key))
+      .limit(limit)
+      .offset(offset),
+  ]);
+  return { total, limit, metadata: rows.map((r) => ({ key: r.key, value: new Uint8Array(Buffer.from(r.value, 'base64')) })) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lookups for the OIDC provider, the hosted login and the v1 layer (no caller permission checks).
+
+/** A user that is not deleted, by id, with its organization's primary domain. */
+export async function findUserById(db: Db, userId: string): Promise<UserView | undefined> {
+  const user = await readUser(db, userId);
+  return user ? (await withLoginNames(db, [user]))[0] : undefined;
+}
+
+/**
+ * The user a login name denotes: the username itself (usernames are unique in the instance) or
+ * `<username>@<verified domain of the user's organization>`. Deleted users are not found.
+ */
+export async function findUserByLoginName(db: Db, loginName: string): Promise<UserView | undefined> {
+  if (!loginName || loginName.length > 400) return undefined;
+  const [row] = await db
+    .select({ user: users, primaryDomain: orgs.primaryDomain })
+    .from(users)
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(and(ne(users.state, 'REMOVED'), ne(orgs.state, 'REMOVED'), loginNameCondition(loginName)))
+    .limit(1);
+  return row ? (await withLoginNames(db, [{ ...row.user, primaryDomain: row.primaryDomain }]))[0] : undefined;
+}
+
+/**
+ * Checks a human user's password. It neither counts failures nor locks: the login applies the
+ * instance's lockout policy around it.
+ */
+export async function checkUserPassword(db: Db, userId: string, password: string): Promise<boolean> {
+  const [row] = await db
+    .select({ hash: users.passwordHash, state: users.state })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.type, 'HUMAN')));
+  if (!row?.hash || row.state === 'REMOVED') return false;
+  return verifyPassword(row.hash, password);
+}
+
+/** A machine user's registered public key (for JWT profile assertions), unless expired. */
+export async function findMachineKey(db: Db, keyId: string): Promise<{ userId: string; publicKey: string; expiresAt: Date | null } | undefined> {
+  const [row] = await db
+    .select({ userId: userKeys.userId, publicKey: userKeys.publicKey, expiresAt: userKeys.expiresAt, state: users.state })
+    .from(userKeys)
+    .innerJoin(users, eq(users.id, userKeys.userId))
+    .where(eq(userKeys.id, keyId));
+  if (!row || row.state !== 'ACTIVE') return undefined;
+  if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return undefined;
+  return { userId: row.userId, publicKey: row.publicKey, expiresAt: row.expiresAt };
+}
+
+/** client_credentials for machine users: client id = username, secret checked against its keyed hash. */
+export async function checkMachineSecret(db: Db, clientId: string, secret: string): Promise<UserView | undefined> {
+  const [row] = await db
+    .select({ user: users, primaryDomain: orgs.primaryDomain })
+    .from(users)
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(and(sql`lower(${users.username}) = ${clientId.toLowerCase()}`, ne(users.state, 'REMOVED'), eq(users.type, 'MACHINE'), isNotNull(users.secretHash)));
+  if (!row || row.user.state !== 'ACTIVE' || !verifySecret(row.user.secretHash, secret)) return undefined;
+  return (await withLoginNames(db, [{ ...row.user, primaryDomain: row.primaryDomain }]))[0];
+}

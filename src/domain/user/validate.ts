@@ -1,0 +1,87 @@
+import { invalidArgument } from '../errors';
+
+/**
+ * Input checks shared by the user commands. Each error names the field as the v2 API spells it
+ * (e.g. `human.profile.given_name`), so a caller knows what to fix.
+ */
+const KEY = 'Errors.User.Invalid';
+
+export function requireText(field: string, value: string | undefined | null, max = 200): string {
+  const v = value?.trim() ?? '';
+  if (!v) throw invalidArgument(KEY, `${field} is required`);
+  if (v.length > max) throw invalidArgument(KEY, `${field} must be at most ${max} characters`);
+  return v;
+}
+
+export function optionalText(field: string, value: string | undefined | null, max = 200): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const v = value.trim();
+  if (v.length > max) throw invalidArgument(KEY, `${field} must be at most ${max} characters`);
+  return v;
+}
+
+export function checkId(field: string, value: string | undefined | null): string {
+  const v = requireText(field, value, 200);
+  if (!/^[A-Za-z0-9_.@-]+$/.test(v)) throw invalidArgument(KEY, `${field} may contain only letters, digits and _ . @ -`);
+  return v;
+}
+
+export function checkUsername(field: string, value: string | undefined | null): string {
+  const v = requireText(field, value, 200);
+  if (/\s/.test(v)) throw invalidArgument(KEY, `${field} must not contain whitespace`);
+  return v;
+}
+
+// A pragmatic address check: one @, no spaces or brackets in the local part, a dotted host name.
+const EMAIL = /^[^\s@"<>()[\],;:\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export function checkEmail(field: string, value: string | undefined | null): string {
+  const v = requireText(field, value, 200);
+  if (!EMAIL.test(v)) throw invalidArgument(KEY, `${field} is not a valid email address`);
+  return v;
+}
+
+export function checkPhone(field: string, value: string | undefined | null): string {
+  const v = requireText(field, value, 200);
+  if (!/^\+?[0-9 ()-]{3,}$/.test(v) || !/[0-9]/.test(v)) throw invalidArgument(KEY, `${field} is not a valid phone number`);
+  return v;
+}
+
+export function checkLanguage(field: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return value === '' ? '' : undefined;
+  if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(value)) throw invalidArgument(KEY, `${field} must be a language tag such as "en" or "de-CH"`);
+  return value;
+}
+
+export function checkUrlTemplate(field: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value.length > 2000) throw invalidArgument(KEY, `${field} must be at most 2000 characters`);
+  let url: URL;
+  try {
+    url = new URL(value.replaceAll(/\{\{\.?\w+\}\}/g, 'x'));
+  } catch {
+    throw invalidArgument(KEY, `${field} is not a valid URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidArgument(KEY, `${field} must be an http(s) URL`);
+  return value;
+}
+
+export function checkFutureDate(field: string, value: Date | undefined): Date | undefined {
+  if (!value) return undefined;
+  if (Number.isNaN(value.getTime())) throw invalidArgument(KEY, `${field} is not a valid date`);
+  if (value.getTime() <= Date.now()) throw invalidArgument(KEY, `${field} must be in the future`);
+  return value;
+}
+
+export interface MetadataEntry {
+  key: string;
+  value: Uint8Array;
+}
+
+export function checkMetadata(field: string, entries: MetadataEntry[]): void {
+  entries.forEach((m, i) => {
+    requireText(`${field}[${i}].key`, m.key, 200);
+    if (m.value.length === 0) throw invalidArgument(KEY, `${field}[${i}].value is required`);
+    if (m.value.length > 500_000) throw invalidArgument(KEY, `${field}[${i}].value must be at most 500000 bytes`);
+  });
+}

@@ -1,0 +1,39 @@
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/random';
+
+/** The browser's user-agent cookie: it names the browser, whose sessions are rows in the database. */
+export const UA_COOKIE = 'pc_ua';
+/** Double-submit CSRF cookie, compared with the hidden field of every form. */
+export const CSRF_COOKIE = 'pc_csrf';
+
+function secure(c: Context): boolean {
+  return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
+}
+
+export function userAgentHash(c: Context): string | undefined {
+  const v = getCookie(c, UA_COOKIE);
+  return v ? sha256Hex(v) : undefined;
+}
+
+/** A new cookie value after every login (no session fixation); returns the hash stored with the sessions. */
+export function rotateUserAgent(c: Context): string {
+  const value = randomToken(32);
+  setCookie(c, UA_COOKIE, value, { path: '/', httpOnly: true, secure: secure(c), sameSite: 'Lax', maxAge: 400 * 24 * 3600 });
+  return sha256Hex(value);
+}
+
+/** The CSRF token for the forms of this response (reuses the browser's cookie when it has one). */
+export function csrfToken(c: Context): string {
+  let token = getCookie(c, CSRF_COOKIE);
+  if (!token || token.length < 32) {
+    token = randomToken(32);
+    setCookie(c, CSRF_COOKIE, token, { path: '/ui/login', httpOnly: true, secure: secure(c), sameSite: 'Lax' });
+  }
+  return token;
+}
+
+export function csrfValid(c: Context, submitted: string | undefined): boolean {
+  const cookie = getCookie(c, CSRF_COOKIE);
+  return !!cookie && !!submitted && constantTimeEqual(cookie, submitted);
+}

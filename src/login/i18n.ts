@@ -1,0 +1,102 @@
+/** Languages of the hosted login. ui_locales picks one; otherwise Accept-Language; otherwise English. */
+export const LOCALES = ['en', 'de'] as const;
+export type Locale = (typeof LOCALES)[number];
+
+const en = {
+  title: 'Sign in',
+  loginNameLabel: 'Login name',
+  loginNameHint: 'Your username or username@organization-domain',
+  next: 'Next',
+  passwordTitle: 'Enter your password',
+  passwordLabel: 'Password',
+  signIn: 'Sign in',
+  notYou: 'Use another account',
+  invalidCredentials: 'The login name or the password is wrong.',
+  locked: 'This account is locked. Please contact your administrator.',
+  selectAccountTitle: 'Choose an account',
+  otherAccount: 'Use another account',
+  createAccount: 'Create an account',
+  registerTitle: 'Create your account',
+  givenName: 'First name',
+  familyName: 'Last name',
+  email: 'Email',
+  username: 'Username (optional, the email is used otherwise)',
+  passwordConfirm: 'Repeat the password',
+  register: 'Create account',
+  passwordsDiffer: 'The passwords do not match.',
+  loggedOutTitle: 'You are signed out',
+  loggedOutText: 'You have been signed out. You can close this window.',
+  errorTitle: 'Something went wrong',
+  requestExpired: 'The sign-in request has expired or was already used. Please start again from the application.',
+  csrf: 'The form has expired. Please try again.',
+  sessionEnded: 'session ended',
+  signedIn: 'signed in',
+  emailCodeSent: 'We sent a verification code to your email address.',
+  skipToForm: 'Skip to the form',
+};
+export type Messages = typeof en;
+
+const de: Messages = {
+  title: 'Anmelden',
+  loginNameLabel: 'Loginname',
+  loginNameHint: 'Ihr Benutzername oder benutzername@organisations-domain',
+  next: 'Weiter',
+  passwordTitle: 'Passwort eingeben',
+  passwordLabel: 'Passwort',
+  signIn: 'Anmelden',
+  notYou: 'Anderes Konto verwenden',
+  invalidCredentials: 'Der Loginname oder das Passwort ist falsch.',
+  locked: 'Dieses Konto ist gesperrt. Bitte wenden Sie sich an Ihre Administration.',
+  selectAccountTitle: 'Konto auswählen',
+  otherAccount: 'Anderes Konto verwenden',
+  createAccount: 'Konto erstellen',
+  registerTitle: 'Konto erstellen',
+  givenName: 'Vorname',
+  familyName: 'Nachname',
+  email: 'E-Mail',
+  username: 'Benutzername (optional, sonst wird die E-Mail verwendet)',
+  passwordConfirm: 'Passwort wiederholen',
+  register: 'Konto erstellen',
+  passwordsDiffer: 'Die Passwörter stimmen nicht überein.',
+  loggedOutTitle: 'Sie sind abgemeldet',
+  loggedOutText: 'Sie wurden abgemeldet. Sie können dieses Fenster schließen.',
+  errorTitle: 'Etwas ist schiefgelaufen',
+  requestExpired: 'Die Anmeldeanfrage ist abgelaufen oder wurde bereits verwendet. Bitte starten Sie erneut in der Anwendung.',
+  csrf: 'Das Formular ist abgelaufen. Bitte versuchen Sie es erneut.',
+  sessionEnded: 'Sitzung beendet',
+  signedIn: 'angemeldet',
+  emailCodeSent: 'Wir haben einen Bestätigungscode an Ihre E-Mail-Adresse gesendet.',
+  skipToForm: 'Zum Formular springen',
+};
+
+const MESSAGES: Record<Locale, Messages> = { en, de };
+
+function match(tag: string): Locale | undefined {
+  const base = tag.trim().toLowerCase().split(/[-_]/)[0];
+  return (LOCALES as readonly string[]).includes(base) ? (base as Locale) : undefined;
+}
+
+/** First ui_locales entry we speak; else the best Accept-Language entry; else English. */
+export function pickLocale(uiLocales: string[] | undefined, acceptLanguage: string | undefined): Locale {
+  for (const l of uiLocales ?? []) {
+    const m = match(l);
+    if (m) return m;
+  }
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((part) => {
+      const [tag, ...rest] = part.split(';');
+      const q = rest.find((r) => r.trim().startsWith('q='));
+      return { tag, q: q ? Number(q.trim().slice(2)) || 0 : 1 };
+    })
+    .sort((a, b) => b.q - a.q);
+  for (const r of ranked) {
+    const m = match(r.tag);
+    if (m && r.q > 0) return m;
+  }
+  return 'en';
+}
+
+export function messages(locale: Locale): Messages {
+  return MESSAGES[locale];
+}

@@ -1,0 +1,34 @@
+import { ErrorMessage, Hidden, Layout, type PageProps } from './layout';
+
+export interface RegisterValues {
+  givenName?: string;
+  familyName?: string;
+  email?: string;
+  username?: string;
+}
+
+export function RegisterPage(p: PageProps & { authRequest: string; csrf: string; values: RegisterValues; error?: string }) {
+  const field = (id: keyof RegisterValues, label: string, type: string, autocomplete: string, required = true) => (
+    <>
+      <label for={id}>{label}</label>
+      <input type={type} id={id} name={id} value={p.values[id] ?? ''} autocomplete={autocomplete} required={required} />
+    </>
+  );
+  return (
+    <Layout {...p} title={p.t.registerTitle}>
+      <ErrorMessage text={p.error} />
+      <form method="post" action="/ui/login/register">
+        <Hidden authRequest={p.authRequest} csrf={p.csrf} />
+        {field('givenName', p.t.givenName, 'text', 'given-name')}
+        {field('familyName', p.t.familyName, 'text', 'family-name')}
+        {field('email', p.t.email, 'email', 'email')}
+        {field('username', p.t.username, 'text', 'username', false)}
+        <label for="password">{p.t.passwordLabel}</label>
+        <input type="password" id="password" name="password" autocomplete="new-password" required />
+        <label for="passwordConfirm">{p.t.passwordConfirm}</label>
+        <input type="password" id="passwordConfirm" name="passwordConfirm" autocomplete="new-password" required />
+        <button type="submit">{p.t.register}</button>
+      </form>
+    </Layout>
+  );
+}

@@ -1,0 +1,48 @@
+import type { Context } from 'hono';
+import type { Deps } from '../deps';
+import { SIGNING_ALGORITHMS } from '../crypto/keys/signing';
+import { CLAIMS, STANDARD_SCOPES } from '../domain/oidc/scopes';
+import { LOCALES } from '../login/i18n';
+import { GRANTS } from './grants/index';
+
+/** GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0). */
+export function discoveryEndpoint(c: Context, deps: Deps) {
+  const issuer = deps.config.externalUrl;
+  c.header('Cache-Control', 'public, max-age=300');
+  return c.json({
+    issuer,
+    authorization_endpoint: `${issuer}/oauth/v2/authorize`,
+    token_endpoint: `${issuer}/oauth/v2/token`,
+    introspection_endpoint: `${issuer}/oauth/v2/introspect`,
+    userinfo_endpoint: `${issuer}/oidc/v1/userinfo`,
+    revocation_endpoint: `${issuer}/oauth/v2/revoke`,
+    end_session_endpoint: `${issuer}/oidc/v1/end_session`,
+    jwks_uri: `${issuer}/oauth/v2/keys`,
+    scopes_supported: STANDARD_SCOPES,
+    response_types_supported: ['code', 'id_token', 'id_token token'],
+    response_modes_supported: ['query', 'fragment', 'form_post'],
+    grant_types_supported: [...Object.keys(GRANTS), 'implicit'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: SIGNING_ALGORITHMS,
+    request_object_signing_alg_values_supported: ['none'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
+    introspection_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    revocation_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
+    claims_supported: [
+      'sub', 'aud', 'exp', 'iat', 'iss', 'auth_time', 'nonce', 'acr', 'amr', 'c_hash', 'at_hash', 'act', 'azp', 'sid', 'scope', 'client_id',
+      'name', 'given_name', 'family_name', 'nickname', 'preferred_username', 'gender', 'locale', 'updated_at',
+      'email', 'email_verified', 'phone_number', 'phone_number_verified',
+      CLAIMS.roles, CLAIMS.orgId, CLAIMS.metadata,
+    ],
+    code_challenge_methods_supported: ['S256'],
+    ui_locales_supported: LOCALES,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    authorization_response_iss_parameter_supported: true,
+    backchannel_logout_supported: false,
+  });
+}

@@ -1,0 +1,34 @@
+import { consumeCode } from '../../domain/oidc/codes';
+import { findGrant } from '../../domain/oidc/grants';
+import { issueGrantTokens } from '../../domain/oidc/token-issuance';
+import { invalidGrant, invalidRequest } from '../errors';
+import { oidcCtx } from '../env';
+import { type GrantType, param } from './types';
+
+/** grant_type=authorization_code: redeem the code (single use, bound), then issue the grant's tokens. */
+export const authorizationCode: GrantType = {
+  authMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
+  appGrantType: 'AUTHORIZATION_CODE',
+  async handle(req) {
+    const { client } = req.client!;
+    const code = param(req, 'code');
+    if (!code) throw invalidRequest('code is missing');
+    const redirectUri = param(req, 'redirect_uri');
+    if (!redirectUri) throw invalidRequest('redirect_uri is missing');
+    const codeVerifier = param(req, 'code_verifier');
+    if (req.client!.method === 'none' && !codeVerifier) throw invalidGrant('public clients must send code_verifier (PKCE)');
+    const ctx = oidcCtx(req.deps, 'oidc/token');
+    const { grantId, nonce } = await consumeCode(ctx, { code, clientId: client.clientId, redirectUri, codeVerifier });
+    const grant = await findGrant(ctx, grantId);
+    if (!grant || grant.revokedAt) throw invalidGrant('the grant of this code is revoked');
+    const withRefresh = grant.scopes.includes('offline_access') && !!client.oidc?.grantTypes.includes('REFRESH_TOKEN');
+    return issueGrantTokens(oidcCtx(req.deps, 'oidc/token', grant.userId), req.env, {
+      client,
+      grant,
+      scopes: grant.scopes,
+      refreshScopes: grant.scopes,
+      nonce,
+      withRefresh,
+    });
+  },
+};

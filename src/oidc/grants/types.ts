@@ -1,0 +1,34 @@
+import type { Context } from 'hono';
+import type { Deps } from '../../deps';
+import type { OidcEnv } from '../../domain/oidc/env';
+import type { TokenResponse } from '../../domain/oidc/token-issuance';
+import type { AuthenticatedClient, ClientAuthMethod } from '../client-auth';
+import type { Params } from '../params';
+
+export interface GrantRequest {
+  c: Context;
+  deps: Deps;
+  env: OidcEnv;
+  params: Params;
+  /** undefined only for grants with `clientAuth: 'optional'` called without client authentication */
+  client: AuthenticatedClient | undefined;
+}
+
+/**
+ * One grant type of the token endpoint. The endpoint parses the form, authenticates the client with
+ * the methods listed here (shared helper), then calls `handle`. A new grant is a new file in this
+ * folder plus one line in index.ts.
+ */
+export interface GrantType {
+  authMethods: ClientAuthMethod[];
+  /** 'optional': the grant authenticates by itself (JWT profile); client authentication only if sent */
+  clientAuth?: 'required' | 'optional';
+  /** the application's grant_types entry that allows it (unauthorized_client otherwise) */
+  appGrantType?: string;
+  handle(req: GrantRequest): Promise<TokenResponse>;
+}
+
+export function param(req: GrantRequest, name: string): string | undefined {
+  const v = req.params.get(name);
+  return v === '' ? undefined : v;
+}

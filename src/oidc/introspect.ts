@@ -1,0 +1,56 @@
+import type { Context } from 'hono';
+import type { Deps } from '../deps';
+import { maybeRoleClaims, metadataClaim, scopeClaims } from '../domain/oidc/claims';
+import { findClient } from '../domain/oidc/clients';
+import { RESERVED } from '../domain/oidc/scopes';
+import { findActiveAccessToken } from '../domain/oidc/token-lookup';
+import { authenticateClient } from './client-auth';
+import { oidcEnv } from './env';
+import { invalidRequest } from './errors';
+import { noStore, readForm } from './params';
+
+/**
+ * POST /oauth/v2/introspect (spec §2.6, RFC 7662): Basic or private_key_jwt only. `active` is true
+ * only for an active token whose audience contains the caller (its client id or its project).
+ */
+export async function introspectEndpoint(c: Context, deps: Deps) {
+  const params = await readForm(c);
+  const { client: caller } = await authenticateClient(c, deps, params, ['client_secret_basic', 'private_key_jwt']);
+  const token = params.get('token');
+  if (!token) throw invalidRequest('token is missing');
+  noStore(c);
+  const env = oidcEnv(deps);
+  const db = deps.database.db;
+  const at = await findActiveAccessToken(db, env.masterKey, env.issuer, token);
+  if (!at || !(at.audience.includes(caller.clientId) || at.audience.includes(caller.projectId))) return c.json({ active: false });
+  const body: Record<string, unknown> = {
+    active: true,
+    scope: at.scopes.join(' '),
+    client_id: at.clientId,
+    token_type: 'Bearer',
+    exp: Math.floor(at.expiresAt.getTime() / 1000),
+    iat: Math.floor(at.issuedAt.getTime() / 1000),
+    nbf: Math.floor(at.issuedAt.getTime() / 1000),
+    sub: at.userId,
+    aud: at.audience,
+    iss: env.issuer,
+    jti: at.id,
+    username: `${at.user.username}@${at.user.orgDomain}`,
+    ...scopeClaims(at.user, at.scopes),
+  };
+  if (at.actorUserId) body.act = { sub: at.actorUserId };
+  if (at.scopes.includes(RESERVED.metadata)) body[RESERVED.metadata] = await metadataClaim(db, at.userId);
+  const issuedTo = at.clientId === caller.clientId ? caller : await findClient(db, at.clientId);
+  Object.assign(
+    body,
+    await maybeRoleClaims(db, {
+      userId: at.userId,
+      scopes: at.scopes,
+      projectId: at.projectId,
+      audience: at.audience,
+      projectAssertsRoles: !!issuedTo?.project.roleAssertion,
+      placeAllows: true,
+    }),
+  );
+  return c.json(body);
+}

@@ -1,0 +1,19 @@
+import { loadMasterKey } from '../crypto/keys/master-key';
+import { pruneUsedAssertions } from '../domain/oidc/client-assertion';
+import { rotateKeysIfDue } from '../domain/oidc/web-keys';
+import { registerJob } from '../jobs';
+import { oidcCtx } from './env';
+
+/**
+ * Signing key rotation on the PORTCULLIS_KEY_ROTATION_INTERVAL schedule. The job ticks every 15
+ * seconds and rotates only when the active key is older than the interval; the database lock inside
+ * makes concurrent replicas agree.
+ */
+registerJob({
+  name: 'oidc-key-rotation',
+  intervalMs: 15_000,
+  async run(deps) {
+    await rotateKeysIfDue(oidcCtx(deps, 'oidc/key-rotation'), loadMasterKey(deps.config), deps.config.keyRotationIntervalMs);
+    await pruneUsedAssertions(deps.database.db);
+  },
+});

@@ -1,0 +1,50 @@
+import type { Context } from 'hono';
+import { parseBearer } from '../authz/authenticate';
+import type { Deps } from '../deps';
+import { maybeRoleClaims, metadataClaim, scopeClaims } from '../domain/oidc/claims';
+import { findActiveAccessToken } from '../domain/oidc/token-lookup';
+import { RESERVED } from '../domain/oidc/scopes';
+import { findClient } from '../domain/oidc/clients';
+import { oidcEnv } from './env';
+import { noStore } from './params';
+
+function unauthorized(c: Context, description: string) {
+  noStore(c);
+  c.header('WWW-Authenticate', `Bearer error="invalid_token", error_description="${description}"`);
+  return c.json({ error: 'invalid_token', error_description: description }, 401);
+}
+
+/** GET and POST /oidc/v1/userinfo: the user's claims for the scopes of a valid access token. */
+export async function userinfoEndpoint(c: Context, deps: Deps) {
+  let token = parseBearer(c.req.header('authorization'));
+  if (!token && c.req.method === 'POST' && (c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams(await c.req.text());
+    token = form.get('access_token') ?? undefined;
+  }
+  if (!token) return unauthorized(c, 'missing bearer token');
+  const env = oidcEnv(deps);
+  const db = deps.database.db;
+  const at = await findActiveAccessToken(db, env.masterKey, env.issuer, token);
+  if (!at) return unauthorized(c, 'the access token is invalid or expired');
+  if (!at.scopes.includes('openid')) {
+    noStore(c);
+    c.header('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="openid"');
+    return c.json({ error: 'insufficient_scope', error_description: 'the token was not issued with scope openid' }, 403);
+  }
+  const claims: Record<string, unknown> = { sub: at.userId, ...scopeClaims(at.user, at.scopes) };
+  if (at.scopes.includes(RESERVED.metadata)) claims[RESERVED.metadata] = await metadataClaim(db, at.userId);
+  const client = await findClient(db, at.clientId);
+  Object.assign(
+    claims,
+    await maybeRoleClaims(db, {
+      userId: at.userId,
+      scopes: at.scopes,
+      projectId: at.projectId,
+      audience: at.audience,
+      projectAssertsRoles: !!client?.project.roleAssertion,
+      placeAllows: true,
+    }),
+  );
+  noStore(c);
+  return c.json(claims);
+}

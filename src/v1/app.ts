@@ -1,0 +1,24 @@
+import { Hono } from 'hono';
+import { isDatabaseDown } from '../api/interceptors/errors';
+import type { Deps } from '../deps';
+import { respondV1Error } from './errors';
+import { eventRoutes } from './events/route';
+import { importRoutes } from './import/route';
+
+/**
+ * The v1 REST compatibility layer (`/admin/v1/`, `/management/v1/`, `/auth/v1/`). Routes convert v1
+ * requests onto the same domain functions as v2 and answer errors in grpc-gateway's JSON shape.
+ */
+export function v1Routes(deps: Deps) {
+  const app = new Hono();
+  app.route('/', importRoutes(deps));
+  app.route('/', eventRoutes(deps));
+  app.onError((err, c) => {
+    const known = respondV1Error(c, err);
+    if (known) return known;
+    if (isDatabaseDown(err)) return c.json({ code: 14, message: 'the database is unavailable; retry later', details: [] }, 503);
+    deps.log.error({ err, path: c.req.path }, 'unexpected error in v1 route');
+    return c.json({ code: 13, message: 'internal error', details: [] }, 500);
+  });
+  return app;
+}

@@ -1,0 +1,78 @@
+import { Hono } from 'hono';
+import type { Deps } from '../../deps';
+import { invalidArgument, permissionDenied } from '../../domain/errors';
+import { type EventFilter, type EventRecord, searchEvents } from '../../domain/events/search';
+import { type Obj, bool, int, obj, str, strings } from '../shape';
+import { authenticate, readJson, v1Ctx } from '../request';
+import { AGGREGATE_TYPE_NAMES, EVENT_TYPE_NAMES, type Lang, languageOf, localizedAggregateType, localizedEventType } from './names';
+
+/** POST /admin/v1/events/_search, /admin/v1/events/types/_search, /admin/v1/aggregates/types/_search. */
+export function eventRoutes(deps: Deps) {
+  const app = new Hono();
+  app.post('/admin/v1/events/_search', async (c) => {
+    const principal = await authenticate(deps, c);
+    const filter = toFilter(await readJson(c));
+    const found = await searchEvents(v1Ctx(deps, principal, 'admin/v1/events/_search'), filter);
+    const lang = languageOf(c.req.header('accept-language'));
+    return c.json({ events: found.map((e) => toV1Event(e, lang)) });
+  });
+  app.post('/admin/v1/events/types/_search', async (c) => {
+    const principal = await authenticate(deps, c);
+    if (!principal.canInstance('events.read')) throw permissionDenied('listing event types needs the events.read permission');
+    const lang = languageOf(c.req.header('accept-language'));
+    return c.json({ eventTypes: Object.keys(EVENT_TYPE_NAMES).map((t) => localizedEventType(t, lang)) });
+  });
+  app.post('/admin/v1/aggregates/types/_search', async (c) => {
+    const principal = await authenticate(deps, c);
+    if (!principal.canInstance('events.read')) throw permissionDenied('listing aggregate types needs the events.read permission');
+    const lang = languageOf(c.req.header('accept-language'));
+    return c.json({ aggregateTypes: Object.keys(AGGREGATE_TYPE_NAMES).map((t) => localizedAggregateType(t, lang)) });
+  });
+  return app;
+}
+
+function toFilter(body: Obj): EventFilter {
+  const range = obj(obj(body, 'creationDateFilter', '') ?? {}, 'range', 'creationDateFilter');
+  const from = date(obj(body, 'creationDateFilter', '') ?? {}, 'from', 'creationDateFilter');
+  const isAsc = bool(body, 'asc', '') ?? false;
+  const filter: EventFilter = {
+    asc: isAsc,
+    limit: int(body, 'limit', ''),
+    eventTypes: strings(body, 'eventTypes', ''),
+    aggregateTypes: strings(body, 'aggregateTypes', ''),
+    aggregateId: str(body, 'aggregateId', '') || undefined,
+    editorUserId: str(body, 'editorUserId', '') || undefined,
+    resourceOwner: str(body, 'resourceOwner', '') || undefined,
+    sequence: int(body, 'sequence', ''),
+    position: int(body, 'position', ''),
+  };
+  if (range) {
+    filter.createdSince = date(range, 'since', 'creationDateFilter.range');
+    filter.createdUntil = date(range, 'until', 'creationDateFilter.range');
+  } else if (from) {
+    // `from` reads in the direction of the order: ascending from that date on, descending back from it.
+    if (isAsc) filter.createdSince = from;
+    else filter.createdUntil = from;
+  }
+  return filter;
+}
+
+function date(o: Obj, key: string, path: string): Date | undefined {
+  const raw = str(o, key, path);
+  if (raw === undefined || raw === '') return undefined;
+  const d = new Date(raw);
+  if (Number.isNaN(d.getTime())) throw invalidArgument('Errors.Request.InvalidShape', `${path}.${key} must be an RFC 3339 timestamp`);
+  return d;
+}
+
+function toV1Event(e: EventRecord, lang: Lang) {
+  return {
+    type: localizedEventType(e.eventType, lang),
+    payload: e.payload,
+    aggregate: { id: e.aggregateId, type: localizedAggregateType(e.aggregateType, lang), resourceOwner: e.resourceOwner },
+    editor: { userId: e.editorUserId, displayName: e.editorDisplayName ?? '', service: e.editorService },
+    sequence: String(e.sequence),
+    position: String(e.position),
+    creationDate: e.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,45 @@
+import type { Context } from 'hono';
+import { authenticateBearer } from '../authz/authenticate';
+import type { Principal } from '../authz/principal';
+import type { Deps } from '../deps';
+import type { Ctx } from '../domain/context';
+import { invalidArgument } from '../domain/errors';
+
+/**
+ * Reads a protobuf-JSON request body. Protobuf JSON accepts both the lowerCamelCase and the original
+ * snake_case field names, so keys are normalised to lowerCamelCase once here. An empty body is `{}`.
+ */
+export async function readJson(c: Context): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw invalidArgument('Errors.Request.MalformedJson', `the request body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArgument('Errors.Request.InvalidShape', 'the request body must be a JSON object');
+  }
+  return camelKeys(value) as Record<string, unknown>;
+}
+
+export function camelKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k.includes('_') ? k.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase()) : k] = camelKeys(v);
+  }
+  return out;
+}
+
+/** The caller from `Authorization: Bearer …` (PAT or access token); missing or invalid → 401. */
+export function authenticate(deps: Deps, c: Context): Promise<Principal> {
+  return authenticateBearer(deps.database.db, c.req.header('authorization'));
+}
+
+/** The domain context of a v1 route; `service` names the route, e.g. `admin/v1/import`. */
+export function v1Ctx(deps: Deps, principal: Principal, service: string): Ctx {
+  return { db: deps.database.db, instanceId: deps.instanceId, principal, service };
+}

@@ -1,0 +1,44 @@
+import { systemPrincipal } from '../../../src/authz/principal';
+import { projects } from '../../../src/db/schema/index';
+import type { Ctx } from '../../../src/domain/context';
+import { addAdministrator } from '../../../src/domain/administrator/commands';
+import { execute } from '../../../src/domain/execute';
+import { newId } from '../../../src/domain/ids';
+import { addOrg } from '../../../src/domain/org/commands';
+import { addMachineUser, addPersonalAccessToken } from '../../../src/domain/user/commands';
+import type { TestServer } from '../../helpers/server';
+
+// Setup through the domain, as the other services would do it over the API once they exist.
+
+export function systemCtx(server: TestServer): Ctx {
+  const instanceId = server.app.bootstrap.instanceId;
+  return { db: server.app.database.db, instanceId, principal: systemPrincipal(instanceId, 'test'), service: 'test' };
+}
+
+export async function createOrg(server: TestServer, name: string): Promise<string> {
+  return execute(systemCtx(server), async (scope) => (await addOrg(scope, { name, instanceDomain: 'localhost' })).id);
+}
+
+export async function createProject(server: TestServer, orgId: string, name: string): Promise<string> {
+  const id = newId();
+  await execute(systemCtx(server), async (scope) => {
+    scope.created('project', id);
+    await scope.tx.insert(projects).values({ id, orgId, name });
+    scope.push({ aggregateType: 'project', aggregateId: id, type: 'project.added', payload: { name }, resourceOwner: orgId });
+  });
+  return id;
+}
+
+/** A machine user of `orgId` holding `roles` on the resource (none: no memberships); returns its PAT. */
+export async function createCaller(
+  server: TestServer,
+  orgId: string,
+  membership?: { resourceType: 'INSTANCE' | 'ORG' | 'PROJECT'; resourceId: string; resourceOwner: string; roles: string[] },
+): Promise<{ userId: string; token: string }> {
+  return execute(systemCtx(server), async (scope) => {
+    const user = await addMachineUser(scope, { orgId, username: `caller-${newId()}`, name: 'Test caller' });
+    if (membership) await addAdministrator(scope, { userId: user.id, ...membership });
+    const { token } = await addPersonalAccessToken(scope, { userId: user.id, orgId });
+    return { userId: user.id, token };
+  });
+}
