@@ -99,7 +99,7 @@ export const SETTINGS: Setting[] = [
   {
     env: 'PORTCULLIS_BODY_LIMIT',
     default: '64mb',
-    meaning: 'Largest accepted request body (the v1 import uses it; other routes are limited to 1 MB).',
+    meaning: 'Largest accepted body of the v1 bulk import routes; every other HTTP route accepts at most 1 MB, RPCs at most 4 MB.',
   },
 ];
 

@@ -2,7 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { personalAccessTokens, users } from '../db/schema/index';
 import { sha256Hex } from '../crypto/random';
+import { createCache, invalidateAfterCommit } from '../domain/cache';
 import { unauthenticated } from '../domain/errors';
+import type { Scope } from '../domain/execute';
 import { membershipsOf } from './memberships';
 import { Principal } from './principal';
 
@@ -27,11 +29,16 @@ export async function authenticateBearer(db: Db, authorization: string | null | 
   if (!token) throw unauthenticated('missing bearer token: send "Authorization: Bearer <token>"');
   let identity: { userId: string; clientId?: string; scopes?: string[]; kind: 'pat' | 'access_token' } | undefined;
   if (token.startsWith('pcp_')) {
-    const [row] = await db
-      .select({ userId: personalAccessTokens.userId, expiresAt: personalAccessTokens.expiresAt })
-      .from(personalAccessTokens)
-      .where(eq(personalAccessTokens.tokenHash, sha256Hex(token)));
-    if (row && (!row.expiresAt || row.expiresAt.getTime() > Date.now())) identity = { userId: row.userId, kind: 'pat' };
+    const hash = sha256Hex(token);
+    const row = await patCache.get(hash, async () => {
+      const [found] = await db
+        .select({ userId: personalAccessTokens.userId, expiresAt: personalAccessTokens.expiresAt })
+        .from(personalAccessTokens)
+        .where(eq(personalAccessTokens.tokenHash, hash));
+      return found;
+    });
+    if (!row) patCache.evict(hash);
+    else if (!row.expiresAt || row.expiresAt.getTime() > Date.now()) identity = { userId: row.userId, kind: 'pat' };
   } else {
     for (const resolve of resolvers) {
       const found = await resolve(db, token);
@@ -42,17 +49,36 @@ export async function authenticateBearer(db: Db, authorization: string | null | 
     }
   }
   if (!identity) throw unauthenticated('the token is invalid or expired');
-  const [user] = await db
-    .select({ orgId: users.orgId, state: users.state })
-    .from(users)
-    .where(and(eq(users.id, identity.userId)));
+  const userId = identity.userId;
+  const user = await principalCache.get(userId, async () => {
+    const [row] = await db.select({ orgId: users.orgId, state: users.state }).from(users).where(and(eq(users.id, userId)));
+    return row && { ...row, memberships: await membershipsOf(db, userId) };
+  });
   if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) throw unauthenticated('the token is invalid or expired');
-  const memberships = await membershipsOf(db, identity.userId);
-  return new Principal(identity.userId, user.orgId, memberships, {
+  return new Principal(userId, user.orgId, user.memberships, {
     kind: identity.kind,
     clientId: identity.clientId,
     scopes: identity.scopes,
   });
+}
+
+// Every API call authenticates, so the rows behind a PAT and a principal are cached. Commands that
+// change them call the invalidate functions below (evicted in every replica on commit); the short
+// maximum age bounds staleness even if an eviction were missed.
+const patCache = createCache<{ userId: string; expiresAt: Date | null } | undefined>('pat', { maxAgeMs: 5_000 });
+const principalCache = createCache<{ orgId: string; state: string; memberships: Awaited<ReturnType<typeof membershipsOf>> } | undefined>(
+  'principal',
+  { maxAgeMs: 5_000 },
+);
+
+/** Call from any command that changes a user's state, organization or administrator memberships. */
+export function invalidatePrincipal(scope: Scope, userId: string): Promise<void> {
+  return invalidateAfterCommit(scope, 'principal', userId);
+}
+
+/** Call from any command that removes or changes a personal access token (by its stored hash). */
+export function invalidatePat(scope: Scope, tokenHash: string): Promise<void> {
+  return invalidateAfterCommit(scope, 'pat', tokenHash);
 }
 
 export function parseBearer(authorization: string | null | undefined): string | undefined {

@@ -7,6 +7,9 @@ import { oidcRoutes } from '../oidc/routes';
 import { loginRoutes } from '../login/routes';
 import { v1Routes } from '../v1/app';
 
+const SMALL_BODY_LIMIT = 1024 * 1024;
+const BULK_PATHS = new Set(['/admin/v1/import', '/management/v1/users/human/_import']);
+
 /**
  * The Hono side of the port: health and metrics, the OIDC endpoints, the hosted login and the v1
  * routes. Each area is a sub-app mounted here; handlers only translate to domain calls.
@@ -19,13 +22,13 @@ export function createHttpApp(deps: Deps) {
     const outgoing = (c.env as any)?.outgoing;
     if (outgoing && matched) outgoing.routeLabel = matched;
   });
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: deps.config.bodyLimitBytes,
-      onError: (c) => c.json({ error: 'request_too_large', error_description: 'request body too large' }, 413),
-    }),
-  );
+  // Bulk imports may be large (PORTCULLIS_BODY_LIMIT); every other route takes at most 1 MB.
+  // The rest of such a body is never read, so the connection cannot be reused: say so.
+  const tooLarge = (limit: number) => (c: any) =>
+    c.json({ error: 'request_too_large', error_description: `request body larger than ${limit} bytes` }, 413, { Connection: 'close' });
+  const importLimit = bodyLimit({ maxSize: deps.config.bodyLimitBytes, onError: tooLarge(deps.config.bodyLimitBytes) });
+  const defaultLimit = bodyLimit({ maxSize: SMALL_BODY_LIMIT, onError: tooLarge(SMALL_BODY_LIMIT) });
+  app.use('*', (c, next) => (BULK_PATHS.has(c.req.path) ? importLimit(c, next) : defaultLimit(c, next)));
   app.route('/', healthRoutes(deps));
   app.route('/', oidcRoutes(deps));
   app.route('/', loginRoutes(deps));
