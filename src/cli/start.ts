@@ -1,9 +1,7 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config';
-import { DatabaseUnreachableError } from '../db/client';
-import { createLogger } from '../log';
-import { start } from '../main';
+import type { Logger } from 'pino';
+import type { Portcullis } from '../main';
 import { addCommand, type Command } from './commands';
 
 const HELP = `Usage: portcullis start [--port N]
@@ -31,7 +29,12 @@ export const startCommand: Command = {
       return 0;
     }
     if (values.port) process.env.PORT = values.port;
-    let config: ReturnType<typeof loadConfig>;
+    // The server code is loaded only here, so that other commands (and --help) start light.
+    const { ConfigError, loadConfig } = await import('../config');
+    const { DatabaseUnreachableError } = await import('../db/client');
+    const { createLogger } = await import('../log');
+    const { start } = await import('../main');
+    let config: import('../config').Config;
     try {
       config = loadConfig();
     } catch (err) {
@@ -69,7 +72,7 @@ export const startCommand: Command = {
   },
 };
 
-function announce(app: Awaited<ReturnType<typeof start>>, workers: number) {
+function announce(app: Portcullis, workers: number) {
   const { config, bootstrap: boot } = app;
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`Portcullis is listening on port ${config.port} (${workers} worker${workers > 1 ? 's' : ''}, ${app.database.kind})`);
@@ -92,7 +95,7 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 }
 
 /** The cluster primary: forks the serving workers, restarts crashed ones, and drains them on SIGTERM. */
-async function superviseWorkers(n: number, log: ReturnType<typeof createLogger>, stopPrimary: () => Promise<void>): Promise<number> {
+async function superviseWorkers(n: number, log: Logger, stopPrimary: () => Promise<void>): Promise<number> {
   let stopping = false;
   const fork = () => cluster.fork();
   for (let i = 0; i < n; i++) fork();

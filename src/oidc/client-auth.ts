@@ -3,6 +3,7 @@ import { verifySecret } from '../crypto/secrets';
 import type { Deps } from '../deps';
 import { CLIENT_ASSERTION_TYPE, verifyClientAssertion } from '../domain/oidc/client-assertion';
 import { findClient, type OidcClient } from '../domain/oidc/clients';
+import { findMachineClient } from '../domain/oidc/m2m/machines';
 import { invalidClient, invalidRequest } from './errors';
 import type { Params } from './params';
 
@@ -74,7 +75,8 @@ export async function authenticateClient(
   if (!clientId) throw invalidClient('client authentication is missing');
   if (!allowed.includes(method)) throw invalidClient(`client authentication method ${method} is not accepted here`, !!basic);
 
-  const client = await findClient(deps.database.db, clientId);
+  // A machine user is a client too (client credentials, revocation): client id = its username.
+  const client = (await findClient(deps.database.db, clientId)) ?? (await findMachineClient(deps.database.db, clientId));
   if (!client || !client.active) throw invalidClient('unknown or inactive client', !!basic);
   if (!(ACCEPTS[client.authMethod] ?? []).includes(method)) {
     throw invalidClient(`the client is registered for ${client.authMethod}, not ${method}`, !!basic);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { checkImportedHash, hashPassword, verifyPassword } from '../../src/crypto/passwords/index';
 
 // @node-rs/argon2's Algorithm is a const enum, which isolated modules cannot read: its values.
+const ARGON2D = 0;
 const ARGON2I = 1;
 const ARGON2ID = 2;
 const b64 = (b: Buffer) => b.toString('base64');
@@ -59,6 +60,9 @@ describe('imported password hash formats', () => {
   it('argon2i and argon2id with any parameters, and our own hashes', async () => {
     await expectVerifies(await hash('frodo', { algorithm: ARGON2I, memoryCost: 4096, timeCost: 3, parallelism: 2 }), 'frodo');
     await expectVerifies(await hash('frodo', { algorithm: ARGON2ID, memoryCost: 7168, timeCost: 5, parallelism: 1, outputLen: 64 }), 'frodo');
+    await expectVerifies(await hash('sam', { algorithm: ARGON2D, memoryCost: 4096, timeCost: 2, parallelism: 1 }), 'sam');
+    // Argon2 version 1.0 (v=16), which Keycloak writes when configured with version 1.0.
+    await expectVerifies(await hash('sam', { algorithm: ARGON2ID, memoryCost: 4096, timeCost: 2, parallelism: 1, version: 0 }), 'sam');
     await expectVerifies(await hashPassword('new one'), 'new one');
   });
 

@@ -147,7 +147,7 @@ export function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }
 
-export async function postForm(server: TestServer, path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+export async function postForm(server: { url: string }, path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
   return fetch(server.url + path, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },

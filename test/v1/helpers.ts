@@ -1,5 +1,5 @@
 import { systemPrincipal } from '../../src/authz/principal';
-import { addAdministrator } from '../../src/domain/administrator/commands';
+import { administrators } from '../../src/db/schema/index';
 import { execute } from '../../src/domain/execute';
 import { addMachineUser, addPersonalAccessToken } from '../../src/domain/user/commands';
 import type { TestServer } from '../helpers/server';
@@ -33,10 +33,11 @@ export async function userWithPat(server: TestServer, orgId: string, roles: stri
     const user = await addMachineUser(scope, { orgId, username: `v1-test-${process.pid}-${Date.now()}-${n++}`, name: 'v1 test' });
     const instanceRoles = roles.filter((r) => r.startsWith('IAM_'));
     const orgRoles = roles.filter((r) => !r.startsWith('IAM_'));
+    // Memberships of a brand-new user: plain rows are enough (no cached principal to invalidate).
     if (instanceRoles.length) {
-      await addAdministrator(scope, { userId: user.id, resourceType: 'INSTANCE', resourceId: instanceId, resourceOwner: instanceId, roles: instanceRoles });
+      await scope.tx.insert(administrators).values({ userId: user.id, resourceType: 'INSTANCE', resourceId: instanceId, resourceOwner: instanceId, roles: instanceRoles });
     }
-    if (orgRoles.length) await addAdministrator(scope, { userId: user.id, resourceType: 'ORG', resourceId: orgId, resourceOwner: orgId, roles: orgRoles });
+    if (orgRoles.length) await scope.tx.insert(administrators).values({ userId: user.id, resourceType: 'ORG', resourceId: orgId, resourceOwner: orgId, roles: orgRoles });
     const { token } = await addPersonalAccessToken(scope, { userId: user.id, orgId });
     return { userId: user.id, pat: token };
   });

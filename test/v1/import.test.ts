@@ -70,6 +70,17 @@ describe('POST /admin/v1/import', () => {
     expect(plain.payload.passwordHash).toMatch(/^\$argon2id\$/);
   });
 
+  it('keeps awkward characters of names and hashes intact', async () => {
+    const id = uniq();
+    const displayName = 'Tab\there, new\nline, back\\slash, "quotes", ünïcødé \\N';
+    const res = await post(server, '/admin/v1/import', {
+      dataOrgs: { orgs: [{ orgId: `o${id}`, org: { name: `Odd ${id}` }, humanUsers: [human(`h${id}`, `odd${id}`, { profile: { firstName: 'A', lastName: 'B', displayName } })] }] },
+    });
+    expect(res.body.errors).toEqual([]);
+    const [added] = await humanEvents(server, `h${id}`);
+    expect(added.payload.displayName).toBe(displayName);
+  });
+
   it('accepts snake_case field names', async () => {
     const id = uniq();
     const res = await post(server, '/admin/v1/import', {

@@ -9,3 +9,4 @@ export * from './users';
 export * from './oidc';
 export * from './sessions';
 export * from './web-keys';
+export * from './m2m';

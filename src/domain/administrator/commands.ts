@@ -1,3 +1,4 @@
+import { invalidatePrincipal } from '../../authz/authenticate';
 import { administrators } from '../../db/schema/index';
 import { ROLES, isRole } from '../../authz/roles';
 import { alreadyExists, invalidArgument } from '../errors';
@@ -28,6 +29,7 @@ export function checkRoles(resourceType: AddAdministratorInput['resourceType'], 
 export async function addAdministrator(scope: Scope, input: AddAdministratorInput): Promise<void> {
   checkRoles(input.resourceType, input.roles);
   await scope.tx.insert(administrators).values(input);
+  await invalidatePrincipal(scope, input.userId);
   const aggregateType = input.resourceType === 'INSTANCE' ? 'instance' : input.resourceType === 'ORG' ? 'org' : 'project';
   scope.push({
     aggregateType,

@@ -1,4 +1,5 @@
 import { and, eq, ne } from 'drizzle-orm';
+import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Permission } from '../../authz/roles';
 import { administrators, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
@@ -31,7 +32,7 @@ export async function resolveResource(scope: Scope, ref: ResourceRef | undefined
   if ('orgId' in ref) {
     const id = requireId('resource.organization_id', ref.orgId);
     await scope.load('org', id);
-    const org = await orgFor(scope.tx, ctx.principal, id, perm);
+    const org = await orgFor(scope.tx, ctx.principal, id, perm, 'share');
     return { resourceType: 'ORG', resourceId: org.id, resourceOwner: org.id, aggregateType: 'org' };
   }
   const id = requireId('resource.project_id', ref.projectId);
@@ -71,6 +72,7 @@ export async function updateAdministrator(ctx: Ctx, input: { userId: string; res
       .where(and(eq(administrators.userId, userId), eq(administrators.resourceType, r.resourceType), eq(administrators.resourceId, r.resourceId)))
       .returning({ userId: administrators.userId });
     if (!updated.length) throw memberNotFound();
+    await invalidatePrincipal(scope, userId);
     scope.push({ aggregateType: r.aggregateType, aggregateId: r.resourceId, type: 'administrator.changed', payload: { userId, roles }, resourceOwner: r.resourceOwner });
     return { changedAt };
   });
@@ -85,6 +87,7 @@ export async function deleteAdministrator(ctx: Ctx, input: { userId: string; res
       .where(and(eq(administrators.userId, userId), eq(administrators.resourceType, r.resourceType), eq(administrators.resourceId, r.resourceId)))
       .returning({ userId: administrators.userId });
     if (gone.length) {
+      await invalidatePrincipal(scope, userId);
       scope.push({ aggregateType: r.aggregateType, aggregateId: r.resourceId, type: 'administrator.removed', payload: { userId }, resourceOwner: r.resourceOwner });
     }
     return { deletedAt: new Date() };

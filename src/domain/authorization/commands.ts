@@ -74,7 +74,7 @@ export async function createAuthorization(
   const projectId = requireId('project_id', input.projectId);
   return execute(ctx, async (scope) => {
     await scope.load('project', projectId);
-    const project = await findProject(scope.tx, projectId);
+    const project = await findProject(scope.tx, projectId, 'share');
     if (!project) throw projectNotFound();
     const giver = await giverFor(scope, project, input.orgId || project.orgId);
     const roleKeys = checkKeys(giver, input.roleKeys);

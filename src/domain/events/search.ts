@@ -1,4 +1,4 @@
-import { type SQL, and, asc, desc, eq, gt, gte, inArray, lt, lte } from 'drizzle-orm';
+import { type AnyColumn, type SQL, and, asc, desc, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import { events, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { permissionDenied } from '../errors';
@@ -37,25 +37,49 @@ export interface EventRecord {
 }
 
 /**
- * Searches the event store (permission `events.read`, instance-wide). Every filter is answered by an
- * index whose last column is the position, so the database reads at most `limit` entries in order
- * (indexes in db/schema/events.ts).
+ * Searches the event store (permission `events.read`, instance-wide), newest first unless `asc`.
+ *
+ * Each search walks ONE index whose last column is the position, so it reads about `limit` entries
+ * however large the store is: aggregate id, else editor, else resource owner, else event type
+ * (indexes in db/schema/events.ts). The driving column is compared as a range (`>= v and <= v`) and
+ * sorted on: with a plain `= v` PostgreSQL drops the column from the sort and may walk the primary
+ * key backwards instead, filtering — fast for common types, a full scan for rare or old ones. Several
+ * event types without another driving filter run one such walk per type, merged here.
  */
 export async function searchEvents(ctx: Ctx, f: EventFilter): Promise<EventRecord[]> {
   if (!ctx.principal.canInstance('events.read')) throw permissionDenied('searching events needs the events.read permission');
   const limit = Math.min(f.limit || MAX_EVENTS, MAX_EVENTS);
+  const types = [...new Set(f.eventTypes ?? [])];
+  const driver: [AnyColumn, string] | undefined = f.aggregateId
+    ? [events.aggregateId, f.aggregateId]
+    : f.editorUserId
+      ? [events.editorUserId, f.editorUserId]
+      : f.resourceOwner
+        ? [events.resourceOwner, f.resourceOwner]
+        : undefined;
+  if (driver || types.length <= 1) return walk(ctx, f, limit, driver ?? (types.length === 1 ? [events.eventType, types[0]] : undefined), types);
+  const perType = await Promise.all(types.map((t) => walk(ctx, f, limit, [events.eventType, t], [t])));
+  return perType
+    .flat()
+    .sort((a, b) => (f.asc ? a.position - b.position : b.position - a.position))
+    .slice(0, limit);
+}
+
+async function walk(ctx: Ctx, f: EventFilter, limit: number, driver: [AnyColumn, string] | undefined, types: string[]): Promise<EventRecord[]> {
   const where: SQL[] = [eq(events.instanceId, ctx.instanceId)];
-  if (f.eventTypes?.length) where.push(f.eventTypes.length === 1 ? eq(events.eventType, f.eventTypes[0]) : inArray(events.eventType, f.eventTypes));
+  if (driver) where.push(sql`${driver[0]} >= ${driver[1]} and ${driver[0]} <= ${driver[1]}`);
+  if (types.length && driver?.[0] !== events.eventType) where.push(types.length === 1 ? eq(events.eventType, types[0]) : inArray(events.eventType, types));
   if (f.aggregateTypes?.length) {
     where.push(f.aggregateTypes.length === 1 ? eq(events.aggregateType, f.aggregateTypes[0]) : inArray(events.aggregateType, f.aggregateTypes));
   }
-  if (f.aggregateId) where.push(eq(events.aggregateId, f.aggregateId));
-  if (f.editorUserId) where.push(eq(events.editorUserId, f.editorUserId));
-  if (f.resourceOwner) where.push(eq(events.resourceOwner, f.resourceOwner));
+  if (f.aggregateId && driver?.[0] !== events.aggregateId) where.push(eq(events.aggregateId, f.aggregateId));
+  if (f.editorUserId && driver?.[0] !== events.editorUserId) where.push(eq(events.editorUserId, f.editorUserId));
+  if (f.resourceOwner && driver?.[0] !== events.resourceOwner) where.push(eq(events.resourceOwner, f.resourceOwner));
   if (f.sequence) where.push(f.asc ? gt(events.sequence, f.sequence) : lt(events.sequence, f.sequence));
   if (f.position) where.push(f.asc ? gt(events.position, f.position) : lt(events.position, f.position));
   if (f.createdSince) where.push(gte(events.createdAt, f.createdSince));
   if (f.createdUntil) where.push(lte(events.createdAt, f.createdUntil));
+  const dir = f.asc ? asc : desc;
   const found = await ctx.db
     .select({
       position: events.position,
@@ -74,7 +98,7 @@ export async function searchEvents(ctx: Ctx, f: EventFilter): Promise<EventRecor
     .from(events)
     .leftJoin(users, eq(users.id, events.editorUserId))
     .where(and(...where))
-    .orderBy(f.asc ? asc(events.position) : desc(events.position))
+    .orderBy(...(driver ? [dir(driver[0]), dir(events.position)] : [dir(events.position)]))
     .limit(limit);
   return found.map(({ editorMachineName, ...e }) => ({ ...e, editorDisplayName: e.editorDisplayName ?? editorMachineName }));
 }

@@ -1,11 +1,13 @@
 import { sql } from 'drizzle-orm';
+import type { Sql } from 'postgres';
 import type { Db } from '../../db/client';
 import type { Ctx } from '../context';
 
 /**
- * Multi-row writes for the bulk import: thousands of rows per statement, sent as one JSON parameter
- * that PostgreSQL unpacks with jsonb_to_recordset. One parameter instead of one per value keeps every
- * batch under the protocol's 65,535-parameter limit and saves the per-value binding cost.
+ * Multi-row writes for the bulk import. On PostgreSQL the rows stream in with COPY (the fastest way
+ * in); on PGlite, thousands of rows per statement go as one JSON parameter that the database unpacks
+ * with jsonb_to_recordset: one parameter instead of one per value keeps every batch under the
+ * protocol's 65,535-parameter limit and saves the per-value binding cost.
  */
 export const BATCH_ROWS = 5000;
 
@@ -32,8 +34,28 @@ export interface UserRow {
   access_token_type?: string | null;
 }
 
+const USER_COLUMNS = [
+  'id', 'org_id', 'type', 'state', 'username', 'given_name', 'family_name', 'nick_name', 'display_name',
+  'preferred_language', 'gender', 'email', 'email_verified', 'phone', 'phone_verified', 'password_hash',
+  'password_change_required', 'password_changed_at', 'machine_name', 'description', 'access_token_type',
+] as const;
+
 export async function insertUsers(tx: Db, rows: UserRow[]): Promise<void> {
   if (rows.length === 0) return;
+  const pg = copyClient(tx);
+  if (pg) {
+    const now = new Date().toISOString();
+    const values = rows.map((r) =>
+      USER_COLUMNS.map((c) =>
+        c === 'password_changed_at'
+          ? r.password_hash ? now : null
+          : c === 'email_verified' || c === 'phone_verified' || c === 'password_change_required'
+            ? (r[c] ?? false)
+            : (r[c] ?? null),
+      ),
+    );
+    return copyRows(pg, 'users', USER_COLUMNS, values);
+  }
   await tx.execute(sql`
     insert into users (id, org_id, type, state, username, given_name, family_name, nick_name, display_name,
       preferred_language, gender, email, email_verified, phone, phone_verified, password_hash,
@@ -69,6 +91,14 @@ export interface EventRow {
 /** Appends events edited by the context's caller; a scan of the one JSON array keeps their order. */
 export async function appendEvents(tx: Db, ctx: Ctx, rows: EventRow[]): Promise<void> {
   if (rows.length === 0) return;
+  const pg = copyClient(tx);
+  if (pg) {
+    const columns = ['instance_id', 'aggregate_type', 'aggregate_id', 'sequence', 'event_type', 'payload', 'editor_user_id', 'editor_service', 'resource_owner'];
+    const { instanceId, service } = ctx;
+    const editor = ctx.principal.userId;
+    const values = rows.map((r) => [instanceId, r.aggregate_type, r.aggregate_id, r.sequence, r.event_type, JSON.stringify(r.payload), editor, service, r.resource_owner]);
+    return copyRows(pg, 'events', columns, values);
+  }
   await tx.execute(sql`
     insert into events (instance_id, aggregate_type, aggregate_id, sequence, event_type, payload,
       editor_user_id, editor_service, resource_owner)
@@ -84,4 +114,34 @@ export async function inBatches<T>(rows: T[], write: (slice: T[]) => Promise<voi
     beforeEach();
     await write(rows.slice(i, i + BATCH_ROWS));
   }
+}
+
+/**
+ * The postgres.js connection behind a drizzle transaction on PostgreSQL (undefined on PGlite). COPY
+ * must run on the transaction's own connection, which drizzle keeps as `session.client`.
+ */
+function copyClient(tx: Db): Sql | undefined {
+  const client = (tx as any).session?.client;
+  return typeof client === 'function' && typeof client.unsafe === 'function' && typeof client.savepoint === 'function' ? client : undefined;
+}
+
+/** COPY … FROM STDIN in text format, written in chunks of a few thousand lines. */
+async function copyRows(pg: Sql, table: string, columns: readonly string[], rows: unknown[][]): Promise<void> {
+  const stream = await pg.unsafe(`copy ${table} (${columns.join(', ')}) from stdin`).writable();
+  const done = new Promise<void>((resolve, reject) => {
+    stream.once('finish', resolve);
+    stream.once('error', reject);
+  });
+  for (let i = 0; i < rows.length; i += 2000) {
+    let chunk = '';
+    for (const row of rows.slice(i, i + 2000)) chunk += `${row.map(copyValue).join('\t')}\n`;
+    if (!stream.write(chunk)) await new Promise((r) => stream.once('drain', r));
+  }
+  stream.end();
+  await done;
+}
+
+function copyValue(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  return String(v).replace(/[\\\t\n\r]/g, (ch) => (ch === '\\' ? '\\\\' : ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : '\\r'));
 }

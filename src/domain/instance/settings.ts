@@ -1,15 +1,32 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { DEFAULT_INSTANCE_SETTINGS, type InstanceSettings, instances } from '../../db/schema/index';
+import { createCache, invalidateAfterCommit } from '../cache';
 import { invalidArgument } from '../errors';
+import type { Scope } from '../execute';
 
 export type { InstanceSettings };
 
+const cache = createCache<InstanceSettings>('instance-settings', { max: 16 });
+
 /**
- * The instance's settings as the OIDC layer and the login read them: stored values over the defaults,
- * so a setting added later has its default on instances created before it.
+ * The instance's settings as the OIDC layer and the login read them, from a per-process cache that
+ * UpdateInstanceSettings invalidates in every replica on commit.
  */
-export async function getInstanceSettings(db: Db, instanceId: string): Promise<InstanceSettings> {
+export function getInstanceSettings(db: Db, instanceId: string): Promise<InstanceSettings> {
+  return cache.get(instanceId, () => readInstanceSettings(db, instanceId));
+}
+
+/** Evicts the cached settings once the command's transaction commits. */
+export function invalidateInstanceSettings(scope: Scope, instanceId: string): Promise<void> {
+  return invalidateAfterCommit(scope, 'instance-settings', instanceId);
+}
+
+/**
+ * The stored settings over the defaults (so a setting added later has its default on instances
+ * created before it), read in the caller's transaction.
+ */
+export async function readInstanceSettings(db: Db, instanceId: string): Promise<InstanceSettings> {
   const [row] = await db.select({ settings: instances.settings }).from(instances).where(eq(instances.id, instanceId));
   return { ...DEFAULT_INSTANCE_SETTINGS, ...(row?.settings ?? {}) };
 }

@@ -5,6 +5,7 @@ import type { Ctx } from '../context';
 import { execute } from '../execute';
 import type { OidcEnv } from './env';
 import { OPAQUE_ACCESS_TOKEN_PREFIX, REFRESH_TOKEN_PREFIX } from './issue';
+import { revokeMachineToken } from './m2m/tokens';
 import { verifyOwnJwt } from './web-keys';
 
 /**
@@ -13,6 +14,7 @@ import { verifyOwnJwt } from './web-keys';
  * endpoint answers the same either way.
  */
 export async function revokeToken(ctx: Ctx, env: OidcEnv, token: string, clientId: string, hint?: string): Promise<void> {
+  if (await revokeMachineToken(ctx, env, token, clientId)) return;
   const asRefresh = token.startsWith(REFRESH_TOKEN_PREFIX) || hint === 'refresh_token';
   if (asRefresh) {
     const [rt] = await ctx.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token)));

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client';
 import { accessTokens, authorizations, orgs, users } from '../../db/schema/index';
 import type { ClaimUser } from './claims';
 import { OPAQUE_ACCESS_TOKEN_PREFIX } from './issue';
+import { findActiveMachineToken } from './m2m/tokens';
 import { verifyOwnJwt } from './web-keys';
 
 export interface ActiveAccessToken {
@@ -27,6 +28,9 @@ export interface ActiveAccessToken {
  * against our published keys first and then looked up by `jti`.
  */
 export async function findActiveAccessToken(db: Db, masterKey: Buffer, issuer: string, token: string): Promise<ActiveAccessToken | undefined> {
+  // Tokens of the machine grants carry their claims (no row); they are checked by their own module.
+  const machine = await findActiveMachineToken(db, masterKey, issuer, token);
+  if (machine !== undefined) return machine ?? undefined;
   let where;
   if (token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX)) {
     where = eq(accessTokens.tokenHash, sha256Hex(token));

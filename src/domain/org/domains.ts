@@ -19,7 +19,7 @@ export async function addOrganizationDomain(ctx: Ctx, input: { orgId: string; do
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (scope) => {
     await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
     const [row] = await scope.tx.insert(orgDomains).values({ orgId, domain }).returning({ createdAt: orgDomains.createdAt });
     scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.added', payload: { domain }, resourceOwner: orgId });
     return { createdAt: row.createdAt };
@@ -31,7 +31,7 @@ export async function deleteOrganizationDomain(ctx: Ctx, input: { orgId: string;
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (scope) => {
     await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
     const where = and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain));
     const [row] = await scope.tx.select().from(orgDomains).where(where);
     if (!row) return { deletedAt: new Date() };
@@ -49,7 +49,7 @@ export async function setPrimaryOrganizationDomain(ctx: Ctx, input: { orgId: str
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (scope) => {
     await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
     const [row] = await scope.tx.select().from(orgDomains).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
     if (!row) throw domainNotFound();
     const changedAt = new Date();

@@ -11,6 +11,7 @@ import {
   projects,
   users,
 } from '../../db/schema/index';
+import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
 import { failedPrecondition } from '../errors';
 import { execute, type Scope } from '../execute';
@@ -26,7 +27,7 @@ async function changeOrg(
   requireId('organization_id', orgId);
   return execute(ctx, async (scope) => {
     await scope.load('org', orgId);
-    const org = await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    const org = await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
     const change = await apply(scope, org);
     if (!change) return { changedAt: org.changedAt };
     const changedAt = new Date();
@@ -47,15 +48,23 @@ export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
   return changeOrg(ctx, input.orgId, async (scope, org) => {
     if (org.state === 'INACTIVE') throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
     await refuseDefaultOrg(scope, org.id, 'deactivated');
+    await invalidateOrgUsers(scope, org.id);
     return { type: 'org.deactivated', set: { state: 'INACTIVE' } };
   });
 }
 
 export function activateOrganization(ctx: Ctx, input: { orgId: string }) {
-  return changeOrg(ctx, input.orgId, async (_s, org) => {
+  return changeOrg(ctx, input.orgId, async (scope, org) => {
     if (org.state === 'ACTIVE') throw failedPrecondition('Errors.Org.NotInactive', 'the organization is already active');
+    await invalidateOrgUsers(scope, org.id);
     return { type: 'org.reactivated', set: { state: 'ACTIVE' } };
   });
+}
+
+/** The organization's state is part of its users' cached principals. */
+async function invalidateOrgUsers(scope: Scope, orgId: string): Promise<void> {
+  const rows = await scope.tx.select({ id: users.id }).from(users).where(and(eq(users.orgId, orgId), ne(users.state, 'REMOVED')));
+  for (const u of rows) await invalidatePrincipal(scope, u.id);
 }
 
 async function refuseDefaultOrg(scope: Scope, orgId: string, what: string): Promise<void> {
@@ -74,7 +83,7 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
     await scope.load('org', orgId);
     const [row] = await scope.tx.select({ state: orgs.state, changedAt: orgs.changedAt }).from(orgs).where(eq(orgs.id, orgId));
     if (row?.state === 'REMOVED' && ctx.principal.canOrg('org.delete', orgId)) return { deletedAt: row.changedAt };
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.delete');
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.delete', 'update');
     await refuseDefaultOrg(scope, orgId, 'deleted');
     const deletedAt = new Date();
     const removed = { state: 'REMOVED', changedAt: deletedAt };
@@ -89,7 +98,8 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
           or(eq(authorizations.orgId, orgId), inArray(authorizations.projectId, orgProjects), inArray(authorizations.userId, orgUsers)),
         ),
       );
-    await scope.tx
+    const orgUserIds = await scope.tx.select({ id: users.id }).from(users).where(and(eq(users.orgId, orgId), ne(users.state, 'REMOVED')));
+    const lostMemberships = await scope.tx
       .delete(administrators)
       .where(
         or(
@@ -97,7 +107,12 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
           and(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceOwner, orgId)),
           inArray(administrators.userId, orgUsers),
         ),
-      );
+      )
+      .returning({ userId: administrators.userId });
+    // Cached principals of removed users and of users who lost a membership must not outlive the commit.
+    for (const userId of new Set([...orgUserIds.map((u) => u.id), ...lostMemberships.map((m) => m.userId)])) {
+      await invalidatePrincipal(scope, userId);
+    }
     await scope.tx
       .update(projectGrants)
       .set(removed)

@@ -24,7 +24,7 @@ export async function setOrganizationMetadata(
   });
   return execute(ctx, async (scope) => {
     await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
     const setAt = new Date();
     for (const e of entries) {
       await scope.tx
@@ -42,7 +42,7 @@ export async function deleteOrganizationMetadata(ctx: Ctx, input: { orgId: strin
   if (input.keys.length === 0) throw invalidArgument('Errors.Invalid.keys', 'keys must not be empty');
   return execute(ctx, async (scope) => {
     await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write');
+    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
     const gone = await scope.tx
       .delete(orgMetadata)
       .where(and(eq(orgMetadata.orgId, orgId), inArray(orgMetadata.key, input.keys)))

@@ -4,14 +4,17 @@ import type { Permission } from '../../authz/roles';
 import type { Db } from '../../db/client';
 import { projectGrants, projects } from '../../db/schema/index';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
+import type { RowLock } from '../org/access';
 
 export type Project = typeof projects.$inferSelect;
 export type ProjectGrant = typeof projectGrants.$inferSelect;
 
 export const projectNotFound = () => notFound('Errors.Project.NotFound', 'project not found');
 
-export async function findProject(db: Db, id: string): Promise<Project | undefined> {
-  const [row] = await db.select().from(projects).where(and(eq(projects.id, id), ne(projects.state, 'REMOVED')));
+/** A project that is not deleted, or undefined; commands lock it like organizations (RowLock). */
+export async function findProject(db: Db, id: string, lock?: RowLock): Promise<Project | undefined> {
+  const q = db.select().from(projects).where(and(eq(projects.id, id), ne(projects.state, 'REMOVED')));
+  const [row] = lock ? await q.for(lock) : await q;
   return row;
 }
 
@@ -29,9 +32,15 @@ export async function grantsSeenBy(db: Db, principal: Principal, projectId: stri
  * membership or instance). A caller who sees it only as granted gets PERMISSION_DENIED; one who does
  * not see it at all gets NOT_FOUND.
  */
-export async function projectFor(db: Db, principal: Principal, id: string, perm: Permission): Promise<Project> {
+export async function projectFor(
+  db: Db,
+  principal: Principal,
+  id: string,
+  perm: Permission,
+  lock: RowLock = 'share',
+): Promise<Project> {
   if (!id) throw invalidArgument('Errors.Invalid.project_id', 'project_id is required');
-  const project = await findProject(db, id);
+  const project = await findProject(db, id, lock);
   if (!project) throw projectNotFound();
   if (principal.canProject(perm, project.id, project.orgId)) return project;
   const visible =

@@ -1,5 +1,6 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { administrators, applications, authorizations, projectGrants, projectRoles, projects } from '../../db/schema/index';
+import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition } from '../errors';
 import { execute, onUniqueViolation, type Scope } from '../execute';
@@ -25,7 +26,7 @@ export async function createProject(
   const id = optionalId('project_id', input.id) ?? newId();
   return execute(ctx, async (scope) => {
     await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'project.write');
+    await orgFor(scope.tx, ctx.principal, orgId, 'project.write', 'share');
     scope.created('project', id);
     const flags = {
       projectRoleAssertion: input.projectRoleAssertion ?? false,
@@ -47,7 +48,7 @@ async function changeProject(
   requireId('project_id', projectId);
   return execute(ctx, async (scope) => {
     await scope.load('project', projectId);
-    const project = await projectFor(scope.tx, ctx.principal, projectId, perm);
+    const project = await projectFor(scope.tx, ctx.principal, projectId, perm, 'update');
     const change = apply(project);
     if (!change) return { changedAt: project.changedAt };
     const changedAt = new Date();
@@ -90,7 +91,7 @@ export async function deleteProject(ctx: Ctx, input: { projectId: string }): Pro
     await scope.load('project', projectId);
     const [row] = await scope.tx.select().from(projects).where(eq(projects.id, projectId));
     if (row?.state === 'REMOVED' && ctx.principal.canProject('project.delete', row.id, row.orgId)) return { deletedAt: row.changedAt };
-    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.delete');
+    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.delete', 'update');
     const deletedAt = new Date();
     await removeProjectRows(scope, projectId, deletedAt);
     scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.removed', payload: {}, resourceOwner: project.orgId });
@@ -104,8 +105,10 @@ async function removeProjectRows(scope: Scope, projectId: string, at: Date): Pro
   await scope.tx.update(projectGrants).set(removed).where(and(eq(projectGrants.projectId, projectId), ne(projectGrants.state, 'REMOVED')));
   await scope.tx.update(applications).set(removed).where(and(eq(applications.projectId, projectId), ne(applications.state, 'REMOVED')));
   await scope.tx.delete(projectRoles).where(eq(projectRoles.projectId, projectId));
-  await scope.tx
+  const lost = await scope.tx
     .delete(administrators)
-    .where(and(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceId, projectId)));
+    .where(and(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceId, projectId)))
+    .returning({ userId: administrators.userId });
+  for (const m of lost) await invalidatePrincipal(scope, m.userId);
   await scope.tx.update(projects).set(removed).where(eq(projects.id, projectId));
 }

@@ -40,7 +40,7 @@ export async function createProjectGrant(
     if (grantedOrgId === project.orgId) {
       throw invalidArgument('Errors.Project.Grant.Owner', 'granted_organization_id must not be the organization owning the project');
     }
-    if (!(await findOrg(scope.tx, grantedOrgId))) throw notFound('Errors.Org.NotFound', 'granted organization not found');
+    if (!(await findOrg(scope.tx, grantedOrgId, 'share'))) throw notFound('Errors.Org.NotFound', 'granted organization not found');
     const roleKeys = await checkRoleKeys(scope, projectId, input.roleKeys);
     const id = newId();
     const [row] = await scope.tx

@@ -1,13 +1,15 @@
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, inArray, ne } from 'drizzle-orm';
+import { invalidatePat, invalidatePrincipal } from '../../authz/authenticate';
 import type { Permission } from '../../authz/roles';
 import { personalAccessTokens, orgs, userCodes, userKeys, userMetadata, users } from '../../db/schema/index';
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Ctx } from '../context';
-import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
+import { DomainError, alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
 import { execute, onUniqueViolation, type Scope } from '../execute';
 import { newId } from '../ids';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { issueCode } from './codes';
+import { submitCreate } from './create-batch';
 import { type PasswordInput, preparePassword } from './password';
 import {
   checkEmail,
@@ -21,6 +23,7 @@ import {
   optionalText,
   requireText,
 } from './validate';
+import { invalidateMachineUser } from '../oidc/m2m/machines';
 
 onUniqueViolation('users_username_uq', () => alreadyExists('Errors.User.AlreadyExisting', 'the username is already taken'));
 onUniqueViolation('users_pkey', () => alreadyExists('Errors.User.AlreadyExisting', 'a user with this id already exists'));
@@ -47,53 +50,8 @@ export interface AddHumanInput {
 
 /** Adds a human user. Checks of the org and of the input belong to the caller's command. */
 export async function addHumanUser(scope: Scope, input: AddHumanInput): Promise<{ id: string; createdAt: Date }> {
-  const id = input.id ?? newId();
-  const displayName = input.displayName || `${input.givenName} ${input.familyName}`.trim() || input.username;
-  scope.created('user', id);
-  const [row] = await scope.tx
-    .insert(users)
-    .values({
-      id,
-      orgId: input.orgId,
-      type: 'HUMAN',
-      state: input.state ?? 'ACTIVE',
-      username: input.username,
-      givenName: input.givenName,
-      familyName: input.familyName,
-      nickName: input.nickName,
-      displayName,
-      preferredLanguage: input.preferredLanguage,
-      gender: input.gender,
-      email: input.email,
-      emailVerified: input.emailVerified,
-      phone: input.phone,
-      phoneVerified: input.phoneVerified ?? false,
-      passwordHash: input.passwordHash,
-      passwordChangeRequired: input.passwordChangeRequired ?? false,
-      passwordChangedAt: input.passwordHash ? new Date() : null,
-    })
-    .returning({ createdAt: users.createdAt });
-  scope.push({
-    aggregateType: 'user',
-    aggregateId: id,
-    type: 'user.human.added',
-    payload: {
-      userName: input.username,
-      firstName: input.givenName,
-      lastName: input.familyName,
-      nickName: input.nickName,
-      displayName,
-      preferredLanguage: input.preferredLanguage,
-      gender: input.gender,
-      email: input.email,
-      emailVerified: input.emailVerified,
-      phone: input.phone,
-      passwordHash: input.passwordHash,
-      passwordChangeRequired: input.passwordChangeRequired ?? false,
-    },
-    resourceOwner: input.orgId,
-  });
-  return { id, createdAt: row.createdAt };
+  const [added] = await addUsers(scope, [{ human: input }]);
+  return added;
 }
 
 export interface AddMachineInput {
@@ -106,28 +64,92 @@ export interface AddMachineInput {
 }
 
 export async function addMachineUser(scope: Scope, input: AddMachineInput): Promise<{ id: string; createdAt: Date }> {
-  const id = input.id ?? newId();
-  scope.created('user', id);
-  const [row] = await scope.tx
-    .insert(users)
-    .values({
-      id,
-      orgId: input.orgId,
-      type: 'MACHINE',
-      username: input.username,
-      machineName: input.name,
-      description: input.description,
-      accessTokenType: input.accessTokenType ?? 'BEARER',
-    })
-    .returning({ createdAt: users.createdAt });
-  scope.push({
-    aggregateType: 'user',
-    aggregateId: id,
-    type: 'user.machine.added',
-    payload: { userName: input.username, name: input.name, description: input.description, accessTokenType: input.accessTokenType ?? 'BEARER' },
-    resourceOwner: input.orgId,
-  });
-  return { id, createdAt: row.createdAt };
+  const [added] = await addUsers(scope, [{ machine: input }]);
+  return added;
+}
+
+export type NewUser = { human: AddHumanInput; machine?: undefined } | { machine: AddMachineInput; human?: undefined };
+
+/**
+ * Adds users with ONE multi-row insert and their `user.human.added` / `user.machine.added` events
+ * (flushed by execute() in one more statement): the create path of many concurrent requests costs
+ * a few statements and one commit (see create-batch.ts).
+ */
+export async function addUsers(scope: Scope, list: NewUser[]): Promise<{ id: string; createdAt: Date }[]> {
+  const now = new Date();
+  const rows: (typeof users.$inferInsert)[] = [];
+  for (const u of list) {
+    const id = (u.human ?? u.machine).id ?? newId();
+    scope.created('user', id);
+    if (u.human) {
+      const input = u.human;
+      const displayName = input.displayName || `${input.givenName} ${input.familyName}`.trim() || input.username;
+      rows.push({
+        id,
+        orgId: input.orgId,
+        type: 'HUMAN',
+        state: input.state ?? 'ACTIVE',
+        username: input.username,
+        givenName: input.givenName,
+        familyName: input.familyName,
+        nickName: input.nickName,
+        displayName,
+        preferredLanguage: input.preferredLanguage,
+        gender: input.gender,
+        email: input.email,
+        emailVerified: input.emailVerified,
+        phone: input.phone,
+        phoneVerified: input.phoneVerified ?? false,
+        passwordHash: input.passwordHash,
+        passwordChangeRequired: input.passwordChangeRequired ?? false,
+        passwordChangedAt: input.passwordHash ? now : null,
+        createdAt: now,
+        changedAt: now,
+      });
+      scope.push({
+        aggregateType: 'user',
+        aggregateId: id,
+        type: 'user.human.added',
+        payload: {
+          userName: input.username,
+          firstName: input.givenName,
+          lastName: input.familyName,
+          nickName: input.nickName,
+          displayName,
+          preferredLanguage: input.preferredLanguage,
+          gender: input.gender,
+          email: input.email,
+          emailVerified: input.emailVerified,
+          phone: input.phone,
+          passwordHash: input.passwordHash,
+          passwordChangeRequired: input.passwordChangeRequired ?? false,
+        },
+        resourceOwner: input.orgId,
+      });
+    } else {
+      const input = u.machine!;
+      rows.push({
+        id,
+        orgId: input.orgId,
+        type: 'MACHINE',
+        username: input.username,
+        machineName: input.name,
+        description: input.description,
+        accessTokenType: input.accessTokenType ?? 'BEARER',
+        createdAt: now,
+        changedAt: now,
+      });
+      scope.push({
+        aggregateType: 'user',
+        aggregateId: id,
+        type: 'user.machine.added',
+        payload: { userName: input.username, name: input.name, description: input.description, accessTokenType: input.accessTokenType ?? 'BEARER' },
+        resourceOwner: input.orgId,
+      });
+    }
+  }
+  if (rows.length) await scope.tx.insert(users).values(rows);
+  return rows.map((r) => ({ id: r.id, createdAt: now }));
 }
 
 /** Issues a personal access token; only its SHA-256 is stored, the token is returned once. */
@@ -215,10 +237,7 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<Crea
     const username = checkUsername('username', input.username);
     const name = requireText('machine.name', m.name);
     const description = optionalText('machine.description', m.description, 500);
-    return execute(ctx, async (scope) => {
-      await activeOrg(scope, orgId);
-      return addMachineUser(scope, { id, orgId, username, name, description, accessTokenType: m.accessTokenType });
-    });
+    return submitCreate(ctx, { user: { machine: { id, orgId, username, name, description, accessTokenType: m.accessTokenType } } });
   }
 
   const h = input.human!;
@@ -239,53 +258,86 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<Crea
   const password = h.password
     ? await preparePassword(ctx.db, ctx.instanceId, 'hash' in h.password ? 'human.hashed_password' : 'human.password', h.password)
     : undefined;
-
-  return execute(ctx, async (scope) => {
-    const org = await activeOrg(scope, orgId);
-    const emailVerified = 'verified' in emailVerification;
-    const phoneVerified = !!h.phone && 'verified' in h.phone.verification;
-    const added = await addHumanUser(scope, {
-      id,
-      orgId,
-      username,
-      givenName,
-      familyName,
-      nickName,
-      displayName,
-      preferredLanguage,
-      gender: profile.gender || undefined,
-      email,
-      emailVerified,
-      phone,
-      phoneVerified,
-      passwordHash: password?.hash,
-      passwordChangeRequired: password?.changeRequired,
-      state: input.initialState && !password && !emailVerified ? 'INITIAL' : 'ACTIVE',
-    });
-    if (h.metadata?.length) await setMetadataRows(scope, added.id, orgId, h.metadata);
-    const user = {
-      id: added.id,
-      orgId,
-      username,
-      displayName: displayName || `${givenName} ${familyName}`,
-      primaryDomain: org.primaryDomain,
-    } as UserWithOrg;
-    const result: CreateUserResult = { ...added };
-    if (!emailVerified) {
-      const delivery = 'return' in emailVerification ? ({ return: true } as const) : { send: emailVerification.send };
-      result.emailCode = await issueCode(scope, user, 'EMAIL_VERIFICATION', delivery, email);
-    }
-    if (h.phone && 'return' in h.phone.verification) result.phoneCode = await issueCode(scope, user, 'PHONE_VERIFICATION', { return: true }, phone!);
-    return result;
+  const emailVerified = 'verified' in emailVerification;
+  return submitCreate(ctx, {
+    user: {
+      human: {
+        id,
+        orgId,
+        username,
+        givenName,
+        familyName,
+        nickName,
+        displayName,
+        preferredLanguage,
+        gender: profile.gender || undefined,
+        email,
+        emailVerified,
+        phone,
+        phoneVerified: !!h.phone && 'verified' in h.phone.verification,
+        passwordHash: password?.hash,
+        passwordChangeRequired: password?.changeRequired,
+        state: input.initialState && !password && !emailVerified ? 'INITIAL' : 'ACTIVE',
+      },
+    },
+    metadata: h.metadata,
+    emailCode: emailVerified ? undefined : 'return' in emailVerification ? { return: true } : { send: emailVerification.send },
+    phoneCode: !!h.phone && 'return' in h.phone.verification,
   });
 }
 
-/** The organization a new user goes into: it must exist and be active. */
-async function activeOrg(scope: Scope, orgId: string): Promise<{ primaryDomain: string }> {
-  const [org] = await scope.tx.select({ state: orgs.state, primaryDomain: orgs.primaryDomain }).from(orgs).where(eq(orgs.id, orgId));
-  if (!org || org.state === 'REMOVED') throw notFound('Errors.Org.NotFound', 'organization not found');
-  if (org.state !== 'ACTIVE') throw failedPrecondition('Errors.Org.NotActive', 'the organization is not active');
-  return org;
+/** A validated CreateUser, ready to be written (alone or in a batch with others). */
+export interface PreparedCreate {
+  user: NewUser;
+  metadata?: MetadataEntry[];
+  emailCode?: { send: { urlTemplate?: string } } | { return: true };
+  phoneCode?: boolean;
+}
+
+/**
+ * Writes validated creates in the caller's transaction: one org lookup, one multi-row insert, then
+ * the per-user extras (metadata, codes). A create whose organization is missing or inactive gets
+ * its error in place of a result and writes nothing.
+ */
+export async function applyCreates(scope: Scope, creates: PreparedCreate[]): Promise<(CreateUserResult | DomainError)[]> {
+  const orgIds = [...new Set(creates.map((c) => (c.user.human ?? c.user.machine).orgId))];
+  const found = await scope.tx
+    .select({ id: orgs.id, state: orgs.state, primaryDomain: orgs.primaryDomain })
+    .from(orgs)
+    .where(inArray(orgs.id, orgIds));
+  const byId = new Map(found.map((o) => [o.id, o]));
+  const results: (CreateUserResult | DomainError)[] = creates.map((c) => {
+    const org = byId.get((c.user.human ?? c.user.machine).orgId);
+    if (!org || org.state === 'REMOVED') return notFound('Errors.Org.NotFound', 'organization not found');
+    if (org.state !== 'ACTIVE') return failedPrecondition('Errors.Org.NotActive', 'the organization is not active');
+    return { id: '', createdAt: new Date(0) };
+  });
+  const ok = creates.filter((_, i) => !(results[i] instanceof DomainError));
+  const added = await addUsers(
+    scope,
+    ok.map((c) => c.user),
+  );
+  let k = 0;
+  for (let i = 0; i < creates.length; i++) {
+    if (results[i] instanceof DomainError) continue;
+    const c = creates[i];
+    const result: CreateUserResult = { ...added[k++] };
+    results[i] = result;
+    const h = c.user.human;
+    if (!h) continue;
+    if (c.metadata?.length) await setMetadataRows(scope, result.id, h.orgId, c.metadata);
+    if (!c.emailCode && !c.phoneCode) continue;
+    const user = {
+      id: result.id,
+      orgId: h.orgId,
+      username: h.username,
+      displayName: h.displayName || `${h.givenName} ${h.familyName}`,
+      primaryDomain: byId.get(h.orgId)!.primaryDomain,
+    } as UserWithOrg;
+    if (c.emailCode) result.emailCode = await issueCode(scope, user, 'EMAIL_VERIFICATION', c.emailCode, h.email);
+    if (c.phoneCode) result.phoneCode = await issueCode(scope, user, 'PHONE_VERIFICATION', { return: true }, h.phone!);
+  }
+  return results;
 }
 
 export interface UpdateUserInput {
@@ -369,6 +421,7 @@ export async function updateUser(ctx: Ctx, input: UpdateUserInput): Promise<{ ch
       }
     }
     if (Object.keys(set).length) await scope.tx.update(users).set({ ...set, changedAt: out.changedAt }).where(eq(users.id, userId));
+    if (user.type === 'MACHINE' && Object.keys(set).length) await invalidateMachineUser(scope, userId);
     if (email !== undefined) out.emailCode = await changeEmail(scope, { ...user, ...set } as UserWithOrg, email, h!.email!.verification);
     if (phone !== undefined) {
       const verified = 'verified' in h!.phone!.verification;
@@ -443,6 +496,8 @@ export async function changeUserState(ctx: Ctx, userId: string, change: keyof ty
       .set({ state: t.to, changedAt: now, ...(change === 'unlock' ? { failedPasswordAttempts: 0 } : {}) })
       .where(eq(users.id, id));
     scope.push({ aggregateType: 'user', aggregateId: id, type: t.event, payload: {}, resourceOwner: user.orgId });
+    await invalidateMachineUser(scope, id);
+    await invalidatePrincipal(scope, id);
     return now;
   });
 }
@@ -460,10 +515,16 @@ export async function deleteUser(ctx: Ctx, userId: string): Promise<Date> {
 async function removeUserRows(scope: Scope, user: { id: string; orgId: string; username: string }): Promise<Date> {
   const now = new Date();
   await scope.tx.update(users).set({ state: 'REMOVED', secretHash: null, changedAt: now }).where(eq(users.id, user.id));
-  await scope.tx.delete(personalAccessTokens).where(eq(personalAccessTokens.userId, user.id));
+  const pats = await scope.tx
+    .delete(personalAccessTokens)
+    .where(eq(personalAccessTokens.userId, user.id))
+    .returning({ tokenHash: personalAccessTokens.tokenHash });
+  for (const p of pats) await invalidatePat(scope, p.tokenHash);
+  await invalidatePrincipal(scope, user.id);
   await scope.tx.delete(userKeys).where(eq(userKeys.userId, user.id));
   await scope.tx.delete(userCodes).where(eq(userCodes.userId, user.id));
   scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.removed', payload: { userName: user.username }, resourceOwner: user.orgId });
+  await invalidateMachineUser(scope, user.id);
   return now;
 }
 

@@ -1,6 +1,7 @@
 import { generateKeyPair, createPublicKey } from 'node:crypto';
 import { promisify } from 'node:util';
 import { and, eq } from 'drizzle-orm';
+import { invalidatePat } from '../../authz/authenticate';
 import { verifyPassword } from '../../crypto/passwords/index';
 import { randomToken } from '../../crypto/random';
 import { hashSecret } from '../../crypto/secrets';
@@ -8,6 +9,7 @@ import { personalAccessTokens, userKeys, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { failedPrecondition, invalidArgument, notFound } from '../errors';
 import { execute } from '../execute';
+import { invalidateMachineUser } from '../oidc/m2m/machines';
 import { newId } from '../ids';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { consumeCode, issueCode } from './codes';
@@ -84,6 +86,7 @@ export async function addSecret(ctx: Ctx, input: { userId: string }): Promise<{ 
     const now = new Date();
     await scope.tx.update(users).set({ secretHash: hashSecret(clientSecret), changedAt: now }).where(eq(users.id, userId));
     scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.machine.secret.set', payload: {}, resourceOwner: user.orgId });
+    await invalidateMachineUser(scope, userId);
     return { createdAt: now, clientId: user.username, clientSecret };
   });
 }
@@ -98,6 +101,7 @@ export async function removeSecret(ctx: Ctx, input: { userId: string }): Promise
     if (!user.secretHash) return now;
     await scope.tx.update(users).set({ secretHash: null, changedAt: now }).where(eq(users.id, userId));
     scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.machine.secret.removed', payload: {}, resourceOwner: user.orgId });
+    await invalidateMachineUser(scope, userId);
     return now;
   });
 }
@@ -165,6 +169,7 @@ export async function addKey(
       payload: { keyId, type: 'JSON', expirationDate: expiresAt?.toISOString(), generated: !!privateKey },
       resourceOwner: user.orgId,
     });
+    await invalidateMachineUser(scope, userId);
     const keyFile: KeyFile | undefined = privateKey
       ? { type: 'serviceaccount', keyId, key: privateKey, userId, ...(expiresAt ? { expirationDate: expiresAt.toISOString() } : {}) }
       : undefined;
@@ -181,6 +186,7 @@ export async function removeKey(ctx: Ctx, input: { userId: string; keyId: string
     const deleted = await scope.tx.delete(userKeys).where(and(eq(userKeys.id, keyId), eq(userKeys.userId, userId))).returning({ id: userKeys.id });
     if (!deleted.length) throw notFound('Errors.User.Key.NotFound', 'key not found');
     scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.machine.key.removed', payload: { keyId }, resourceOwner: user.orgId });
+    await invalidateMachineUser(scope, userId);
     return new Date();
   });
 }
@@ -207,8 +213,9 @@ export async function removePersonalAccessToken(ctx: Ctx, input: { userId: strin
     const deleted = await scope.tx
       .delete(personalAccessTokens)
       .where(and(eq(personalAccessTokens.id, tokenId), eq(personalAccessTokens.userId, userId)))
-      .returning({ id: personalAccessTokens.id });
+      .returning({ tokenHash: personalAccessTokens.tokenHash });
     if (!deleted.length) throw notFound('Errors.User.PAT.NotFound', 'personal access token not found');
+    await invalidatePat(scope, deleted[0].tokenHash);
     scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.personal.access.token.removed', payload: { tokenId }, resourceOwner: user.orgId });
     return new Date();
   });

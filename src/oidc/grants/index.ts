@@ -1,5 +1,8 @@
 import { authorizationCode } from './authorization-code';
+import { clientCredentials } from './client-credentials';
+import { JWT_BEARER_GRANT, jwtBearer } from './jwt-bearer';
 import { refreshToken } from './refresh-token';
+import { TOKEN_EXCHANGE_GRANT, tokenExchange } from './token-exchange';
 import type { GrantType } from './types';
 
 /**
@@ -9,4 +12,7 @@ import type { GrantType } from './types';
 export const GRANTS: Record<string, GrantType> = {
   authorization_code: authorizationCode,
   refresh_token: refreshToken,
+  client_credentials: clientCredentials,
+  [JWT_BEARER_GRANT]: jwtBearer,
+  [TOKEN_EXCHANGE_GRANT]: tokenExchange,
 };

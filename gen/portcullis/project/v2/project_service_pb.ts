@@ -234,7 +234,8 @@ export const GetProjectRequestSchema: GenMessage<GetProjectRequest> = /*@__PURE_
   messageDesc(file_portcullis_project_v2_project_service, 3);
 
 /**
- * GetProjectResponse carries the project (as owned record).
+ * GetProjectResponse carries the project: as owned record for the owning side, with the grant fields
+ * set for a caller who sees it only through a grant.
  *
  * @generated from message portcullis.project.v2.GetProjectResponse
  */

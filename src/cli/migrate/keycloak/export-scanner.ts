@@ -37,12 +37,13 @@ enum Capture {
   Primitive,
 }
 
-enum Then {
+enum After {
   Key,
   Field,
   User,
 }
 
+const BOM = [0xef, 0xbb, 0xbf];
 const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
@@ -59,11 +60,10 @@ export class ExportScanner {
   private base = 0;
   private lineStart = 0;
   private line = 1;
-  private bomChecked = false;
 
   private capturing = false;
   private capKind = Capture.Container;
-  private then = Then.Field;
+  private after = After.Field;
   private capParts: Buffer[] = [];
   private capSize = 0;
   private capStart = 0;
@@ -89,10 +89,6 @@ export class ExportScanner {
 
   write(chunk: Buffer): void {
     let i = 0;
-    if (!this.bomChecked && chunk.length > 0) {
-      this.bomChecked = true;
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
-    }
     const n = chunk.length;
     if (this.capturing) this.capStart = 0;
     while (i < n) {
@@ -132,6 +128,8 @@ export class ExportScanner {
   private structural(chunk: Buffer, i: number, c: number): number {
     switch (this.state) {
       case State.Top:
+        // A UTF-8 byte order mark (EF BB BF) may precede the export; it can span chunks.
+        if (this.base + i < 3 && c === BOM[this.base + i]) return i + 1;
         if (c === 0x7b) {
           this.handler.realmStart(undefined);
           this.state = State.KeyOrEnd;
@@ -160,7 +158,7 @@ export class ExportScanner {
       case State.Key:
         if (c === 0x7d && this.state === State.KeyOrEnd) return this.closeRealm(i);
         if (c !== 0x22) this.fail(i, 'expected a property name in double quotes');
-        return this.startCapture(chunk, i, Capture.String, Then.Key);
+        return this.startCapture(chunk, i, Capture.String, After.Key);
       case State.Colon:
         if (c !== 0x3a) this.fail(i, 'expected ":" after a property name');
         this.state = State.Value;
@@ -170,7 +168,7 @@ export class ExportScanner {
           this.state = State.UserOrEnd;
           return i + 1;
         }
-        return this.startValue(chunk, i, c, Then.Field);
+        return this.startValue(chunk, i, c, After.Field);
       case State.CommaOrEnd:
         if (c === 0x2c) this.state = State.Key;
         else if (c === 0x7d) return this.closeRealm(i);
@@ -182,7 +180,7 @@ export class ExportScanner {
           this.state = State.CommaOrEnd;
           return i + 1;
         }
-        return this.startValue(chunk, i, c, Then.User);
+        return this.startValue(chunk, i, c, After.User);
       case State.UserCommaOrEnd:
         if (c === 0x2c) this.state = State.User;
         else if (c === 0x5d) this.state = State.CommaOrEnd;
@@ -197,18 +195,18 @@ export class ExportScanner {
     return i + 1;
   }
 
-  private startValue(chunk: Buffer, i: number, c: number, then: Then): number {
-    if (c === 0x7b || c === 0x5b) return this.startCapture(chunk, i, Capture.Container, then);
-    if (c === 0x22) return this.startCapture(chunk, i, Capture.String, then);
+  private startValue(chunk: Buffer, i: number, c: number, after: After): number {
+    if (c === 0x7b || c === 0x5b) return this.startCapture(chunk, i, Capture.Container, after);
+    if (c === 0x22) return this.startCapture(chunk, i, Capture.String, after);
     if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e)
-      return this.startCapture(chunk, i, Capture.Primitive, then);
+      return this.startCapture(chunk, i, Capture.Primitive, after);
     return this.fail(i, `unexpected character "${String.fromCharCode(c)}"`);
   }
 
-  private startCapture(chunk: Buffer, i: number, kind: Capture, then: Then): number {
+  private startCapture(chunk: Buffer, i: number, kind: Capture, after: After): number {
     this.capturing = true;
     this.capKind = kind;
-    this.then = then;
+    this.after = after;
     this.capStart = i;
     this.capSize = 0;
     this.capPos = this.position(i);
@@ -240,12 +238,12 @@ export class ExportScanner {
       return n;
     }
     let inString = this.capInString;
-    let escape = this.capEscape;
+    let escaped = this.capEscape;
     for (; i < n; i++) {
       const c = chunk[i];
       if (inString) {
-        if (escape) escape = false;
-        else if (c === 0x5c) escape = true;
+        if (escaped) escaped = false;
+        else if (c === 0x5c) escaped = true;
         else if (c === 0x22) {
           inString = false;
           if (this.capKind === Capture.String) {
@@ -272,7 +270,7 @@ export class ExportScanner {
       }
     }
     this.capInString = inString;
-    this.capEscape = escape;
+    this.capEscape = escaped;
     return n;
   }
 
@@ -288,16 +286,16 @@ export class ExportScanner {
       const { index, detail } = locateJsonError(bytes);
       throw new JsonSyntaxError(this.file, advance(this.capPos, bytes, index), detail);
     }
-    switch (this.then) {
-      case Then.Key:
+    switch (this.after) {
+      case After.Key:
         this.key = value as string;
         this.state = State.Colon;
         break;
-      case Then.Field:
+      case After.Field:
         this.handler.field(this.key, value);
         this.state = State.CommaOrEnd;
         break;
-      case Then.User:
+      case After.User:
         this.handler.user(value, this.capPos);
         this.state = State.UserCommaOrEnd;
         break;

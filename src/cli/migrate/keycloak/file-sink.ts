@@ -55,7 +55,7 @@ export class FileSink implements ImportSink {
 
   constructor(
     private readonly output: string,
-    private readonly orgId: string,
+    orgId: string,
     private readonly timeout: string,
     private readonly multiline: boolean,
   ) {

@@ -123,12 +123,12 @@ export function locateJsonError(bytes: Uint8Array): { index: number; detail: str
         return;
       }
     }
-    if (c === 0x22) return string();
-    if (c === 0x74) return literal('true');
-    if (c === 0x66) return literal('false');
-    if (c === 0x6e) return literal('null');
-    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return number();
-    fail(`unexpected character "${String.fromCharCode(c)}"`);
+    if (c === 0x22) string();
+    else if (c === 0x74) literal('true');
+    else if (c === 0x66) literal('false');
+    else if (c === 0x6e) literal('null');
+    else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) number();
+    else fail(`unexpected character "${String.fromCharCode(c)}"`);
   };
   try {
     value();

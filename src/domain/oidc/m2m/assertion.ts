@@ -1,0 +1,61 @@
+import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import type { Db } from '../../../db/client';
+import { invalidGrant } from '../oauth-errors';
+import { type MachineUser, machineUser } from './machines';
+import { claimJtiOnce } from './replay';
+
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** An assertion issued longer ago than this is refused even if its `exp` is later. */
+const MAX_AGE_S = 3600;
+const CLOCK_SKEW_S = 5;
+const ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/**
+ * The JWT profile grant's assertion (RFC 7523 §3): signed with a registered, unexpired key of the
+ * machine user (`kid` picks it, else every key is tried); `iss` = `sub` = the user id; `aud`
+ * contains one of `audiences` (the issuer or the token endpoint); `exp` present and not passed;
+ * `iat` not older than an hour; `jti` present and never seen before. Every failure is invalid_grant.
+ */
+export async function verifyMachineAssertion(db: Db, assertion: string, audiences: string[]): Promise<{ machine: MachineUser; keyId: string }> {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  let claims: ReturnType<typeof decodeJwt>;
+  try {
+    header = decodeProtectedHeader(assertion);
+    claims = decodeJwt(assertion);
+  } catch {
+    throw invalidGrant('assertion is not a JWT');
+  }
+  if (!header.alg || !ALGS.includes(header.alg)) throw invalidGrant('assertion: algorithm not allowed');
+  if (typeof claims.sub !== 'string' || claims.iss !== claims.sub) throw invalidGrant('assertion: iss and sub must both be the user id');
+  const machine = await machineUser(db, claims.sub);
+  if (!machine) throw invalidGrant('assertion: unknown service user');
+  if (machine.state !== 'ACTIVE') throw invalidGrant('assertion: the service user is not active');
+  const candidates = machine.keys.filter((k) => !header.kid || k.id === header.kid);
+  if (!candidates.length) throw invalidGrant('assertion: no registered key of the service user matches');
+  const now = Date.now();
+  const live = candidates.filter((k) => !k.expiresAt || k.expiresAt.getTime() > now);
+  if (!live.length) throw invalidGrant('assertion: the key has expired');
+  let keyId: string | undefined;
+  for (const k of live) {
+    try {
+      await jwtVerify(assertion, k.key, { algorithms: [header.alg], clockTolerance: CLOCK_SKEW_S });
+      keyId = k.id;
+      break;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' || code === 'ERR_JOSE_NOT_SUPPORTED' || code === 'ERR_JWS_INVALID') continue;
+      throw invalidGrant(`assertion rejected: ${(err as Error).message}`);
+    }
+  }
+  if (!keyId) throw invalidGrant('assertion: signature does not match a registered key');
+  const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (!aud.some((a) => typeof a === 'string' && audiences.includes(a))) throw invalidGrant('assertion: aud must contain the issuer');
+  if (typeof claims.exp !== 'number') throw invalidGrant('assertion: exp is missing');
+  if (typeof claims.iat !== 'number') throw invalidGrant('assertion: iat is missing');
+  if (claims.iat < now / 1000 - MAX_AGE_S) throw invalidGrant('assertion: iat is too old');
+  if (typeof claims.jti !== 'string' || !claims.jti) throw invalidGrant('assertion: jti is missing');
+  if (!(await claimJtiOnce(db, `${machine.user.id}:${claims.jti}`, new Date(claims.exp * 1000)))) {
+    throw invalidGrant('assertion: jti was already used (replay)');
+  }
+  return { machine, keyId };
+}

@@ -1,0 +1,54 @@
+import type { Ctx } from '../../context';
+import type { OidcEnv } from '../env';
+import { invalidGrant } from '../oauth-errors';
+import { instanceSettings } from '../settings';
+import type { TokenResponse } from '../token-issuance';
+import { withSigningKey } from '../web-keys';
+import { verifyMachineAssertion } from './assertion';
+import { type MachineUser, machineUser } from './machines';
+import { machineScopes } from './scopes';
+import { issueMachineAccessToken, issueMachineIdToken, keyCredential, secretCredential } from './tokens';
+
+async function issue(
+  ctx: Ctx,
+  env: OidcEnv,
+  m: MachineUser,
+  p: { clientId: string; rawScope: string | undefined; credential: string; withIdToken: boolean },
+): Promise<TokenResponse> {
+  const [settings, { scopes, audience }] = await Promise.all([instanceSettings(ctx.db, ctx.instanceId), machineScopes(ctx.db, m.user.id, p.rawScope)]);
+  const signs = m.accessTokenType === 'JWT' || (p.withIdToken && scopes.includes('openid'));
+  if (signs) env = await withSigningKey(ctx, env);
+  const at = issueMachineAccessToken(env, m, {
+    clientId: p.clientId,
+    scopes,
+    audience,
+    credential: p.credential,
+    lifetimeSeconds: settings.accessTokenLifetimeSeconds,
+  });
+  const out: TokenResponse = { access_token: at.token, token_type: 'Bearer', expires_in: at.expiresIn, scope: scopes.join(' ') };
+  if (p.withIdToken && scopes.includes('openid')) {
+    out.id_token = issueMachineIdToken(env, m, { scopes, audience, lifetimeSeconds: settings.idTokenLifetimeSeconds, accessToken: at.token });
+  }
+  return out;
+}
+
+/**
+ * Client credentials (spec §4.3): the machine user authenticated with its username (client id) and
+ * client secret; an access token in its access_token_type, no ID token, no refresh token.
+ */
+export async function clientCredentialsTokens(ctx: Ctx, env: OidcEnv, userId: string, clientId: string, rawScope: string | undefined): Promise<TokenResponse> {
+  const m = await machineUser(ctx.db, userId);
+  if (!m || m.state !== 'ACTIVE') throw invalidGrant('the service user is not active');
+  return issue(ctx, env, m, { clientId, rawScope, credential: secretCredential(m.secretHash), withIdToken: false });
+}
+
+/**
+ * JWT profile (RFC 7523 §2.1): the assertion signed with one of the machine user's keys
+ * authenticates it; an access token in its access_token_type, and an ID token of the service user
+ * when `openid` is in scope. The token's client_id is the user id (the assertion's issuer).
+ */
+export async function jwtProfileTokens(ctx: Ctx, env: OidcEnv, assertion: string, rawScope: string | undefined): Promise<TokenResponse> {
+  const audiences = [env.issuer, `${env.issuer}/`, `${env.issuer}/oauth/v2/token`];
+  const { machine, keyId } = await verifyMachineAssertion(ctx.db, assertion, audiences);
+  return issue(ctx, env, machine, { clientId: machine.user.id, rawScope, credential: keyCredential(keyId), withIdToken: true });
+}

@@ -1,0 +1,60 @@
+import { lt } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { m2mRevokedTokens, m2mUsedAssertions } from '../../../db/schema/index';
+
+interface Claim {
+  id: string;
+  expiresAt: Date;
+  resolve: (fresh: boolean) => void;
+  reject: (err: unknown) => void;
+}
+
+const MAX_BATCH = 500;
+const queues = new Map<Db, Claim[]>();
+
+/**
+ * Records an assertion's `jti` as used; resolves true the first time, false for a replay (on any
+ * replica: the primary key decides). Claims of concurrent requests are written together in one
+ * INSERT … ON CONFLICT DO NOTHING (group commit), so the JWT profile grant costs one statement per
+ * batch, not per request; each request is answered once its row is durable.
+ */
+export function claimJtiOnce(db: Db, id: string, expiresAt: Date): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    let q = queues.get(db);
+    if (!q) {
+      queues.set(db, (q = []));
+      setImmediate(() => flush(db));
+    }
+    q.push({ id, expiresAt, resolve, reject });
+  });
+}
+
+async function flush(db: Db): Promise<void> {
+  const all = queues.get(db) ?? [];
+  queues.delete(db);
+  for (let i = 0; i < all.length; i += MAX_BATCH) await writeBatch(db, all.slice(i, i + MAX_BATCH));
+}
+
+async function writeBatch(db: Db, batch: Claim[]): Promise<void> {
+  // The same jti twice in one batch: only the first can be fresh.
+  const first = new Map<string, Claim>();
+  for (const c of batch) if (!first.has(c.id)) first.set(c.id, c);
+  try {
+    const rows = await db
+      .insert(m2mUsedAssertions)
+      .values([...first.values()].map((c) => ({ id: c.id, expiresAt: c.expiresAt })))
+      .onConflictDoNothing()
+      .returning({ id: m2mUsedAssertions.id });
+    const fresh = new Set(rows.map((r) => r.id));
+    for (const c of batch) c.resolve(first.get(c.id) === c && fresh.has(c.id));
+  } catch (err) {
+    for (const c of batch) c.reject(err);
+  }
+}
+
+/** Forgets used assertions and revocations of tokens that have expired (they fail on `exp` anyway). */
+export async function pruneMachineRows(db: Db): Promise<void> {
+  const now = new Date();
+  await db.delete(m2mUsedAssertions).where(lt(m2mUsedAssertions.expiresAt, now));
+  await db.delete(m2mRevokedTokens).where(lt(m2mRevokedTokens.expiresAt, now));
+}

@@ -1,0 +1,32 @@
+import { JWT_BEARER_GRANT } from '../../domain/oidc/m2m/assertion';
+import { jwtProfileTokens } from '../../domain/oidc/m2m/grants';
+import { pruneMachineRows } from '../../domain/oidc/m2m/replay';
+import { registerJob } from '../../jobs';
+import { invalidRequest } from '../errors';
+import { oidcCtx } from '../env';
+import { type GrantType, param } from './types';
+
+/**
+ * grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer (JWT profile): the assertion, signed with
+ * a key of the machine user, is the authentication; client authentication is not needed.
+ */
+export const jwtBearer: GrantType = {
+  authMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
+  clientAuth: 'optional',
+  async handle(req) {
+    const assertion = param(req, 'assertion');
+    if (!assertion) throw invalidRequest('assertion is missing');
+    return jwtProfileTokens(oidcCtx(req.deps, 'oidc/token'), req.env, assertion, param(req, 'scope'));
+  },
+};
+
+export { JWT_BEARER_GRANT };
+
+// Used assertion ids and revocations of machine tokens are kept only until they expire.
+registerJob({
+  name: 'm2m-cleanup',
+  intervalMs: 60_000,
+  async run(deps) {
+    await pruneMachineRows(deps.database.db);
+  },
+});

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onPostgres } from '../helpers/database';
+import { type CliProcess, freePort, runCli, waitFor } from '../helpers/process';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { addApiApp, addOidcApp, addProject, addUser, basic, getCode, postForm, REDIRECT, rp } from './helpers';
+
+/** Two server processes on one PostgreSQL: login on one, code exchange on the other, introspection on either. */
+describe.runIf(onPostgres)('two replicas on one PostgreSQL', () => {
+  const masterKey = randomBytes(32).toString('base64');
+  let one: TestServer;
+  let two: CliProcess;
+  let twoUrl: string;
+  beforeAll(async () => {
+    one = await startTestServer({ PORTCULLIS_MASTER_KEY: masterKey });
+    const port = await freePort();
+    twoUrl = `http://127.0.0.1:${port}`;
+    two = runCli(['start'], {
+      DATABASE_URL: one.app.config.databaseUrl,
+      PORT: String(port),
+      PORTCULLIS_HOST: '127.0.0.1',
+      PORTCULLIS_EXTERNAL_URL: one.url,
+      PORTCULLIS_DATA_DIR: 'memory://',
+      PORTCULLIS_MASTER_KEY: masterKey,
+      PORTCULLIS_WORKERS: '1',
+    });
+    await waitFor(async () => (await fetch(`${twoUrl}/readyz`)).ok, 60_000, 'second replica ready');
+  }, 90_000);
+  afterAll(async () => {
+    two?.child.kill('SIGTERM');
+    await two?.exited;
+    await one?.stop();
+  });
+
+  it('a code from replica one is exchanged at replica two; introspection and revocation agree', async () => {
+    const project = await addProject(one);
+    const app = await addOidcApp(one, project);
+    const api = await addApiApp(one, project);
+    const user = await addUser(one);
+    const config = await rp(one, app.clientId, app.clientSecret);
+    const { code, verifier } = await getCode(one, config, user);
+    const res = await postForm({ url: twoUrl } as TestServer, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, {
+      authorization: basic(app.clientId, app.clientSecret!),
+    });
+    expect(res.status).toBe(200);
+    const tokens = await res.json();
+    // the ID token signed on replica two verifies with replica one's JWKS
+    const { payload } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(`${one.url}/oauth/v2/keys`)), { issuer: one.url, audience: app.clientId });
+    expect(payload.sub).toBe(user.id);
+    const introspect = (base: string, token: string) =>
+      postForm({ url: base } as TestServer, '/oauth/v2/introspect', { token }, { authorization: basic(api.clientId, api.clientSecret) }).then((r) => r.json());
+    expect((await introspect(one.url, tokens.access_token)).active).toBe(true);
+    expect((await introspect(twoUrl, tokens.access_token)).active).toBe(true);
+    // revoked on one → inactive on two
+    await postForm(one, '/oauth/v2/revoke', { token: tokens.access_token }, { authorization: basic(app.clientId, app.clientSecret!) });
+    expect((await introspect(twoUrl, tokens.access_token)).active).toBe(false);
+    // refresh on two with the refresh token from the exchange
+    const refreshed = await postForm({ url: twoUrl } as TestServer, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, {
+      authorization: basic(app.clientId, app.clientSecret!),
+    });
+    expect(refreshed.status).toBe(200);
+  });
+});
