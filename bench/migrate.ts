@@ -3,6 +3,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, rmS
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BenchOptions, ScenarioResult } from './lib/types';
 
 /**
  * `portcullis migrate keycloak` on a generated export of BENCH_MIGRATE_USERS users (default
@@ -84,11 +85,12 @@ const RSS_PROBE = `data:text/javascript,${encodeURIComponent(
   "import{writeFileSync}from'node:fs';process.on('exit',()=>writeFileSync(process.env.BENCH_RSS_FILE,String(process.resourceUsage().maxRSS)))",
 )}`;
 
-export default async function run(): Promise<void> {
+export default async function run(opts?: BenchOptions): Promise<ScenarioResult> {
   const input = path.join(TMP, `keycloak-${USERS}-users.json`);
   const output = path.join(TMP, 'importBody.json');
   const rssFile = path.join(TMP, 'migrate.rss');
   const t0 = Date.now();
+  opts?.progress(`migrate: generating a ${USERS.toLocaleString('en-US')}-user export (kept in bench/tmp)`);
   await generate(input);
   process.stderr.write(`export: ${input} (${(statSync(input).size / 1e6).toFixed(0)} MB, ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
   rmSync(output, { force: true });
@@ -114,8 +116,17 @@ export default async function run(): Promise<void> {
     outputMb: Math.round(statSync(output).size / 1e6),
     targets: { seconds: 60, peakRssMb: 300 },
   };
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (!opts) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   rmSync(output, { force: true });
+  return {
+    scenario: 'migrate',
+    metrics: [
+      { name: `convert ${USERS.toLocaleString('en-US')} Keycloak users`, value: result.seconds, unit: 's', target: { op: '<=', value: 60 } },
+      { name: 'conversion rate', value: result.usersPerSecond, unit: 'users/s' },
+      { name: 'peak RSS of the converter', value: result.peakRssMb, unit: 'MB', target: { op: '<=', value: 300 } },
+    ],
+    notes: [`${result.converted.toLocaleString('en-US')} users converted into a ${result.outputMb} MB import body by \`portcullis migrate keycloak\` in a child process`],
+  };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await run();

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { personalAccessTokens, users } from '../db/schema/index';
+import { orgs, personalAccessTokens, users } from '../db/schema/index';
 import { sha256Hex } from '../crypto/random';
 import { createCache, invalidateAfterCommit } from '../domain/cache';
 import { unauthenticated } from '../domain/errors';
@@ -51,10 +51,17 @@ export async function authenticateBearer(db: Db, authorization: string | null | 
   if (!identity) throw unauthenticated('the token is invalid or expired');
   const userId = identity.userId;
   const user = await principalCache.get(userId, async () => {
-    const [row] = await db.select({ orgId: users.orgId, state: users.state }).from(users).where(and(eq(users.id, userId)));
+    const [row] = await db
+      .select({ orgId: users.orgId, state: users.state, orgState: orgs.state })
+      .from(users)
+      .innerJoin(orgs, eq(orgs.id, users.orgId))
+      .where(and(eq(users.id, userId)));
     return row && { ...row, memberships: await membershipsOf(db, userId) };
   });
-  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) throw unauthenticated('the token is invalid or expired');
+  // Users of a deactivated organization cannot call the API until it is activated again.
+  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL') || user.orgState !== 'ACTIVE') {
+    throw unauthenticated('the token is invalid or expired');
+  }
   return new Principal(userId, user.orgId, user.memberships, {
     kind: identity.kind,
     clientId: identity.clientId,
@@ -66,7 +73,7 @@ export async function authenticateBearer(db: Db, authorization: string | null | 
 // change them call the invalidate functions below (evicted in every replica on commit); the short
 // maximum age bounds staleness even if an eviction were missed.
 const patCache = createCache<{ userId: string; expiresAt: Date | null } | undefined>('pat', { maxAgeMs: 5_000 });
-const principalCache = createCache<{ orgId: string; state: string; memberships: Awaited<ReturnType<typeof membershipsOf>> } | undefined>(
+const principalCache = createCache<{ orgId: string; state: string; orgState: string; memberships: Awaited<ReturnType<typeof membershipsOf>> } | undefined>(
   'principal',
   { maxAgeMs: 5_000 },
 );

@@ -4,6 +4,11 @@ import type { Deps } from '../deps';
 import { respondV1Error } from './errors';
 import { eventRoutes } from './events/route';
 import { importRoutes } from './import/route';
+import { authRoutes } from './auth/me';
+import { managementAppRoutes } from './management/apps';
+import { managementOrgRoutes } from './management/orgs';
+import { managementProjectRoutes } from './management/projects';
+import { managementUserRoutes } from './management/users';
 
 /**
  * The v1 REST compatibility layer (`/admin/v1/`, `/management/v1/`, `/auth/v1/`). Routes convert v1
@@ -13,6 +18,11 @@ export function v1Routes(deps: Deps) {
   const app = new Hono();
   app.route('/', importRoutes(deps));
   app.route('/', eventRoutes(deps));
+  app.route('/', managementUserRoutes(deps));
+  app.route('/', managementOrgRoutes(deps));
+  app.route('/', managementProjectRoutes(deps));
+  app.route('/', managementAppRoutes(deps));
+  app.route('/', authRoutes(deps));
   app.onError((err, c) => {
     const known = respondV1Error(c, err);
     if (known) return known;

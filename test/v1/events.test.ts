@@ -66,6 +66,16 @@ describe('POST /admin/v1/events/_search', () => {
     expect(byEditor.body.events[0].editor).toEqual({ userId: otherEditor.userId, displayName: 'v1 test', service: 'admin/v1/import' });
   });
 
+  it('merges several event types in position order', async () => {
+    const { body } = await post(server, SEARCH, { eventTypes: ['org.added', 'user.human.added'], limit: 50 });
+    expect(body.events).toHaveLength(50);
+    expect(new Set(body.events.map((e: any) => e.type.type))).toEqual(new Set(['user.human.added']));
+    const asc = await post(server, SEARCH, { eventTypes: ['user.human.added', 'org.added'], asc: true, limit: 3 });
+    expect(asc.body.events.map((e: any) => e.type.type)).toEqual(['org.added', 'user.human.added', 'user.human.added']);
+    const positions = asc.body.events.map((e: any) => Number(e.position));
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  });
+
   it('filters by creation date', async () => {
     const future = new Date(Date.now() + 3600_000).toISOString();
     const none = await post(server, SEARCH, { resourceOwner: orgId, creationDateFilter: { range: { since: future } } });

@@ -8,7 +8,8 @@ import { type GrantType, param } from './types';
 
 /**
  * grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer (JWT profile): the assertion, signed with
- * a key of the machine user, is the authentication; client authentication is not needed.
+ * a key of the machine user, is the authentication; client authentication is not needed (when
+ * a client does authenticate, the tokens are issued to it).
  */
 export const jwtBearer: GrantType = {
   authMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
@@ -16,7 +17,7 @@ export const jwtBearer: GrantType = {
   async handle(req) {
     const assertion = param(req, 'assertion');
     if (!assertion) throw invalidRequest('assertion is missing');
-    return jwtProfileTokens(oidcCtx(req.deps, 'oidc/token'), req.env, assertion, param(req, 'scope'));
+    return jwtProfileTokens(oidcCtx(req.deps, 'oidc/token'), req.env, assertion, param(req, 'scope'), req.client?.client.clientId);
   },
 };
 

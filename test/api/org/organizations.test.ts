@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrganizationService, OrganizationState } from '../../../gen/portcullis/org/v2/org_service_pb';
 import { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsSince, lastPosition } from '../administrator/fixtures';
+import { InstanceService } from '../../../gen/portcullis/instance/v2/instance_service_pb';
+import { eventsSince, lastPosition, machineUser } from '../administrator/fixtures';
 
 describe('OrganizationService', () => {
   let server: TestServer;
@@ -22,11 +23,14 @@ describe('OrganizationService', () => {
   });
 
   it('creates the first administrators: a new human user and an existing user, default role ORG_OWNER', async () => {
+    const defaultOrg = (await server.client(InstanceService).getInstance({})).instance!.defaultOrganizationId;
+    const existing = await machineUser(server, defaultOrg, 'existing-admin');
     const position = await lastPosition(server);
     const res = await orgs.createOrganization({
       name: 'With Admins',
       organizationId: 'with-admins',
       admins: [
+        { userType: { case: 'userId', value: existing.userId }, roles: ['ORG_USER_MANAGER'] },
         {
           userType: {
             case: 'human',
@@ -41,14 +45,22 @@ describe('OrganizationService', () => {
       ],
     });
     expect(res.organizationId).toBe('with-admins');
-    expect(res.createdAdmins).toHaveLength(1);
+    expect(res.createdAdmins).toHaveLength(2);
+    expect(res.createdAdmins[0].userId).toBe(existing.userId);
     const added = await eventsSince(server, position);
     expect(added.map((e) => e.eventType)).toEqual(
       expect.arrayContaining(['org.added', 'org.domain.added', 'org.domain.primary.set', 'user.human.added', 'administrator.added']),
     );
-    const adminEvent = added.find((e) => e.eventType === 'administrator.added')!;
-    expect(adminEvent).toMatchObject({ aggregateType: 'org', aggregateId: 'with-admins', resourceOwner: 'with-admins' });
-    expect(adminEvent.payload).toMatchObject({ userId: res.createdAdmins[0].userId, roles: ['ORG_OWNER'] });
+    const adminEvents = added.filter((e) => e.eventType === 'administrator.added');
+    for (const e of adminEvents) expect(e).toMatchObject({ aggregateType: 'org', aggregateId: 'with-admins', resourceOwner: 'with-admins' });
+    expect(adminEvents.map((e) => e.payload)).toEqual([
+      { userId: existing.userId, roles: ['ORG_USER_MANAGER'] },
+      { userId: res.createdAdmins[1].userId, roles: ['ORG_OWNER'] },
+    ]);
+    // the existing user can now manage the new organization's users but not rename it
+    const asExisting = server.client(OrganizationService, { token: existing.token });
+    expect((await asExisting.getOrganization({ organizationId: 'with-admins' })).organization?.name).toBe('With Admins');
+    await expect(asExisting.updateOrganization({ organizationId: 'with-admins', name: 'x' })).rejects.toMatchObject({ code: Code.PermissionDenied });
   });
 
   it('rejects bad input with INVALID_ARGUMENT naming the field', async () => {

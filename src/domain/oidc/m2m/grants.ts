@@ -27,7 +27,7 @@ async function issue(
   });
   const out: TokenResponse = { access_token: at.token, token_type: 'Bearer', expires_in: at.expiresIn, scope: scopes.join(' ') };
   if (p.withIdToken && scopes.includes('openid')) {
-    out.id_token = issueMachineIdToken(env, m, { scopes, audience, lifetimeSeconds: settings.idTokenLifetimeSeconds, accessToken: at.token });
+    out.id_token = issueMachineIdToken(env, m, { clientId: p.clientId, scopes, audience, lifetimeSeconds: settings.idTokenLifetimeSeconds, accessToken: at.token });
   }
   return out;
 }
@@ -45,10 +45,17 @@ export async function clientCredentialsTokens(ctx: Ctx, env: OidcEnv, userId: st
 /**
  * JWT profile (RFC 7523 §2.1): the assertion signed with one of the machine user's keys
  * authenticates it; an access token in its access_token_type, and an ID token of the service user
- * when `openid` is in scope. The token's client_id is the user id (the assertion's issuer).
+ * when `openid` is in scope. The tokens' client is the client that authenticated, if one did, else
+ * the user id (the assertion's issuer).
  */
-export async function jwtProfileTokens(ctx: Ctx, env: OidcEnv, assertion: string, rawScope: string | undefined): Promise<TokenResponse> {
+export async function jwtProfileTokens(
+  ctx: Ctx,
+  env: OidcEnv,
+  assertion: string,
+  rawScope: string | undefined,
+  clientId: string | undefined,
+): Promise<TokenResponse> {
   const audiences = [env.issuer, `${env.issuer}/`, `${env.issuer}/oauth/v2/token`];
   const { machine, keyId } = await verifyMachineAssertion(ctx.db, assertion, audiences);
-  return issue(ctx, env, machine, { clientId: machine.user.id, rawScope, credential: keyCredential(keyId), withIdToken: true });
+  return issue(ctx, env, machine, { clientId: clientId ?? machine.user.id, rawScope, credential: keyCredential(keyId), withIdToken: true });
 }

@@ -79,18 +79,18 @@ export function issueMachineAccessToken(env: OidcEnv, m: MachineUser, p: Machine
 export function issueMachineIdToken(
   env: OidcEnv,
   m: MachineUser,
-  p: { scopes: string[]; audience: string[]; lifetimeSeconds: number; accessToken: string },
+  p: { clientId: string; scopes: string[]; audience: string[]; lifetimeSeconds: number; accessToken: string },
 ): string {
   const key = signingKeyOf(env);
   const iat = Math.floor(Date.now() / 1000);
   return signCompact(key, {
     iss: env.issuer,
     sub: m.user.id,
-    aud: p.audience,
+    aud: [p.clientId, ...p.audience.filter((a) => a !== p.clientId)],
     exp: iat + p.lifetimeSeconds,
     iat,
     auth_time: iat,
-    azp: m.user.id,
+    azp: p.clientId,
     at_hash: halfHash(p.accessToken, key.alg),
     ...scopeClaims(m.user, p.scopes),
   });
