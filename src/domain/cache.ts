@@ -47,8 +47,9 @@ export function createCache<V>(name: string, opts: { max?: number; maxAgeMs?: nu
 export async function invalidateAfterCommit(scope: Scope, name: string, key: string): Promise<void> {
   registry.get(name)?.evict(key);
   // pg_notify inside the transaction: PostgreSQL delivers it only if the transaction commits.
-  // PGlite has no other process to tell; the local eviction above is all it needs.
-  if (listening) await scope.tx.execute(sql`select pg_notify(${CHANNEL}, ${`${name}\u0000${key}`})`);
+  // PGlite has no other process to tell; the local eviction above is all it needs. The separator is
+  // U+001F because PostgreSQL text (and so a NOTIFY payload) cannot hold NUL.
+  if (listening) await scope.tx.execute(sql`select pg_notify(${CHANNEL}, ${`${name}\u001f${key}`})`);
 }
 
 let listening = false;
@@ -59,7 +60,7 @@ export async function listenForInvalidations(database: Database): Promise<void> 
   await database.pg.listen(
     CHANNEL,
     (payload) => {
-      const [name, key] = payload.split('\u0000');
+      const [name, key] = payload.split('\u001f');
       registry.get(name)?.evict(key);
     },
     () => {

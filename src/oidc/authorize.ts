@@ -27,7 +27,7 @@ function normalizeResponseType(raw: string): string {
  * or send the browser to the login pages.
  */
 export async function authorizeEndpoint(c: Context, deps: Deps) {
-  let parsed;
+  let parsed: Awaited<ReturnType<typeof readParams>>;
   try {
     parsed = await readParams(c);
   } catch (err) {
@@ -40,7 +40,7 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
   const clientId = params.get('client_id');
   if (!clientId || repeated.includes('client_id')) return page('client_id is missing or repeated');
   const client = await findClient(deps.database.db, clientId);
-  if (!client || !client.active || !client.oidc) return page('unknown or inactive client');
+  if (!client?.active || !client.oidc) return page('unknown or inactive client');
   const redirectUri = params.get('redirect_uri');
   if (!redirectUri || repeated.includes('redirect_uri')) return page('redirect_uri is missing or repeated');
   if (!redirectUriWellFormed(redirectUri) || !redirectUriAllowed(client, redirectUri, client.oidc.redirectUris)) {

@@ -77,7 +77,7 @@ export async function authenticateClient(
 
   // A machine user is a client too (client credentials, revocation): client id = its username.
   const client = (await findClient(deps.database.db, clientId)) ?? (await findMachineClient(deps.database.db, clientId));
-  if (!client || !client.active) throw invalidClient('unknown or inactive client', !!basic);
+  if (!client?.active) throw invalidClient('unknown or inactive client', !!basic);
   if (!(ACCEPTS[client.authMethod] ?? []).includes(method)) {
     throw invalidClient(`the client is registered for ${client.authMethod}, not ${method}`, !!basic);
   }

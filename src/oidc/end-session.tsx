@@ -18,7 +18,7 @@ import { readParams } from './params';
  * The browser's sessions (or only the hinted user's) end, and with them every token issued from them.
  */
 export async function endSessionEndpoint(c: Context, deps: Deps) {
-  let parsed;
+  let parsed: Awaited<ReturnType<typeof readParams>>;
   try {
     parsed = await readParams(c);
   } catch {

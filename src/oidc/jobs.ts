@@ -1,5 +1,6 @@
 import { loadMasterKey } from '../crypto/keys/master-key';
 import { pruneUsedAssertions } from '../domain/oidc/client-assertion';
+import { pruneExpiredOidcRows } from '../domain/oidc/cleanup';
 import { rotateKeysIfDue } from '../domain/oidc/web-keys';
 import { registerJob } from '../jobs';
 import { oidcCtx } from './env';
@@ -16,4 +17,11 @@ registerJob({
     await rotateKeysIfDue(oidcCtx(deps, 'oidc/key-rotation'), loadMasterKey(deps.config), deps.config.keyRotationIntervalMs);
     await pruneUsedAssertions(deps.database.db);
   },
+});
+
+/** Hourly: forget expired auth requests, codes and tokens. */
+registerJob({
+  name: 'oidc-cleanup',
+  intervalMs: 3_600_000,
+  run: (deps) => pruneExpiredOidcRows(deps.database.db),
 });

@@ -10,10 +10,10 @@ export function redirectUriAllowed(client: OidcClient, uri: string, registered: 
   if (registered.includes(uri)) return true;
   if (client.oidc?.applicationType !== 'NATIVE') return false;
   const u = parse(uri);
-  if (!u || u.protocol !== 'http:' || !LOOPBACK.has(u.hostname)) return false;
+  if (u?.protocol !== 'http:' || !LOOPBACK.has(u.hostname)) return false;
   return registered.some((r) => {
     const ru = parse(r);
-    if (!ru || ru.protocol !== 'http:' || ru.hostname !== u.hostname) return false;
+    if (ru?.protocol !== 'http:' || ru.hostname !== u.hostname) return false;
     ru.port = '';
     const uu = new URL(u.toString());
     uu.port = '';

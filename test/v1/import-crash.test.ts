@@ -98,8 +98,9 @@ describe('import crash safety', () => {
       }
       await sql.end();
     } else {
-      // PGlite holds its data folder alone: kill after the body is in and the import is under way.
-      await new Promise((r) => setTimeout(r, 2500));
+      // PGlite holds its data folder alone, so nothing can watch the progress: kill early, while the
+      // body is read or the first organizations are written.
+      await new Promise((r) => setTimeout(r, 1500));
     }
     child!.kill('SIGKILL');
     await importing;

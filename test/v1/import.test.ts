@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/crypto/passwords/index';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { defaultOrgId, human, post, userWithPat } from './helpers';
+import { defaultOrgId, get, human, post, userWithPat } from './helpers';
 
 const uniq = () => `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
 
@@ -79,6 +79,33 @@ describe('POST /admin/v1/import', () => {
     expect(res.body.errors).toEqual([]);
     const [added] = await humanEvents(server, `h${id}`);
     expect(added.payload.displayName).toBe(displayName);
+  });
+
+  it('imports what the migration tool writes: TOTP secret, inactive state, metadata', async () => {
+    const id = uniq();
+    const res = await post(server, '/admin/v1/import', {
+      dataOrgs: {
+        orgs: [
+          {
+            orgId: `o${id}`,
+            org: { name: `Tool ${id}` },
+            humanUsers: [{ ...human(`h${id}`, `tool${id}`, { otpCode: 'JBSWY3DPEHPK3PXPJBSWY3DP' }), state: 'USER_STATE_INACTIVE' }, human(`b${id}`, `badotp${id}`, { otpCode: 'not base32!' })],
+            userMetadata: [{ id: `h${id}`, key: 'keycloak.id', value: Buffer.from('abc').toString('base64') }],
+          },
+        ],
+      },
+    });
+    expect(res.body.success.orgs[0].humanUserIds).toEqual([`h${id}`]);
+    expect(res.body.errors).toEqual([{ type: 'human_user', id: `b${id}`, message: expect.stringContaining('Errors.User.MFA.OTP.Invalid') }]);
+    const events = await post(server, '/admin/v1/events/_search', { aggregateId: `h${id}`, asc: true });
+    expect(events.body.events.map((e: any) => [e.type.type, e.sequence])).toEqual([
+      ['user.human.added', '1'],
+      ['user.human.otp.added', '2'],
+      ['user.metadata.set', '3'],
+    ]);
+    expect(JSON.stringify(events.body.events)).not.toContain('JBSWY3DPEHPK3PXP');
+    const user = await get(server, `/management/v1/users/h${id}`, { headers: { 'x-service-orgid': `o${id}` } });
+    expect(user.body.user.state).toBe('USER_STATE_INACTIVE');
   });
 
   it('accepts snake_case field names', async () => {

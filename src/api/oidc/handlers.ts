@@ -29,7 +29,7 @@ export function oidcHandlers(deps: Deps): ServiceImpl<typeof OIDCService> {
     async createCallback(req, hc) {
       const ctx = ctxOf(deps, hc);
       const kind = req.callbackKind;
-      let r;
+      let r: Awaited<ReturnType<typeof createCallback>>;
       if (kind.case === 'session') r = await createCallback(ctx, req.authRequestId, { session: { id: kind.value.sessionId, token: kind.value.sessionToken } });
       else if (kind.case === 'error') r = await createCallback(ctx, req.authRequestId, { error: { error: kind.value.error, description: kind.value.errorDescription } });
       else throw invalidArgument('Errors.AuthRequest.Callback', 'one of session or error is required');

@@ -12,7 +12,10 @@ let processKey: Buffer | undefined;
  */
 export function loadMasterKey(config: Pick<Config, 'masterKey' | 'dataDir' | 'inMemory'>): Buffer {
   let key = loaded.get(config);
-  if (!key) loaded.set(config, (key = readMasterKey(config)));
+  if (!key) {
+    key = readMasterKey(config);
+    loaded.set(config, key);
+  }
   return key;
 }
 
@@ -28,11 +31,16 @@ function readMasterKey(config: Pick<Config, 'masterKey' | 'dataDir' | 'inMemory'
   if (fs.existsSync(file)) return decodeKey(fs.readFileSync(file, 'utf8').trim());
   const key = randomBytes(32);
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  // Written to a private temporary file and hard-linked into place: another worker starting at the
+  // same moment sees either no file or the whole key, and if it linked first, its key wins.
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(tmp, `${key.toString('base64')}\n`, { mode: 0o600 });
   try {
-    // `wx` fails if a concurrently starting process wrote it first; then that one's key wins.
-    fs.writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    fs.linkSync(tmp, file);
   } catch {
     return decodeKey(fs.readFileSync(file, 'utf8').trim());
+  } finally {
+    fs.rmSync(tmp, { force: true });
   }
   return key;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * Human and machine users in one table (v2 has one CreateUser). Columns that only apply to one type
@@ -143,3 +143,14 @@ export const notifications = pgTable(
     index('notifications_user_idx').on(t.userId, t.createdAt),
   ],
 );
+
+/**
+ * Live (not removed) users per organization, kept by statement-level triggers on `users` (see the
+ * user_counts migration) as append-only delta rows, so that concurrent writers never wait on one
+ * counter row. ListUsers sums them instead of counting 100,000 rows; a background job folds the
+ * deltas of an organization into one row now and then.
+ */
+export const userCounts = pgTable('user_counts', {
+  orgId: text('org_id').notNull(),
+  live: bigint('live', { mode: 'number' }).notNull(),
+}, (t) => [index('user_counts_org_idx').on(t.orgId)]);

@@ -6,8 +6,9 @@ import type { Ctx } from '../context';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
 import { execute, type Scope } from '../execute';
 import { requireId } from '../instance/validate';
-import { orgFor } from '../org/access';
-import { projectFor } from '../project/access';
+import { lockInstance } from '../instance/lock';
+import { orgForChange } from '../org/access';
+import { projectForChange } from '../project/access';
 import { addAdministrator, checkRoles } from './commands';
 
 /** The resource of a membership as the API names it. */
@@ -26,18 +27,16 @@ export async function resolveResource(scope: Scope, ref: ResourceRef | undefined
   if (!ref) throw invalidResource();
   if ('instance' in ref) {
     if (!ctx.principal.canInstance(perm)) throw permissionDenied(`needs ${perm} on the instance`);
-    await scope.load('instance', ctx.instanceId);
+    await lockInstance(scope);
     return { resourceType: 'INSTANCE', resourceId: ctx.instanceId, resourceOwner: ctx.instanceId, aggregateType: 'instance' };
   }
   if ('orgId' in ref) {
     const id = requireId('resource.organization_id', ref.orgId);
-    await scope.load('org', id);
-    const org = await orgFor(scope.tx, ctx.principal, id, perm, 'share');
+    const org = await orgForChange(scope, id, perm);
     return { resourceType: 'ORG', resourceId: org.id, resourceOwner: org.id, aggregateType: 'org' };
   }
   const id = requireId('resource.project_id', ref.projectId);
-  await scope.load('project', id);
-  const project = await projectFor(scope.tx, ctx.principal, id, perm);
+  const project = await projectForChange(scope, id, perm);
   return { resourceType: 'PROJECT', resourceId: project.id, resourceOwner: project.orgId, aggregateType: 'project' };
 }
 

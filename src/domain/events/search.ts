@@ -29,7 +29,8 @@ export interface EventRecord {
   aggregateType: string;
   aggregateId: string;
   resourceOwner: string;
-  payload: Record<string, unknown>;
+  /** the payload as JSON text, as the database renders it (responses embed it without re-parsing) */
+  payloadJson: string;
   editorUserId: string;
   editorService: string;
   editorDisplayName: string | null;
@@ -88,7 +89,7 @@ async function walk(ctx: Ctx, f: EventFilter, limit: number, driver: [AnyColumn,
       aggregateType: events.aggregateType,
       aggregateId: events.aggregateId,
       resourceOwner: events.resourceOwner,
-      payload: events.payload,
+      payloadJson: sql<string>`${events.payload}::text`,
       editorUserId: events.editorUserId,
       editorService: events.editorService,
       editorDisplayName: users.displayName,

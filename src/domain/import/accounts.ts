@@ -1,6 +1,8 @@
 import os from 'node:os';
 import { checkImportedHash, hashPassword } from '../../crypto/passwords/index';
+import { DomainError } from '../errors';
 import { newId } from '../ids';
+import { checkEmail, checkId, checkLanguage, checkPhone, checkUsername } from '../user/validate';
 import type { EventRow, UserRow } from './bulk';
 import type { ImportError, ImportHuman, ImportMachine } from './model';
 
@@ -13,16 +15,34 @@ export interface Account {
   event: Omit<EventRow, 'sequence'>;
   /** plain password still to hash (humans only) */
   password?: string;
+  /** a TOTP secret came along: the user gets a second event recording it (without the secret) */
+  otp?: boolean;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+/** True when a check of the user commands (domain/user/validate.ts) accepts the value. */
+function passes(check: () => unknown): boolean {
+  try {
+    check();
+    return true;
+  } catch (err) {
+    if (err instanceof DomainError) return false;
+    throw err;
+  }
+}
 
-/** Checks one human user of the body on its own; the error key, or undefined when it can be imported. */
+/**
+ * Checks one human user of the body with the same rules as CreateUser; the error key, or undefined
+ * when it can be imported.
+ */
 export function checkHuman(h: ImportHuman): string | undefined {
-  if (!h.username.trim() || h.username.length > 200) return 'Errors.User.Username.Empty';
-  if (!EMAIL.test(h.email) || h.email.length > 320) return 'Errors.User.Email.Invalid';
+  if (h.userId !== undefined && !passes(() => checkId('userId', h.userId))) return 'Errors.User.Invalid';
+  if (!passes(() => checkUsername('userName', h.username))) return 'Errors.User.Username.Invalid';
+  if (!passes(() => checkEmail('email', h.email))) return 'Errors.User.Email.Invalid';
+  if (h.phone !== undefined && !passes(() => checkPhone('phone', h.phone))) return 'Errors.User.Phone.Invalid';
+  if (!passes(() => checkLanguage('preferredLanguage', h.preferredLanguage))) return 'Errors.User.Invalid';
   if (h.passwordHash !== undefined && checkImportedHash(h.passwordHash)) return 'Errors.User.Password.HashUnsupported';
   if (h.password !== undefined && h.password.length === 0) return 'Errors.User.Password.Invalid';
+  if (h.otpSecret !== undefined && !/^[A-Z2-7]{16,}=*$/i.test(h.otpSecret)) return 'Errors.User.MFA.OTP.Invalid';
   return undefined;
 }
 
@@ -36,6 +56,7 @@ export function humanAccount(orgId: string, h: ImportHuman): Account {
     id,
     username: h.username,
     password: h.password,
+    otp: h.otpSecret !== undefined,
     row: {
       id,
       org_id: orgId,
@@ -54,6 +75,7 @@ export function humanAccount(orgId: string, h: ImportHuman): Account {
       phone_verified: h.phoneVerified,
       password_hash: h.passwordHash ?? null,
       password_change_required: h.passwordChangeRequired,
+      otp_secret: h.otpSecret?.toUpperCase() ?? null,
     },
     // The same payload as a user added through CreateUser (domain/user/commands.ts addHumanUser).
     event: {
@@ -80,7 +102,8 @@ export function humanAccount(orgId: string, h: ImportHuman): Account {
 }
 
 export function checkMachine(m: ImportMachine): string | undefined {
-  if (!m.username.trim() || m.username.length > 200) return 'Errors.User.Username.Empty';
+  if (m.userId !== undefined && !passes(() => checkId('userId', m.userId))) return 'Errors.User.Invalid';
+  if (!passes(() => checkUsername('userName', m.username))) return 'Errors.User.Username.Invalid';
   return undefined;
 }
 

@@ -134,6 +134,11 @@ async function importOrg(
     }
     await inBatches(fresh, (slice) => insertUsers(tx, slice.map((a) => a.row)), checkDeadline);
     await inBatches(fresh, (slice) => appendEvents(tx, ctx, slice.map((a) => ({ ...a.event, sequence: 1 }))), checkDeadline);
+    // An imported TOTP secret is recorded as its own event; the secret stays out of the event log.
+    const otpEvents: EventRow[] = fresh
+      .filter((a) => a.otp)
+      .map((a) => ({ aggregate_type: 'user', aggregate_id: a.id, sequence: 2, event_type: 'user.human.otp.added', payload: {}, resource_owner: org.orgId }));
+    await inBatches(otpEvents, (slice) => appendEvents(tx, ctx, slice), checkDeadline);
 
     // Metadata only for users this run created: a re-run must not set it twice.
     const freshIds = new Set(fresh.map((a) => a.id));
@@ -146,7 +151,7 @@ async function importOrg(
       metadata.set(`${m.userId}\u0000${m.key}`, { user_id: m.userId, key: m.key, value: m.value });
     }
     const metaRows = [...metadata.values()];
-    const sequences = new Map<string, number>();
+    const sequences = new Map<string, number>(otpEvents.map((e) => [e.aggregate_id, 2]));
     const metaEvents: EventRow[] = metaRows.map((m) => {
       const seq = (sequences.get(m.user_id) ?? 1) + 1;
       sequences.set(m.user_id, seq);

@@ -29,6 +29,8 @@ export interface ImportHuman {
   /** hash in a supported format, stored as given */
   passwordHash?: string;
   passwordChangeRequired: boolean;
+  /** TOTP secret (base32), as the migration tool writes it */
+  otpSecret?: string;
   /** ACTIVE | INACTIVE | LOCKED; default: INITIAL without password and verified email, else ACTIVE */
   state?: 'ACTIVE' | 'INACTIVE' | 'LOCKED';
 }

@@ -3,6 +3,7 @@ import { instanceDomains } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, permissionDenied } from '../errors';
 import { execute, onUniqueViolation } from '../execute';
+import { lockInstance } from './lock';
 import { type ListResult, type PageRequest, page } from './pagination';
 import { requireDomain } from './validate';
 
@@ -30,7 +31,7 @@ export async function addTrustedDomain(ctx: Ctx, input: { domain: string }): Pro
   if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (scope) => {
-    await scope.load('instance', ctx.instanceId);
+    await lockInstance(scope);
     const [row] = await scope.tx
       .insert(instanceDomains)
       .values({ domain, instanceId: ctx.instanceId, trusted: true })
@@ -45,7 +46,7 @@ export async function removeTrustedDomain(ctx: Ctx, input: { domain: string }): 
   if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (scope) => {
-    await scope.load('instance', ctx.instanceId);
+    await lockInstance(scope);
     const where = and(eq(instanceDomains.instanceId, ctx.instanceId), eq(instanceDomains.domain, domain));
     const [row] = await scope.tx.select().from(instanceDomains).where(where);
     if (!row) return { deletedAt: new Date() };

@@ -3,6 +3,7 @@ import { instances } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { permissionDenied } from '../errors';
 import { execute } from '../execute';
+import { lockInstance } from './lock';
 import { requireText } from './validate';
 
 /** Renames the instance. */
@@ -10,7 +11,7 @@ export async function updateInstance(ctx: Ctx, input: { name: string }): Promise
   if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
   const name = requireText('instance_name', input.name);
   return execute(ctx, async (scope) => {
-    await scope.load('instance', ctx.instanceId);
+    await lockInstance(scope);
     const changedAt = new Date();
     await scope.tx.update(instances).set({ name, changedAt }).where(eq(instances.id, ctx.instanceId));
     scope.push({ aggregateType: 'instance', aggregateId: ctx.instanceId, type: 'instance.changed', payload: { name }, resourceOwner: ctx.instanceId });

@@ -3,13 +3,14 @@ import { instances } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { permissionDenied } from '../errors';
 import { execute } from '../execute';
+import { lockInstance } from './lock';
 import { type InstanceSettings, checkSettings, invalidateInstanceSettings, readInstanceSettings } from './settings';
 
 /** Changes the given settings; the others keep their values. The change is one event with the diff. */
 export async function updateInstanceSettings(ctx: Ctx, changes: Partial<InstanceSettings>): Promise<{ changedAt: Date; settings: InstanceSettings }> {
   if (!ctx.principal.canInstance('iam.policy.write')) throw permissionDenied('needs iam.policy.write on the instance');
   return execute(ctx, async (scope) => {
-    await scope.load('instance', ctx.instanceId);
+    await lockInstance(scope);
     const current = await readInstanceSettings(scope.tx, ctx.instanceId);
     const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<InstanceSettings>;
     const settings = { ...current, ...defined };

@@ -76,7 +76,7 @@ export async function answerAuthRequest(ctx: Ctx, env: OidcEnv, requestId: strin
   const client = await findClient(ctx.db, request.clientId);
   if (!client?.active || !client.oidc) return fail('unauthorized_client', 'the application is not active');
   const user = await claimUser(ctx.db, session.userId);
-  if (!user || user.type !== 'HUMAN' || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) return fail('access_denied', 'the user is not active');
+  if (user?.type !== 'HUMAN' || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) return fail('access_denied', 'the user is not active');
   if (request.orgId && user.orgId !== request.orgId) return fail('access_denied', 'the user does not belong to the requested organization');
   if (client.project.projectAccessRequired && !(await orgHasProjectAccess(ctx.db, user.orgId, client.projectId))) {
     return fail('access_denied', "the user's organization has no access to the project");

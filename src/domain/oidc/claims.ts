@@ -70,8 +70,10 @@ export async function roleClaims(db: Db, userId: string, projectIds: string[], r
   for (const r of rows) {
     for (const key of r.roleKeys) {
       if (roleKeys.length && !roleKeys.includes(key)) continue;
-      (all[key] ??= {})[r.orgId] = r.domain;
-      ((perProject[r.projectId] ??= {})[key] ??= {})[r.orgId] = r.domain;
+      all[key] = { ...all[key], [r.orgId]: r.domain };
+      const project = perProject[r.projectId] ?? {};
+      project[key] = { ...project[key], [r.orgId]: r.domain };
+      perProject[r.projectId] = project;
     }
   }
   const out: Record<string, unknown> = {};

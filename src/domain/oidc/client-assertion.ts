@@ -1,5 +1,5 @@
 import { lt } from 'drizzle-orm';
-import { type CryptoKey, decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
+import { type CryptoKey, decodeProtectedHeader, importSPKI, type JWTPayload, jwtVerify } from 'jose';
 import type { Db } from '../../db/client';
 import { usedAssertions } from '../../db/schema/index';
 import type { OidcClient } from './clients';
@@ -21,7 +21,7 @@ export async function verifyClientAssertion(
   assertion: string,
   audiences: string[],
 ): Promise<string | undefined> {
-  let header;
+  let header: ReturnType<typeof decodeProtectedHeader>;
   try {
     header = decodeProtectedHeader(assertion);
   } catch {
@@ -37,7 +37,7 @@ export async function verifyClientAssertion(
     } catch {
       continue;
     }
-    let payload;
+    let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(assertion, key, { algorithms: [header.alg], clockTolerance: 5 }));
     } catch (err) {

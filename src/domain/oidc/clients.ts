@@ -1,5 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { createCache, invalidateAfterCommit } from '../cache';
+import type { Scope } from '../execute';
 import { type OidcAppConfig, applicationKeys, applications, projects } from '../../db/schema/index';
 
 export interface OidcClient {
@@ -21,24 +23,28 @@ export interface OidcClient {
   keys: { id: string; publicKey: string; expiresAt: Date | null }[];
 }
 
-const TTL_MS = 2000;
-const caches = new WeakMap<Db, Map<string, { at: number; value: Promise<OidcClient | undefined> }>>();
+const CACHE_NAME = 'oidc-client';
+// Two seconds at most even without an eviction: application commands that do not (yet) call
+// invalidateOidcClient still take effect on every replica within that time.
+const cache = createCache<{ db: Db; client: OidcClient | undefined }>(CACHE_NAME, { maxAgeMs: 2000 });
 
 /**
  * The client (OIDC or API application) behind a client_id, with what token issuance needs. Read on
- * every token request, so it is cached per process for two seconds: a changed or deactivated
- * application takes effect on every replica within that time.
+ * every token, introspection and userinfo request, so it is cached per process.
  */
-export function findClient(db: Db, clientId: string): Promise<OidcClient | undefined> {
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
-  const hit = cache.get(clientId);
-  if (hit && Date.now() - hit.at < TTL_MS) return hit.value;
-  if (cache.size > 10_000) cache.clear();
-  const value = loadClient(db, clientId);
-  value.catch(() => cache.delete(clientId));
-  cache.set(clientId, { at: Date.now(), value });
-  return value;
+export async function findClient(db: Db, clientId: string): Promise<OidcClient | undefined> {
+  const load = async () => ({ db, client: await loadClient(db, clientId) });
+  let hit = await cache.get(clientId, load);
+  if (hit.db !== db) {
+    cache.evict(clientId);
+    hit = await cache.get(clientId, load);
+  }
+  return hit.client;
+}
+
+/** For application commands: evict the client in every replica once the transaction commits. */
+export function invalidateOidcClient(scope: Scope, clientId: string): Promise<void> {
+  return invalidateAfterCommit(scope, CACHE_NAME, clientId);
 }
 
 async function loadClient(db: Db, clientId: string): Promise<OidcClient | undefined> {

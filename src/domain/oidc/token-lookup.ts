@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
 import { accessTokens, authorizations, orgs, users } from '../../db/schema/index';
@@ -31,9 +31,9 @@ export async function findActiveAccessToken(db: Db, masterKey: Buffer, issuer: s
   // Tokens of the machine grants carry their claims (no row); they are checked by their own module.
   const machine = await findActiveMachineToken(db, masterKey, issuer, token);
   if (machine !== undefined) return machine ?? undefined;
-  let where;
+  let by: { kind: 'hash' | 'id'; value: string };
   if (token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX)) {
-    where = eq(accessTokens.tokenHash, sha256Hex(token));
+    by = { kind: 'hash', value: sha256Hex(token) };
   } else if (token.split('.').length === 3) {
     let jti: unknown;
     try {
@@ -42,12 +42,39 @@ export async function findActiveAccessToken(db: Db, masterKey: Buffer, issuer: s
       return undefined;
     }
     if (typeof jti !== 'string') return undefined;
-    where = eq(accessTokens.id, jti);
+    by = { kind: 'id', value: jti };
   } else {
     return undefined;
   }
-  const [row] = await db
-    .select({
+  const [row] = await statements(db)[by.kind].execute({ v: by.value });
+  if (!row) return undefined;
+  const { t } = row;
+  if (t.revokedAt || t.expiresAt.getTime() <= Date.now()) return undefined;
+  if (row.userState !== 'ACTIVE' && row.userState !== 'INITIAL') return undefined;
+  if (!row.authorized) return undefined;
+  return {
+    id: t.id,
+    userId: t.userId,
+    clientId: t.clientId,
+    projectId: t.projectId,
+    scopes: t.scopes,
+    audience: t.audience,
+    sessionId: t.sessionId,
+    actorUserId: t.actorUserId,
+    issuedAt: t.issuedAt,
+    expiresAt: t.expiresAt,
+    user: row.u,
+  };
+}
+
+/**
+ * The lookup is the hot path of userinfo and introspection: built once per database handle as
+ * prepared statements (no query building per request; PostgreSQL keeps the plan per connection).
+ */
+function build(db: Db) {
+  const base = () =>
+    db
+      .select({
       t: accessTokens,
       u: {
         id: users.id,
@@ -71,24 +98,18 @@ export async function findActiveAccessToken(db: Db, masterKey: Buffer, issuer: s
     })
     .from(accessTokens)
     .innerJoin(users, eq(users.id, accessTokens.userId))
-    .innerJoin(orgs, eq(orgs.id, users.orgId))
-    .where(and(where));
-  if (!row) return undefined;
-  const { t } = row;
-  if (t.revokedAt || t.expiresAt.getTime() <= Date.now()) return undefined;
-  if (row.userState !== 'ACTIVE' && row.userState !== 'INITIAL') return undefined;
-  if (!row.authorized) return undefined;
+    .innerJoin(orgs, eq(orgs.id, users.orgId));
   return {
-    id: t.id,
-    userId: t.userId,
-    clientId: t.clientId,
-    projectId: t.projectId,
-    scopes: t.scopes,
-    audience: t.audience,
-    sessionId: t.sessionId,
-    actorUserId: t.actorUserId,
-    issuedAt: t.issuedAt,
-    expiresAt: t.expiresAt,
-    user: row.u,
+    hash: base().where(eq(accessTokens.tokenHash, sql.placeholder('v'))).prepare('oidc_access_token_by_hash'),
+    id: base().where(eq(accessTokens.id, sql.placeholder('v'))).prepare('oidc_access_token_by_id'),
   };
+}
+const prepared = new WeakMap<Db, ReturnType<typeof build>>();
+function statements(db: Db): ReturnType<typeof build> {
+  let s = prepared.get(db);
+  if (!s) {
+    s = build(db);
+    prepared.set(db, s);
+  }
+  return s;
 }

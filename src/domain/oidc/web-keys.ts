@@ -8,6 +8,7 @@ import { webKeys } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import type { OidcEnv } from './env';
 import { failedPrecondition, invalidArgument, notFound } from '../errors';
+import { createCache, invalidateAfterCommit } from '../cache';
 import { execute, type Scope } from '../execute';
 import { instanceSettings, longestTokenLifetimeMs } from './settings';
 
@@ -23,9 +24,6 @@ interface KeyCache {
   published: JWK[];
   verify: Map<string, { alg: string; key: Promise<CryptoKey> }>;
 }
-
-const caches = new WeakMap<Db, Promise<KeyCache>>();
-const cacheTimes = new WeakMap<Db, number>();
 
 async function loadCache(db: Db, masterKey: Buffer): Promise<KeyCache> {
   const now = new Date();
@@ -45,20 +43,32 @@ async function loadCache(db: Db, masterKey: Buffer): Promise<KeyCache> {
   return { at: Date.now(), signing, published: rows.map((r) => r.publicJwk as JWK), verify };
 }
 
-function keyCache(db: Db, masterKey: Buffer, force = false): Promise<KeyCache> {
-  const at = cacheTimes.get(db) ?? 0;
-  const hit = caches.get(db);
-  if (hit && !force && Date.now() - at < CACHE_TTL_MS) return hit;
-  const p = loadCache(db, masterKey);
-  p.catch(() => caches.delete(db));
-  caches.set(db, p);
-  cacheTimes.set(db, Date.now());
-  return p;
+// One entry per process (one database per process in production). Key changes evict it here and,
+// through NOTIFY on commit, in every other replica; the maximum age bounds staleness regardless.
+const CACHE_NAME = 'web-keys';
+const CACHE_KEY = 'keys';
+const store = createCache<KeyCache & { db: Db }>(CACHE_NAME, { max: 1, maxAgeMs: CACHE_TTL_MS });
+
+async function keyCache(db: Db, masterKey: Buffer, force = false): Promise<KeyCache> {
+  if (force) store.evict(CACHE_KEY);
+  const load = async () => ({ ...(await loadCache(db, masterKey)), db });
+  let cache = await store.get(CACHE_KEY, load);
+  if (cache.db !== db) {
+    // another server of this process (tests start several): its keys are not ours
+    store.evict(CACHE_KEY);
+    cache = await store.get(CACHE_KEY, load);
+  }
+  return cache;
 }
 
-/** Forgets the cached keys of this database handle (after a change made by this process). */
-export function invalidateKeyCache(db: Db): void {
-  cacheTimes.delete(db);
+/** Forgets the cached keys in this process (after a change committed here). */
+export function invalidateKeyCache(_db?: Db): void {
+  store.evict(CACHE_KEY);
+}
+
+/** Inside a key-changing transaction: every replica forgets its cached keys once it commits. */
+async function keysChanged(scope: Scope): Promise<void> {
+  await invalidateAfterCommit(scope, CACHE_NAME, CACHE_KEY);
 }
 
 /** The key set the JWKS endpoint publishes: next, active and retired-but-not-expired keys. */
@@ -122,6 +132,7 @@ async function insertKey(scope: Scope, masterKey: Buffer, alg: SigningAlgorithm,
     })
     .returning();
   scope.created('web_key', k.kid);
+  await keysChanged(scope);
   scope.push({ aggregateType: 'web_key', aggregateId: k.kid, type: 'web_key.added', payload: { algorithm: alg }, resourceOwner: scope.ctx.instanceId });
   if (state === 'ACTIVE') {
     scope.push({ aggregateType: 'web_key', aggregateId: k.kid, type: 'web_key.activated', payload: {}, resourceOwner: scope.ctx.instanceId });
@@ -131,6 +142,7 @@ async function insertKey(scope: Scope, masterKey: Buffer, alg: SigningAlgorithm,
 
 async function activate(scope: Scope, key: WebKey, retireAfterMs: number): Promise<void> {
   const now = new Date();
+  await keysChanged(scope);
   const [current] = await scope.tx.select().from(webKeys).where(eq(webKeys.state, 'ACTIVE'));
   if (current?.id === key.id) return;
   if (current) {
@@ -171,7 +183,7 @@ export async function ensureSigningKey(ctx: Ctx, masterKey: Buffer): Promise<voi
     }
     return changed;
   });
-  if (changed || !cache.signing) invalidateKeyCache(ctx.db);
+  if (changed || !cache.signing) invalidateKeyCache();
 }
 
 /**
@@ -190,6 +202,7 @@ export async function rotateKeysIfDue(ctx: Ctx, masterKey: Buffer, intervalMs: n
       .delete(webKeys)
       .where(and(eq(webKeys.state, 'INACTIVE'), lt(webKeys.publishedUntil, new Date(now))))
       .returning({ id: webKeys.id });
+    if (expired.length) await keysChanged(scope);
     for (const e of expired) {
       await scope.load('web_key', e.id);
       scope.push({ aggregateType: 'web_key', aggregateId: e.id, type: 'web_key.removed', payload: {}, resourceOwner: ctx.instanceId });
@@ -250,6 +263,7 @@ export async function deleteWebKey(ctx: Ctx, keyId: string): Promise<void> {
     if (key.state === 'ACTIVE') throw failedPrecondition('Errors.WebKey.Active', 'the active key cannot be deleted; activate another key first');
     await scope.load('web_key', key.id);
     await scope.tx.delete(webKeys).where(eq(webKeys.id, keyId));
+    await keysChanged(scope);
     scope.push({ aggregateType: 'web_key', aggregateId: key.id, type: 'web_key.removed', payload: {}, resourceOwner: ctx.instanceId });
   });
   invalidateKeyCache(ctx.db);

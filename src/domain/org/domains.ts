@@ -4,7 +4,8 @@ import type { Ctx } from '../context';
 import { failedPrecondition, notFound } from '../errors';
 import { execute } from '../execute';
 import { requireDomain, requireId } from '../instance/validate';
-import { orgFor } from './access';
+import { orgForChange } from './access';
+import { invalidateOrgUsers } from './invalidate-users';
 
 import { alreadyExists } from '../errors';
 import { onUniqueViolation } from '../execute';
@@ -18,8 +19,7 @@ export async function addOrganizationDomain(ctx: Ctx, input: { orgId: string; do
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (scope) => {
-    await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
+    await orgForChange(scope, orgId, 'org.write');
     const [row] = await scope.tx.insert(orgDomains).values({ orgId, domain }).returning({ createdAt: orgDomains.createdAt });
     scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.added', payload: { domain }, resourceOwner: orgId });
     return { createdAt: row.createdAt };
@@ -30,8 +30,7 @@ export async function deleteOrganizationDomain(ctx: Ctx, input: { orgId: string;
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (scope) => {
-    await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
+    await orgForChange(scope, orgId, 'org.write');
     const where = and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain));
     const [row] = await scope.tx.select().from(orgDomains).where(where);
     if (!row) return { deletedAt: new Date() };
@@ -48,8 +47,7 @@ export async function setPrimaryOrganizationDomain(ctx: Ctx, input: { orgId: str
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (scope) => {
-    await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
+    await orgForChange(scope, orgId, 'org.write');
     const [row] = await scope.tx.select().from(orgDomains).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
     if (!row) throw domainNotFound();
     const changedAt = new Date();
@@ -57,6 +55,7 @@ export async function setPrimaryOrganizationDomain(ctx: Ctx, input: { orgId: str
     await scope.tx.update(orgDomains).set({ isPrimary: false }).where(eq(orgDomains.orgId, orgId));
     await scope.tx.update(orgDomains).set({ isPrimary: true }).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
     await scope.tx.update(orgs).set({ primaryDomain: domain, changedAt }).where(eq(orgs.id, orgId));
+    await invalidateOrgUsers(scope, orgId);
     scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.primary.set', payload: { domain }, resourceOwner: orgId });
     return { changedAt };
   });

@@ -17,7 +17,8 @@ import { failedPrecondition } from '../errors';
 import { execute, type Scope } from '../execute';
 import { requireId, requireText } from '../instance/validate';
 import { removeUsersOfOrg } from '../user/commands';
-import { orgFor } from './access';
+import { orgFor, orgForChange } from './access';
+import { invalidateOrgUsers } from './invalidate-users';
 
 async function changeOrg(
   ctx: Ctx,
@@ -26,8 +27,7 @@ async function changeOrg(
 ): Promise<{ changedAt: Date }> {
   requireId('organization_id', orgId);
   return execute(ctx, async (scope) => {
-    await scope.load('org', orgId);
-    const org = await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
+    const org = await orgForChange(scope, orgId, 'org.write');
     const change = await apply(scope, org);
     if (!change) return { changedAt: org.changedAt };
     const changedAt = new Date();
@@ -61,12 +61,6 @@ export function activateOrganization(ctx: Ctx, input: { orgId: string }) {
   });
 }
 
-/** The organization's state is part of its users' cached principals. */
-async function invalidateOrgUsers(scope: Scope, orgId: string): Promise<void> {
-  const rows = await scope.tx.select({ id: users.id }).from(users).where(and(eq(users.orgId, orgId), ne(users.state, 'REMOVED')));
-  for (const u of rows) await invalidatePrincipal(scope, u.id);
-}
-
 async function refuseDefaultOrg(scope: Scope, orgId: string, what: string): Promise<void> {
   const [row] = await scope.tx.select({ id: instances.defaultOrgId }).from(instances).where(eq(instances.id, scope.ctx.instanceId));
   if (row?.id === orgId) throw failedPrecondition('Errors.Org.Default', `the default organization cannot be ${what}`);
@@ -80,10 +74,9 @@ async function refuseDefaultOrg(scope: Scope, orgId: string, what: string): Prom
 export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Promise<{ deletedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   return execute(ctx, async (scope) => {
-    await scope.load('org', orgId);
     const [row] = await scope.tx.select({ state: orgs.state, changedAt: orgs.changedAt }).from(orgs).where(eq(orgs.id, orgId));
     if (row?.state === 'REMOVED' && ctx.principal.canOrg('org.delete', orgId)) return { deletedAt: row.changedAt };
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.delete', 'update');
+    await orgForChange(scope, orgId, 'org.delete');
     await refuseDefaultOrg(scope, orgId, 'deleted');
     const deletedAt = new Date();
     const removed = { state: 'REMOVED', changedAt: deletedAt };

@@ -4,7 +4,7 @@ import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
 import { execute } from '../execute';
 import { requireId, requireText } from '../instance/validate';
-import { orgFor } from './access';
+import { orgForChange } from './access';
 
 const MAX_VALUE_BYTES = 500 * 1024;
 
@@ -23,8 +23,7 @@ export async function setOrganizationMetadata(
     return { orgId, key, value: Buffer.from(m.value).toString('base64') };
   });
   return execute(ctx, async (scope) => {
-    await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
+    await orgForChange(scope, orgId, 'org.write');
     const setAt = new Date();
     for (const e of entries) {
       await scope.tx
@@ -41,8 +40,7 @@ export async function deleteOrganizationMetadata(ctx: Ctx, input: { orgId: strin
   const orgId = requireId('organization_id', input.orgId);
   if (input.keys.length === 0) throw invalidArgument('Errors.Invalid.keys', 'keys must not be empty');
   return execute(ctx, async (scope) => {
-    await scope.load('org', orgId);
-    await orgFor(scope.tx, ctx.principal, orgId, 'org.write', 'update');
+    await orgForChange(scope, orgId, 'org.write');
     const gone = await scope.tx
       .delete(orgMetadata)
       .where(and(eq(orgMetadata.orgId, orgId), inArray(orgMetadata.key, input.keys)))

@@ -4,6 +4,7 @@ import type { Permission } from '../../authz/roles';
 import type { Db } from '../../db/client';
 import { projectGrants, projects } from '../../db/schema/index';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
+import type { Scope } from '../execute';
 import type { RowLock } from '../org/access';
 
 export type Project = typeof projects.$inferSelect;
@@ -48,4 +49,11 @@ export async function projectFor(
     (await grantsSeenBy(db, principal, project.id, 'project.read')).length > 0;
   if (!visible) throw projectNotFound();
   throw permissionDenied(`needs ${perm} on the project`);
+}
+
+/** For a command that records events on the project: locks its row, then reads its event sequence. */
+export async function projectForChange(scope: Scope, id: string, perm: Permission): Promise<Project> {
+  const project = await projectFor(scope.tx, scope.ctx.principal, id, perm, 'update');
+  await scope.load('project', id);
+  return project;
 }

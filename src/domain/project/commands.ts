@@ -7,7 +7,7 @@ import { execute, onUniqueViolation, type Scope } from '../execute';
 import { newId } from '../ids';
 import { optionalId, requireId, requireText } from '../instance/validate';
 import { orgFor } from '../org/access';
-import { type Project, projectFor } from './access';
+import { type Project, projectForChange } from './access';
 
 onUniqueViolation('projects_pkey', () => alreadyExists('Errors.Project.AlreadyExists', 'a project with this id already exists'));
 
@@ -25,7 +25,6 @@ export async function createProject(
   const name = requireText('name', input.name);
   const id = optionalId('project_id', input.id) ?? newId();
   return execute(ctx, async (scope) => {
-    await scope.load('org', orgId);
     await orgFor(scope.tx, ctx.principal, orgId, 'project.write', 'share');
     scope.created('project', id);
     const flags = {
@@ -47,8 +46,7 @@ async function changeProject(
 ): Promise<{ changedAt: Date }> {
   requireId('project_id', projectId);
   return execute(ctx, async (scope) => {
-    await scope.load('project', projectId);
-    const project = await projectFor(scope.tx, ctx.principal, projectId, perm, 'update');
+    const project = await projectForChange(scope, projectId, perm);
     const change = apply(project);
     if (!change) return { changedAt: project.changedAt };
     const changedAt = new Date();
@@ -88,10 +86,9 @@ export function activateProject(ctx: Ctx, input: { projectId: string }) {
 export async function deleteProject(ctx: Ctx, input: { projectId: string }): Promise<{ deletedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   return execute(ctx, async (scope) => {
-    await scope.load('project', projectId);
     const [row] = await scope.tx.select().from(projects).where(eq(projects.id, projectId));
     if (row?.state === 'REMOVED' && ctx.principal.canProject('project.delete', row.id, row.orgId)) return { deletedAt: row.changedAt };
-    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.delete', 'update');
+    const project = await projectForChange(scope, projectId, 'project.delete');
     const deletedAt = new Date();
     await removeProjectRows(scope, projectId, deletedAt);
     scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.removed', payload: {}, resourceOwner: project.orgId });

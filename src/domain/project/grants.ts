@@ -6,7 +6,7 @@ import { execute, onUniqueViolation, type Scope } from '../execute';
 import { newId } from '../ids';
 import { requireId } from '../instance/validate';
 import { findOrg } from '../org/access';
-import { type Project, type ProjectGrant, projectFor } from './access';
+import { type Project, projectForChange, type ProjectGrant } from './access';
 
 onUniqueViolation('project_grants_project_org_uq', () =>
   alreadyExists('Errors.Project.Grant.AlreadyExists', 'the project is already granted to this organization'),
@@ -35,8 +35,7 @@ export async function createProjectGrant(
   const projectId = requireId('project_id', input.projectId);
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);
   return execute(ctx, async (scope) => {
-    await scope.load('project', projectId);
-    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.grant.write');
+    const project = await projectForChange(scope, projectId, 'project.grant.write');
     if (grantedOrgId === project.orgId) {
       throw invalidArgument('Errors.Project.Grant.Owner', 'granted_organization_id must not be the organization owning the project');
     }
@@ -59,7 +58,7 @@ export async function createProjectGrant(
 }
 
 async function grantFor(scope: Scope, projectId: string, grantedOrgId: string): Promise<{ project: Project; grant: ProjectGrant }> {
-  const project = await projectFor(scope.tx, scope.ctx.principal, projectId, 'project.grant.write');
+  const project = await projectForChange(scope, projectId, 'project.grant.write');
   const [grant] = await scope.tx
     .select()
     .from(projectGrants)
@@ -76,7 +75,6 @@ async function changeGrant(
   const projectId = requireId('project_id', input.projectId);
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);
   return execute(ctx, async (scope) => {
-    await scope.load('project', projectId);
     const { project, grant } = await grantFor(scope, projectId, grantedOrgId);
     const changedAt = new Date();
     const change = await apply(scope, grant, changedAt);
@@ -130,8 +128,7 @@ export async function deleteProjectGrant(ctx: Ctx, input: { projectId: string; g
   const projectId = requireId('project_id', input.projectId);
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);
   return execute(ctx, async (scope) => {
-    await scope.load('project', projectId);
-    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.grant.write');
+    const project = await projectForChange(scope, projectId, 'project.grant.write');
     const [grant] = await scope.tx
       .select()
       .from(projectGrants)

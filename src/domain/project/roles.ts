@@ -4,7 +4,7 @@ import type { Ctx } from '../context';
 import { alreadyExists, notFound } from '../errors';
 import { execute, onUniqueViolation } from '../execute';
 import { optionalText, requireId, requireText } from '../instance/validate';
-import { projectFor } from './access';
+import { projectForChange } from './access';
 
 onUniqueViolation('project_roles_project_id_key_pk', () => alreadyExists('Errors.Project.Role.AlreadyExists', 'the project already has a role with this key'));
 
@@ -19,8 +19,7 @@ export async function addProjectRole(
   const displayName = requireText('display_name', input.displayName);
   const group = optionalText('group', input.group) ?? '';
   return execute(ctx, async (scope) => {
-    await scope.load('project', projectId);
-    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.role.write');
+    const project = await projectForChange(scope, projectId, 'project.role.write');
     const [row] = await scope.tx
       .insert(projectRoles)
       .values({ projectId, key, displayName, group })
@@ -39,8 +38,7 @@ export async function updateProjectRole(
   const displayName = optionalText('display_name', input.displayName);
   const group = input.group?.trim();
   return execute(ctx, async (scope) => {
-    await scope.load('project', projectId);
-    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.role.write');
+    const project = await projectForChange(scope, projectId, 'project.role.write');
     const where = and(eq(projectRoles.projectId, projectId), eq(projectRoles.key, key));
     const [role] = await scope.tx.select().from(projectRoles).where(where);
     if (!role) throw roleNotFound();
@@ -60,8 +58,7 @@ export async function removeProjectRole(ctx: Ctx, input: { projectId: string; ke
   const projectId = requireId('project_id', input.projectId);
   const key = requireText('role_key', input.key);
   return execute(ctx, async (scope) => {
-    await scope.load('project', projectId);
-    const project = await projectFor(scope.tx, ctx.principal, projectId, 'project.role.write');
+    const project = await projectForChange(scope, projectId, 'project.role.write');
     const gone = await scope.tx
       .delete(projectRoles)
       .where(and(eq(projectRoles.projectId, projectId), eq(projectRoles.key, key)))

@@ -21,7 +21,7 @@ const dummy = () => (dummyHash ??= hashPassword('portcullis-dummy-password-for-t
  * success an imported or weaker hash is replaced by argon2id (`user.human.password.hash.updated`).
  */
 export async function checkPassword(ctx: Ctx, user: LoginUser | undefined, password: string): Promise<PasswordCheckResult> {
-  if (!user || !user.passwordHash || user.type !== 'HUMAN' || user.state === 'REMOVED') {
+  if (!user?.passwordHash || user.type !== 'HUMAN' || user.state === 'REMOVED') {
     await verifyPassword(await dummy(), password);
     return { ok: false, reason: 'invalid' };
   }

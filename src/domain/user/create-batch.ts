@@ -64,7 +64,10 @@ async function drain(q: Queue, onIdle: () => void): Promise<void> {
 async function writeBatch(batch: Entry[]): Promise<void> {
   try {
     const results = await execute(batch[0].ctx, (scope) => applyCreates(scope, batch.map((e) => e.create)));
-    results.forEach((r, i) => (r instanceof DomainError ? batch[i].reject(r) : batch[i].resolve(r)));
+    for (const [i, r] of results.entries()) {
+      if (r instanceof DomainError) batch[i].reject(r);
+      else batch[i].resolve(r);
+    }
   } catch (err) {
     if (batch.length === 1) {
       batch[0].reject(err);

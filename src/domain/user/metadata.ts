@@ -22,7 +22,7 @@ export async function setUserMetadata(ctx: Ctx, input: { userId: string; metadat
 export async function deleteUserMetadata(ctx: Ctx, input: { userId: string; keys: string[] }): Promise<Date> {
   const userId = checkId('user_id', input.userId);
   if (!input.keys.length) throw invalidArgument('Errors.User.Metadata.Empty', 'keys must not be empty');
-  input.keys.forEach((k, i) => requireText(`keys[${i}]`, k, 200));
+  for (const [i, k] of input.keys.entries()) requireText(`keys[${i}]`, k, 200);
   return execute(ctx, async (scope) => {
     const user = await userForChange(scope, userId, 'user.write');
     const removed = await scope.tx

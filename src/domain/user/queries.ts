@@ -7,6 +7,7 @@ import { orgDomains, orgs, personalAccessTokens, userKeys, userMetadata, users }
 import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
 import { authorize, readUser, type UserWithOrg, userNotFound } from './access';
+import { countedTotal } from './counts';
 import { checkId } from './validate';
 
 /**
@@ -158,9 +159,12 @@ function visibleTo(ctx: Ctx): SQL | undefined {
 /** ListUsers: filtered by the caller's permissions in SQL; deleted users are never listed. */
 export async function listUsers(ctx: Ctx, query: { filters?: UserFilter[]; page?: Page }): Promise<{ total: number; limit: number; users: UserView[] }> {
   const { offset, limit, asc: ascending } = pageOf(query.page);
-  const where = and(ne(users.state, 'REMOVED'), visibleTo(ctx), ...(query.filters ?? []).map((f) => filterCondition(f, 0)));
-  const [[{ total }], rows] = await Promise.all([
-    ctx.db.select({ total: count() }).from(users).where(where),
+  const filters = query.filters ?? [];
+  const where = and(ne(users.state, 'REMOVED'), visibleTo(ctx), ...filters.map((f) => filterCondition(f, 0)));
+  const [total, rows] = await Promise.all([
+    countedTotal(ctx, filters).then(
+      async (counted) => counted ?? (await ctx.db.select({ total: count() }).from(users).where(where))[0].total,
+    ),
     ctx.db
       .select({ user: users, primaryDomain: orgs.primaryDomain })
       .from(users)
@@ -282,7 +286,7 @@ export async function findMachineKey(db: Db, keyId: string): Promise<{ userId: s
     .from(userKeys)
     .innerJoin(users, eq(users.id, userKeys.userId))
     .where(eq(userKeys.id, keyId));
-  if (!row || row.state !== 'ACTIVE') return undefined;
+  if (row?.state !== 'ACTIVE') return undefined;
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return undefined;
   return { userId: row.userId, publicKey: row.publicKey, expiresAt: row.expiresAt };
 }
@@ -294,6 +298,6 @@ export async function checkMachineSecret(db: Db, clientId: string, secret: strin
     .from(users)
     .innerJoin(orgs, eq(orgs.id, users.orgId))
     .where(and(sql`lower(${users.username}) = ${clientId.toLowerCase()}`, ne(users.state, 'REMOVED'), eq(users.type, 'MACHINE'), isNotNull(users.secretHash)));
-  if (!row || row.user.state !== 'ACTIVE' || !verifySecret(row.user.secretHash, secret)) return undefined;
+  if (row?.user.state !== 'ACTIVE' || !verifySecret(row.user.secretHash, secret)) return undefined;
   return (await withLoginNames(db, [{ ...row.user, primaryDomain: row.primaryDomain }]))[0];
 }

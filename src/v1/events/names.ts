@@ -34,6 +34,7 @@ export const EVENT_TYPE_NAMES: Record<string, [en: string, de: string]> = {
   'user.human.phone.verified': ['Phone number verified', 'Telefonnummer verifiziert'],
   'user.human.invite.code.added': ['Invitation code created', 'Einladungscode erstellt'],
   'user.human.invite.code.verified': ['Invitation accepted', 'Einladung angenommen'],
+  'user.human.otp.added': ['Authenticator app (OTP) added', 'Authenticator-App (OTP) hinzugefügt'],
   'user.locked': ['User locked', 'Benutzer gesperrt'],
   'user.unlocked': ['User unlocked', 'Benutzer entsperrt'],
   'user.deactivated': ['User deactivated', 'Benutzer deaktiviert'],

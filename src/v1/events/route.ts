@@ -14,7 +14,9 @@ export function eventRoutes(deps: Deps) {
     const filter = toFilter(await readJson(c));
     const found = await searchEvents(v1Ctx(deps, principal, 'admin/v1/events/_search'), filter);
     const lang = languageOf(c.req.header('accept-language'));
-    return c.json({ events: found.map((e) => toV1Event(e, lang)) });
+    // Up to 1,000 events: the JSON is assembled around each payload's text instead of parsing and
+    // re-serialising every payload (most of the cost of a large answer).
+    return c.body(`{"events":[${found.map((e) => toV1Event(e, lang)).join(',')}]}`, 200, { 'Content-Type': 'application/json' });
   });
   app.post('/admin/v1/events/types/_search', async (c) => {
     const principal = await authenticate(deps, c);
@@ -65,14 +67,21 @@ function date(o: Obj, key: string, path: string): Date | undefined {
   return d;
 }
 
-function toV1Event(e: EventRecord, lang: Lang) {
-  return {
-    type: localizedEventType(e.eventType, lang),
-    payload: e.payload,
-    aggregate: { id: e.aggregateId, type: localizedAggregateType(e.aggregateType, lang), resourceOwner: e.resourceOwner },
-    editor: { userId: e.editorUserId, displayName: e.editorDisplayName ?? '', service: e.editorService },
-    sequence: String(e.sequence),
-    position: String(e.position),
-    creationDate: e.createdAt.toISOString(),
-  };
+const fragments = new Map<string, string>();
+
+/** The JSON of a localized type name, built once per type and language. */
+function fragment(kind: 'event' | 'aggregate', type: string, lang: Lang): string {
+  const key = `${kind}\u0000${type}\u0000${lang}`;
+  let json = fragments.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(kind === 'event' ? localizedEventType(type, lang) : localizedAggregateType(type, lang));
+    if (fragments.size < 10_000) fragments.set(key, json);
+  }
+  return json;
+}
+
+function toV1Event(e: EventRecord, lang: Lang): string {
+  const aggregate = `{"id":${JSON.stringify(e.aggregateId)},"type":${fragment('aggregate', e.aggregateType, lang)},"resourceOwner":${JSON.stringify(e.resourceOwner)}}`;
+  const editor = JSON.stringify({ userId: e.editorUserId, displayName: e.editorDisplayName ?? '', service: e.editorService });
+  return `{"type":${fragment('event', e.eventType, lang)},"payload":${e.payloadJson},"aggregate":${aggregate},"editor":${editor},"sequence":"${e.sequence}","position":"${e.position}","creationDate":"${e.createdAt.toISOString()}"}`;
 }

@@ -88,6 +88,7 @@ function toHuman(h: Obj, path: string): ImportHuman {
     password: str(user, 'password', up) ?? undefined,
     passwordHash: hashed ? (str(hashed, 'value', `${up}.hashedPassword`) ?? '') : undefined,
     passwordChangeRequired: bool(user, 'passwordChangeRequired', up) ?? false,
+    otpSecret: str(user, 'otpCode', up) || undefined,
     state: state === 'ACTIVE' || state === 'INACTIVE' || state === 'LOCKED' ? state : undefined,
   };
 }

@@ -108,29 +108,34 @@ function textQuery(q: Obj, field: string, path: string) {
   return { value: str(q, field, path) ?? '', method: TEXT_METHODS[method] };
 }
 
+const USER_QUERIES: Record<string, (v: Obj, path: string) => UserFilter> = {
+  userNameQuery: (v, path) => ({ username: textQuery(v, 'userName', path) }),
+  emailQuery: (v, path) => ({ email: textQuery(v, 'emailAddress', path) }),
+  displayNameQuery: (v, path) => ({ displayName: textQuery(v, 'displayName', path) }),
+  loginNameQuery: (v, path) => ({ loginName: str(v, 'loginName', path) ?? '' }),
+  inUserIdsQuery: (v, path) => ({ userIds: strings(v, 'userIds', path) }),
+  stateQuery: (v, path) => {
+    const s = enumValue(v, 'state', path, 'USER_STATE_');
+    const state = s === 'DELETED' ? 'REMOVED' : s;
+    if (state !== 'ACTIVE' && state !== 'INACTIVE' && state !== 'LOCKED' && state !== 'INITIAL' && state !== 'REMOVED') {
+      throw invalidArgument('Errors.Query.Invalid', `${path}.state is not a user state`);
+    }
+    return { state };
+  },
+  typeQuery: (v, path) => {
+    const t = enumValue(v, 'type', path, 'TYPE_');
+    if (t !== 'HUMAN' && t !== 'MACHINE') throw invalidArgument('Errors.Query.Invalid', `${path}.type must be TYPE_HUMAN or TYPE_MACHINE`);
+    return { type: t };
+  },
+};
+
 /** v1 ListUsers `queries[]` → v2 user filters (all of them must match). */
 export function toUserFilters(body: Obj): UserFilter[] {
   return objects(body, 'queries', '').map((q, i): UserFilter => {
     const path = `queries[${i}]`;
-    const sub = (k: string) => obj(q, k, path);
-    let v: Obj | undefined;
-    if ((v = sub('userNameQuery'))) return { username: textQuery(v, 'userName', `${path}.userNameQuery`) };
-    if ((v = sub('emailQuery'))) return { email: textQuery(v, 'emailAddress', `${path}.emailQuery`) };
-    if ((v = sub('displayNameQuery'))) return { displayName: textQuery(v, 'displayName', `${path}.displayNameQuery`) };
-    if ((v = sub('loginNameQuery'))) return { loginName: str(v, 'loginName', `${path}.loginNameQuery`) ?? '' };
-    if ((v = sub('inUserIdsQuery'))) return { userIds: strings(v, 'userIds', `${path}.inUserIdsQuery`) };
-    if ((v = sub('stateQuery'))) {
-      const s = enumValue(v, 'state', `${path}.stateQuery`, 'USER_STATE_');
-      const state = s === 'DELETED' ? 'REMOVED' : s;
-      if (state !== 'ACTIVE' && state !== 'INACTIVE' && state !== 'LOCKED' && state !== 'INITIAL' && state !== 'REMOVED') {
-        throw invalidArgument('Errors.Query.Invalid', `${path}.stateQuery.state is not a user state`);
-      }
-      return { state };
-    }
-    if ((v = sub('typeQuery'))) {
-      const t = enumValue(v, 'type', `${path}.typeQuery`, 'TYPE_');
-      if (t !== 'HUMAN' && t !== 'MACHINE') throw invalidArgument('Errors.Query.Invalid', `${path}.typeQuery.type must be TYPE_HUMAN or TYPE_MACHINE`);
-      return { type: t };
+    for (const [key, convert] of Object.entries(USER_QUERIES)) {
+      const v = obj(q, key, path);
+      if (v) return convert(v, `${path}.${key}`);
     }
     throw invalidArgument('Errors.Query.Invalid', `${path} is not a supported user query`);
   });

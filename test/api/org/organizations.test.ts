@@ -112,14 +112,19 @@ describe('OrganizationService', () => {
 
   it('updates, deactivates and activates, with events', async () => {
     const { organizationId } = await orgs.createOrganization({ name: 'Lifecycle' });
+    const member = server.client(OrganizationService, { token: (await machineUser(server, organizationId, 'lifecycle')).token });
+    await member.listOrganizations({});
     const position = await lastPosition(server);
     await orgs.updateOrganization({ organizationId, name: 'Lifecycle Renamed' });
     await orgs.deactivateOrganization({ organizationId });
+    // users of a deactivated organization cannot call the API until it is activated again
+    await expect(member.listOrganizations({})).rejects.toMatchObject({ code: Code.Unauthenticated });
     expect((await orgs.getOrganization({ organizationId })).organization.state).toBe(OrganizationState.INACTIVE);
     const inactive = await orgs.listOrganizations({ filters: [{ filter: { case: 'stateFilter', value: { state: OrganizationState.INACTIVE } } }] });
     expect(inactive.organizations.map((o: any) => o.id)).toContain(organizationId);
     await expect(orgs.deactivateOrganization({ organizationId })).rejects.toMatchObject({ code: Code.FailedPrecondition });
     await orgs.activateOrganization({ organizationId });
+    await member.listOrganizations({});
     const { organization } = await orgs.getOrganization({ organizationId });
     expect(organization).toMatchObject({ name: 'Lifecycle Renamed', state: OrganizationState.ACTIVE });
     const evs = await eventsSince(server, position);

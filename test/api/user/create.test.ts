@@ -182,6 +182,21 @@ describe('CreateUser', () => {
     expect((await server.app.database.db.query.events.findMany()).length).toBe(before.length);
   });
 
+  it('answers each of many concurrent creates on its own: one taken username fails alone', async () => {
+    const users = server.client(UserService);
+    const names = Array.from({ length: 20 }, (_, i) => `burst-${i}`);
+    names[7] = 'grace';
+    const results = await Promise.allSettled(
+      names.map((username, i) =>
+        users.createUser({ organizationId: orgId, userId: `burst-id-${i}`, username, userType: { case: 'machine', value: { name: username } } }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(19);
+    expect(results[7]).toMatchObject({ status: 'rejected', reason: { code: Code.AlreadyExists } });
+    expect(await eventsOf(server, 'burst-id-7')).toHaveLength(0);
+    for (const i of [0, 8, 19]) expect((await eventsOf(server, `burst-id-${i}`)).map((e) => e.eventType)).toEqual(['user.machine.added']);
+  });
+
   it('answers NOT_FOUND for an unknown organization', async () => {
     const err = await server
       .client(UserService)

@@ -116,7 +116,7 @@ describe('credentials, email, invitations and metadata', () => {
       organizationId: orgId,
       userType: { case: 'human', value: { profile: { givenName: 'O', familyName: 'B' }, email: { email: 'deliver@example.com' } } },
     });
-    let row;
+    let row: { status: string; attempts: number; recipient: string; sentAt: Date | null } | undefined;
     for (let i = 0; i < 100; i++) {
       [row] = await server.app.database.db.query.notifications.findMany({ where: (n, { eq }) => eq(n.userId, id) });
       if (row?.status === 'SENT') break;

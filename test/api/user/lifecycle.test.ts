@@ -69,17 +69,41 @@ describe('user lifecycle and listing', () => {
 
   it('deletes a user: gone from reads and lists, username free again, deleting again succeeds', async () => {
     const users = server.client(UserService);
+    const totalOf = async () =>
+      Number((await users.listUsers({ filters: [{ filter: { case: 'organizationIdFilter', value: { organizationId: orgId } } }] })).pagination?.totalResult);
+    const before = await totalOf();
     const { id } = await users.createUser(human(orgId, 'del-me'));
+    expect(await totalOf()).toBe(before + 1);
     const res = await users.deleteUser({ userId: id });
+    expect(await totalOf()).toBe(before);
     expect(res.deletionDate).toBeDefined();
     expect((await users.getUserByID({ userId: id }).catch((e) => e)).code).toBe(Code.NotFound);
     const list = await users.listUsers({ filters: [{ filter: { case: 'inUserIdsFilter', value: { userIds: [id] } } }] });
     expect(list.result).toHaveLength(0);
     await users.deleteUser({ userId: id });
     expect((await eventsOf(server, id, 'user.removed')).length).toBe(1);
+    expect(await totalOf()).toBe(before);
     const again = await users.createUser(human(orgId, 'del-me'));
+    expect(await totalOf()).toBe(before + 1);
+    // The totals of unfiltered and filtered lists agree with the rows.
+    const all = await users.listUsers({ pagination: { limit: 1000 } });
+    expect(Number(all.pagination?.totalResult)).toBe(all.result.length);
     expect(again.id).not.toBe(id);
     expect((await users.deleteUser({ userId: '424242' }).catch((e) => e)).code).toBe(Code.NotFound);
+  });
+
+  it('keeps organization totals exact when the per-organization count deltas are folded', async () => {
+    const users = server.client(UserService);
+    const totalOf = async () =>
+      Number((await users.listUsers({ filters: [{ filter: { case: 'organizationIdFilter', value: { organizationId: orgId } } }] })).pagination?.totalResult);
+    const before = await totalOf();
+    const { compactUserCounts } = await import('../../../src/domain/user/counts');
+    await compactUserCounts(server.app.database.db);
+    const rows = await server.app.database.db.query.userCounts.findMany({ where: (c, { eq }) => eq(c.orgId, orgId) });
+    expect(rows).toHaveLength(1);
+    expect(await totalOf()).toBe(before);
+    const real = await users.listUsers({ filters: [{ filter: { case: 'organizationIdFilter', value: { organizationId: orgId } } }, { filter: { case: 'notFilter', value: { filter: { filter: { case: 'inUserIdsFilter', value: { userIds: [] } } } } } }] });
+    expect(Number(real.pagination?.totalResult)).toBe(before);
   });
 
   it('lists with filters, and/or/not, pagination and total', async () => {

@@ -83,6 +83,18 @@ describe('UserService permissions', () => {
     expect((await eventsOf(server, userB)).map((e) => e.eventType)).toEqual(['user.human.added']);
   });
 
+  it('a locked or deleted user can no longer call the API with its token', async () => {
+    const victim = await makeCaller(server, orgA, 'soon-locked');
+    const asVictim = server.client(UserService, { token: victim.token });
+    expect((await asVictim.getUserByID({ userId: victim.userId })).user?.userId).toBe(victim.userId);
+    await server.client(UserService, { token: adminA.token }).lockUser({ userId: victim.userId });
+    expect((await asVictim.getUserByID({ userId: victim.userId }).catch((e) => e)).code).toBe(Code.Unauthenticated);
+    await server.client(UserService, { token: adminA.token }).unlockUser({ userId: victim.userId });
+    expect((await asVictim.getUserByID({ userId: victim.userId })).user?.userId).toBe(victim.userId);
+    await server.client(UserService, { token: adminA.token }).deleteUser({ userId: victim.userId });
+    expect((await asVictim.getUserByID({ userId: victim.userId }).catch((e) => e)).code).toBe(Code.Unauthenticated);
+  });
+
   it('an instance admin sees users of every organization', async () => {
     const list = await server.client(UserService).listUsers({ filters: [{ filter: { case: 'inUserIdsFilter', value: { userIds: [userB, plainA.userId] } } }] });
     expect(list.result.map((u) => u.userId).sort()).toEqual([userB, plainA.userId].sort());

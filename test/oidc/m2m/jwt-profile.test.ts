@@ -28,7 +28,7 @@ describe('JWT profile grant (machine user keys)', () => {
     const id = decodePayload(tokens.id_token!);
     expect(id).toMatchObject({ iss: server.url, sub: m.id });
     expect(id.preferred_username).toMatch(new RegExp(`^${m.username}@`));
-    expect(decodePayload(tokens.access_token)).toMatchObject({ sub: m.id, client_id: m.id });
+    expect(decodePayload(tokens.access_token)).toMatchObject({ sub: m.id, client_id: m.username });
     expect((await client.tokenIntrospection(apiConfig, tokens.access_token)).active).toBe(true);
   });
 
@@ -38,6 +38,8 @@ describe('JWT profile grant (machine user keys)', () => {
     expect(r.status).toBe(200);
     expect(r.body.id_token).toBeUndefined();
     expect(r.body.access_token.split('.').length).not.toBe(3);
+    // Without client authentication the token's client is the service user itself.
+    expect((await client.tokenIntrospection(apiConfig, r.body.access_token)).client_id).toBe(m.id);
     expect((await client.tokenIntrospection(apiConfig, r.body.access_token)).active).toBe(true);
   });
 

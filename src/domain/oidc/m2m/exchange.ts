@@ -1,4 +1,4 @@
-import { type CryptoKey, importSPKI, jwtVerify, decodeProtectedHeader } from 'jose';
+import { type CryptoKey, decodeProtectedHeader, importSPKI, type JWTPayload, jwtVerify } from 'jose';
 import { Principal } from '../../../authz/principal';
 import { membershipsOf } from '../../../authz/memberships';
 import type { Ctx } from '../../context';
@@ -219,7 +219,7 @@ async function readParty(ctx: Ctx, env: OidcEnv, client: OidcClient, token: stri
       return { userId: at.userId, audience: at.audience, scopes: at.scopes, sessionId: at.sessionId, nonce: null, authTime: null, amr: [] };
     }
     case TOKEN_TYPES.idToken: {
-      let p;
+      let p: JWTPayload;
       try {
         ({ payload: p } = await verifyOwnJwt(ctx.db, env.masterKey, token, { issuer: env.issuer, typ: 'JWT' }));
       } catch {

@@ -22,7 +22,8 @@ export function claimJtiOnce(db: Db, id: string, expiresAt: Date): Promise<boole
   return new Promise((resolve, reject) => {
     let q = queues.get(db);
     if (!q) {
-      queues.set(db, (q = []));
+      q = [];
+      queues.set(db, q);
       setImmediate(() => flush(db));
     }
     q.push({ id, expiresAt, resolve, reject });

@@ -1,0 +1,197 @@
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { type LoadResult, measure } from './lib/load';
+import { startPeer } from './lib/peer';
+import { startServer } from './lib/server';
+import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
+
+const CONNECTIONS = 64;
+const FORM = 'application/x-www-form-urlencoded';
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+function metric(name: string, r: LoadResult, target?: number, peer?: LoadResult): Metric {
+  return {
+    name,
+    value: r.rps,
+    unit: 'req/s',
+    ...(target ? { target: { op: '>=' as const, value: target } } : {}),
+    ...(peer ? { peer: peer.rps } : {}),
+    p50: r.p50,
+    p95: r.p95,
+    p99: r.p99,
+    errors: r.errors,
+  };
+}
+
+/**
+ * Machine-to-machine grants on PostgreSQL with the default worker count, 64 keep-alive connections:
+ * client credentials (JWT access tokens signed RS256 and ES256, opaque tokens), the JWT profile
+ * (ES256 assertions, a fresh jti each) and introspection of opaque machine tokens by an API
+ * application. Then the same work on node-oidc-provider (bench/peer) for the ratios.
+ */
+export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
+  const notes: string[] = [];
+  const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile && 'm2m' });
+  const ours: Record<string, LoadResult> = {};
+  try {
+    const rpc = async (path: string, body: unknown) => {
+      const res = await fetch(`${server.url}/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${server.pat}` },
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return res.json() as Promise<any>;
+    };
+    // Assertions name the issuer (the external URL), which need not be the address we connect to.
+    const { issuer } = (await fetch(`${server.url}/.well-known/openid-configuration`).then((r) => r.json())) as { issuer: string };
+    const instance = await rpc('portcullis.instance.v2.InstanceService/GetInstance', {});
+    const orgId = instance.instance?.defaultOrganizationId ?? instance.defaultOrganizationId;
+    const { projectId } = await rpc('portcullis.project.v2.ProjectService/CreateProject', { organizationId: orgId, name: 'bench-m2m' });
+    const api = await rpc('portcullis.application.v2.ApplicationService/CreateApplication', { projectId, name: 'bench-api', api: {} });
+    const apiAuth = basic(api.api.clientId, api.api.clientSecret);
+    const scope = `urn:service:iam:org:project:id:${projectId}:aud`;
+
+    const machine = async (username: string, accessTokenType: string) => {
+      const { id } = await rpc('portcullis.user.v2.UserService/CreateUser', { organizationId: orgId, username, machine: { name: username, accessTokenType } });
+      const secret = await rpc('portcullis.user.v2.UserService/AddSecret', { userId: id });
+      return { id, auth: basic(secret.clientId, secret.clientSecret) };
+    };
+    const jwtUser = await machine('bench-jwt', 'ACCESS_TOKEN_TYPE_JWT');
+    const opaqueUser = await machine('bench-opaque', 'ACCESS_TOKEN_TYPE_BEARER');
+    const ccBody = `grant_type=client_credentials&scope=${encodeURIComponent(scope)}`;
+    const tokenUrl = `${server.url}/oauth/v2/token`;
+    const token = async (auth: string) => {
+      const res = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': FORM, authorization: auth }, body: ccBody });
+      if (!res.ok) throw new Error(`client credentials: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { access_token: string }).access_token;
+    };
+    const algOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).alg as string;
+    const useAlgorithm = async (alg: 'RS256' | 'ES256') => {
+      if (algOf(await token(jwtUser.auth)) === alg) return;
+      const { keyId } = await rpc('portcullis.instance.v2.WebKeyService/CreateWebKey', { algorithm: `WEB_KEY_ALGORITHM_${alg}` });
+      await rpc('portcullis.instance.v2.WebKeyService/ActivateWebKey', { keyId });
+      // Every worker picks up the new key when its key cache expires (seconds): wait until all sign with it.
+      const deadline = Date.now() + 60_000;
+      for (let ok = 0; ok < 20; ) {
+        if (Date.now() > deadline) throw new Error(`workers did not switch to ${alg}`);
+        if (algOf(await token(jwtUser.auth)) === alg) ok++;
+        else {
+          ok = 0;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
+    };
+    const cc = (auth: string) =>
+      measure({ url: tokenUrl, method: 'POST', connections: CONNECTIONS, duration: opts.duration, headers: { 'content-type': FORM, authorization: auth }, body: ccBody });
+
+    await useAlgorithm('RS256');
+    opts.progress('m2m: client credentials, JWT access tokens, RS256');
+    ours.ccRs = await cc(jwtUser.auth);
+    await useAlgorithm('ES256');
+    opts.progress('m2m: client credentials, JWT access tokens, ES256');
+    ours.ccEs = await cc(jwtUser.auth);
+    opts.progress('m2m: client credentials, opaque access tokens');
+    ours.ccOpaque = await cc(opaqueUser.auth);
+
+    // JWT profile: an ES256 key uploaded for the user; every request carries a fresh assertion.
+    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { keyId } = await rpc('portcullis.user.v2.UserService/AddKey', {
+      userId: jwtUser.id,
+      publicKey: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
+    const header = b64({ alg: 'ES256', kid: keyId, typ: 'JWT' });
+    const assertion = () => {
+      const now = Math.floor(Date.now() / 1000);
+      const input = `${header}.${b64({ iss: jwtUser.id, sub: jwtUser.id, aud: issuer, iat: now, exp: now + 120, jti: randomBytes(12).toString('base64url') })}`;
+      return `${input}.${sign('sha256', Buffer.from(input), { key: pair.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+    };
+    opts.progress('m2m: JWT profile (ES256 access tokens)');
+    ours.jwtProfile = await measure({
+      url: tokenUrl,
+      method: 'POST',
+      connections: CONNECTIONS,
+      duration: opts.duration,
+      headers: { 'content-type': FORM },
+      body: () => `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:jwt-bearer')}&scope=${encodeURIComponent(scope)}&assertion=${assertion()}`,
+    });
+
+    const opaque = await Promise.all(Array.from({ length: 500 }, () => token(opaqueUser.auth)));
+    let i = 0;
+    opts.progress('m2m: introspection of opaque machine tokens');
+    ours.introspect = await measure({
+      url: `${server.url}/oauth/v2/introspect`,
+      method: 'POST',
+      connections: CONNECTIONS,
+      duration: opts.duration,
+      headers: { 'content-type': FORM, authorization: apiAuth },
+      body: () => `token=${opaque[i++ % opaque.length]}`,
+    });
+    const check = await fetch(`${server.url}/oauth/v2/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': FORM, authorization: apiAuth },
+      body: `token=${opaque[0]}`,
+    }).then((r) => r.json() as Promise<{ active: boolean }>);
+    if (!check.active) notes.push('WARNING: the introspected tokens were not active');
+  } finally {
+    await server.stop();
+  }
+
+  const theirs: Record<string, LoadResult> = {};
+  const peer = await startPeer(opts.profile && 'm2m');
+  try {
+    const peerCc = (client: string) =>
+      measure({
+        url: `${peer.url}/token`,
+        method: 'POST',
+        connections: CONNECTIONS,
+        duration: opts.duration,
+        headers: { 'content-type': FORM, authorization: basic(client, peer.secret) },
+        body: 'grant_type=client_credentials&scope=api',
+      });
+    opts.progress('m2m peer: client credentials RS256, ES256, opaque');
+    theirs.ccRs = await peerCc('cc-rs256');
+    theirs.ccEs = await peerCc('cc-es256');
+    theirs.ccOpaque = await peerCc('cc-opaque');
+    const opaqueAuth = basic('cc-opaque', peer.secret);
+    const tokens = await Promise.all(
+      Array.from({ length: 500 }, async () => {
+        const res = await fetch(`${peer.url}/token`, {
+          method: 'POST',
+          headers: { 'content-type': FORM, authorization: opaqueAuth },
+          body: 'grant_type=client_credentials&scope=api',
+        });
+        return ((await res.json()) as { access_token: string }).access_token;
+      }),
+    );
+    let j = 0;
+    opts.progress('m2m peer: introspection of opaque tokens');
+    theirs.introspect = await measure({
+      url: `${peer.url}/token/introspection`,
+      method: 'POST',
+      connections: CONNECTIONS,
+      duration: opts.duration,
+      headers: { 'content-type': FORM, authorization: opaqueAuth },
+      body: () => `token=${tokens[j++ % tokens.length]}`,
+    });
+  } finally {
+    await peer.stop();
+  }
+
+  notes.push(
+    'PostgreSQL, default worker count (one per core), 64 keep-alive connections, load generator on the same 2-core machine',
+    'machine tokens are self-contained (JWT or AES-GCM sealed opaque): issuing writes nothing; introspection checks cached user, credential and revocation list',
+    'JWT profile: ES256 assertions with a fresh jti (replay rows written in batches); the peer has no JWT profile grant',
+  );
+  return {
+    scenario: 'm2m',
+    metrics: [
+      metric('client credentials, JWT access token, RS256', ours.ccRs, 2000, theirs.ccRs),
+      metric('client credentials, JWT access token, ES256', ours.ccEs, 4000, theirs.ccEs),
+      metric('client credentials, opaque access token', ours.ccOpaque, undefined, theirs.ccOpaque),
+      metric('JWT profile (ES256 assertion), JWT access token', ours.jwtProfile),
+      metric('introspection of opaque machine tokens', ours.introspect, 6000, theirs.introspect),
+    ],
+    notes,
+  };
+}
