@@ -54,6 +54,7 @@ export default async function run(): Promise<void> {
     for (let i = 0; i < 200; i++) await call('CreateUser', createBody(USERS + i)); // warm-up
     let next = 0;
     let failures = 0;
+    const cpuBefore = cpuSeconds(server.pid!, dbName);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -68,7 +69,16 @@ export default async function run(): Promise<void> {
     );
     const seconds = (performance.now() - t0) / 1000;
     const createsPerSecond = Math.round(USERS / seconds);
+    const cpuAfter = cpuSeconds(server.pid!, dbName);
+    // CPU spent per create by the server's processes and their PostgreSQL backends: on a machine
+    // shared with other work, this (not the wall-clock rate) tells what two idle cores could do.
+    const cpu = { server: cpuAfter.server - cpuBefore.server, database: cpuAfter.database - cpuBefore.database };
+    const cpuMsPerCreate = round(((cpu.server + cpu.database) * 1000) / USERS);
+    const loadAverage = os.loadavg()[0];
     console.log(`CreateUser: ${USERS} users, ${CONCURRENCY} clients, email ${EMAIL_MODE}: ${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 1,500/s)`);
+    console.log(
+      `CreateUser CPU: server ${round((cpu.server * 1000) / USERS)} ms + PostgreSQL ${round((cpu.database * 1000) / USERS)} ms per create → at most ${Math.round(2000 / cpuMsPerCreate)}/s on 2 otherwise idle cores (load average during the run: ${loadAverage.toFixed(1)})`,
+    );
     await sql`vacuum analyze users`;
 
     // 2. ListUsers pages, one client
@@ -108,7 +118,18 @@ export default async function run(): Promise<void> {
         `ListUsers ${name}: p50 ${figures[name].p50} ms, p95 ${figures[name].p95} ms, ${figures[name].users} users/page of ${figures[name].total} matching (target p95 ≤ 15 ms)`,
       );
     }
-    const out = { date: new Date().toISOString(), users: USERS, concurrency: CONCURRENCY, emailMode: EMAIL_MODE, createSeconds: round(seconds), createsPerSecond, failures, listUsers: figures };
+    const out = {
+      date: new Date().toISOString(),
+      users: USERS,
+      concurrency: CONCURRENCY,
+      emailMode: EMAIL_MODE,
+      createSeconds: round(seconds),
+      createsPerSecond,
+      cpuMsPerCreate,
+      loadAverage: round(loadAverage),
+      failures,
+      listUsers: figures,
+    };
     fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
     fs.writeFileSync(path.join(import.meta.dirname, 'results', 'users.json'), `${JSON.stringify(out, null, 2)}\n`);
   } finally {
@@ -120,6 +141,36 @@ export default async function run(): Promise<void> {
     await admin.end();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** User+system CPU seconds of the server process tree and of the PostgreSQL backends serving `dbName` (Linux /proc). */
+function cpuSeconds(serverPid: number, dbName: string): { server: number; database: number } {
+  const ticks = 100;
+  let server = 0;
+  let database = 0;
+  const parents = new Map<number, number>();
+  const times = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parents.set(Number(entry), Number(fields[1]));
+      times.set(Number(entry), (Number(fields[11]) + Number(fields[12])) / ticks);
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dbName)) database += times.get(Number(entry))!;
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  for (const [pid, t] of times) {
+    for (let p: number | undefined = pid; p && p > 1; p = parents.get(p)) {
+      if (p === serverPid) {
+        server += t;
+        break;
+      }
+    }
+  }
+  return { server, database };
 }
 
 /** One Connect JSON call over the keep-alive agent (lighter on the shared CPU than fetch). */

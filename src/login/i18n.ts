@@ -33,6 +33,17 @@ const en = {
   signedIn: 'signed in',
   emailCodeSent: 'We sent a verification code to your email address.',
   skipToForm: 'Skip to the form',
+  verifyEmailTitle: 'Verify your email address',
+  verifyEmailText: 'We sent a verification code to {email}. Enter it here to continue.',
+  codeLabel: 'Verification code',
+  verify: 'Verify',
+  resendCode: 'Send a new code',
+  codeResent: 'We sent you a new code.',
+  invalidCode: 'The code is wrong or has expired.',
+  passwordChangeTitle: 'Set a new password',
+  passwordChangeText: 'Your password must be changed before you continue.',
+  newPassword: 'New password',
+  changePassword: 'Change password',
 };
 export type Messages = typeof en;
 
@@ -67,6 +78,17 @@ const de: Messages = {
   signedIn: 'angemeldet',
   emailCodeSent: 'Wir haben einen Bestätigungscode an Ihre E-Mail-Adresse gesendet.',
   skipToForm: 'Zum Formular springen',
+  verifyEmailTitle: 'E-Mail-Adresse bestätigen',
+  verifyEmailText: 'Wir haben einen Bestätigungscode an {email} gesendet. Geben Sie ihn hier ein, um fortzufahren.',
+  codeLabel: 'Bestätigungscode',
+  verify: 'Bestätigen',
+  resendCode: 'Neuen Code senden',
+  codeResent: 'Wir haben Ihnen einen neuen Code gesendet.',
+  invalidCode: 'Der Code ist falsch oder abgelaufen.',
+  passwordChangeTitle: 'Neues Passwort festlegen',
+  passwordChangeText: 'Sie müssen Ihr Passwort ändern, bevor Sie fortfahren.',
+  newPassword: 'Neues Passwort',
+  changePassword: 'Passwort ändern',
 };
 
 const MESSAGES: Record<Locale, Messages> = { en, de };

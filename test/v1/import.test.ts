@@ -203,6 +203,7 @@ describe('POST /admin/v1/import', () => {
       [{ timeout: '5m0s' }, /dataOrgs is required/],
       [{ dataOrgs: { orgs: [{ org: { name: 'x' } }] } }, /orgs\[0\]\.orgId is required/],
       [{ dataOrgs: { orgs: [{ orgId: '1', humanUsers: {} }] } }, /orgs\[0\]\.humanUsers must be an array/],
+      [{ dataOrgs: { orgs: [{ orgId: 'has space' }] } }, /orgs\[0\]\.orgId may contain only/],
       [{ dataOrgs: { orgs: [{ orgId: '1', humanUsers: [{ user: { userName: 5 } }] }] } }, /humanUsers\[0\]\.user\.userName must be a string/],
       [{ dataOrgs: { orgs: [] }, timeout: 'soon' }, /timeout must be a duration/],
     ];

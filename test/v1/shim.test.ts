@@ -99,6 +99,9 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
       const user = (await get(server, `/management/v1/users/${res.body.userId}`, { headers: { [ORG]: foreign } })).body.user;
       expect(user.state).toBe('USER_STATE_ACTIVE');
       expect(user.human.email.isEmailVerified).toBe(true);
+      const own = await post(server, '/management/v1/users/human/_import', humanBody(name('imp4'), { password: 'Imported-Passw0rd!' }));
+      expect(own.status).toBe(200);
+      expect(own.body.details.resourceOwner).toBe(home);
       const bad = await post(server, '/management/v1/users/human/_import', humanBody(name('imp2'), { hashedPassword: { value: '$md5$nope' } }));
       expect(bad.status).toBe(400);
       const denied = await post(server, '/management/v1/users/human/_import', humanBody(name('imp3')), { token: homeOwner.pat, headers: { [ORG]: foreign } });
@@ -157,6 +160,9 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
       expect(listed.body.result).toContainEqual(expect.objectContaining({ id: projectId, name: name('Portal'), state: 'PROJECT_STATE_ACTIVE', projectRoleCheck: true }));
       const home_ = await post(server, '/management/v1/projects/_search', {});
       expect(home_.body.result.map((p: any) => p.id)).not.toContain(projectId);
+      const inHome = await post(server, '/management/v1/projects', { name: name('Home project') });
+      expect(inHome.body.details.resourceOwner).toBe(home);
+      expect((await post(server, '/management/v1/projects/_search', {})).body.result.map((p: any) => p.id)).toContain(inHome.body.id);
       expect((await post(server, '/management/v1/projects', { name: 'x' }, { token: homeOwner.pat, headers: { [ORG]: foreign } })).status).toBe(403);
       expect((await post(server, '/management/v1/projects/_search', {}, { token: homeOwner.pat, headers: { [ORG]: foreign } })).status).toBe(403);
     });
@@ -171,6 +177,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
       expect(owned.body.result.map((p: any) => p.id)).not.toContain(projectId);
       const inForeign = await post(server, '/management/v1/granted_projects/_search', {}, { headers: { [ORG]: foreign } });
       expect(inForeign.body.result.map((p: any) => p.projectId)).not.toContain(projectId);
+      expect((await post(server, '/management/v1/granted_projects/_search', {}, { token: homeOwner.pat, headers: { [ORG]: foreign } })).status).toBe(403);
     });
 
     it('AddOIDCApp, AddAPIApp and AddSAMLApp create applications of the project', async () => {

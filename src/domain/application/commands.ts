@@ -1,3 +1,4 @@
+import { invalidateOidcClient } from '../oidc/clients';
 import { and, eq, ne } from 'drizzle-orm';
 import { applicationKeys, applications, orgs, projects } from '../../db/schema/index';
 import { hashSecret } from '../../crypto/secrets';
@@ -177,6 +178,8 @@ async function writableApplication(scope: Scope, applicationId: string, opts: { 
   const p = scope.ctx.principal;
   if (gone || !p.canProject('project.app.read', row.projectId, row.orgId)) throw applicationNotFound();
   if (!p.canProject('project.app.write', row.projectId, row.orgId)) throw permissionDenied('needs project.app.write on the project');
+  // Every change of an application reaches the token endpoints of all replicas on commit.
+  if (row.clientId) await invalidateOidcClient(scope, row.clientId);
   return row;
 }
 

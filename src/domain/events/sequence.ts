@@ -1,4 +1,4 @@
-import { and, eq, max } from 'drizzle-orm';
+import { and, eq, inArray, max } from 'drizzle-orm';
 import { events } from '../../db/schema/index';
 import type { Ctx } from '../context';
 
@@ -12,4 +12,15 @@ export async function aggregateSequence(ctx: Ctx, aggregateType: string, aggrega
     .from(events)
     .where(and(eq(events.aggregateType, aggregateType), eq(events.aggregateId, aggregateId)));
   return row?.seq ?? 0;
+}
+
+/** The current sequences of many aggregates of one type in one query (for v1 list answers). */
+export async function aggregateSequences(ctx: Ctx, aggregateType: string, aggregateIds: string[]): Promise<Map<string, number>> {
+  if (aggregateIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({ id: events.aggregateId, seq: max(events.sequence) })
+    .from(events)
+    .where(and(eq(events.aggregateType, aggregateType), inArray(events.aggregateId, aggregateIds)))
+    .groupBy(events.aggregateId);
+  return new Map(rows.map((r) => [r.id, r.seq ?? 0]));
 }

@@ -22,12 +22,15 @@ export type AuthorizeResult =
   | { ok: false; request: AuthRequest; error: string; description: string };
 
 /**
- * Whether a session may answer this request without interaction: live, its user may sign in, it
- * belongs to the organization the request is limited to, it is the id_token_hint's subject, and the
- * authentication is younger than max_age.
+ * Whether a session may answer this request without interaction: live, its user may sign in and need
+ * not set a new password first, it belongs to the organization the request is limited to, it is the
+ * id_token_hint's subject, and the authentication is younger than max_age.
  */
-export function sessionFits(s: Pick<SessionView, 'userId' | 'orgId' | 'userState' | 'passwordCheckedAt'>, r: AuthRequest): boolean {
-  if (!s.userId || !s.passwordCheckedAt) return false;
+export function sessionFits(
+  s: Pick<SessionView, 'userId' | 'orgId' | 'userState' | 'passwordCheckedAt'> & { passwordChangeRequired?: boolean | null },
+  r: AuthRequest,
+): boolean {
+  if (!s.userId || !s.passwordCheckedAt || s.passwordChangeRequired) return false;
   if (s.userState && s.userState !== 'ACTIVE' && s.userState !== 'INITIAL') return false;
   if (r.orgId && s.orgId !== r.orgId) return false;
   if (r.hintUserId && s.userId !== r.hintUserId) return false;

@@ -1,7 +1,8 @@
 import type { Ctx } from '../context';
-import { invalidArgument, notFound } from '../errors';
+import { failedPrecondition, invalidArgument, notFound } from '../errors';
 import { requireLoginUiPermission } from '../session/api';
 import { getSession } from '../session/sessions';
+import { findUserById } from '../session/users';
 import { type AuthRequest, failAuthRequest, findPendingAuthRequest, linkSessionToAuthRequest } from './auth-requests';
 
 const ERRORS = ['access_denied', 'login_required', 'interaction_required', 'consent_required', 'account_selection_required', 'server_error', 'temporarily_unavailable'];
@@ -16,7 +17,8 @@ export async function getAuthRequestForLoginUi(ctx: Ctx, id: string): Promise<Au
 
 /**
  * CreateCallback: links a session whose token the login UI holds and whose password was checked (or
- * an OAuth error); the returned path answers the client once opened by the browser.
+ * an OAuth error); the returned path answers the client once opened by the browser. A user who must
+ * change the password is refused until the login UI has set a new one.
  */
 export async function createCallback(
   ctx: Ctx,
@@ -33,5 +35,9 @@ export async function createCallback(
   const session = await getSession(ctx.db, answer.session.id, answer.session.token);
   if (!session) throw notFound('Errors.Session.NotFound', 'session not found');
   if (!session.userId || !session.passwordCheckedAt) throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked user and password');
+  // As in the hosted login: a required password change comes before any sign-in completes.
+  if ((await findUserById(ctx.db, session.userId))?.passwordChangeRequired) {
+    throw failedPrecondition('Errors.User.PasswordChangeRequired', 'session: the user must set a new password first (UserService.SetPassword)');
+  }
   return linkSessionToAuthRequest(ctx, id, session.id);
 }

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { hashPassword, needsRehash, verifyPassword } from '../../crypto/passwords/index';
 import { users } from '../../db/schema/index';
 import type { Ctx } from '../context';
@@ -33,24 +33,40 @@ export async function checkPassword(ctx: Ctx, user: LoginUser | undefined, passw
     return { ok: false, reason: 'invalid' };
   }
   const rehash = needsRehash(user.passwordHash) ? await hashPassword(password) : undefined;
-  await execute(ctx, async (scope) => {
+  const stored = user.passwordHash;
+  const replaced = await execute(ctx, async (scope) => {
     await scope.load('user', user.id);
-    const set: Partial<typeof users.$inferInsert> = {};
-    if (user.failedPasswordAttempts > 0) set.failedPasswordAttempts = 0;
-    if (rehash) {
-      set.passwordHash = rehash;
+    if (user.failedPasswordAttempts > 0) await scope.tx.update(users).set({ failedPasswordAttempts: 0 }).where(eq(users.id, user.id));
+    // Only the hash that was verified is replaced: a password changed meanwhile stays as it is.
+    const [updated] = rehash
+      ? await scope.tx
+          .update(users)
+          .set({ passwordHash: rehash })
+          .where(and(eq(users.id, user.id), eq(users.passwordHash, stored)))
+          .returning({ id: users.id })
+      : [];
+    if (updated) {
       scope.push({
         aggregateType: 'user',
         aggregateId: user.id,
         type: 'user.human.password.hash.updated',
-        payload: { reason: 'rehashed with argon2id after login', encodedHash: rehash },
+        // Scheme names only: hash material stays out of the event log.
+        payload: { previousScheme: hashScheme(stored), scheme: 'argon2id', reason: 'rehashed after a successful login' },
         resourceOwner: user.orgId,
       });
     }
-    if (Object.keys(set).length) await scope.tx.update(users).set(set).where(eq(users.id, user.id));
     scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.human.password.check.succeeded', resourceOwner: user.orgId });
+    return !!updated;
   });
-  return { ok: true, user: { ...user, passwordHash: rehash ?? user.passwordHash, failedPasswordAttempts: 0 } };
+  return { ok: true, user: { ...user, passwordHash: replaced ? rehash! : stored, failedPasswordAttempts: 0 } };
+}
+
+const SCHEME_NAMES: Record<string, string> = { '1': 'md5-crypt', '2a': 'bcrypt', '2b': 'bcrypt', '2x': 'bcrypt', '2y': 'bcrypt', '5': 'sha256-crypt', '6': 'sha512-crypt', pbkdf2: 'pbkdf2-sha1' };
+
+/** The name of a stored hash's scheme (its modular-crypt identifier, spelled out for the short ones). */
+export function hashScheme(stored: string): string {
+  const id = /^\$([a-z0-9-]+)\$/i.exec(stored)?.[1] ?? 'unknown';
+  return SCHEME_NAMES[id] ?? id;
 }
 
 async function recordFailure(ctx: Ctx, user: LoginUser): Promise<void> {

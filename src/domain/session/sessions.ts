@@ -13,6 +13,8 @@ export interface SessionView extends Session {
   loginName: string | null;
   displayName: string | null;
   userState: string | null;
+  /** the user must set a new password before this session may answer an auth request */
+  passwordChangeRequired: boolean | null;
 }
 
 const live = () => and(isNull(sessions.terminatedAt), or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())));
@@ -87,6 +89,7 @@ export async function sessionsOfUserAgent(db: Db, userAgentHash: string): Promis
       domain: orgs.primaryDomain,
       displayName: users.displayName,
       userState: users.state,
+      passwordChangeRequired: users.passwordChangeRequired,
     })
     .from(sessions)
     .leftJoin(users, eq(users.id, sessions.userId))
@@ -98,6 +101,7 @@ export async function sessionsOfUserAgent(db: Db, userAgentHash: string): Promis
     loginName: r.username ? `${r.username}@${r.domain}` : null,
     displayName: r.displayName,
     userState: r.userState,
+    passwordChangeRequired: r.passwordChangeRequired,
   }));
 }
 

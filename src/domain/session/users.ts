@@ -11,8 +11,11 @@ export interface LoginUser {
   username: string;
   displayName: string | null;
   email: string | null;
+  emailVerified: boolean;
   passwordHash: string | null;
   failedPasswordAttempts: number;
+  /** set for imported users and a generated admin password: a new password before any sign-in completes */
+  passwordChangeRequired: boolean;
   preferredLanguage: string | null;
   orgDomain: string;
 }
@@ -25,8 +28,10 @@ const columns = {
   username: users.username,
   displayName: users.displayName,
   email: users.email,
+  emailVerified: users.emailVerified,
   passwordHash: users.passwordHash,
   failedPasswordAttempts: users.failedPasswordAttempts,
+  passwordChangeRequired: users.passwordChangeRequired,
   preferredLanguage: users.preferredLanguage,
   orgDomain: orgs.primaryDomain,
 };

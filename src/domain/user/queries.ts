@@ -34,12 +34,16 @@ async function withLoginNames(db: Db, rows: UserWithOrg[]): Promise<UserView[]> 
   for (const d of domains.sort((a, b) => Number(b.isPrimary) - Number(a.isPrimary) || a.domain.localeCompare(b.domain))) {
     byOrg.set(d.orgId, [...(byOrg.get(d.orgId) ?? []), d.domain]);
   }
-  return rows.map((r) => {
-    const preferredLoginName = `${r.username}@${r.primaryDomain}`;
-    const names = (byOrg.get(r.orgId) ?? [r.primaryDomain]).map((d) => `${r.username}@${d}`);
-    return { ...r, preferredLoginName, loginNames: names.includes(preferredLoginName) ? names : [preferredLoginName, ...names] };
-  });
+  return rows.map((r) => toView(r, byOrg.get(r.orgId)));
 }
+
+function toView(r: UserWithOrg, domains: string[] | undefined): UserView {
+  const preferredLoginName = `${r.username}@${r.primaryDomain}`;
+  const names = (domains?.length ? domains : [r.primaryDomain]).map((d) => `${r.username}@${d}`);
+  return { ...r, preferredLoginName, loginNames: names.includes(preferredLoginName) ? names : [preferredLoginName, ...names] };
+}
+
+
 
 /** GetUserByID: the caller needs `user.read` on the user's organization, or is the user. */
 export async function getUserById(ctx: Ctx, userId: string): Promise<UserView> {
@@ -174,6 +178,8 @@ export async function listUsers(ctx: Ctx, query: { filters?: UserFilter[]; page?
       .limit(limit)
       .offset(offset),
   ]);
+  // Login names come from a second query on the page's organizations: in the page query itself they
+  // would be computed for every row skipped by the offset too.
   const list = await withLoginNames(
     ctx.db,
     rows.map((r) => ({ ...r.user, primaryDomain: r.primaryDomain })),

@@ -1,5 +1,6 @@
 import { parseDuration } from '../../config';
 import { invalidArgument } from '../../domain/errors';
+import { checkId } from '../../domain/user/validate';
 import type { ImportHuman, ImportMachine, ImportMetadata, ImportOrg } from '../../domain/import/model';
 import { type Obj, bool, enumValue, id, obj, objects, str } from '../shape';
 
@@ -45,8 +46,9 @@ export function toImportRequest(body: Obj): ImportRequest {
 }
 
 function toOrg(o: Obj, path: string): ImportOrg {
-  const orgId = id(o, 'orgId', path);
-  if (!orgId) throw invalidArgument('Errors.Import.OrgIdMissing', `${path}.orgId is required`);
+  const given = id(o, 'orgId', path);
+  if (!given) throw invalidArgument('Errors.Import.OrgIdMissing', `${path}.orgId is required`);
+  const orgId = checkId(`${path}.orgId`, given);
   const org = obj(o, 'org', path);
   const unsupported: ImportOrg['unsupported'] = [];
   for (const section of UNSUPPORTED) {

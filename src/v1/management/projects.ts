@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import type { Deps } from '../../deps';
+import { aggregateSequences } from '../../domain/events/sequence';
 import { createProject } from '../../domain/project/commands';
 import { type ProjectRecord, listProjects } from '../../domain/project/queries';
 import { details, listDetails, v1Call } from '../context';
 import { readJson } from '../request';
 import { bool, obj, objects, str } from '../shape';
 import { toPage } from './user-convert';
-import type { Ctx } from '../../domain/context';
 
 const STATES: Record<string, string> = { ACTIVE: 'PROJECT_STATE_ACTIVE', INACTIVE: 'PROJECT_STATE_INACTIVE' };
 const GRANT_STATES: Record<string, string> = { ACTIVE: 'PROJECT_GRANT_STATE_ACTIVE', INACTIVE: 'PROJECT_GRANT_STATE_INACTIVE' };
@@ -34,14 +34,16 @@ export function managementProjectRoutes(deps: Deps) {
     const { ctx, orgId } = await v1Call(deps, c, 'management/v1/ListProjects');
     const body = await readJson(c);
     const found = await listProjects(ctx, { filters: [{ projectOrgId: orgId }, { ownedOnly: true }, ...nameFilters(body, 'projectNameQuery')], page: toPage(body) });
-    return c.json({ details: listDetails(found.total), result: await Promise.all(found.items.map((p) => toV1Project(ctx, p))) });
+    const sequences = await aggregateSequences(ctx, 'project', found.items.map((p) => p.id));
+    return c.json({ details: listDetails(found.total), result: found.items.map((p) => toV1Project(p, sequences.get(p.id) ?? 0)) });
   });
 
   app.post('/management/v1/granted_projects/_search', async (c) => {
     const { ctx, orgId } = await v1Call(deps, c, 'management/v1/ListGrantedProjects');
     const body = await readJson(c);
     const found = await listProjects(ctx, { filters: [{ grantedOrgId: orgId }, ...nameFilters(body, 'projectNameQuery')], page: toPage(body) });
-    return c.json({ details: listDetails(found.total), result: await Promise.all(found.items.map((p) => toV1GrantedProject(ctx, p))) });
+    const sequences = await aggregateSequences(ctx, 'project', found.items.map((p) => p.id));
+    return c.json({ details: listDetails(found.total), result: found.items.map((p) => toV1GrantedProject(p, sequences.get(p.id) ?? 0)) });
   });
   return app;
 }
@@ -53,10 +55,14 @@ function nameFilters(body: Record<string, unknown>, key: string) {
   });
 }
 
-async function toV1Project(ctx: Ctx, p: ProjectRecord) {
+function projectDetails(p: ProjectRecord, sequence: number) {
+  return { sequence: String(sequence), creationDate: p.createdAt.toISOString(), changeDate: p.changedAt.toISOString(), resourceOwner: p.orgId };
+}
+
+function toV1Project(p: ProjectRecord, sequence: number) {
   return {
     id: p.id,
-    details: await details(ctx, { type: 'project', id: p.id }, p.orgId, { created: p.createdAt, changed: p.changedAt }),
+    details: projectDetails(p, sequence),
     name: p.name,
     state: STATES[p.state] ?? 'PROJECT_STATE_UNSPECIFIED',
     projectRoleAssertion: p.projectRoleAssertion,
@@ -65,7 +71,7 @@ async function toV1Project(ctx: Ctx, p: ProjectRecord) {
   };
 }
 
-async function toV1GrantedProject(ctx: Ctx, p: ProjectRecord) {
+function toV1GrantedProject(p: ProjectRecord, sequence: number) {
   return {
     grantId: p.grantId ?? '',
     grantedOrgId: p.grantedOrgId ?? '',
@@ -75,6 +81,6 @@ async function toV1GrantedProject(ctx: Ctx, p: ProjectRecord) {
     projectId: p.id,
     projectName: p.name,
     projectOwnerId: p.orgId,
-    details: await details(ctx, { type: 'project', id: p.id }, p.orgId, { created: p.createdAt, changed: p.changedAt }),
+    details: projectDetails(p, sequence),
   };
 }

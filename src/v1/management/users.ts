@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { Deps } from '../../deps';
 import { notFound } from '../../domain/errors';
-import { aggregateSequence } from '../../domain/events/sequence';
+import { aggregateSequence, aggregateSequences } from '../../domain/events/sequence';
 import { createUser } from '../../domain/user/commands';
 import { getUserById, listUsers } from '../../domain/user/queries';
 import { details, listDetails, v1Call } from '../context';
@@ -34,7 +34,8 @@ export function managementUserRoutes(deps: Deps) {
     const { ctx, orgId } = await v1Call(deps, c, 'management/v1/ListUsers');
     const body = await readJson(c);
     const found = await listUsers(ctx, { filters: [{ orgId }, ...toUserFilters(body)], page: toPage(body) });
-    const result = await Promise.all(found.users.map(async (u) => toV1User(u, await aggregateSequence(ctx, 'user', u.id))));
+    const sequences = await aggregateSequences(ctx, 'user', found.users.map((u) => u.id));
+    const result = found.users.map((u) => toV1User(u, sequences.get(u.id) ?? 0));
     return c.json({ details: listDetails(found.total), sortingColumn: 'USER_FIELD_NAME_UNSPECIFIED', result });
   });
   return app;

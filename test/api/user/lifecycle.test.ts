@@ -132,6 +132,8 @@ describe('user lifecycle and listing', () => {
     expect(email.result.map((u) => u.username)).toEqual(['list-4']);
     const login = await users.listUsers({ filters: [{ filter: { case: 'loginNameFilter', value: { loginName: `list-2@${otherOrg.primaryDomain}` } } }] });
     expect(login.result.map((u) => u.username)).toEqual(['list-2']);
+    expect(login.result[0].loginNames).toEqual([`list-2@${otherOrg.primaryDomain}`]);
+    expect(login.result[0].preferredLoginName).toBe(`list-2@${otherOrg.primaryDomain}`);
     const orNot = await byOrg([
       {
         filter: {
