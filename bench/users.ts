@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
+import type { BenchOptions, ScenarioResult } from './lib/types';
 
 /**
  * UserService on PostgreSQL, with the server in its own process (its default worker count):
@@ -22,11 +23,13 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const EMAIL_MODE = process.env.BENCH_EMAIL ?? 'verified';
 const LISTS = 300;
 
-export default async function run(): Promise<void> {
+export default async function run(opts?: Partial<BenchOptions>): Promise<ScenarioResult> {
+  const log = (line: string) => (opts?.progress ? opts.progress(`  ${line}`) : console.log(line));
+  const baseUrl = opts?.databaseUrl ?? BASE_URL;
   const dbName = `pc_bench_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(BASE_URL, { max: 1, onnotice: () => {} });
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database ${dbName}`);
-  const url = new URL(BASE_URL);
+  const url = new URL(baseUrl);
   url.pathname = `/${dbName}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
   const port = await freePort();
@@ -75,8 +78,8 @@ export default async function run(): Promise<void> {
     const cpu = { server: cpuAfter.server - cpuBefore.server, database: cpuAfter.database - cpuBefore.database };
     const cpuMsPerCreate = round(((cpu.server + cpu.database) * 1000) / USERS);
     const loadAverage = os.loadavg()[0];
-    console.log(`CreateUser: ${USERS} users, ${CONCURRENCY} clients, email ${EMAIL_MODE}: ${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 1,500/s)`);
-    console.log(
+    log(`CreateUser: ${USERS} users, ${CONCURRENCY} clients, email ${EMAIL_MODE}: ${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 1,500/s)`);
+    log(
       `CreateUser CPU: server ${round((cpu.server * 1000) / USERS)} ms + PostgreSQL ${round((cpu.database * 1000) / USERS)} ms per create → at most ${Math.round(2000 / cpuMsPerCreate)}/s on 2 otherwise idle cores (load average during the run: ${loadAverage.toFixed(1)})`,
     );
     await sql`vacuum analyze users`;
@@ -114,7 +117,7 @@ export default async function run(): Promise<void> {
         users: Math.round(count / LISTS),
         total: Math.round(total / LISTS),
       };
-      console.log(
+      log(
         `ListUsers ${name}: p50 ${figures[name].p50} ms, p95 ${figures[name].p95} ms, ${figures[name].users} users/page of ${figures[name].total} matching (target p95 ≤ 15 ms)`,
       );
     }
@@ -132,6 +135,25 @@ export default async function run(): Promise<void> {
     };
     fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
     fs.writeFileSync(path.join(import.meta.dirname, 'results', 'users.json'), `${JSON.stringify(out, null, 2)}\n`);
+    return {
+      scenario: 'users',
+      metrics: [
+        { name: 'CreateUser', value: createsPerSecond, unit: '/s', target: { op: '>=', value: 1500 }, errors: failures },
+        { name: 'CreateUser CPU per create (server + PostgreSQL)', value: cpuMsPerCreate, unit: 'ms' },
+        ...Object.entries(figures).map(([name, f]) => ({
+          name: `ListUsers ${name} p95`,
+          value: f.p95,
+          unit: 'ms',
+          target: { op: '<=' as const, value: 15 },
+          p50: f.p50,
+          p95: f.p95,
+        })),
+      ],
+      notes: [
+        `${USERS} users created by ${CONCURRENCY} Connect JSON clients (keep-alive HTTP/1.1), human users without password, email ${EMAIL_MODE}; load average during the run ${loadAverage.toFixed(1)}.`,
+        `ListUsers: ${LISTS} pages of limit 100, one client; by organization (all users in one organization, offsets 0–4900) and by username prefix.`,
+      ],
+    };
   } finally {
     agent.destroy();
     server?.kill('SIGTERM');

@@ -75,6 +75,8 @@ export class Scope {
       });
     }
     this.pending.length = 0;
+    // A command may flush more than once (bulk work does): later events continue the sequence.
+    for (const [key, seq] of next) this.loaded.set(key, seq);
     await this.tx.insert(events).values(rows);
   }
 }

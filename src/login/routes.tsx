@@ -5,8 +5,10 @@ import { sessionFits } from '../domain/oidc/authorize';
 import { type AuthRequest, findPendingAuthRequest, linkSessionToAuthRequest, setAuthRequestLoginName } from '../domain/oidc/auth-requests';
 import { checkPassword } from '../domain/session/password-check';
 import { createSession, rebindUserAgent, setSessionPasswordChecked } from '../domain/session/sessions';
-import { defaultOrgId, findUserById, findUserByLoginName, loginNameOf } from '../domain/session/users';
+import { defaultOrgId, findUserById, findUserByLoginName, type LoginUser, loginNameOf } from '../domain/session/users';
 import { createUser } from '../domain/user/commands';
+import { setPassword } from '../domain/user/credentials';
+import { resendEmailCode, verifyEmail } from '../domain/user/email';
 import { oidcCtx } from '../oidc/env';
 import { csrfToken, csrfValid, rotateUserAgent, userAgentHash } from './cookies';
 import { browserSessions, callbackUrl, pageUrl } from './flow';
@@ -14,8 +16,10 @@ import { STYLE } from './pages/layout';
 import { LoginNamePage } from './pages/login-name';
 import { MessagePage } from './pages/message';
 import { PasswordPage } from './pages/password';
+import { PasswordChangePage } from './pages/password-change';
 import { RegisterPage, type RegisterValues } from './pages/register';
 import { SelectAccountPage } from './pages/select-account';
+import { VerifyEmailPage } from './pages/verify-email';
 import { errorPage, localeOf, renderPage } from './render';
 
 type Form = Record<string, string>;
@@ -94,23 +98,140 @@ export function loginRoutes(deps: Deps) {
       if (user && r.orgId && user.orgId !== r.orgId) user = undefined;
       const result = await checkPassword(ctx(user?.id, user?.orgId), user, form.password ?? '');
       if (!result.ok) return see(c, withError(pageUrl('password', r.id), result.reason));
-      await signIn(c, r, result.user);
+      const sessionId = await startSession(c, result.user);
+      // The session exists, but answers no auth request until the new password is set.
+      if (result.user.passwordChangeRequired) return see(c, pageUrl('password/change', r.id));
+      await linkSessionToAuthRequest(ctx(result.user.id, result.user.orgId), r.id, sessionId);
       return see(c, callbackUrl(r.id));
     });
   });
 
-  /** A new cookie value, this browser's sessions moved to it, and the user's session updated or created. */
-  async function signIn(c: Context, r: AuthRequest, user: { id: string; orgId: string }): Promise<void> {
+  /**
+   * After a successful password check: a new cookie value, this browser's sessions moved to it, and
+   * the user's session updated or created. Returns the session id.
+   */
+  async function startSession(c: Context, user: { id: string; orgId: string }): Promise<string> {
     const existing = (await browserSessions(c, deps)).find((s) => s.userId === user.id);
     const oldUa = userAgentHash(c);
     const newUa = rotateUserAgent(c);
     const uctx = ctx(user.id, user.orgId);
     await rebindUserAgent(uctx, oldUa, newUa);
-    const sessionId = existing
+    return existing
       ? (await setSessionPasswordChecked(uctx, existing.id, user)).id
       : (await createSession(uctx, { userId: user.id, orgId: user.orgId, userAgentHash: newUa, passwordChecked: true })).id;
-    await linkSessionToAuthRequest(uctx, r.id, sessionId);
   }
+
+  /**
+   * The user of a step that follows the password (password change, email verification): the request's
+   * login name, with a session of this browser whose password was checked during this request. Without
+   * it the step is refused, so the auth request id alone never signs anybody in.
+   */
+  async function signedInUser(c: Context, r: AuthRequest): Promise<{ user: LoginUser; sessionId: string } | undefined> {
+    if (!r.loginName) return undefined;
+    const user = await findUserByLoginName(db, r.loginName);
+    if (!user || (r.orgId && user.orgId !== r.orgId)) return undefined;
+    // A minute of slack: the request's creation time comes from the database clock, the check's from ours.
+    const since = r.createdAt.getTime() - 60_000;
+    const session = (await browserSessions(c, deps)).find((s) => s.userId === user.id && s.passwordCheckedAt && s.passwordCheckedAt.getTime() >= since);
+    return session ? { user, sessionId: session.id } : undefined;
+  }
+
+  /** The session answers the auth request: the browser goes on to the callback. */
+  async function finish(c: Context, r: AuthRequest, signedIn: { user: LoginUser; sessionId: string }): Promise<Response> {
+    await linkSessionToAuthRequest(ctx(signedIn.user.id, signedIn.user.orgId), r.id, signedIn.sessionId);
+    return see(c, callbackUrl(r.id));
+  }
+
+  const passwordChangePage = (c: Context, r: AuthRequest, user: LoginUser, error?: string, status = 200) => {
+    const { locale, t } = localeOf(c, r.uiLocales);
+    return renderPage(c, <PasswordChangePage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} loginName={loginNameOf(user)} error={error} />, status);
+  };
+
+  app.get('/ui/login/password/change', (c) =>
+    withRequest(c, c.req.query('authRequest'), async (r) => {
+      const signedIn = await signedInUser(c, r);
+      if (!signedIn) return see(c, pageUrl('password', r.id));
+      if (!signedIn.user.passwordChangeRequired) return finish(c, r, signedIn);
+      const { t } = localeOf(c, r.uiLocales);
+      return passwordChangePage(c, r, signedIn.user, c.req.query('error') === 'csrf' ? t.csrf : undefined);
+    }),
+  );
+
+  app.post('/ui/login/password/change', async (c) => {
+    const form = await readForm(c);
+    return withRequest(c, form.authRequest, async (r) => {
+      if (!csrfValid(c, form.csrf)) return see(c, withError(pageUrl('password/change', r.id), 'csrf'));
+      const signedIn = await signedInUser(c, r);
+      if (!signedIn) return see(c, pageUrl('password', r.id));
+      const { user } = signedIn;
+      if (user.passwordChangeRequired) {
+        const { t } = localeOf(c, r.uiLocales);
+        if ((form.password ?? '') !== (form.passwordConfirm ?? '')) return passwordChangePage(c, r, user, t.passwordsDiffer, 400);
+        try {
+          // The user proved the old password in this request (the session's fresh check): the server
+          // sets the new one, under the instance's password policy.
+          await setPassword(oidcCtx(deps, 'login/password-change'), { userId: user.id, password: form.password ?? '', changeRequired: false });
+        } catch (err) {
+          if (err instanceof DomainError && err.kind === 'invalid_argument') return passwordChangePage(c, r, user, err.message, 400);
+          throw err;
+        }
+      }
+      return finish(c, r, signedIn);
+    });
+  });
+
+  const verifyEmailPage = (c: Context, r: AuthRequest, user: LoginUser, message?: { error?: string; notice?: string }, status = 200) => {
+    const { locale, t } = localeOf(c, r.uiLocales);
+    return renderPage(
+      c,
+      <VerifyEmailPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} email={user.email ?? ''} error={message?.error} notice={message?.notice} />,
+      status,
+    );
+  };
+
+  app.get('/ui/login/verify-email', (c) =>
+    withRequest(c, c.req.query('authRequest'), async (r) => {
+      const signedIn = await signedInUser(c, r);
+      if (!signedIn) return see(c, pageUrl('login', r.id));
+      if (signedIn.user.emailVerified || !signedIn.user.email) return finish(c, r, signedIn);
+      const { t } = localeOf(c, r.uiLocales);
+      const code = c.req.query('error');
+      const error = code === 'invalid' ? t.invalidCode : code === 'csrf' ? t.csrf : undefined;
+      return verifyEmailPage(c, r, signedIn.user, { error, notice: c.req.query('sent') ? t.codeResent : undefined });
+    }),
+  );
+
+  app.post('/ui/login/verify-email', async (c) => {
+    const form = await readForm(c);
+    return withRequest(c, form.authRequest, async (r) => {
+      if (!csrfValid(c, form.csrf)) return see(c, withError(pageUrl('verify-email', r.id), 'csrf'));
+      const signedIn = await signedInUser(c, r);
+      if (!signedIn) return see(c, pageUrl('login', r.id));
+      const { user } = signedIn;
+      if (!user.emailVerified) {
+        try {
+          await verifyEmail(ctx(user.id, user.orgId), { userId: user.id, code: (form.code ?? '').trim() });
+        } catch (err) {
+          if (err instanceof DomainError && err.kind === 'invalid_argument') return see(c, withError(pageUrl('verify-email', r.id), 'invalid'));
+          throw err;
+        }
+      }
+      return finish(c, r, signedIn);
+    });
+  });
+
+  app.post('/ui/login/verify-email/resend', async (c) => {
+    const form = await readForm(c);
+    return withRequest(c, form.authRequest, async (r) => {
+      if (!csrfValid(c, form.csrf)) return see(c, withError(pageUrl('verify-email', r.id), 'csrf'));
+      const signedIn = await signedInUser(c, r);
+      if (!signedIn) return see(c, pageUrl('login', r.id));
+      const { user } = signedIn;
+      if (user.emailVerified || !user.email) return finish(c, r, signedIn);
+      await resendEmailCode(ctx(user.id, user.orgId), { userId: user.id, verification: { send: {} } });
+      return see(c, `${pageUrl('verify-email', r.id)}&sent=1`);
+    });
+  });
 
   app.get('/ui/login/accounts', (c) =>
     withRequest(c, c.req.query('authRequest'), async (r) => {
@@ -181,8 +302,9 @@ export function loginRoutes(deps: Deps) {
       const user = await findUserById(db, userId);
       if (!user) return errorPage(c, 'registration failed');
       await setAuthRequestLoginName(ctx(), r.id, loginNameOf(user));
-      await signIn(c, r, user);
-      return see(c, callbackUrl(r.id));
+      await startSession(c, user);
+      // The code sent through the outbox verifies the address; then the request continues.
+      return see(c, pageUrl('verify-email', r.id));
     });
   });
 

@@ -36,12 +36,11 @@ export async function claimPending(db: Db, limit = BATCH): Promise<Claimed[]> {
 /** Delivers one batch of due messages; returns how many were sent. */
 export async function deliverPending(db: Db, send: Sender): Promise<number> {
   const batch = await claimPending(db);
-  let sent = 0;
+  const sent: string[] = [];
   for (const m of batch) {
     try {
       await send(m);
-      await db.update(notifications).set({ status: 'SENT', sentAt: new Date(), lastError: null }).where(eq(notifications.id, m.id));
-      sent++;
+      sent.push(m.id);
     } catch (err) {
       const failed = m.attempts >= MAX_ATTEMPTS;
       // Back off exponentially: 20 s, 40 s, 80 s, … between attempts.
@@ -56,7 +55,10 @@ export async function deliverPending(db: Db, send: Sender): Promise<number> {
         .where(eq(notifications.id, m.id));
     }
   }
-  return sent;
+  // A crash between sending and this update leaves the rows to be retried after their lease, so a
+  // message is sent at least once and, short of a crash, exactly once.
+  if (sent.length) await db.update(notifications).set({ status: 'SENT', sentAt: new Date(), lastError: null }).where(inArray(notifications.id, sent));
+  return sent.length;
 }
 
 /** SMTP through nodemailer when PORTCULLIS_SMTP_URL is set; otherwise the message goes to the log. */

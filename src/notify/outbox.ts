@@ -6,12 +6,12 @@ import { type MessageInput, renderMessage } from './templates';
 import './delivery';
 
 /**
- * Writes a rendered message into the outbox, in the caller's transaction: the message exists exactly
- * when the code it carries does. The delivery job (delivery.ts) sends it later.
+ * Writes rendered messages into the outbox, in the caller's transaction: a message exists exactly
+ * when the code it carries does. The delivery job (delivery.ts) sends them later.
  */
-export async function enqueueNotification(tx: Db, input: MessageInput): Promise<string> {
-  const { subject, body } = renderMessage(input);
-  const id = newId();
-  await tx.insert(notifications).values({ id, userId: input.userId, kind: input.kind, recipient: input.email, subject, body });
-  return id;
+export async function enqueueNotifications(tx: Db, inputs: MessageInput[]): Promise<string[]> {
+  if (!inputs.length) return [];
+  const rows = inputs.map((input) => ({ id: newId(), userId: input.userId, kind: input.kind, recipient: input.email, ...renderMessage(input) }));
+  await tx.insert(notifications).values(rows);
+  return rows.map((r) => r.id);
 }

@@ -23,6 +23,10 @@ export function v1Routes(deps: Deps) {
   app.route('/', managementProjectRoutes(deps));
   app.route('/', managementAppRoutes(deps));
   app.route('/', authRoutes(deps));
+  // Anything else under the v1 prefixes answers like grpc-gateway does for an unknown path.
+  for (const prefix of ['/admin/v1/*', '/management/v1/*', '/auth/v1/*']) {
+    app.all(prefix, (c) => c.json({ code: 5, message: `no v1 operation at ${c.req.method} ${c.req.path}`, details: [] }, 404));
+  }
   app.onError((err, c) => {
     const known = respondV1Error(c, err);
     if (known) return known;

@@ -129,3 +129,28 @@ describe('event store', () => {
     expect(evs.map((e) => e.seq).sort()).toEqual([1, 2, 3]);
   });
 });
+
+describe('event store: flushing twice in one command', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.stop());
+
+  it('continues the aggregate sequence after a mid-command flush', async () => {
+    const deps = server.app.deps;
+    const ctx: Ctx = { db: deps.database.db, instanceId: deps.instanceId, principal: systemPrincipal(deps.instanceId, 'test'), service: 'test' };
+    const id = newId();
+    await execute(ctx, async (scope) => {
+      scope.created('counter', id);
+      scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.created', resourceOwner: 'o' });
+      await scope.flush();
+      scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', resourceOwner: 'o' });
+    });
+    const rows = await ctx.db.select({ seq: events.sequence, type: events.eventType }).from(events).where(eq(events.aggregateId, id)).orderBy(asc(events.position));
+    expect(rows).toEqual([
+      { seq: 1, type: 'counter.created' },
+      { seq: 2, type: 'counter.incremented' },
+    ]);
+  });
+});

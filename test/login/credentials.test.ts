@@ -1,5 +1,8 @@
+import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { hash as argon2Hash } from '@node-rs/argon2';
 import bcrypt from 'bcryptjs';
 import * as client from 'openid-client';
+import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/domain/org/create-organization';
 import { createUser } from '../../src/domain/user/commands';
@@ -44,6 +47,58 @@ describe('credentials and organization scope at login', () => {
     expect(events.map((e) => e.event_type)).toContain('user.human.password.hash.updated');
     // and the new hash works
     await new Browser(server.url).login(url({ prompt: 'login' }), username, 'Legacy-Passw0rd!');
+  });
+
+  /** passlib's form: `$pbkdf2-sha256$<rounds>$<salt>$<key>` in adapted base64 (`.` for `+`, no padding). */
+  const pbkdf2Sha256 = (password: string, rounds: number) => {
+    const salt = randomBytes(16);
+    const ab64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '').replace(/\+/g, '.');
+    return `$pbkdf2-sha256$${rounds}$${ab64(salt)}$${ab64(pbkdf2Sync(password, salt, rounds, 32, 'sha256'))}`;
+  };
+  const importUser = async (hash: string) => {
+    const username = `hash${Date.now()}${Math.random().toString(36).slice(2, 6)}`;
+    const { id } = await createUser(systemCtx(server), {
+      orgId: await defaultOrg(server),
+      username,
+      human: { profile: { givenName: 'Im', familyName: 'Ported' }, email: { email: `${username}@example.com`, verification: { verified: true } }, password: { hash } },
+    });
+    return { id, username };
+  };
+  /** The stored hash now, and the payloads of the user's hash-updated events. */
+  const afterLogin = async (id: string) => {
+    const [user] = await rows(server, `select password_hash from users where id = '${id}'`);
+    const events = await rows(server, `select payload from events where aggregate_id = '${id}' and event_type = 'user.human.password.hash.updated'`);
+    return { hash: user.password_hash as string, payloads: events.map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload)) };
+  };
+
+  it('pbkdf2-sha256 (hosted login) and weak argon2id (SessionService CreateSession / SetSession) re-hash to argon2id with an event naming the old scheme', async () => {
+    const weakArgon = () => argon2Hash('Legacy-Passw0rd!', { algorithm: 2, memoryCost: 4096, timeCost: 1, parallelism: 1 });
+    const cases = [
+      { scheme: 'pbkdf2-sha256', hash: pbkdf2Sha256('Legacy-Passw0rd!', 27500), via: 'hosted' },
+      { scheme: 'argon2id', hash: await weakArgon(), via: 'create' },
+      { scheme: 'argon2id', hash: await weakArgon(), via: 'set' },
+    ];
+    const sessions = server.client(SessionService);
+    for (const c of cases) {
+      const u = await importUser(c.hash);
+      // a wrong password changes nothing
+      await expect(new Browser(server.url).login(url(), u.username, 'Wrong-Passw0rd!')).rejects.toThrow(/error=invalid/);
+      expect((await afterLogin(u.id)).hash).toBe(c.hash);
+      if (c.via === 'hosted') await new Browser(server.url).login(url(), u.username, 'Legacy-Passw0rd!');
+      if (c.via === 'create') await sessions.createSession({ checks: { user: { search: { case: 'userId', value: u.id } }, password: { password: 'Legacy-Passw0rd!' } } });
+      if (c.via === 'set') {
+        const s = await sessions.createSession({ checks: { user: { search: { case: 'loginName', value: u.username } } } });
+        await sessions.setSession({ sessionId: s.sessionId, sessionToken: s.sessionToken, checks: { password: { password: 'Legacy-Passw0rd!' } } });
+      }
+      const { hash, payloads } = await afterLogin(u.id);
+      expect(hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+      expect(payloads).toEqual([{ previousScheme: c.scheme, scheme: 'argon2id', reason: expect.any(String) }]);
+      // no hash material in the event log
+      expect(JSON.stringify(payloads)).not.toContain('$');
+      // the new hash verifies, and needs no further re-hash
+      await sessions.createSession({ checks: { user: { search: { case: 'userId', value: u.id } }, password: { password: 'Legacy-Passw0rd!' } } });
+      expect((await afterLogin(u.id)).payloads).toHaveLength(1);
+    }
   });
 
   it('the org scope limits the login to that organization and adds the org id claim', async () => {

@@ -104,16 +104,22 @@ describe('hosted login in a browser', () => {
     await ctx.close();
   });
 
-  it('prompt=create registers a new user and signs them in', async () => {
+  it('prompt=create registers a new user, verifies the email with the emailed code and signs them in', async () => {
     const { page, callback, ctx } = await rpPage();
     const { url, verifier } = await authUrl({ prompt: 'create' });
+    const email = `kj${Date.now()}@example.com`;
     await page.goto(url);
     await page.getByLabel('First name').fill('Katherine');
     await page.getByLabel('Last name').fill('Johnson');
-    await page.getByLabel('Email', { exact: true }).fill(`kj${Date.now()}@example.com`);
+    await page.getByLabel('Email', { exact: true }).fill(email);
     await page.getByLabel('Password', { exact: true }).fill('Orbit-Passw0rd!');
     await page.getByLabel('Repeat the password').fill('Orbit-Passw0rd!');
     await page.getByRole('button', { name: 'Create account' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Verify your email address');
+    const r = await server.app.database.db.execute(`select body from notifications where recipient = '${email}'`);
+    const code = /with this code: ([A-Z0-9]+)/.exec((((r as any).rows ?? r) as { body: string }[])[0].body)![1];
+    await page.getByLabel('Verification code').fill(code);
+    await page.getByRole('button', { name: 'Verify' }).click();
     const tokens = await client.authorizationCodeGrant(config, new URL(await callback), { pkceCodeVerifier: verifier, expectedState: 'st' });
     const info = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
     expect(info.given_name).toBe('Katherine');

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuthorization } from '../../src/domain/authorization/commands';
+import { addProjectRole } from '../../src/domain/project/roles';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp } from './helpers';
+import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp, systemCtx } from './helpers';
 
 describe('implicit flow', () => {
   let server: TestServer;
@@ -85,6 +87,39 @@ describe('implicit flow', () => {
       expect(html).toContain(`name="iss" value="${server.url}"`);
       if (rt === 'id_token token') expect(html).toContain('name="access_token"');
     }
+  });
+
+  it('id_token token: the JWT access token carries role claims by the rules of the code flow', async () => {
+    const project = await addProject(server);
+    await addProjectRole(systemCtx(server), { projectId: project, key: 'editor', displayName: 'Editor' });
+    await createAuthorization(systemCtx(server), { userId: user.id, projectId: project, roleKeys: ['editor'] });
+    const jwtApp = { applicationType: 'USER_AGENT', authMethodType: 'NONE', accessTokenType: 'JWT' } as const;
+    const asserting = await addOidcApp(server, project, { ...jwtApp, accessTokenRoleAssertion: true });
+    const silent = await addOidcApp(server, project, { ...jwtApp, accessTokenRoleAssertion: false });
+    const scope = 'openid urn:service:iam:org:project:role:editor';
+    const decode = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString());
+    const implicitToken = async (clientId: string) => {
+      const cfg = await rp(server, clientId, { token_endpoint_auth_method: 'none' }, client.None());
+      const res = await browser.request(client.buildAuthorizationUrl(cfg, { redirect_uri: REDIRECT, scope, response_type: 'id_token token', nonce: 'n' }).toString());
+      return decode(new URLSearchParams(new URL(res.headers.get('location')!).hash.slice(1)).get('access_token')!);
+    };
+    const codeToken = async (clientId: string) => {
+      const cfg = await rp(server, clientId, { token_endpoint_auth_method: 'none' }, client.None());
+      const verifier = client.randomPKCECodeVerifier();
+      const res = await browser.request(
+        client.buildAuthorizationUrl(cfg, { redirect_uri: REDIRECT, scope, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 's' }).toString(),
+      );
+      const tokens = await client.authorizationCodeGrant(cfg, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier, expectedState: 's' });
+      return decode(tokens.access_token);
+    };
+    const implicit = await implicitToken(asserting.clientId);
+    const roles = implicit['urn:service:iam:org:project:roles'];
+    expect(Object.keys(roles)).toEqual(['editor']);
+    expect(implicit[`urn:service:iam:org:project:${project}:roles`]).toEqual(roles);
+    expect((await codeToken(asserting.clientId))['urn:service:iam:org:project:roles']).toEqual(roles);
+    // without access_token_role_assertion neither flow puts roles into the access token
+    expect((await implicitToken(silent.clientId))['urn:service:iam:org:project:roles']).toBeUndefined();
+    expect((await codeToken(silent.clientId))['urn:service:iam:org:project:roles']).toBeUndefined();
   });
 
   it('code with form_post', async () => {

@@ -68,6 +68,20 @@ describe('introspection, revocation, end session', () => {
     expect((await client.tokenIntrospection(apiConfig, second.access_token)).active).toBe(true);
   });
 
+  it('revoking a JWT access token makes it inactive at introspection and userinfo; the other tokens stay', async () => {
+    const jwtApp = await addOidcApp(server, project, { accessTokenType: 'JWT' });
+    const jwtConfig = await rp(server, jwtApp.clientId, jwtApp.clientSecret);
+    const { tokens } = await codeFlowTokens(server, jwtConfig, user);
+    expect(tokens.access_token.split('.')).toHaveLength(3);
+    const second = await client.refreshTokenGrant(jwtConfig, tokens.refresh_token!);
+    expect((await client.tokenIntrospection(apiConfig, tokens.access_token)).active).toBe(true);
+    await client.tokenRevocation(jwtConfig, tokens.access_token);
+    expect(await introspectAs(api, tokens.access_token)).toEqual({ active: false });
+    const info = await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(info.status).toBe(401);
+    expect((await client.tokenIntrospection(apiConfig, second.access_token)).active).toBe(true);
+  });
+
   it('revoking a refresh token revokes the access tokens issued with it; other clients cannot revoke', async () => {
     const { tokens } = await codeFlowTokens(server, config, user);
     const other = await addOidcApp(server, project);

@@ -108,6 +108,45 @@ describe('POST /admin/v1/import', () => {
     expect(user.body.user.state).toBe('USER_STATE_INACTIVE');
   });
 
+  it('records the same user.human.added payload as CreateUser does', async () => {
+    const id = uniq();
+    const profile = { firstName: 'Same', lastName: 'Shape', nickName: 'ss', displayName: 'Same Shape', preferredLanguage: 'de', gender: 'GENDER_FEMALE' };
+    const created = await post(server, '/management/v1/users/human', {
+      userName: `created${id}`,
+      profile,
+      email: { email: `created${id}@example.com`, isEmailVerified: true },
+      phone: { phone: '+41 44 000 00 00', isPhoneVerified: true },
+      initialPassword: 'Plain-Passw0rd!',
+    });
+    expect(created.status).toBe(200);
+    await post(server, '/admin/v1/import', {
+      dataOrgs: {
+        orgs: [
+          {
+            orgId: `o${id}`,
+            org: { name: `Same ${id}` },
+            humanUsers: [
+              {
+                userId: `h${id}`,
+                user: {
+                  userName: `imported${id}`,
+                  profile,
+                  email: { email: `imported${id}@example.com`, isEmailVerified: true },
+                  phone: { phone: '+41 44 000 00 00', isPhoneVerified: true },
+                  password: 'Plain-Passw0rd!',
+                },
+              },
+            ],
+          },
+        ],
+      },
+    });
+    const [viaCreate] = await humanEvents(server, created.body.userId);
+    const [viaImport] = await humanEvents(server, `h${id}`);
+    expect(Object.keys(viaImport.payload).sort()).toEqual(Object.keys(viaCreate.payload).sort());
+    expect(viaImport.payload.gender).toBe(viaCreate.payload.gender);
+  });
+
   it('accepts snake_case field names', async () => {
     const id = uniq();
     const res = await post(server, '/admin/v1/import', {

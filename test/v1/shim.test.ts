@@ -217,6 +217,12 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
     });
   });
 
+  it('answers unknown v1 paths with a v1 404', async () => {
+    const res = await post(server, '/management/v1/nothing/here', {});
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 5, message: expect.stringContaining('/management/v1/nothing/here'), details: [] });
+  });
+
   describe('GET /auth/v1/users/me', () => {
     it('returns the caller', async () => {
       const me = await get(server, '/auth/v1/users/me', { token: homeOwner.pat });

@@ -62,6 +62,9 @@ export const oidcGrants = pgTable(
     amr: text('amr').array().notNull().default(sql`'{}'::text[]`),
     /** refresh tokens of this grant stop working after this time, whatever their idle expiry */
     absoluteExpiresAt: timestamp('absolute_expires_at', { withTimezone: true, mode: 'date' }),
+    /** impersonation (token exchange): the acting user and the client it acted through; refreshed tokens keep `act` */
+    actorUserId: text('actor_user_id'),
+    actorClientId: text('actor_client_id'),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

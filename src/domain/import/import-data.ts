@@ -11,12 +11,6 @@ import type { ImportError, ImportOptions, ImportOrg, ImportResult, ImportedOrg }
 
 const timedOut = () => new DomainError('deadline_exceeded', 'Errors.Import.Timeout', 'the import ran out of time');
 
-/**
- * Bulk import (v1 `POST /admin/v1/import`). Each organization is imported in ONE transaction, so a
- * crash or a timeout leaves it either complete or untouched. Items that cannot be imported become
- * errors[] entries and the rest of the organization goes on. Re-running the same body adds nothing:
- * users whose id already exists in the organization count as imported and are not written again.
- */
 /** Organizations written at once, each in its own transaction (PostgreSQL then uses several cores). */
 const PARALLEL_ORGS = 2;
 
@@ -93,7 +87,9 @@ async function importOrg(
   checkDeadline: () => void,
   deadline: number | undefined,
 ): Promise<ImportedOrg> {
-  await hashPlainPasswords(unique, checkDeadline);
+  // Users a previous run already imported are skipped below; their passwords need no hashing now.
+  const known = await existingUsers(ctx.db, unique.filter((a) => a.password !== undefined).map((a) => a.id));
+  await hashPlainPasswords(unique.filter((a) => !known.has(a.id)), checkDeadline);
 
   return execute(ctx, async (scope) => {
     errors.length = 0;
@@ -104,8 +100,11 @@ async function importOrg(
       const ms = Math.max(1, deadline - Date.now());
       await tx.execute(sql`select set_config('statement_timeout', ${String(ms)}, true)`);
     }
-    const [existing] = (await rows(tx, sql`select state from orgs where id = ${org.orgId}`)) as { state: string }[];
+    // The share lock keeps a concurrent deletion of an existing organization waiting until we are done.
+    const [existing] = (await rows(tx, sql`select state from orgs where id = ${org.orgId} for share`)) as { state: string }[];
     if (existing?.state === 'REMOVED') throw failedPrecondition('Errors.Org.NotFound', `organization ${org.orgId} was removed`);
+    // Like CreateUser: users only go into an active organization.
+    if (existing?.state === 'INACTIVE') throw failedPrecondition('Errors.Org.NotActive', `organization ${org.orgId} is not active`);
     if (existing) {
       errors.push({ type: 'org', id: org.orgId, key: 'Errors.Org.AlreadyExisting' });
     } else {

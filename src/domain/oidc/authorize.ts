@@ -14,6 +14,7 @@ import { createGrant } from './grants';
 import { buildIdToken, claimUser, issueAccessToken } from './issue';
 import { audienceProjects } from './scopes';
 import { instanceSettings } from './settings';
+import { accessTokenFormat, accessTokenRoleClaims } from './token-issuance';
 import { withSigningKey } from './web-keys';
 
 /** What goes back to the client's redirect URI (success parameters or an OAuth error). */
@@ -118,23 +119,25 @@ export async function answerAuthRequest(ctx: Ctx, env: OidcEnv, requestId: strin
     const out: Record<string, string> = {};
     let accessToken: string | undefined;
     if (request.responseType === 'id_token token') {
+      const accessScopes = request.scopes.filter((s) => s !== 'offline_access');
       const at = await issueAccessToken(scope, env, {
-        format: oidc.accessTokenType === 'JWT' ? 'jwt' : 'opaque',
+        format: accessTokenFormat(client),
         userId: user.id,
         orgId: user.orgId,
         clientId: client.clientId,
         projectId: client.projectId,
-        scopes: request.scopes.filter((s) => s !== 'offline_access'),
+        scopes: accessScopes,
         audience,
         lifetimeSeconds: settings.accessTokenLifetimeSeconds,
         grantId: grant.id,
         sessionId: session.id,
+        extraClaims: await accessTokenRoleClaims(scope, client, { userId: user.id, scopes: accessScopes, audience }),
       });
       accessToken = at.token;
       out.access_token = at.token;
       out.token_type = 'Bearer';
       out.expires_in = String(at.expiresIn);
-      out.scope = request.scopes.filter((s) => s !== 'offline_access').join(' ');
+      out.scope = accessScopes.join(' ');
     }
     out.id_token = await buildIdToken(scope, env, {
       user,

@@ -18,6 +18,8 @@ export interface NewGrant {
   authTime: Date | null;
   amr: string[];
   absoluteExpiresAt: Date | null;
+  /** impersonation: the actor, kept so that refreshed tokens carry the same `act` */
+  actor?: { userId: string; clientId?: string } | null;
 }
 
 /** A user's grant to a client (event `oidc_session.added`); codes and tokens hang off it. */
@@ -38,13 +40,15 @@ export async function createGrant(scope: Scope, g: NewGrant): Promise<Grant> {
       authTime: g.authTime,
       amr: g.amr,
       absoluteExpiresAt: g.absoluteExpiresAt,
+      actorUserId: g.actor?.userId ?? null,
+      actorClientId: g.actor?.clientId ?? null,
     })
     .returning();
   scope.push({
     aggregateType: 'oidc_session',
     aggregateId: id,
     type: 'oidc_session.added',
-    payload: { userId: g.userId, sessionId: g.sessionId, clientId: g.clientId, scope: g.scopes, audience: g.audience },
+    payload: { userId: g.userId, sessionId: g.sessionId, clientId: g.clientId, scope: g.scopes, audience: g.audience, actorUserId: g.actor?.userId },
     resourceOwner: g.orgId,
   });
   return row;
@@ -65,6 +69,11 @@ export async function revokeGrant(ctx: Ctx, grantId: string, reason: string): Pr
       scope.push({ aggregateType: 'oidc_session', aggregateId: grantId, type: 'oidc_session.revoked', payload: { reason }, resourceOwner: ctx.instanceId });
     }
   });
+}
+
+/** The actor of an impersonating grant, as issueAccessToken / buildIdToken take it. */
+export function grantActor(g: Grant): { userId: string; clientId?: string } | null {
+  return g.actorUserId ? { userId: g.actorUserId, ...(g.actorClientId ? { clientId: g.actorClientId } : {}) } : null;
 }
 
 export async function findGrant(scope: Scope | Ctx, grantId: string): Promise<Grant | undefined> {

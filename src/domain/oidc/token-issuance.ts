@@ -1,9 +1,9 @@
 import type { Ctx } from '../context';
-import { execute } from '../execute';
+import { execute, type Scope } from '../execute';
 import { maybeRoleClaims } from './claims';
 import type { OidcClient } from './clients';
 import type { OidcEnv } from './env';
-import type { Grant } from './grants';
+import { type Grant, grantActor } from './grants';
 import { buildIdToken, claimUser, issueAccessToken, issueRefreshToken } from './issue';
 import { invalidGrant } from './oauth-errors';
 import { instanceSettings } from './settings';
@@ -18,6 +18,29 @@ export interface TokenResponse {
   id_token?: string;
   refresh_token?: string;
   issued_token_type?: string;
+}
+
+export const accessTokenFormat = (client: OidcClient): 'jwt' | 'opaque' => (client.oidc?.accessTokenType === 'JWT' ? 'jwt' : 'opaque');
+
+/**
+ * Role claims of a JWT access token, the same in every flow that issues one to a user (code, refresh,
+ * implicit): when a role scope is requested or the project asserts roles, and the application sets
+ * access_token_role_assertion. Opaque tokens carry none (introspection answers with the roles).
+ */
+export async function accessTokenRoleClaims(
+  scope: Scope,
+  client: OidcClient,
+  p: { userId: string; scopes: string[]; audience: string[] },
+): Promise<Record<string, unknown> | undefined> {
+  if (accessTokenFormat(client) !== 'jwt') return undefined;
+  return maybeRoleClaims(scope.tx, {
+    userId: p.userId,
+    scopes: p.scopes,
+    projectId: client.projectId,
+    audience: p.audience,
+    projectAssertsRoles: client.project.roleAssertion,
+    placeAllows: !!client.oidc?.accessTokenRoleAssertion,
+  });
 }
 
 /**
@@ -49,18 +72,8 @@ export async function issueGrantTokens(
         absoluteExpiresAt: grant.absoluteExpiresAt,
       });
     }
-    const format = oidc?.accessTokenType === 'JWT' ? 'jwt' : 'opaque';
-    const extraClaims =
-      format === 'jwt'
-        ? await maybeRoleClaims(scope.tx, {
-            userId: user.id,
-            scopes: p.scopes,
-            projectId: grant.projectId,
-            audience: grant.audience,
-            projectAssertsRoles: client.project.roleAssertion,
-            placeAllows: !!oidc?.accessTokenRoleAssertion,
-          })
-        : undefined;
+    const format = accessTokenFormat(client);
+    const extraClaims = await accessTokenRoleClaims(scope, client, { userId: user.id, scopes: p.scopes, audience: grant.audience });
     const accessScopes = p.scopes.filter((s) => s !== 'offline_access');
     const at = await issueAccessToken(scope, env, {
       format,
@@ -75,6 +88,7 @@ export async function issueGrantTokens(
       sessionId: grant.sessionId,
       refreshTokenId: refresh?.id ?? null,
       extraClaims,
+      actor: grantActor(grant),
     });
     const out: TokenResponse = { access_token: at.token, token_type: 'Bearer', expires_in: at.expiresIn, scope: p.scopes.join(' ') };
     if (refresh) out.refresh_token = refresh.token;
@@ -93,6 +107,7 @@ export async function issueGrantTokens(
         accessToken: at.token,
         includeUserClaims: !!oidc?.idTokenUserinfoAssertion,
         roleClaims: { projectAssertsRoles: client.project.roleAssertion, appAllows: !!oidc?.idTokenRoleAssertion },
+        actor: grantActor(grant),
       });
     }
     return out;

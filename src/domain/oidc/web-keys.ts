@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
 import type { JWK } from 'jose';
-import { jwtVerify, type JWTPayload, type JWTVerifyResult, decodeProtectedHeader, importJWK, type CryptoKey } from 'jose';
+import { jwtVerify, type JWTPayload, type JWTVerifyResult, decodeJwt, decodeProtectedHeader, importJWK, type CryptoKey } from 'jose';
 import { decryptWithMasterKey, encryptWithMasterKey } from '../../crypto/keys/encryption';
 import { generateSigningKey, importPrivateJwk, SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKey } from '../../crypto/keys/signing';
 import type { Db } from '../../db/client';
@@ -108,8 +108,19 @@ export async function verifyOwnJwt(
     issuer: opts.issuer,
     algorithms: [entry.alg],
     typ: opts.typ,
-    ...(opts.ignoreExpiration ? { currentDate: new Date(0) } : {}),
+    ...(opts.ignoreExpiration ? { currentDate: withinLifetime(token) } : {}),
   });
+}
+
+/**
+ * The moment to check an expired token's time claims at: just before it expired, so `exp` passes
+ * while `nbf` and `iat` are still checked (a date far in the past would fail every token with `nbf`,
+ * such as our JWT access tokens). Unexpired tokens are checked at the present.
+ */
+function withinLifetime(token: string): Date {
+  const { exp } = decodeJwt(token);
+  const now = Date.now();
+  return typeof exp === 'number' && exp * 1000 <= now ? new Date(exp * 1000 - 1000) : new Date(now);
 }
 
 async function lockKeys(scope: Scope): Promise<void> {

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { hashSecret, verifySecret } from '../../crypto/secrets';
 import { userCodes } from '../../db/schema/index';
-import { enqueueNotification } from '../../notify/outbox';
-import type { NotificationKind } from '../../notify/templates';
+import { enqueueNotifications } from '../../notify/outbox';
+import type { MessageInput, NotificationKind } from '../../notify/templates';
 import { invalidArgument } from '../errors';
 import type { Scope } from '../execute';
 import type { UserWithOrg } from './access';
@@ -37,6 +37,14 @@ export function generateCode(length = 8): string {
 /** Send the code through the outbox, or hand it back to the caller. */
 export type CodeDelivery = { send: { urlTemplate?: string; applicationName?: string } } | { return: true };
 
+export interface CodeRequest {
+  user: UserWithOrg;
+  kind: CodeKind;
+  delivery: CodeDelivery;
+  target: string;
+  extraPayload?: Record<string, unknown>;
+}
+
 /**
  * Issues a code of one kind for a user, replacing any earlier one: stores its keyed hash, writes the
  * rendered message into the outbox when it is to be sent, and records the event. Returns the code
@@ -50,36 +58,64 @@ export async function issueCode(
   target: string,
   extraPayload: Record<string, unknown> = {},
 ): Promise<string | undefined> {
-  const code = generateCode();
-  const expiresAt = new Date(Date.now() + LIFETIME_SECONDS[kind] * 1000);
-  const urlTemplate = 'send' in delivery ? delivery.send.urlTemplate : undefined;
-  const row = { userId: user.id, kind, codeHash: hashSecret(code), urlTemplate, target, expiresAt, createdAt: new Date() };
-  await scope.tx
-    .insert(userCodes)
-    .values(row)
-    .onConflictDoUpdate({ target: [userCodes.userId, userCodes.kind], set: { codeHash: row.codeHash, urlTemplate, target, expiresAt, createdAt: row.createdAt } });
-  if ('send' in delivery && kind !== 'PHONE_VERIFICATION') {
-    await enqueueNotification(scope.tx, {
-      kind,
-      code,
-      userId: user.id,
-      orgId: user.orgId,
-      displayName: user.displayName || user.username,
-      email: target,
-      urlTemplate,
-      loginName: `${user.username}@${user.primaryDomain}`,
-      applicationName: delivery.send.applicationName,
-      expiresAt,
+  const [code] = await issueCodes(scope, [{ user, kind, delivery, target, extraPayload }], { replace: true });
+  return code;
+}
+
+/**
+ * Issues many codes with one insert into user_codes and one into the outbox (the CreateUser batch).
+ * `replace: false` is for users created in this transaction, who cannot have a code yet.
+ */
+export async function issueCodes(scope: Scope, requests: CodeRequest[], opts: { replace: boolean }): Promise<(string | undefined)[]> {
+  if (!requests.length) return [];
+  const now = new Date();
+  const rows: (typeof userCodes.$inferInsert)[] = [];
+  const messages: MessageInput[] = [];
+  const codes = requests.map(({ user, kind, delivery, target, extraPayload }) => {
+    const code = generateCode();
+    const expiresAt = new Date(now.getTime() + LIFETIME_SECONDS[kind] * 1000);
+    const urlTemplate = 'send' in delivery ? delivery.send.urlTemplate : undefined;
+    rows.push({ userId: user.id, kind, codeHash: hashSecret(code), urlTemplate, target, expiresAt, createdAt: now });
+    if ('send' in delivery && kind !== 'PHONE_VERIFICATION') {
+      messages.push({
+        kind,
+        code,
+        userId: user.id,
+        orgId: user.orgId,
+        displayName: user.displayName || user.username,
+        email: target,
+        urlTemplate,
+        loginName: `${user.username}@${user.primaryDomain}`,
+        applicationName: delivery.send.applicationName,
+        expiresAt,
+      });
+    }
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: user.id,
+      type: EVENT[kind],
+      payload: { expiry: expiresAt.toISOString(), urlTemplate, codeReturned: 'return' in delivery, ...extraPayload },
+      resourceOwner: user.orgId,
     });
-  }
-  scope.push({
-    aggregateType: 'user',
-    aggregateId: user.id,
-    type: EVENT[kind],
-    payload: { expiry: expiresAt.toISOString(), urlTemplate, codeReturned: 'return' in delivery, ...extraPayload },
-    resourceOwner: user.orgId,
+    return 'return' in delivery ? code : undefined;
   });
-  return 'return' in delivery ? code : undefined;
+  const insert = scope.tx.insert(userCodes).values(rows);
+  if (opts.replace) {
+    await insert.onConflictDoUpdate({
+      target: [userCodes.userId, userCodes.kind],
+      set: {
+        codeHash: sql`excluded.code_hash`,
+        urlTemplate: sql`excluded.url_template`,
+        target: sql`excluded.target`,
+        expiresAt: sql`excluded.expires_at`,
+        createdAt: sql`excluded.created_at`,
+      },
+    });
+  } else {
+    await insert;
+  }
+  await enqueueNotifications(scope.tx, messages);
+  return codes;
 }
 
 /** The live code of a kind, if any (for resending with the same settings). */

@@ -8,7 +8,7 @@ import { DomainError, alreadyExists, failedPrecondition, invalidArgument, notFou
 import { execute, onUniqueViolation, type Scope } from '../execute';
 import { newId } from '../ids';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
-import { issueCode } from './codes';
+import { type CodeRequest, issueCode, issueCodes } from './codes';
 import { submitCreate } from './create-batch';
 import { type PasswordInput, preparePassword } from './password';
 import {
@@ -318,6 +318,8 @@ export async function applyCreates(scope: Scope, creates: PreparedCreate[]): Pro
     ok.map((c) => c.user),
   );
   let k = 0;
+  const codeRequests: CodeRequest[] = [];
+  const codeOwners: { result: CreateUserResult; field: 'emailCode' | 'phoneCode' }[] = [];
   for (let i = 0; i < creates.length; i++) {
     if (results[i] instanceof DomainError) continue;
     const c = creates[i];
@@ -326,7 +328,6 @@ export async function applyCreates(scope: Scope, creates: PreparedCreate[]): Pro
     const h = c.user.human;
     if (!h) continue;
     if (c.metadata?.length) await setMetadataRows(scope, result.id, h.orgId, c.metadata);
-    if (!c.emailCode && !c.phoneCode) continue;
     const user = {
       id: result.id,
       orgId: h.orgId,
@@ -334,9 +335,19 @@ export async function applyCreates(scope: Scope, creates: PreparedCreate[]): Pro
       displayName: h.displayName || `${h.givenName} ${h.familyName}`,
       primaryDomain: byId.get(h.orgId)!.primaryDomain,
     } as UserWithOrg;
-    if (c.emailCode) result.emailCode = await issueCode(scope, user, 'EMAIL_VERIFICATION', c.emailCode, h.email);
-    if (c.phoneCode) result.phoneCode = await issueCode(scope, user, 'PHONE_VERIFICATION', { return: true }, h.phone!);
+    if (c.emailCode) {
+      codeRequests.push({ user, kind: 'EMAIL_VERIFICATION', delivery: c.emailCode, target: h.email });
+      codeOwners.push({ result, field: 'emailCode' });
+    }
+    if (c.phoneCode) {
+      codeRequests.push({ user, kind: 'PHONE_VERIFICATION', delivery: { return: true }, target: h.phone! });
+      codeOwners.push({ result, field: 'phoneCode' });
+    }
   }
+  const codes = await issueCodes(scope, codeRequests, { replace: false });
+  codeOwners.forEach(({ result, field }, i) => {
+    result[field] = codes[i];
+  });
   return results;
 }
 

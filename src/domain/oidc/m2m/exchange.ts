@@ -155,6 +155,7 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
         authTime: subject.authTime,
         amr: subject.amr,
         absoluteExpiresAt: new Date(Date.now() + settings.refreshTokenAbsoluteSeconds * 1000),
+        actor: actorRef,
       });
       grantId = grant.id;
       refresh = await issueRefreshToken(scope, {
