@@ -1,3 +1,4 @@
+import { humanAddedPayload, machineAddedPayload } from '../user/event-payloads';
 import os from 'node:os';
 import { checkImportedHash, hashPassword } from '../../crypto/passwords/index';
 import { DomainError } from '../errors';
@@ -77,16 +78,15 @@ export function humanAccount(orgId: string, h: ImportHuman): Account {
       password_change_required: h.passwordChangeRequired,
       otp_secret: h.otpSecret?.toUpperCase() ?? null,
     },
-    // The same payload as a user added through CreateUser (domain/user/commands.ts addHumanUser).
     event: {
       aggregate_type: 'user',
       aggregate_id: id,
       event_type: 'user.human.added',
       resource_owner: orgId,
-      payload: {
-        userName: h.username,
-        firstName: h.firstName,
-        lastName: h.lastName,
+      payload: humanAddedPayload({
+        username: h.username,
+        givenName: h.firstName,
+        familyName: h.lastName,
         nickName: h.nickName,
         displayName,
         preferredLanguage: h.preferredLanguage,
@@ -96,7 +96,7 @@ export function humanAccount(orgId: string, h: ImportHuman): Account {
         phone: h.phone,
         passwordHash: h.passwordHash,
         passwordChangeRequired: h.passwordChangeRequired,
-      },
+      }),
     },
   };
 }
@@ -124,13 +124,12 @@ export function machineAccount(orgId: string, m: ImportMachine): Account {
       description: m.description ?? null,
       access_token_type: m.accessTokenType,
     },
-    // The same payload as addMachineUser in domain/user/commands.ts.
     event: {
       aggregate_type: 'user',
       aggregate_id: id,
       event_type: 'user.machine.added',
       resource_owner: orgId,
-      payload: { userName: m.username, name, description: m.description, accessTokenType: m.accessTokenType },
+      payload: machineAddedPayload({ username: m.username, name, description: m.description, accessTokenType: m.accessTokenType }),
     },
   };
 }

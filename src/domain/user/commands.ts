@@ -1,3 +1,4 @@
+import { humanAddedPayload, machineAddedPayload } from './event-payloads';
 import { and, eq, inArray, ne } from 'drizzle-orm';
 import { invalidatePat, invalidatePrincipal } from '../../authz/authenticate';
 import type { Permission } from '../../authz/roles';
@@ -110,20 +111,7 @@ export async function addUsers(scope: Scope, list: NewUser[]): Promise<{ id: str
         aggregateType: 'user',
         aggregateId: id,
         type: 'user.human.added',
-        payload: {
-          userName: input.username,
-          firstName: input.givenName,
-          lastName: input.familyName,
-          nickName: input.nickName,
-          displayName,
-          preferredLanguage: input.preferredLanguage,
-          gender: input.gender,
-          email: input.email,
-          emailVerified: input.emailVerified,
-          phone: input.phone,
-          passwordHash: input.passwordHash,
-          passwordChangeRequired: input.passwordChangeRequired ?? false,
-        },
+        payload: humanAddedPayload({ ...input, displayName }),
         resourceOwner: input.orgId,
       });
     } else {
@@ -143,7 +131,7 @@ export async function addUsers(scope: Scope, list: NewUser[]): Promise<{ id: str
         aggregateType: 'user',
         aggregateId: id,
         type: 'user.machine.added',
-        payload: { userName: input.username, name: input.name, description: input.description, accessTokenType: input.accessTokenType ?? 'BEARER' },
+        payload: machineAddedPayload(input),
         resourceOwner: input.orgId,
       });
     }
