@@ -109,7 +109,7 @@ export async function verifyInviteCode(ctx: Ctx, input: { userId: string; code: 
   const before = await readUser(ctx.db, userId);
   if (!before) throw userNotFound();
   authorize(ctx, before, 'user.write', { self: true });
-  const password = await preparePassword(ctx.db, ctx.instanceId, 'password', { password: input.password });
+  const password = await preparePassword(ctx.db, ctx.instanceId, 'password', { password: input.password }, 'password');
   return execute(ctx, async (scope) => {
     const user = await userForChange(scope, userId, 'user.write', { self: true });
     requireHuman(user);

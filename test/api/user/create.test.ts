@@ -158,7 +158,7 @@ describe('CreateUser', () => {
       [human({ email: { email: 'not-an-email' } }), /human\.email\.email is not a valid email address/],
       [human({ email: undefined }), /human\.email is required/],
       [human({ phone: { phone: 'call me' } }), /human\.phone\.phone is not a valid phone number/],
-      [human({ passwordType: { case: 'password', value: { password: 'short' } } }), /human\.password\.password must be at least 8 characters/],
+      [human({ passwordType: { case: 'password', value: { password: 'short' } } }), /human\.password\.password needs at least 8 characters/],
       [human({ profile: { ...profile, preferredLanguage: 'not a language' } }), /preferred_language/],
       [{ organizationId: orgId, userType: { case: 'machine', value: { name: 'x' } } }, /username is required/],
       [{ organizationId: orgId, username: 'has space', userType: { case: 'machine', value: { name: 'x' } } }, /username must not contain whitespace/],

@@ -68,7 +68,7 @@ describe('credentials, email, invitations and metadata', () => {
     expect(await checkUserPassword(server.app.database.db, id, 'Second-Passw0rd')).toBe(true);
     const weak = await users.setPassword({ userId: id, newPassword: { password: 'short' } }).catch((e) => e);
     expect(weak.code).toBe(Code.InvalidArgument);
-    expect(weak.rawMessage).toMatch(/new_password\.password must be at least 8 characters/);
+    expect(weak.rawMessage).toMatch(/new_password\.password needs at least 8 characters/);
     const wrongCurrent = await users
       .setPassword({ userId: id, newPassword: { password: 'Third-Passw0rd' }, verification: { case: 'currentPassword', value: 'not-it' } })
       .catch((e) => e);
@@ -104,6 +104,7 @@ describe('credentials, email, invitations and metadata', () => {
     const fresh = await users.createInviteCode({ userId: id, verification: { case: 'returnCode', value: {} } });
     const weak = await users.verifyInviteCode({ userId: id, verificationCode: fresh.inviteCode!, password: 'x' }).catch((e) => e);
     expect(weak.code).toBe(Code.InvalidArgument);
+    expect(weak.rawMessage).toMatch(/^password needs at least 8 characters/);
     await users.verifyInviteCode({ userId: id, verificationCode: fresh.inviteCode!, password: 'Invited-Passw0rd' });
     expect(await checkUserPassword(server.app.database.db, id, 'Invited-Passw0rd')).toBe(true);
     const { user } = await users.getUserByID({ userId: id });
