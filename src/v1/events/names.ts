@@ -5,6 +5,20 @@
 export type Lang = 'en' | 'de';
 
 export const EVENT_TYPE_NAMES: Record<string, [en: string, de: string]> = {
+  'auth_request.added': ['Authorization request received', 'Autorisierungsanfrage erhalten'],
+  'instance.settings.changed': ['Instance settings changed', 'Instanz-Einstellungen geändert'],
+  'oidc_session.access_token.added': ['Access token issued', 'Zugriffstoken ausgestellt'],
+  'oidc_session.refresh_token.added': ['Refresh token issued', 'Aktualisierungstoken ausgestellt'],
+  'oidc_session.refresh_token.revoked': ['Refresh token revoked', 'Aktualisierungstoken widerrufen'],
+  'oidc_session.revoked': ['OIDC session revoked', 'OIDC-Sitzung widerrufen'],
+  'project.grant.deactivated': ['Project grant deactivated', 'Projektfreigabe deaktiviert'],
+  'project.grant.reactivated': ['Project grant reactivated', 'Projektfreigabe reaktiviert'],
+  'session.password.checked': ['Password checked in session', 'Passwort in Sitzung geprüft'],
+  'user.human.password.check.failed': ['Password check failed', 'Passwortprüfung fehlgeschlagen'],
+  'user.human.password.check.succeeded': ['Password check succeeded', 'Passwortprüfung erfolgreich'],
+  'user.human.password.hash.updated': ['Password hash upgraded to argon2id', 'Passwort-Hash auf argon2id aktualisiert'],
+  'user.initialized': ['User initialized', 'Benutzer initialisiert'],
+  'web_key.deactivated': ['Signing key deactivated', 'Signaturschlüssel deaktiviert'],
   'instance.added': ['Instance added', 'Instanz hinzugefügt'],
   'instance.changed': ['Instance changed', 'Instanz geändert'],
   'instance.domain.added': ['Instance domain added', 'Instanz-Domain hinzugefügt'],
