@@ -69,8 +69,8 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
     const algOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).alg as string;
     const useAlgorithm = async (alg: 'RS256' | 'ES256') => {
       if (algOf(await token(jwtUser.auth)) === alg) return;
-      const { keyId } = await rpc('portcullis.instance.v2.WebKeyService/CreateWebKey', { algorithm: `WEB_KEY_ALGORITHM_${alg}` });
-      await rpc('portcullis.instance.v2.WebKeyService/ActivateWebKey', { keyId });
+      const { keyId } = await rpc('portcullis.instance.v2.InstanceService/CreateWebKey', { algorithm: `WEB_KEY_ALGORITHM_${alg}` });
+      await rpc('portcullis.instance.v2.InstanceService/ActivateWebKey', { keyId });
       // Every worker picks up the new key when its key cache expires (seconds): wait until all sign with it.
       const deadline = Date.now() + 60_000;
       for (let ok = 0; ok < 20; ) {

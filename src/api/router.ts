@@ -1,31 +1,30 @@
 import type { ConnectRouter } from '@connectrpc/connect';
-import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
+import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
-import { applicationHandlers } from './application/handlers';
-import { registerReflection } from './reflection/service';
-import type { Deps } from '../deps';
-import { instanceHandlers } from './instance/handlers';
+import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
+import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
+import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
 import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
-import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
-import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
+import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
+import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
+import type { Deps } from '../deps';
+import { administratorHandlers } from './administrator/handlers';
+import { applicationHandlers } from './application/handlers';
+import { authorizationHandlers } from './authorization/handlers';
+import { instanceHandlers } from './instance/handlers';
+import { oidcHandlers } from './oidc/handlers';
 import { orgHandlers } from './org/handlers';
 import { projectHandlers } from './project/handlers';
-import { authorizationHandlers } from './authorization/handlers';
-import { administratorHandlers } from './administrator/handlers';
-import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
-import { userHandlers } from './user/handlers';
-import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
-import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
-import { WebKeyService } from '../../gen/portcullis/instance/v2/web_key_service_pb';
+import { registerReflection } from './reflection/service';
 import { sessionHandlers } from './session/handlers';
-import { oidcHandlers } from './oidc/handlers';
+import { userHandlers } from './user/handlers';
 import { webKeyHandlers } from './webkey/handlers';
 
 /** Registers every v2 service. Nothing else lives here. */
 export function routes(deps: Deps) {
   return (router: ConnectRouter) => {
-    router.service(InstanceService, instanceHandlers(deps));
+    router.service(InstanceService, { ...instanceHandlers(deps), ...webKeyHandlers(deps) });
     router.service(OrganizationService, orgHandlers(deps));
     router.service(ProjectService, projectHandlers(deps));
     router.service(AuthorizationService, authorizationHandlers(deps));
@@ -34,7 +33,6 @@ export function routes(deps: Deps) {
     router.service(UserService, userHandlers(deps));
     router.service(SessionService, sessionHandlers(deps));
     router.service(OIDCService, oidcHandlers(deps));
-    router.service(WebKeyService, webKeyHandlers(deps));
     // Server reflection describes every service registered on this router (read at first use).
     registerReflection(router);
   };

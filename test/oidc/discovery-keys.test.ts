@@ -1,7 +1,8 @@
 import * as client from 'openid-client';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebKeyAlgorithm, WebKeyService, WebKeyState } from '../../gen/portcullis/instance/v2/web_key_service_pb';
+import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
+import { WebKeyAlgorithm, WebKeyState } from '../../gen/portcullis/instance/v2/web_key_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addOidcApp, addProject, addUser, codeFlowTokens, rp } from './helpers';
 
@@ -54,7 +55,7 @@ describe('discovery and signing keys', () => {
   });
 
   it('rotation on demand: new key published first; after activation new tokens use it and old ones still verify', async () => {
-    const keysApi = server.client(WebKeyService);
+    const keysApi = server.client(InstanceService);
     const before = await codeFlowTokens(server, config, user);
     const oldKid = decodeProtectedHeader(before.tokens.id_token!).kid;
     const created = await keysApi.createWebKey({ algorithm: WebKeyAlgorithm.ES256 });
@@ -81,7 +82,7 @@ describe('discovery and signing keys', () => {
   });
 
   it('EdDSA keys sign ID tokens that openid-client verifies', async () => {
-    const keysApi = server.client(WebKeyService);
+    const keysApi = server.client(InstanceService);
     const created = await keysApi.createWebKey({ algorithm: WebKeyAlgorithm.EDDSA });
     await keysApi.activateWebKey({ keyId: created.keyId });
     const fresh = await rp(server, config.clientMetadata().client_id, config.clientMetadata().client_secret as string);
@@ -92,7 +93,7 @@ describe('discovery and signing keys', () => {
 
   it('web key RPCs need instance permissions', async () => {
     const { tokens } = await codeFlowTokens(server, config, user);
-    await expect(server.client(WebKeyService, { token: tokens.access_token }).listWebKeys({})).rejects.toThrow(/iam.read/);
+    await expect(server.client(InstanceService, { token: tokens.access_token }).listWebKeys({})).rejects.toThrow(/iam.read/);
   });
 });
 
@@ -109,7 +110,7 @@ describe('scheduled key rotation and keys at rest', () => {
     const { systemCtx } = await import('./helpers');
     const db = server.app.database.db;
     const keysBefore = (await (await fetch(`${server.url}/oauth/v2/keys`)).json()).keys.map((k: { kid: string }) => k.kid);
-    const list = await server.client(WebKeyService).listWebKeys({});
+    const list = await server.client(InstanceService).listWebKeys({});
     const active = list.webKeys.find((k) => k.state === WebKeyState.ACTIVE)!;
     const next = list.webKeys.find((k) => k.state === WebKeyState.INITIAL)!;
     expect(keysBefore).toEqual(expect.arrayContaining([active.id, next.id]));
@@ -119,7 +120,7 @@ describe('scheduled key rotation and keys at rest', () => {
     // pretend both keys are an hour old: the successor has been published for longer than the JWKS max-age
     await db.execute(`update web_keys set created_at = now() - interval '1 hour', activated_at = now() - interval '1 hour'`);
     expect(await rotateKeysIfDue(systemCtx(server), masterKey, 60_000)).toBe(true);
-    const after = await server.client(WebKeyService).listWebKeys({});
+    const after = await server.client(InstanceService).listWebKeys({});
     expect(after.webKeys.find((k) => k.id === next.id)?.state).toBe(WebKeyState.ACTIVE);
     expect(after.webKeys.find((k) => k.id === active.id)?.state).toBe(WebKeyState.INACTIVE);
     expect(after.webKeys.filter((k) => k.state === WebKeyState.INITIAL)).toHaveLength(1);

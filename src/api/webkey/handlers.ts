@@ -1,6 +1,7 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { WebKeyAlgorithm, WebKeyService, WebKeyState } from '../../../gen/portcullis/instance/v2/web_key_service_pb';
+import type { InstanceService } from '../../../gen/portcullis/instance/v2/instance_service_pb';
+import { WebKeyAlgorithm, WebKeyState } from '../../../gen/portcullis/instance/v2/web_key_pb';
 import type { SigningAlgorithm } from '../../crypto/keys/signing';
 import { loadMasterKey } from '../../crypto/keys/master-key';
 import type { Deps } from '../../deps';
@@ -16,7 +17,8 @@ const PROTO_TO_ALG: Partial<Record<WebKeyAlgorithm, SigningAlgorithm>> = {
 };
 const STATE_TO_PROTO: Record<string, WebKeyState> = { INITIAL: WebKeyState.INITIAL, ACTIVE: WebKeyState.ACTIVE, INACTIVE: WebKeyState.INACTIVE };
 
-export function webKeyHandlers(deps: Deps): ServiceImpl<typeof WebKeyService> {
+/** The web key RPCs of InstanceService (rotation of the signing keys on demand). */
+export function webKeyHandlers(deps: Deps): Partial<ServiceImpl<typeof InstanceService>> {
   const need = (ok: boolean, p: string) => {
     if (!ok) throw permissionDenied(`needs ${p} on the instance`);
   };
