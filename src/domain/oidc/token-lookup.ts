@@ -3,7 +3,7 @@ import { sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
 import { accessTokens, authorizations, orgs, users } from '../../db/schema/index';
 import type { ClaimUser } from './claims';
-import { OPAQUE_ACCESS_TOKEN_PREFIX } from './issue';
+import { claimUserColumns, OPAQUE_ACCESS_TOKEN_PREFIX } from './issue';
 import { findActiveMachineToken } from './m2m/tokens';
 import { verifyOwnJwt } from './web-keys';
 
@@ -76,23 +76,7 @@ function build(db: Db) {
     db
       .select({
       t: accessTokens,
-      u: {
-        id: users.id,
-        orgId: users.orgId,
-        username: users.username,
-        orgDomain: orgs.primaryDomain,
-        givenName: users.givenName,
-        familyName: users.familyName,
-        nickName: users.nickName,
-        displayName: users.displayName,
-        preferredLanguage: users.preferredLanguage,
-        gender: users.gender,
-        email: users.email,
-        emailVerified: users.emailVerified,
-        phone: users.phone,
-        phoneVerified: users.phoneVerified,
-        changedAt: users.changedAt,
-      },
+      u: claimUserColumns,
       userState: users.state,
       authorized: sql<boolean>`(not ${accessTokens.authorizationBound} or exists (select 1 from ${authorizations} where ${authorizations.userId} = ${accessTokens.userId} and ${authorizations.projectId} = ${accessTokens.projectId} and ${authorizations.state} = 'ACTIVE'))`,
     })

@@ -1,3 +1,4 @@
+import { claimUserColumns } from '../issue';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
@@ -96,23 +97,7 @@ async function loadIdByUsername(db: Db, lowerName: string): Promise<string | und
 async function loadMachine(db: Db, userId: string): Promise<MachineUser | undefined> {
   const [row] = await db
     .select({
-      id: users.id,
-      orgId: users.orgId,
-      username: users.username,
-      orgDomain: orgs.primaryDomain,
-      givenName: users.givenName,
-      familyName: users.familyName,
-      nickName: users.nickName,
-      displayName: users.displayName,
-      preferredLanguage: users.preferredLanguage,
-      gender: users.gender,
-      email: users.email,
-      emailVerified: users.emailVerified,
-      phone: users.phone,
-      phoneVerified: users.phoneVerified,
-      changedAt: users.changedAt,
-      state: users.state,
-      type: users.type,
+      ...claimUserColumns,
       accessTokenType: users.accessTokenType,
       secretHash: users.secretHash,
       machineName: users.machineName,
