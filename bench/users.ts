@@ -133,8 +133,8 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
       failures,
       listUsers: figures,
     };
-    fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
-    fs.writeFileSync(path.join(import.meta.dirname, 'results', 'users.json'), `${JSON.stringify(out, null, 2)}\n`);
+    // Run on its own (node --import tsx bench/users.ts) it prints the raw figures.
+    if (!opts) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return {
       scenario: 'users',
       metrics: [
