@@ -128,7 +128,7 @@ export function onUniqueViolation(constraint: string, error: () => DomainError):
   constraintErrors.set(constraint, error);
 }
 
-function constraintError(constraint: string): DomainError {
+export function constraintError(constraint: string): DomainError {
   return constraintErrors.get(constraint)?.() ?? alreadyExists('Errors.AlreadyExists', 'the resource already exists');
 }
 

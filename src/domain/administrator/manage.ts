@@ -47,15 +47,22 @@ function invalidResource() {
 const memberNotFound = () => notFound('Errors.Member.NotFound', 'the user is not an administrator of this resource');
 
 export async function createAdministrator(ctx: Ctx, input: { userId: string; resource?: ResourceRef; roles: string[] }): Promise<{ createdAt: Date }> {
+  requireId('user_id', input.userId);
+  return execute(ctx, (scope) => createAdministratorIn(scope, input));
+}
+
+/** CreateAdministrator inside a running command (the bulk import adds many in one transaction). */
+export async function createAdministratorIn(
+  scope: Scope,
+  input: { userId: string; resource?: ResourceRef; roles: string[] },
+): Promise<{ createdAt: Date }> {
   const userId = requireId('user_id', input.userId);
-  return execute(ctx, async (scope) => {
-    const r = await resolveResource(scope, input.resource, 'administrator.write');
-    checkRoles(r.resourceType, input.roles);
-    const [user] = await scope.tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
-    if (!user) throw notFound('Errors.User.NotFound', 'user not found');
-    await addAdministrator(scope, { userId, resourceType: r.resourceType, resourceId: r.resourceId, resourceOwner: r.resourceOwner, roles: [...new Set(input.roles)] });
-    return { createdAt: new Date() };
-  });
+  const r = await resolveResource(scope, input.resource, 'administrator.write');
+  checkRoles(r.resourceType, input.roles);
+  const [user] = await scope.tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
+  if (!user) throw notFound('Errors.User.NotFound', 'user not found');
+  await addAdministrator(scope, { userId, resourceType: r.resourceType, resourceId: r.resourceId, resourceOwner: r.resourceOwner, roles: [...new Set(input.roles)] });
+  return { createdAt: new Date() };
 }
 
 export async function updateAdministrator(ctx: Ctx, input: { userId: string; resource?: ResourceRef; roles: string[] }): Promise<{ changedAt: Date }> {

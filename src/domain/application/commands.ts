@@ -52,49 +52,55 @@ export interface CreatedApplication {
 }
 
 export async function createApplication(ctx: Ctx, input: CreateApplicationInput): Promise<CreatedApplication> {
+  checkCreateApplication(input);
+  return execute(ctx, (scope) => createApplicationIn(scope, input));
+}
+
+function checkCreateApplication(input: CreateApplicationInput) {
   checkRequiredId(input.projectId, 'project_id');
   if (input.applicationId) checkApplicationId(input.applicationId);
-  const name = checkName(input.name);
-  const config = completeConfig(input.config);
+  return { name: checkName(input.name), config: completeConfig(input.config) };
+}
 
-  return execute(ctx, async (scope) => {
-    await scope.load('project', input.projectId);
-    const project = await writableProject(scope, input.projectId);
-    const id = input.applicationId || newId();
-    const clientId = config.type === 'SAML' ? null : newClientId(id, project.name);
-    const clientSecret = usesSecret(config.type, configOf(config)) ? newClientSecret() : undefined;
-    const [row] = await scope.tx
-      .insert(applications)
-      .values({
-        id,
-        projectId: project.id,
-        orgId: project.orgId,
-        name,
-        type: config.type,
-        clientId,
-        secretHash: clientSecret ? hashSecret(clientSecret) : null,
-        oidc: config.type === 'OIDC' ? config.oidc : null,
-        saml: config.type === 'SAML' ? config.saml : null,
-        api: config.type === 'API' ? config.api : null,
-      })
-      .returning({ createdAt: applications.createdAt });
-    const push = eventsFor(scope, project.id, project.orgId);
-    push('project.application.added', { appId: id, name, type: config.type });
-    push(`project.application.config.${config.type.toLowerCase()}.added`, {
-      appId: id,
-      clientId,
-      hasSecret: Boolean(clientSecret),
-      ...configOf(config),
-    });
-    return {
+/** CreateApplication inside a running command (the bulk import creates many in one transaction). */
+export async function createApplicationIn(scope: Scope, input: CreateApplicationInput): Promise<CreatedApplication> {
+  const { name, config } = checkCreateApplication(input);
+  await scope.load('project', input.projectId);
+  const project = await writableProject(scope, input.projectId);
+  const id = input.applicationId || newId();
+  const clientId = config.type === 'SAML' ? null : newClientId(id, project.name);
+  const clientSecret = usesSecret(config.type, configOf(config)) ? newClientSecret() : undefined;
+  const [row] = await scope.tx
+    .insert(applications)
+    .values({
       id,
+      projectId: project.id,
+      orgId: project.orgId,
+      name,
       type: config.type,
-      createdAt: row.createdAt,
-      clientId: clientId ?? undefined,
-      clientSecret,
-      complianceProblems: config.type === 'OIDC' ? complianceProblems(config.oidc) : [],
-    };
+      clientId,
+      secretHash: clientSecret ? hashSecret(clientSecret) : null,
+      oidc: config.type === 'OIDC' ? config.oidc : null,
+      saml: config.type === 'SAML' ? config.saml : null,
+      api: config.type === 'API' ? config.api : null,
+    })
+    .returning({ createdAt: applications.createdAt });
+  const push = eventsFor(scope, project.id, project.orgId);
+  push('project.application.added', { appId: id, name, type: config.type });
+  push(`project.application.config.${config.type.toLowerCase()}.added`, {
+    appId: id,
+    clientId,
+    hasSecret: Boolean(clientSecret),
+    ...configOf(config),
   });
+  return {
+    id,
+    type: config.type,
+    createdAt: row.createdAt,
+    clientId: clientId ?? undefined,
+    clientSecret,
+    complianceProblems: config.type === 'OIDC' ? complianceProblems(config.oidc) : [],
+  };
 }
 
 type CompleteConfig = { type: 'OIDC'; oidc: OidcAppConfig } | { type: 'SAML'; saml: SamlAppConfig } | { type: 'API'; api: ApiAppConfig };

@@ -66,41 +66,45 @@ function checkKeys(giver: Giver, keys: string[]): string[] {
   return unique;
 }
 
-export async function createAuthorization(
-  ctx: Ctx,
-  input: { userId: string; projectId: string; orgId?: string; roleKeys: string[] },
-): Promise<{ id: string; createdAt: Date }> {
+export type CreateAuthorizationInput = { userId: string; projectId: string; orgId?: string; roleKeys: string[] };
+
+export async function createAuthorization(ctx: Ctx, input: CreateAuthorizationInput): Promise<{ id: string; createdAt: Date }> {
+  requireId('user_id', input.userId);
+  requireId('project_id', input.projectId);
+  return execute(ctx, (scope) => createAuthorizationIn(scope, input));
+}
+
+/** CreateAuthorization inside a running command (the bulk import creates many in one transaction). */
+export async function createAuthorizationIn(scope: Scope, input: CreateAuthorizationInput): Promise<{ id: string; createdAt: Date }> {
   const userId = requireId('user_id', input.userId);
   const projectId = requireId('project_id', input.projectId);
-  return execute(ctx, async (scope) => {
-    await scope.load('project', projectId);
-    const project = await findProject(scope.tx, projectId, 'share');
-    if (!project) throw projectNotFound();
-    const giver = await giverFor(scope, project, input.orgId || project.orgId);
-    const roleKeys = checkKeys(giver, input.roleKeys);
-    const [user] = await scope.tx
-      .select({ orgId: users.orgId })
-      .from(users)
-      .where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
-    if (!user) throw notFound('Errors.User.NotFound', 'user not found');
-    if (giver.grantId && user.orgId !== giver.orgId) {
-      throw invalidArgument('Errors.Authorization.User.Foreign', 'user_id: a granted organization may only authorize its own users');
-    }
-    const id = newId();
-    scope.created('authorization', id);
-    const [row] = await scope.tx
-      .insert(authorizations)
-      .values({ id, userId, projectId, orgId: giver.orgId, projectGrantId: giver.grantId, roleKeys })
-      .returning({ createdAt: authorizations.createdAt });
-    scope.push({
-      aggregateType: 'authorization',
-      aggregateId: id,
-      type: 'authorization.added',
-      payload: { userId, projectId, projectGrantId: giver.grantId, roleKeys },
-      resourceOwner: giver.orgId,
-    });
-    return { id, createdAt: row.createdAt };
+  await scope.load('project', projectId);
+  const project = await findProject(scope.tx, projectId, 'share');
+  if (!project) throw projectNotFound();
+  const giver = await giverFor(scope, project, input.orgId || project.orgId);
+  const roleKeys = checkKeys(giver, input.roleKeys);
+  const [user] = await scope.tx
+    .select({ orgId: users.orgId })
+    .from(users)
+    .where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
+  if (!user) throw notFound('Errors.User.NotFound', 'user not found');
+  if (giver.grantId && user.orgId !== giver.orgId) {
+    throw invalidArgument('Errors.Authorization.User.Foreign', 'user_id: a granted organization may only authorize its own users');
+  }
+  const id = newId();
+  scope.created('authorization', id);
+  const [row] = await scope.tx
+    .insert(authorizations)
+    .values({ id, userId, projectId, orgId: giver.orgId, projectGrantId: giver.grantId, roleKeys })
+    .returning({ createdAt: authorizations.createdAt });
+  scope.push({
+    aggregateType: 'authorization',
+    aggregateId: id,
+    type: 'authorization.added',
+    payload: { userId, projectId, projectGrantId: giver.grantId, roleKeys },
+    resourceOwner: giver.orgId,
   });
+  return { id, createdAt: row.createdAt };
 }
 
 /** Loads an authorization for a change; one the caller may not manage is NOT_FOUND. */

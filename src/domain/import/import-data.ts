@@ -8,6 +8,7 @@ import { addOrg } from '../org/commands';
 import { type Account, checkHuman, checkMachine, dropRepeats, hashPlainPasswords, humanAccount, machineAccount } from './accounts';
 import { type EventRow, appendEvents, inBatches, insertUserMetadata, insertUsers } from './bulk';
 import type { ImportError, ImportOptions, ImportOrg, ImportResult, ImportedOrg } from './model';
+import { importResources } from './resources';
 
 const timedOut = () => new DomainError('deadline_exceeded', 'Errors.Import.Timeout', 'the import ran out of time');
 
@@ -18,7 +19,8 @@ const PARALLEL_ORGS = 2;
  * Bulk import (v1 `POST /admin/v1/import`). Each organization is imported in ONE transaction, so a
  * crash or a timeout leaves it either complete or untouched. Items that cannot be imported become
  * errors[] entries and the rest of the organization goes on. Re-running the same body adds nothing:
- * users whose id already exists in the organization count as imported and are not written again.
+ * users, projects, roles, applications, domains, administrators and authorizations that already exist
+ * in the organization count as imported and are not written again.
  */
 export async function importData(ctx: Ctx, orgs: ImportOrg[], opts: ImportOptions = {}): Promise<ImportResult> {
   if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('the import needs the IAM_OWNER role');
@@ -118,7 +120,19 @@ async function importOrg(
 
     const present = await existingUsers(tx, unique.map((a) => a.id));
     const takenNames = await takenUsernames(tx, unique.map((a) => a.username));
-    const imported: ImportedOrg = { orgId: org.orgId, humanUserIds: [], machineUserIds: [], userMetadata: [] };
+    const imported: ImportedOrg = {
+      orgId: org.orgId,
+      humanUserIds: [],
+      machineUserIds: [],
+      userMetadata: [],
+      projectIds: [],
+      projectRoles: [],
+      oidcAppIds: [],
+      apiAppIds: [],
+      userGrants: [],
+      domains: [],
+      orgMembers: [],
+    };
     const fresh: Account[] = [];
     for (const a of unique) {
       const owner = present.get(a.id);
@@ -166,6 +180,8 @@ async function importOrg(
     await inBatches(metaRows, (slice) => insertUserMetadata(tx, slice), checkDeadline);
     await inBatches(metaEvents, (slice) => appendEvents(tx, ctx, slice), checkDeadline);
     imported.userMetadata = metaRows.map((m) => ({ userId: m.user_id, key: m.key }));
+
+    await importResources(scope, org, imported, errors, checkDeadline);
 
     for (const item of org.unsupported) errors.push({ type: item.type, id: item.id, key: 'Errors.Import.NotSupported' });
     checkDeadline();

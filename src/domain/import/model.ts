@@ -1,3 +1,5 @@
+import type { AppConfigInput } from '../application/model';
+
 /** What one import brings for one organization, already converted from the transport's shape. */
 export interface ImportOrg {
   orgId: string;
@@ -6,8 +8,55 @@ export interface ImportOrg {
   humanUsers: ImportHuman[];
   machineUsers: ImportMachine[];
   userMetadata: ImportMetadata[];
+  projects: ImportProject[];
+  projectRoles: ImportProjectRole[];
+  apps: ImportApp[];
+  userGrants: ImportUserGrant[];
+  domains: ImportDomain[];
+  orgMembers: ImportOrgMember[];
   /** sections this version does not import; each item is reported as an error */
   unsupported: { type: string; id: string }[];
+}
+
+export interface ImportProject {
+  projectId: string;
+  name: string;
+  projectRoleAssertion?: boolean;
+  authorizationRequired?: boolean;
+  projectAccessRequired?: boolean;
+}
+
+export interface ImportProjectRole {
+  projectId: string;
+  key: string;
+  displayName: string;
+  group?: string;
+}
+
+export interface ImportApp {
+  kind: 'oidc_app' | 'api_app';
+  appId: string;
+  projectId: string;
+  name: string;
+  /** the application's configuration, or the error key of a configuration the transport could not read */
+  config: AppConfigInput | { invalid: string };
+}
+
+export interface ImportUserGrant {
+  userId: string;
+  projectId: string;
+  roleKeys: string[];
+}
+
+export interface ImportDomain {
+  domain: string;
+  verified: boolean;
+  primary: boolean;
+}
+
+export interface ImportOrgMember {
+  userId: string;
+  roles: string[];
 }
 
 export interface ImportHuman {
@@ -68,6 +117,13 @@ export interface ImportedOrg {
   humanUserIds: string[];
   machineUserIds: string[];
   userMetadata: { userId: string; key: string }[];
+  projectIds: string[];
+  projectRoles: { projectId: string; key: string }[];
+  oidcAppIds: string[];
+  apiAppIds: string[];
+  userGrants: { userId: string; projectId: string }[];
+  domains: string[];
+  orgMembers: string[];
 }
 
 export interface ImportResult {

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { orgDomains, orgs } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { failedPrecondition, notFound } from '../errors';
-import { execute } from '../execute';
+import { execute, type Scope } from '../execute';
 import { requireDomain, requireId } from '../instance/validate';
 import { orgForChange } from './access';
 import { invalidateOrgUsers } from './invalidate-users';
@@ -16,14 +16,27 @@ const domainNotFound = () => notFound('Errors.Org.Domain.NotFound', 'the organiz
 
 /** Adds a domain (unverified; domain verification is not part of this API). */
 export async function addOrganizationDomain(ctx: Ctx, input: { orgId: string; domain: string }): Promise<{ createdAt: Date }> {
+  requireId('organization_id', input.orgId);
+  requireDomain('domain', input.domain);
+  return execute(ctx, (scope) => addOrganizationDomainIn(scope, input));
+}
+
+/**
+ * AddOrganizationDomain inside a running command. `verified` is only for the bulk import, which
+ * carries over domains the previous system had verified (recorded as `org.domain.verified`).
+ */
+export async function addOrganizationDomainIn(
+  scope: Scope,
+  input: { orgId: string; domain: string; verified?: boolean },
+): Promise<{ createdAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
-  return execute(ctx, async (scope) => {
-    await orgForChange(scope, orgId, 'org.write');
-    const [row] = await scope.tx.insert(orgDomains).values({ orgId, domain }).returning({ createdAt: orgDomains.createdAt });
-    scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.added', payload: { domain }, resourceOwner: orgId });
-    return { createdAt: row.createdAt };
-  });
+  await orgForChange(scope, orgId, 'org.write');
+  const isVerified = input.verified === true;
+  const [row] = await scope.tx.insert(orgDomains).values({ orgId, domain, isVerified }).returning({ createdAt: orgDomains.createdAt });
+  scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.added', payload: { domain }, resourceOwner: orgId });
+  if (isVerified) scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.verified', payload: { domain }, resourceOwner: orgId });
+  return { createdAt: row.createdAt };
 }
 
 export async function deleteOrganizationDomain(ctx: Ctx, input: { orgId: string; domain: string }): Promise<{ deletedAt: Date }> {
@@ -44,19 +57,24 @@ export async function deleteOrganizationDomain(ctx: Ctx, input: { orgId: string;
 
 /** Makes a domain of the organization primary; login names follow it. */
 export async function setPrimaryOrganizationDomain(ctx: Ctx, input: { orgId: string; domain: string }): Promise<{ changedAt: Date }> {
+  requireId('organization_id', input.orgId);
+  requireDomain('domain', input.domain);
+  return execute(ctx, (scope) => setPrimaryOrganizationDomainIn(scope, input));
+}
+
+/** SetPrimaryOrganizationDomain inside a running command (used by the bulk import). */
+export async function setPrimaryOrganizationDomainIn(scope: Scope, input: { orgId: string; domain: string }): Promise<{ changedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
-  return execute(ctx, async (scope) => {
-    await orgForChange(scope, orgId, 'org.write');
-    const [row] = await scope.tx.select().from(orgDomains).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
-    if (!row) throw domainNotFound();
-    const changedAt = new Date();
-    if (row.isPrimary) return { changedAt };
-    await scope.tx.update(orgDomains).set({ isPrimary: false }).where(eq(orgDomains.orgId, orgId));
-    await scope.tx.update(orgDomains).set({ isPrimary: true }).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
-    await scope.tx.update(orgs).set({ primaryDomain: domain, changedAt }).where(eq(orgs.id, orgId));
-    await invalidateOrgUsers(scope, orgId);
-    scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.primary.set', payload: { domain }, resourceOwner: orgId });
-    return { changedAt };
-  });
+  await orgForChange(scope, orgId, 'org.write');
+  const [row] = await scope.tx.select().from(orgDomains).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
+  if (!row) throw domainNotFound();
+  const changedAt = new Date();
+  if (row.isPrimary) return { changedAt };
+  await scope.tx.update(orgDomains).set({ isPrimary: false }).where(eq(orgDomains.orgId, orgId));
+  await scope.tx.update(orgDomains).set({ isPrimary: true }).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
+  await scope.tx.update(orgs).set({ primaryDomain: domain, changedAt }).where(eq(orgs.id, orgId));
+  await invalidateOrgUsers(scope, orgId);
+  scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.primary.set', payload: { domain }, resourceOwner: orgId });
+  return { changedAt };
 }

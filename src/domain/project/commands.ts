@@ -17,25 +17,33 @@ export interface ProjectFlags {
   projectAccessRequired?: boolean;
 }
 
-export async function createProject(
-  ctx: Ctx,
-  input: { orgId: string; id?: string; name: string } & ProjectFlags,
-): Promise<{ id: string; createdAt: Date }> {
+export type CreateProjectInput = { orgId: string; id?: string; name: string } & ProjectFlags;
+
+export async function createProject(ctx: Ctx, input: CreateProjectInput): Promise<{ id: string; createdAt: Date }> {
+  const { id } = checkCreateProject(input);
+  return execute(ctx, (scope) => createProjectIn(scope, { ...input, id }));
+}
+
+function checkCreateProject(input: CreateProjectInput) {
   const orgId = requireId('organization_id', input.orgId);
   const name = requireText('name', input.name);
   const id = optionalId('project_id', input.id) ?? newId();
-  return execute(ctx, async (scope) => {
-    await orgFor(scope.tx, ctx.principal, orgId, 'project.write', 'share');
-    scope.created('project', id);
-    const flags = {
-      projectRoleAssertion: input.projectRoleAssertion ?? false,
-      authorizationRequired: input.authorizationRequired ?? false,
-      projectAccessRequired: input.projectAccessRequired ?? false,
-    };
-    const [row] = await scope.tx.insert(projects).values({ id, orgId, name, ...flags }).returning({ createdAt: projects.createdAt });
-    scope.push({ aggregateType: 'project', aggregateId: id, type: 'project.added', payload: { name, ...flags }, resourceOwner: orgId });
-    return { id, createdAt: row.createdAt };
-  });
+  return { orgId, name, id };
+}
+
+/** CreateProject inside a running command (the bulk import creates many in one transaction). */
+export async function createProjectIn(scope: Scope, input: CreateProjectInput): Promise<{ id: string; createdAt: Date }> {
+  const { orgId, name, id } = checkCreateProject(input);
+  await orgFor(scope.tx, scope.ctx.principal, orgId, 'project.write', 'share');
+  scope.created('project', id);
+  const flags = {
+    projectRoleAssertion: input.projectRoleAssertion ?? false,
+    authorizationRequired: input.authorizationRequired ?? false,
+    projectAccessRequired: input.projectAccessRequired ?? false,
+  };
+  const [row] = await scope.tx.insert(projects).values({ id, orgId, name, ...flags }).returning({ createdAt: projects.createdAt });
+  scope.push({ aggregateType: 'project', aggregateId: id, type: 'project.added', payload: { name, ...flags }, resourceOwner: orgId });
+  return { id, createdAt: row.createdAt };
 }
 
 async function changeProject(

@@ -2,7 +2,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import { authorizations, projectGrants, projectRoles } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { alreadyExists, notFound } from '../errors';
-import { execute, onUniqueViolation } from '../execute';
+import { execute, onUniqueViolation, type Scope } from '../execute';
 import { optionalText, requireId, requireText } from '../instance/validate';
 import { projectForChange } from './access';
 
@@ -10,23 +10,31 @@ onUniqueViolation('project_roles_project_id_key_pk', () => alreadyExists('Errors
 
 const roleNotFound = () => notFound('Errors.Project.Role.NotFound', 'the project has no role with this key');
 
-export async function addProjectRole(
-  ctx: Ctx,
-  input: { projectId: string; key: string; displayName: string; group?: string },
-): Promise<{ createdAt: Date }> {
+export type AddProjectRoleInput = { projectId: string; key: string; displayName: string; group?: string };
+
+export async function addProjectRole(ctx: Ctx, input: AddProjectRoleInput): Promise<{ createdAt: Date }> {
+  checkAddProjectRole(input);
+  return execute(ctx, (scope) => addProjectRoleIn(scope, input));
+}
+
+function checkAddProjectRole(input: AddProjectRoleInput) {
   const projectId = requireId('project_id', input.projectId);
   const key = requireText('role_key', input.key);
   const displayName = requireText('display_name', input.displayName);
   const group = optionalText('group', input.group) ?? '';
-  return execute(ctx, async (scope) => {
-    const project = await projectForChange(scope, projectId, 'project.role.write');
-    const [row] = await scope.tx
-      .insert(projectRoles)
-      .values({ projectId, key, displayName, group })
-      .returning({ createdAt: projectRoles.createdAt });
-    scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.role.added', payload: { key, displayName, group }, resourceOwner: project.orgId });
-    return { createdAt: row.createdAt };
-  });
+  return { projectId, key, displayName, group };
+}
+
+/** AddProjectRole inside a running command (the bulk import adds many in one transaction). */
+export async function addProjectRoleIn(scope: Scope, input: AddProjectRoleInput): Promise<{ createdAt: Date }> {
+  const { projectId, key, displayName, group } = checkAddProjectRole(input);
+  const project = await projectForChange(scope, projectId, 'project.role.write');
+  const [row] = await scope.tx
+    .insert(projectRoles)
+    .values({ projectId, key, displayName, group })
+    .returning({ createdAt: projectRoles.createdAt });
+  scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.role.added', payload: { key, displayName, group }, resourceOwner: project.orgId });
+  return { createdAt: row.createdAt };
 }
 
 export async function updateProjectRole(

@@ -1,18 +1,23 @@
 import { parseDuration } from '../../config';
-import { invalidArgument } from '../../domain/errors';
+import { DomainError, invalidArgument } from '../../domain/errors';
 import { checkId } from '../../domain/user/validate';
-import type { ImportHuman, ImportMachine, ImportMetadata, ImportOrg } from '../../domain/import/model';
-import { type Obj, bool, enumValue, id, obj, objects, str } from '../shape';
+import type {
+  ImportApp,
+  ImportDomain,
+  ImportHuman,
+  ImportMachine,
+  ImportMetadata,
+  ImportOrg,
+  ImportOrgMember,
+  ImportProject,
+  ImportProjectRole,
+  ImportUserGrant,
+} from '../../domain/import/model';
+import { toApi, toOidc } from '../management/apps';
+import { type Obj, bool, enumValue, id, obj, objects, str, strings } from '../shape';
 
 /** Sections of the import body this version does not import; each item is reported in errors[]. */
 const UNSUPPORTED: { key: string; type: string; id: (o: Obj) => unknown }[] = [
-  { key: 'projects', type: 'project', id: (o) => o.projectId },
-  { key: 'projectRoles', type: 'project_role', id: (o) => (o.projectId ? `${o.projectId}_${o.roleKey}` : o.roleKey) },
-  { key: 'oidcApps', type: 'oidc_app', id: (o) => o.appId },
-  { key: 'apiApps', type: 'api_app', id: (o) => o.appId },
-  { key: 'userGrants', type: 'user_grant', id: (o) => `${o.userId}_${o.projectId}` },
-  { key: 'domains', type: 'domain', id: (o) => o.domainName },
-  { key: 'orgMembers', type: 'org_member', id: (o) => o.userId },
   { key: 'projectMembers', type: 'project_member', id: (o) => `${o.projectId}_${o.userId}` },
   { key: 'projectGrants', type: 'project_grant', id: (o) => o.grantId },
   { key: 'actions', type: 'action', id: (o) => o.actionId },
@@ -62,6 +67,15 @@ function toOrg(o: Obj, path: string): ImportOrg {
     humanUsers: objects(o, 'humanUsers', path).map((h, i) => toHuman(h, `${path}.humanUsers[${i}]`)),
     machineUsers: objects(o, 'machineUsers', path).map((m, i) => toMachine(m, `${path}.machineUsers[${i}]`)),
     userMetadata: objects(o, 'userMetadata', path).map((m, i) => toMetadata(m, `${path}.userMetadata[${i}]`)),
+    projects: objects(o, 'projects', path).map((p, i) => toProject(p, `${path}.projects[${i}]`)),
+    projectRoles: objects(o, 'projectRoles', path).map((r, i) => toProjectRole(r, `${path}.projectRoles[${i}]`)),
+    apps: [
+      ...objects(o, 'oidcApps', path).map((a, i) => toApp(a, `${path}.oidcApps[${i}]`, 'oidc_app')),
+      ...objects(o, 'apiApps', path).map((a, i) => toApp(a, `${path}.apiApps[${i}]`, 'api_app')),
+    ],
+    userGrants: objects(o, 'userGrants', path).map((g, i) => toUserGrant(g, `${path}.userGrants[${i}]`)),
+    domains: objects(o, 'domains', path).map((d, i) => toDomain(d, `${path}.domains[${i}]`)),
+    orgMembers: objects(o, 'orgMembers', path).map((m, i) => toOrgMember(m, `${path}.orgMembers[${i}]`)),
     unsupported,
   };
 }
@@ -114,4 +128,67 @@ function toMetadata(m: Obj, path: string): ImportMetadata {
   if (!userId || !key) throw invalidArgument('Errors.Import.Invalid', `${path} needs id and key`);
   const raw = str(m, 'value', path) ?? '';
   return { userId, key, value: Buffer.from(raw, 'base64').toString('base64') };
+}
+
+/** An id the item cannot do without: a body without it is not a migration tool's output. */
+function requiredId(o: Obj, key: string, path: string): string {
+  const v = id(o, key, path);
+  if (!v) throw invalidArgument('Errors.Import.Invalid', `${path}.${key} is required`);
+  return v;
+}
+
+function toProject(p: Obj, path: string): ImportProject {
+  const project = obj(p, 'project', path) ?? {};
+  const pp = `${path}.project`;
+  return {
+    projectId: requiredId(p, 'projectId', path),
+    name: str(project, 'name', pp) ?? '',
+    projectRoleAssertion: bool(project, 'projectRoleAssertion', pp),
+    authorizationRequired: bool(project, 'projectRoleCheck', pp),
+    projectAccessRequired: bool(project, 'hasProjectCheck', pp),
+  };
+}
+
+function toProjectRole(r: Obj, path: string): ImportProjectRole {
+  return {
+    projectId: requiredId(r, 'projectId', path),
+    key: requiredId(r, 'roleKey', path),
+    displayName: str(r, 'displayName', path) ?? '',
+    group: str(r, 'group', path) || undefined,
+  };
+}
+
+/** The app's configuration in the v1 management shape; one the shim rejects becomes the item's error. */
+function toApp(a: Obj, path: string, kind: ImportApp['kind']): ImportApp {
+  const app = obj(a, 'app', path) ?? {};
+  let config: ImportApp['config'];
+  try {
+    config = kind === 'oidc_app' ? toOidc(app) : toApi(app);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    config = { invalid: err.key };
+  }
+  return {
+    kind,
+    appId: requiredId(a, 'appId', path),
+    projectId: requiredId(app, 'projectId', `${path}.app`),
+    name: str(app, 'name', `${path}.app`) ?? '',
+    config,
+  };
+}
+
+function toUserGrant(g: Obj, path: string): ImportUserGrant {
+  return { userId: requiredId(g, 'userId', path), projectId: requiredId(g, 'projectId', path), roleKeys: strings(g, 'roleKeys', path) };
+}
+
+function toDomain(d: Obj, path: string): ImportDomain {
+  return {
+    domain: requiredId(d, 'domainName', path),
+    verified: bool(d, 'isVerified', path) ?? false,
+    primary: bool(d, 'isPrimary', path) ?? false,
+  };
+}
+
+function toOrgMember(m: Obj, path: string): ImportOrgMember {
+  return { userId: requiredId(m, 'userId', path), roles: strings(m, 'roles', path) };
 }

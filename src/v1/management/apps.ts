@@ -59,7 +59,7 @@ function enumsOf(o: Obj, key: string, prefix: string, allowed: readonly string[]
   });
 }
 
-function toOidc(b: Obj): AppConfigInput {
+export function toOidc(b: Obj): AppConfigInput {
   const skew = str(b, 'clockSkew', '');
   let clockSkewSeconds: number | undefined;
   if (skew) {
@@ -88,7 +88,7 @@ function toOidc(b: Obj): AppConfigInput {
   return { type: 'OIDC', oidc };
 }
 
-function toApi(b: Obj): AppConfigInput {
+export function toApi(b: Obj): AppConfigInput {
   const authMethodType = enumOf(b, 'authMethodType', 'API_AUTH_METHOD_TYPE_', ['BASIC', 'PRIVATE_KEY_JWT']);
   return { type: 'API', api: authMethodType ? { authMethodType } : {} };
 }
