@@ -72,7 +72,9 @@ export function svgChart(results: ScenarioResult[]): string {
 
 export function writeReport(machine: MachineInfo, results: ScenarioResult[], peerSetup: string): string {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const base = `${machine.date.slice(0, 10)}-${machine.commit}`;
+  // A second run on the same day and commit gets its own files (-2, -3, …) so runs can be compared.
+  let base = `${machine.date.slice(0, 10)}-${machine.commit}`;
+  for (let n = 2; fs.existsSync(path.join(RESULTS_DIR, `${base}.md`)); n++) base = `${machine.date.slice(0, 10)}-${machine.commit}-${n}`;
   const chart = `${base}.svg`;
   fs.writeFileSync(path.join(RESULTS_DIR, chart), svgChart(results));
   fs.writeFileSync(path.join(RESULTS_DIR, `${base}.md`), markdown(machine, results, peerSetup).replace('CHART', chart));
