@@ -12,11 +12,17 @@ const WRITE_CHUNK = 64 * 1024;
 class ArrayWriter {
   private buffer = '';
   count = 0;
+  /** A write error is kept and reported by flush(); after abort() it is expected and ignored. */
+  error: Error | undefined;
 
   constructor(
     readonly stream: WriteStream,
     private readonly indent: string | undefined,
-  ) {}
+  ) {
+    stream.on('error', (err) => {
+      this.error ??= err;
+    });
+  }
 
   push(value: unknown) {
     const sep = this.count++ === 0 ? '[' : ',';
@@ -29,6 +35,7 @@ class ArrayWriter {
   }
 
   async flush() {
+    if (this.error) throw this.error;
     if (!this.buffer) return;
     const ok = this.stream.write(this.buffer);
     this.buffer = '';
