@@ -1,3 +1,4 @@
+import { applicationColumns } from './queries';
 import { invalidateOidcClient } from '../oidc/clients';
 import { and, eq, ne } from 'drizzle-orm';
 import { applicationKeys, applications, orgs, projects } from '../../db/schema/index';
@@ -160,19 +161,7 @@ async function writableApplication(scope: Scope, applicationId: string, opts: { 
   await scope.load('project', ref.projectId);
   const [row] = await scope.tx
     .select({
-      id: applications.id,
-      projectId: applications.projectId,
-      orgId: applications.orgId,
-      name: applications.name,
-      type: applications.type,
-      state: applications.state,
-      clientId: applications.clientId,
-      secretHash: applications.secretHash,
-      oidc: applications.oidc,
-      saml: applications.saml,
-      api: applications.api,
-      createdAt: applications.createdAt,
-      changedAt: applications.changedAt,
+      ...applicationColumns,
       projectState: projects.state,
       orgState: orgs.state,
     })

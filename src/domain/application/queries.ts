@@ -48,7 +48,8 @@ export function appliedLimit(limit: number | undefined): number {
 /** An application that still exists in a project and organization that still exist. */
 const existing = and(ne(applications.state, 'REMOVED'), ne(projects.state, 'REMOVED'), ne(orgs.state, 'REMOVED'));
 
-const columns = {
+/** The application columns every read of an application selects. */
+export const applicationColumns = {
   id: applications.id,
   projectId: applications.projectId,
   orgId: applications.orgId,
@@ -64,7 +65,7 @@ const columns = {
   changedAt: applications.changedAt,
 };
 
-type Row = { [K in keyof typeof columns]: (typeof applications.$inferSelect)[K] };
+type Row = { [K in keyof typeof applicationColumns]: (typeof applications.$inferSelect)[K] };
 
 export function toView(row: Row): ApplicationView {
   return {
@@ -87,7 +88,7 @@ export function toView(row: Row): ApplicationView {
 
 function visibleApps(db: Db) {
   return db
-    .select(columns)
+    .select(applicationColumns)
     .from(applications)
     .innerJoin(projects, eq(projects.id, applications.projectId))
     .innerJoin(orgs, eq(orgs.id, applications.orgId));
@@ -217,7 +218,7 @@ export interface OidcClient {
 export async function findOidcClientByClientId(db: Db, clientId: string): Promise<OidcClient | undefined> {
   const [row] = await db
     .select({
-      ...columns,
+      ...applicationColumns,
       projectState: projects.state,
       orgState: orgs.state,
     })
