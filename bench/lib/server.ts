@@ -60,6 +60,8 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
       PORTCULLIS_LOG_LEVEL: 'warn',
       PORTCULLIS_ADMIN_PASSWORD: 'Bench-Passw0rd!',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      // Cluster workers' profiles come out mostly idle; one process gives a complete profile.
+      ...(opts.profile ? { PORTCULLIS_WORKERS: '1' } : {}),
       ...opts.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],

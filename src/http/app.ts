@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Deps } from '../deps';
 import { DomainError } from '../domain/errors';
+import { limitBody } from './body-limit';
 import { healthRoutes } from './health';
 import { oidcRoutes } from '../oidc/routes';
 import { loginRoutes } from '../login/routes';
@@ -26,8 +26,8 @@ export function createHttpApp(deps: Deps) {
   // The rest of such a body is never read, so the connection cannot be reused: say so.
   const tooLarge = (limit: number) => (c: any) =>
     c.json({ error: 'request_too_large', error_description: `request body larger than ${limit} bytes` }, 413, { Connection: 'close' });
-  const importLimit = bodyLimit({ maxSize: deps.config.bodyLimitBytes, onError: tooLarge(deps.config.bodyLimitBytes) });
-  const defaultLimit = bodyLimit({ maxSize: SMALL_BODY_LIMIT, onError: tooLarge(SMALL_BODY_LIMIT) });
+  const importLimit = limitBody(deps.config.bodyLimitBytes, tooLarge(deps.config.bodyLimitBytes));
+  const defaultLimit = limitBody(SMALL_BODY_LIMIT, tooLarge(SMALL_BODY_LIMIT));
   app.use('*', (c, next) => (BULK_PATHS.has(c.req.path) ? importLimit(c, next) : defaultLimit(c, next)));
   app.route('/', healthRoutes(deps));
   app.route('/', oidcRoutes(deps));

@@ -4,6 +4,8 @@ import { invalidRequest } from './errors';
 export type Params = Map<string, string>;
 
 const FORM = 'application/x-www-form-urlencoded';
+// fatal: invalid UTF-8 is an error, not U+FFFD; decode() without streaming keeps no state between calls.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parameters of a GET (query) or POST (form body); also reports names sent more than once. */
 export async function readParams(c: Context, opts: { formOnly?: boolean } = {}): Promise<{ params: Params; repeated: string[] }> {
@@ -13,7 +15,7 @@ export async function readParams(c: Context, opts: { formOnly?: boolean } = {}):
     if (type !== FORM) throw invalidRequest(`the body must be ${FORM}`);
     let text: string;
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(await c.req.arrayBuffer());
+      text = utf8.decode(await c.req.arrayBuffer());
     } catch {
       throw invalidRequest('the body is not valid UTF-8');
     }
