@@ -16,7 +16,7 @@ export interface Cache<V> {
 }
 
 const CHANNEL = 'portcullis_cache';
-const registry = new Map<string, Cache<unknown>>();
+const registry = new Map<string, { evict(key: string): void; clear(): void }>();
 
 export function createCache<V>(name: string, opts: { max?: number; maxAgeMs?: number } = {}): Cache<V> {
   const max = opts.max ?? 10_000;
@@ -41,6 +41,11 @@ export function createCache<V>(name: string, opts: { max?: number; maxAgeMs?: nu
   };
   registry.set(name, cache as Cache<unknown>);
   return cache;
+}
+
+/** For caches that are not keyed rows: `handler` runs on every invalidation of `name`, here or elsewhere. */
+export function onInvalidation(name: string, handler: () => void): void {
+  registry.set(name, { evict: handler, clear: handler });
 }
 
 /** Evicts `name:key` in this process now and in every process once the command commits. */

@@ -22,6 +22,8 @@ export interface NewEvent {
  */
 export class Scope {
   readonly pending: NewEvent[] = [];
+  /** types of every event this command appended so far */
+  readonly appendedTypes = new Set<string>();
   private readonly loaded = new Map<string, number>();
 
   constructor(
@@ -62,6 +64,7 @@ export class Scope {
       if (seq === undefined) seq = this.loaded.get(key) ?? (await currentSequence(this.tx, e.aggregateType, e.aggregateId));
       seq += 1;
       next.set(key, seq);
+      this.appendedTypes.add(e.type);
       rows.push({
         instanceId: this.ctx.instanceId,
         aggregateType: e.aggregateType,
@@ -89,6 +92,21 @@ async function currentSequence(tx: Db, aggregateType: string, aggregateId: strin
   return row?.seq ?? 0;
 }
 
+/**
+ * Learns of every command that appended events: caches of derived state (e.g. looked-up tokens) use
+ * it to stay exact. `beforeCommit` runs inside the transaction after the append (a NOTIFY sent there
+ * is delivered only if it commits); `afterCommit` once the commit is through.
+ */
+export interface CommitObserver {
+  beforeCommit(scope: Scope, eventTypes: ReadonlySet<string>): Promise<void>;
+  afterCommit(eventTypes: ReadonlySet<string>): void;
+}
+const observers: CommitObserver[] = [];
+
+export function observeCommits(observer: CommitObserver): void {
+  observers.push(observer);
+}
+
 const MAX_ATTEMPTS = 4;
 
 /**
@@ -100,12 +118,19 @@ const MAX_ATTEMPTS = 4;
 export async function execute<T>(ctx: Ctx, command: (scope: Scope) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.db.transaction(async (tx) => {
+      let appended: ReadonlySet<string> | undefined;
+      const result = await ctx.db.transaction(async (tx) => {
         const scope = new Scope(tx as unknown as Db, ctx);
         const result = await command(scope);
         await scope.flush();
+        if (scope.appendedTypes.size) {
+          appended = scope.appendedTypes;
+          for (const o of observers) await o.beforeCommit(scope, appended);
+        }
         return result;
       });
+      if (appended) for (const o of observers) o.afterCommit(appended);
+      return result;
     } catch (err) {
       const violation = uniqueViolation(err);
       if (violation === 'events_aggregate_sequence_uq') {

@@ -5,6 +5,7 @@ import { accessTokens, authorizations, orgs, users } from '../../db/schema/index
 import type { ClaimUser } from './claims';
 import { claimUserColumns, OPAQUE_ACCESS_TOKEN_PREFIX } from './issue';
 import { findActiveMachineToken } from './m2m/tokens';
+import { cachedLookup } from './token-cache';
 import { verifyOwnJwt } from './web-keys';
 
 export interface ActiveAccessToken {
@@ -24,17 +25,23 @@ export interface ActiveAccessToken {
 /**
  * Finds an access token that is active right now: not expired, not revoked (by the client, by logout,
  * by a grant revocation), its user active, and — when the user held an authorization on the project
- * at issuance — that authorization still active. One query on the hot path; JWTs are verified
- * against our published keys first and then looked up by `jti`.
+ * at issuance — that authorization still active. One query, and none while the answer is cached
+ * (token-cache.ts); JWTs are verified against our published keys first and then looked up by `jti`.
  */
 export async function findActiveAccessToken(db: Db, masterKey: Buffer, issuer: string, token: string): Promise<ActiveAccessToken | undefined> {
   // Tokens of the machine grants carry their claims (no row); they are checked by their own module.
   const machine = await findActiveMachineToken(db, masterKey, issuer, token);
   if (machine !== undefined) return machine ?? undefined;
+  if (!token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX) && token.split('.').length !== 3) return undefined;
+  const hash = sha256Hex(token);
+  return cachedLookup(hash, () => lookUp(db, masterKey, issuer, token, hash), (t) => t.expiresAt.getTime() > Date.now());
+}
+
+async function lookUp(db: Db, masterKey: Buffer, issuer: string, token: string, hash: string): Promise<ActiveAccessToken | undefined> {
   let by: { kind: 'hash' | 'id'; value: string };
   if (token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX)) {
-    by = { kind: 'hash', value: sha256Hex(token) };
-  } else if (token.split('.').length === 3) {
+    by = { kind: 'hash', value: hash };
+  } else {
     let jti: unknown;
     try {
       jti = (await verifyOwnJwt(db, masterKey, token, { issuer })).payload.jti;
@@ -43,8 +50,6 @@ export async function findActiveAccessToken(db: Db, masterKey: Buffer, issuer: s
     }
     if (typeof jti !== 'string') return undefined;
     by = { kind: 'id', value: jti };
-  } else {
-    return undefined;
   }
   const [row] = await statements(db)[by.kind].execute({ v: by.value });
   if (!row) return undefined;

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
+import { secureRandomBytes } from '../../../crypto/random';
 
 /** Prefix of the machine grants' opaque access tokens. */
 export const MACHINE_OPAQUE_PREFIX = 'pcm_';
@@ -20,7 +21,7 @@ function tokenKey(masterKey: Buffer): Buffer {
  * read it. To its holder it is an unreadable random string. Revocation is a stored `jti`.
  */
 export function sealToken(masterKey: Buffer, claims: object): string {
-  const iv = randomBytes(12);
+  const iv = secureRandomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', tokenKey(masterKey), iv);
   const body = Buffer.concat([cipher.update(JSON.stringify(claims), 'utf8'), cipher.final()]);
   return MACHINE_OPAQUE_PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { secureRandomBytes } from '../../../crypto/random';
 import { gt } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { m2mRevokedTokens } from '../../../db/schema/index';
@@ -62,7 +62,7 @@ export interface MachineTokenParams {
 export function issueMachineAccessToken(env: OidcEnv, m: MachineUser, p: MachineTokenParams): { token: string; jti: string; expiresIn: number } {
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + p.lifetimeSeconds;
-  const jti = `${JTI_PREFIX}${p.credential}.${randomBytes(16).toString('base64url')}`;
+  const jti = `${JTI_PREFIX}${p.credential}.${secureRandomBytes(16).toString('base64url')}`;
   if (m.accessTokenType === 'JWT') {
     const token = signCompact(
       signingKeyOf(env),

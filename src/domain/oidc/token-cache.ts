@@ -1,0 +1,72 @@
+import { invalidateAfterCommit, onInvalidation } from '../cache';
+import { observeCommits } from '../execute';
+
+/**
+ * Looked-up access tokens (userinfo and introspection answer from them), cached per process while
+ * nothing that could change a lookup's answer has happened anywhere. Instead of tracking which
+ * token a change touches, every command whose events are not known to be neutral starts a new
+ * generation — here at once and before and after its commit, in the other replicas by a NOTIFY that
+ * PostgreSQL delivers on commit. So a revocation, a logout, a locked user, a changed profile or
+ * authorization is seen by the next request; a busy write load only lowers the hit rate.
+ */
+const NAME = 'access-token-lookups';
+const MAX_ENTRIES = 10_000;
+// Bounds staleness should a notification be lost (the listener also clears on reconnect).
+const MAX_AGE_MS = 10_000;
+
+/** Events that cannot change the answer for a token issued before them: new things, sign-in steps. */
+const NEUTRAL = new Set([
+  'user.human.added',
+  'user.machine.added',
+  'org.added',
+  'project.added',
+  'auth_request.added',
+  'session.added',
+  'session.password.checked',
+  'user.human.password.check.succeeded',
+  'user.human.password.check.failed',
+  'user.human.password.hash.updated',
+  'oidc_session.added',
+  'oidc_session.access_token.added',
+  'oidc_session.refresh_token.added',
+  'user.personal.access.token.added',
+]);
+
+let generation = 0;
+const entries = new Map<string, { generation: number; at: number; value: unknown }>();
+
+function newGeneration() {
+  generation++;
+  entries.clear();
+}
+
+onInvalidation(NAME, newGeneration);
+
+const relevant = (types: ReadonlySet<string>) => {
+  for (const t of types) if (!NEUTRAL.has(t)) return true;
+  return false;
+};
+
+observeCommits({
+  async beforeCommit(scope, types) {
+    if (relevant(types)) await invalidateAfterCommit(scope, NAME, '');
+  },
+  afterCommit(types) {
+    // A lookup that ran between the eviction above and the commit saw the old state: drop it too.
+    if (relevant(types)) newGeneration();
+  },
+});
+
+/** The cached answer for `key`, or what `load` finds (cached only when defined). */
+export async function cachedLookup<T>(key: string, load: () => Promise<T | undefined>, stillValid: (value: T) => boolean): Promise<T | undefined> {
+  const hit = entries.get(key);
+  if (hit && hit.generation === generation && Date.now() - hit.at < MAX_AGE_MS && stillValid(hit.value as T)) return hit.value as T;
+  const startedIn = generation;
+  const value = await load();
+  // Stored only if no change began while it loaded; otherwise the next request loads again.
+  if (value !== undefined && startedIn === generation) {
+    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+    entries.set(key, { generation, at: Date.now(), value });
+  }
+  return value;
+}
