@@ -24,7 +24,22 @@ import { errorPage, localeOf, renderPage } from './render';
 
 type Form = Record<string, string>;
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 async function readForm(c: Context): Promise<Form> {
+  // The pages post urlencoded forms: read the bytes directly (parseBody would first build a full web
+  // Request with a stream). Anything else (multipart from a script) takes Hono's general parser.
+  if ((c.req.header('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+    let text: string;
+    try {
+      text = utf8.decode(await c.req.arrayBuffer());
+    } catch {
+      return {};
+    }
+    const out: Form = {};
+    for (const [k, v] of new URLSearchParams(text)) out[k] = v;
+    return out;
+  }
   const body = await c.req.parseBody();
   const out: Form = {};
   for (const [k, v] of Object.entries(body)) if (typeof v === 'string') out[k] = v;

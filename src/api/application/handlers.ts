@@ -3,7 +3,6 @@ import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { ApplicationKeyFileSchema } from '../../../gen/portcullis/application/v2/application_pb';
 import { ApplicationService, type CreateApplicationResponseSchema } from '../../../gen/portcullis/application/v2/application_service_pb';
-import type { PaginationRequest } from '../../../gen/portcullis/object/v2/object_pb';
 import type { Deps } from '../../deps';
 import {
   createApplication,
@@ -14,13 +13,10 @@ import {
   updateApplication,
 } from '../../domain/application/commands';
 import { createApplicationKey, deleteApplicationKey } from '../../domain/application/keys';
-import { getApplication, listApplications, listKeysOfApplication, type Page } from '../../domain/application/queries';
+import { getApplication, listApplications, listKeysOfApplication } from '../../domain/application/queries';
 import { ctxOf } from '../context';
+import { pageIn } from '../instance/paging';
 import { applicationToProto, configFromProto, filterFromProto, keyToProto, updateFromProto } from './convert';
-
-function pageOf(p: PaginationRequest | undefined): Page {
-  return { offset: p ? Number(p.offset) : 0, limit: p?.limit, asc: p?.asc };
-}
 
 /** Permissions live in the domain: reading needs project.app.read, changing project.app.write. */
 export function applicationHandlers(deps: Deps): ServiceImpl<typeof ApplicationService> {
@@ -52,7 +48,7 @@ export function applicationHandlers(deps: Deps): ServiceImpl<typeof ApplicationS
 
     async listApplications(req, hc) {
       const res = await listApplications(ctxOf(deps, hc), {
-        page: pageOf(req.pagination),
+        page: pageIn(req.pagination),
         filters: req.filters.map(filterFromProto),
       });
       return {
@@ -99,7 +95,7 @@ export function applicationHandlers(deps: Deps): ServiceImpl<typeof ApplicationS
     },
 
     async listApplicationKeys(req, hc) {
-      const res = await listKeysOfApplication(ctxOf(deps, hc), req.applicationId, pageOf(req.pagination));
+      const res = await listKeysOfApplication(ctxOf(deps, hc), req.applicationId, pageIn(req.pagination));
       return {
         pagination: { totalResult: BigInt(res.total), appliedLimit: BigInt(res.limit) },
         keys: res.items.map(keyToProto),

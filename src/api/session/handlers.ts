@@ -8,6 +8,7 @@ import { createSessionWithChecks, requireLoginUiPermission, type SessionChecks, 
 import { getSession, listSessions, type Session, terminateSessions } from '../../domain/session/sessions';
 import { notFound } from '../../domain/errors';
 import { ctxOf } from '../context';
+import { pageIn } from '../instance/paging';
 
 function checksOf(c: Checks | undefined): SessionChecks {
   const out: SessionChecks = {};
@@ -55,9 +56,7 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
     async listSessions(req, hc) {
       const ctx = ctxOf(deps, hc);
       requireLoginUiPermission(ctx);
-      const limit = Math.min(req.pagination?.limit || 100, 1000);
-      const offset = Number(req.pagination?.offset ?? 0n);
-      const { rows, total } = await listSessions(ctx.db, { userId: req.userId || undefined, limit, offset });
+      const { rows, total, limit } = await listSessions(ctx.db, { userId: req.userId || undefined, page: pageIn(req.pagination) });
       return { pagination: { totalResult: BigInt(total), appliedLimit: BigInt(limit) }, sessions: rows.map(toProto) };
     },
     async deleteSession(req, hc) {

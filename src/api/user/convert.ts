@@ -1,7 +1,7 @@
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { TextFilterMethod, type PaginationRequest } from '../../../gen/portcullis/object/v2/object_pb';
+import { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
 import {
   AccessTokenType,
   Gender,
@@ -14,16 +14,12 @@ import {
 import type { UserFilter as UserFilterMsg } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { invalidArgument } from '../../domain/errors';
 import type { EmailVerification, PhoneVerification } from '../../domain/user/commands';
-import type { Page, TextMethod, UserFilter, UserView } from '../../domain/user/queries';
+import type { TextMethod, UserFilter, UserView } from '../../domain/user/queries';
 
 // Conversions between the v2 messages and the domain's inputs and records. No rules live here.
 
 export const ts = (d: Date) => timestampFromDate(d);
 export const optDate = (t: Timestamp | undefined) => (t ? timestampDate(t) : undefined);
-
-export function page(p: PaginationRequest | undefined): Page | undefined {
-  return p ? { offset: Number(p.offset), limit: p.limit, asc: p.asc } : undefined;
-}
 
 export function paginationOut(total: number, limit: number) {
   return { totalResult: BigInt(total), appliedLimit: BigInt(limit) };

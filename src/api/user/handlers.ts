@@ -17,13 +17,13 @@ import { createInviteCode, resendEmailCode, resendInviteCode, setEmail, verifyEm
 import { deleteUserMetadata, setUserMetadata } from '../../domain/user/metadata';
 import { getUserById, listKeys, listPersonalAccessTokens, listUserMetadata, listUsers } from '../../domain/user/queries';
 import { ctxOf } from '../context';
+import { pageIn } from '../instance/paging';
 import {
   accessTokenTypeIn,
   emailVerificationIn,
   filterIn,
   genderIn,
   optDate,
-  page,
   paginationOut,
   phoneVerificationIn,
   ts,
@@ -77,7 +77,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
 
     async listUsers(req, hc) {
-      const r = await listUsers(ctxOf(deps, hc), { filters: req.filters.map(filterIn), page: page(req.pagination) });
+      const r = await listUsers(ctxOf(deps, hc), { filters: req.filters.map(filterIn), page: pageIn(req.pagination) });
       return { pagination: paginationOut(r.total, r.limit), result: r.users.map(userOut) };
     },
 
@@ -208,7 +208,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
       return { deletionDate: ts(await removeKey(ctxOf(deps, hc), { userId: req.userId, keyId: req.keyId })) };
     },
     async listKeys(req, hc) {
-      const r = await listKeys(ctxOf(deps, hc), { userId: req.userId, page: page(req.pagination) });
+      const r = await listKeys(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
       return {
         pagination: paginationOut(r.total, r.limit),
         result: r.keys.map((k) => ({
@@ -229,7 +229,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
       return { deletionDate: ts(await removePersonalAccessToken(ctxOf(deps, hc), { userId: req.userId, tokenId: req.tokenId })) };
     },
     async listPersonalAccessTokens(req, hc) {
-      const r = await listPersonalAccessTokens(ctxOf(deps, hc), { userId: req.userId, page: page(req.pagination) });
+      const r = await listPersonalAccessTokens(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
       return {
         pagination: paginationOut(r.total, r.limit),
         result: r.tokens.map((t) => ({
@@ -250,7 +250,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
       return { deletionDate: ts(await deleteUserMetadata(ctxOf(deps, hc), { userId: req.userId, keys: req.keys })) };
     },
     async listUserMetadata(req, hc) {
-      const r = await listUserMetadata(ctxOf(deps, hc), { userId: req.userId, page: page(req.pagination) });
+      const r = await listUserMetadata(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
       return { pagination: paginationOut(r.total, r.limit), metadata: r.metadata };
     },
   };

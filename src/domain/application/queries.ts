@@ -4,6 +4,7 @@ import { applicationKeys, applications, orgs, projects } from '../../db/schema/i
 import { verifySecret } from '../../crypto/secrets';
 import type { Ctx } from '../context';
 import { notFound } from '../errors';
+import { type PageRequest, page } from '../instance/pagination';
 import { type ComplianceProblem, complianceProblems } from './compliance';
 import type { ApiAppConfig, AppState, AppType, OidcAppConfig, SamlAppConfig } from './model';
 
@@ -24,26 +25,12 @@ export interface ApplicationView {
   changedAt: Date;
 }
 
-export interface Page {
-  offset?: number;
-  limit?: number;
-  asc?: boolean;
-}
-
 export type TextMethod = 'EQUALS' | 'EQUALS_IGNORE_CASE' | 'STARTS_WITH' | 'STARTS_WITH_IGNORE_CASE' | 'CONTAINS' | 'CONTAINS_IGNORE_CASE';
 
 export type ApplicationFilter =
   | { projectId: string }
   | { name: string; method: TextMethod }
   | { type: AppType };
-
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
-
-export function appliedLimit(limit: number | undefined): number {
-  if (!limit) return DEFAULT_LIMIT;
-  return Math.min(limit, MAX_LIMIT);
-}
 
 /** An application that still exists in a project and organization that still exist. */
 const existing = and(ne(applications.state, 'REMOVED'), ne(projects.state, 'REMOVED'), ne(orgs.state, 'REMOVED'));
@@ -137,16 +124,17 @@ function filterCondition(f: ApplicationFilter): SQL | undefined {
 /** Applications the caller may read, filtered in SQL, ordered by creation (id). */
 export async function listApplications(
   ctx: Ctx,
-  query: { page?: Page; filters?: ApplicationFilter[] },
+  query: { page?: PageRequest; filters?: ApplicationFilter[] },
 ): Promise<{ total: number; limit: number; items: ApplicationView[] }> {
-  const limit = appliedLimit(query.page?.limit);
+  const { offset, limit, asc: ascending } = page(query.page);
+  const order = ascending ? asc : desc;
   const where = and(existing, readScope(ctx), ...(query.filters ?? []).map(filterCondition));
   const [rows, [{ total }]] = await Promise.all([
     visibleApps(ctx.db)
       .where(where)
-      .orderBy(query.page?.asc ? asc(applications.createdAt) : desc(applications.createdAt), query.page?.asc ? asc(applications.id) : desc(applications.id))
+      .orderBy(order(applications.createdAt), order(applications.id))
       .limit(limit)
-      .offset(query.page?.offset ?? 0),
+      .offset(offset),
     ctx.db
       .select({ total: count() })
       .from(applications)
@@ -169,13 +157,13 @@ export interface ApplicationKeyView {
 export async function listKeysOfApplication(
   ctx: Ctx,
   applicationId: string,
-  page: Page = {},
+  pageRequest?: PageRequest,
 ): Promise<{ total: number; limit: number; items: ApplicationKeyView[] }> {
+  const { offset, limit, asc: ascending } = page(pageRequest);
   const app = await getApplication(ctx, applicationId);
-  const limit = appliedLimit(page.limit);
   if (!app.clientId) return { total: 0, limit, items: [] };
   const where = and(eq(applicationKeys.clientId, app.clientId), eq(applicationKeys.applicationId, app.id));
-  const order = page.asc ? asc : desc;
+  const order = ascending ? asc : desc;
   const [rows, [{ total }]] = await Promise.all([
     ctx.db
       .select({
@@ -189,7 +177,7 @@ export async function listKeysOfApplication(
       .where(where)
       .orderBy(order(applicationKeys.createdAt), order(applicationKeys.id))
       .limit(limit)
-      .offset(page.offset ?? 0),
+      .offset(offset),
     ctx.db.select({ total: count() }).from(applicationKeys).where(where),
   ]);
   return { total: Number(total), limit, items: rows };

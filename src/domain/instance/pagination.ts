@@ -24,11 +24,24 @@ export interface ListResult<T> {
   items: T[];
 }
 
+/**
+ * The one paging rule of every v2 list: limit 0/unset → 100, above 1000 → INVALID_ARGUMENT (never
+ * silently capped, so a client asking for more learns it must page). The offset arrives as a protobuf
+ * uint64 (a bigint) or a v1 JSON number; anything the database could not take as an OFFSET is
+ * refused here rather than turning into a 500 there.
+ */
 export function page(req: PageRequest | undefined): Page {
-  const offset = Number(req?.offset ?? 0);
+  const offset = req?.offset ?? 0;
+  if (!isOffset(offset)) {
+    throw invalidArgument('Errors.Pagination.Offset', `pagination.offset must be a non-negative integer of at most ${Number.MAX_SAFE_INTEGER}`);
+  }
   const requested = req?.limit ?? 0;
   if (requested > MAX_LIMIT) throw invalidArgument('Errors.Pagination.Limit', `pagination.limit must be at most ${MAX_LIMIT}`);
-  return { offset, limit: requested > 0 ? requested : DEFAULT_LIMIT, asc: req?.asc ?? false };
+  return { offset: Number(offset), limit: requested > 0 ? requested : DEFAULT_LIMIT, asc: req?.asc ?? false };
+}
+
+function isOffset(v: number | bigint): boolean {
+  return typeof v === 'bigint' ? v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) : Number.isSafeInteger(v) && v >= 0;
 }
 
 export type TextMethod =

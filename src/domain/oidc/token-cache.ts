@@ -33,6 +33,10 @@ const NEUTRAL = new Set([
   'oidc_session.access_token.added',
   'oidc_session.refresh_token.added',
   'user.personal.access.token.added',
+  'user.human.email.code.added',
+  'user.human.phone.code.added',
+  'user.human.invite.code.added',
+  'user.human.password.code.added',
 ]);
 
 let generation = 0;

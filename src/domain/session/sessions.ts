@@ -1,10 +1,11 @@
-import { and, desc, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
 import { accessTokens, oidcGrants, orgs, refreshTokens, sessions, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { notFound, unauthenticated } from '../errors';
 import { execute } from '../execute';
+import { type PageRequest, page } from '../instance/pagination';
 import { constantTimeEqual } from '../../crypto/random';
 
 export type Session = typeof sessions.$inferSelect;
@@ -105,11 +106,17 @@ export async function sessionsOfUserAgent(db: Db, userAgentHash: string): Promis
   }));
 }
 
-export async function listSessions(db: Db, filter: { userId?: string; limit: number; offset: number }): Promise<{ rows: Session[]; total: number }> {
+/** ListSessions: live sessions, newest first unless `asc`, paged by the rule every v2 list follows. */
+export async function listSessions(
+  db: Db,
+  filter: { userId?: string; page?: PageRequest },
+): Promise<{ rows: Session[]; total: number; limit: number }> {
+  const { offset, limit, asc: ascending } = page(filter.page);
+  const order = ascending ? asc : desc;
   const where = and(live(), filter.userId ? eq(sessions.userId, filter.userId) : undefined);
-  const rows = await db.select().from(sessions).where(where).orderBy(desc(sessions.createdAt)).limit(filter.limit).offset(filter.offset);
+  const rows = await db.select().from(sessions).where(where).orderBy(order(sessions.createdAt), order(sessions.id)).limit(limit).offset(offset);
   const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(sessions).where(where);
-  return { rows, total: n };
+  return { rows, total: n, limit };
 }
 
 /** Moves a browser's sessions to a new cookie value (done at every login: no session fixation). */

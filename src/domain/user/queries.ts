@@ -6,6 +6,7 @@ import type { Db } from '../../db/client';
 import { orgDomains, orgs, personalAccessTokens, userKeys, userMetadata, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
+import { type PageRequest, page } from '../instance/pagination';
 import { authorize, readUser, type UserWithOrg, userNotFound } from './access';
 import { countedTotal } from './counts';
 import { checkId } from './validate';
@@ -72,22 +73,6 @@ export type UserFilter =
   | { and: UserFilter[] }
   | { or: UserFilter[] }
   | { not: UserFilter };
-
-export interface Page {
-  offset?: number;
-  limit?: number;
-  asc?: boolean;
-}
-
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
-
-export function pageOf(page: Page | undefined): { offset: number; limit: number; asc: boolean } {
-  const offset = page?.offset ?? 0;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw invalidArgument('Errors.Pagination.Invalid', 'pagination.offset must be a non-negative integer');
-  const limit = !page?.limit ? DEFAULT_LIMIT : Math.min(page.limit, MAX_LIMIT);
-  return { offset, limit, asc: page?.asc ?? false };
-}
 
 const escapeLike = (v: string) => v.replaceAll(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -161,8 +146,8 @@ function visibleTo(ctx: Ctx): SQL | undefined {
 }
 
 /** ListUsers: filtered by the caller's permissions in SQL; deleted users are never listed. */
-export async function listUsers(ctx: Ctx, query: { filters?: UserFilter[]; page?: Page }): Promise<{ total: number; limit: number; users: UserView[] }> {
-  const { offset, limit, asc: ascending } = pageOf(query.page);
+export async function listUsers(ctx: Ctx, query: { filters?: UserFilter[]; page?: PageRequest }): Promise<{ total: number; limit: number; users: UserView[] }> {
+  const { offset, limit, asc: ascending } = page(query.page);
   const filters = query.filters ?? [];
   const where = and(ne(users.state, 'REMOVED'), visibleTo(ctx), ...filters.map((f) => filterCondition(f, 0)));
   const [total, rows] = await Promise.all([
@@ -196,9 +181,9 @@ async function readableUser(ctx: Ctx, userId: string): Promise<UserWithOrg> {
   return user;
 }
 
-export async function listKeys(ctx: Ctx, input: { userId: string; page?: Page }) {
+export async function listKeys(ctx: Ctx, input: { userId: string; page?: PageRequest }) {
   const user = await readableUser(ctx, input.userId);
-  const { offset, limit, asc: ascending } = pageOf(input.page);
+  const { offset, limit, asc: ascending } = page(input.page);
   const where = eq(userKeys.userId, user.id);
   const [[{ total }], rows] = await Promise.all([
     ctx.db.select({ total: count() }).from(userKeys).where(where),
@@ -213,9 +198,9 @@ export async function listKeys(ctx: Ctx, input: { userId: string; page?: Page })
   return { total, limit, keys: rows.map((r) => ({ ...r, userId: user.id, orgId: user.orgId })) };
 }
 
-export async function listPersonalAccessTokens(ctx: Ctx, input: { userId: string; page?: Page }) {
+export async function listPersonalAccessTokens(ctx: Ctx, input: { userId: string; page?: PageRequest }) {
   const user = await readableUser(ctx, input.userId);
-  const { offset, limit, asc: ascending } = pageOf(input.page);
+  const { offset, limit, asc: ascending } = page(input.page);
   const where = eq(personalAccessTokens.userId, user.id);
   const [[{ total }], rows] = await Promise.all([
     ctx.db.select({ total: count() }).from(personalAccessTokens).where(where),
@@ -231,9 +216,9 @@ export async function listPersonalAccessTokens(ctx: Ctx, input: { userId: string
 }
 
 /** ListUserMetadata: ordered by key (ascending unless asc is false and given explicitly). */
-export async function listUserMetadata(ctx: Ctx, input: { userId: string; page?: Page }) {
+export async function listUserMetadata(ctx: Ctx, input: { userId: string; page?: PageRequest }) {
   const user = await readableUser(ctx, input.userId);
-  const { offset, limit } = pageOf(input.page);
+  const { offset, limit } = page(input.page);
   const where = eq(userMetadata.userId, user.id);
   const [[{ total }], rows] = await Promise.all([
     ctx.db.select({ total: count() }).from(userMetadata).where(where),

@@ -427,8 +427,10 @@ describe('ApplicationService', () => {
     const wildcard = await byProject([{ filter: { case: 'name', value: { name: '%', method: TextFilterMethod.CONTAINS } } }]);
     expect(wildcard.applications).toHaveLength(0);
 
-    const big = await apps.listApplications({ pagination: { limit: 5000 } });
-    expect(big.pagination?.appliedLimit).toBe(1000n);
+    await expect(apps.listApplications({ pagination: { limit: 5000 } })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+      rawMessage: 'pagination.limit must be at most 1000',
+    });
   });
 
   it('works over gRPC with HTTP/2 prior knowledge', async () => {
