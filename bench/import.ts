@@ -15,7 +15,7 @@ import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const ORGS = 10;
-const SEARCHES = 200;
+const SEARCHES = 1000;
 
 export default async function importScenario(opts: BenchOptions): Promise<ScenarioResult> {
   opts.progress('import: starting the server on a scratch PostgreSQL database');

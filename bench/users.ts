@@ -21,7 +21,7 @@ const BASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const EMAIL_MODE = process.env.BENCH_EMAIL ?? 'verified';
-const LISTS = 300;
+const LISTS = 1000;
 
 export default async function run(opts?: Partial<BenchOptions>): Promise<ScenarioResult> {
   const log = (line: string) => (opts?.progress ? opts.progress(`  ${line}`) : console.log(line));
