@@ -54,9 +54,10 @@ export const startCommand: Command = {
       await waitForSignal();
       log.info('shutting down: draining in-flight requests');
       await app.stop();
-      // A worker's IPC channel to the primary would keep it alive after a clean stop.
-      if (isWorker) process.exit(0);
-      return 0;
+      // Stopped cleanly: exit now. A handler whose client went away mid-request may still be on its
+      // way to the database when the pool closes, and what it leaves behind (like a worker's IPC
+      // channel to the primary) must not keep a stopped server alive.
+      process.exit(0);
     } catch (err) {
       if (err instanceof DatabaseUnreachableError || err instanceof ConfigError) {
         process.stderr.write(`portcullis: ${err.message}\n`);
