@@ -13,7 +13,7 @@ export interface Peer {
 export async function startPeer(profile: string | false = false): Promise<Peer> {
   const port = await freePort();
   const args = ['--import', 'tsx'];
-  if (profile) args.push('--cpu-prof', `--cpu-prof-dir=${ROOT}/bench/results/profiles`, `--cpu-prof-name=${profile}-peer-\${pid}.cpuprofile`);
+  if (profile) args.push('--cpu-prof', `--cpu-prof-dir=${ROOT}/bench/results/profiles/${profile}-peer`);
   const child = spawn(process.execPath, [...args, 'bench/peer/server.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), NODE_ENV: 'production' },

@@ -46,7 +46,9 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
   const nodeArgs = ['--import', 'tsx'];
   if (opts.profile) {
     fs.mkdirSync(PROFILE_DIR, { recursive: true });
-    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${opts.profile}-\${pid}.cpuprofile`);
+    // One folder per scenario; Node names each file after process and thread (the module loader's
+    // thread writes a profile of its own, which a fixed name per pid would let overwrite the main one).
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, opts.profile)}`);
   }
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, 'src/cli/main.ts', 'start'], {
