@@ -43,7 +43,8 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
     u.pathname = `/${dbName}`;
     databaseUrl = u.toString();
   }
-  const nodeArgs = ['--import', 'tsx'];
+  // As a user runs it: the `portcullis` command, which runs the bundled build (bin/build.mjs).
+  const nodeArgs: string[] = [];
   if (opts.profile) {
     fs.mkdirSync(PROFILE_DIR, { recursive: true });
     // One folder per scenario; Node names each file after process and thread (the module loader's
@@ -51,7 +52,7 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, opts.profile)}`);
   }
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, 'src/cli/main.ts', 'start'], {
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/portcullis.mjs', 'start'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
