@@ -3,6 +3,7 @@ import path from 'node:path';
 import { machineInfo } from './lib/machine';
 import { writeReport } from './lib/report';
 import type { BenchOptions, ScenarioResult } from './lib/types';
+import { build } from '../bin/build.mjs';
 
 /**
  * `npm run bench` runs every scenario; `npm run bench -- <scenario> [--profile]` one of them.
@@ -38,6 +39,8 @@ const opts: BenchOptions = {
   },
 };
 
+// The server runs as users run it, from the bundle; build it first so no scenario times the build.
+await build();
 const results: ScenarioResult[] = [];
 let failed = 0;
 for (const [i, name] of scenarios.entries()) {

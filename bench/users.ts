@@ -37,7 +37,7 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
   let server: ChildProcess | undefined;
   const sql = postgres(url.toString(), { max: 2, onnotice: () => {} });
   try {
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start'], {
+    server = spawn(process.execPath, ['bin/portcullis.mjs', 'start'], {
       cwd: path.resolve(import.meta.dirname, '..'),
       env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), PORTCULLIS_HOST: '127.0.0.1', PORTCULLIS_DATA_DIR: dataDir, PORTCULLIS_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
