@@ -35,21 +35,40 @@ export function isFresh() {
 
 export async function build() {
   const { build: esbuild } = await import('esbuild');
-  fs.mkdirSync(path.dirname(BUNDLE), { recursive: true });
-  // Written beside and renamed into place: processes starting at the same moment never read half a file.
-  const tmp = `${BUNDLE}.${process.pid}.tmp`;
-  await esbuild({
-    entryPoints: [path.join(ROOT, 'src', 'cli', 'main.ts')],
-    outfile: tmp,
+  const dir = path.dirname(BUNDLE);
+  const staging = path.join(ROOT, 'dist', `.build-${process.pid}`);
+  fs.rmSync(staging, { recursive: true, force: true });
+  // Split at the dynamic imports: `portcullis migrate` must not load the server's dependencies
+  // (imports of npm packages cannot be deferred inside one file, so one file would load them all).
+  const result = await esbuild({
+    entryPoints: { main: path.join(ROOT, 'src', 'cli', 'main.ts') },
+    outdir: staging,
+    entryNames: '[name]',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunk-[hash]',
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: 'esm',
     target: 'node22',
     packages: 'external',
     sourcemap: 'inline',
     logLevel: 'error',
+    metafile: true,
   });
-  fs.renameSync(tmp, BUNDLE);
+  fs.mkdirSync(dir, { recursive: true });
+  // Chunks are named by their content, so a chunk of the previous build that a starting process is
+  // about to load is never overwritten with something else; the entry is renamed into place last.
+  const written = Object.keys(result.metafile.outputs).map((f) => path.basename(f));
+  for (const f of written) if (f !== 'main.mjs') fs.renameSync(path.join(staging, f), path.join(dir, f));
+  fs.renameSync(path.join(staging, 'main.mjs'), BUNDLE);
+  fs.rmSync(staging, { recursive: true, force: true });
+  // Chunks of earlier builds: removed once they are old enough that no process can still be starting.
+  const keep = new Set(written);
+  for (const f of fs.readdirSync(dir)) {
+    const p = path.join(dir, f);
+    if (f.startsWith('chunk-') && !keep.has(f) && Date.now() - fs.statSync(p).mtimeMs > 600_000) fs.rmSync(p, { force: true });
+  }
   return BUNDLE;
 }
 
