@@ -19,7 +19,7 @@ export function markdown(machine: MachineInfo, results: ScenarioResult[], peerSe
     `# Portcullis benchmark — ${machine.date.slice(0, 10)} (${machine.commit})`,
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GiB; Node.js ${machine.node}; ${machine.postgres}.`,
-    `Peer: node-oidc-provider ${machine.versions['oidc-provider']}. Load: autocannon ${machine.versions.autocannon}, loopback only.`,
+    `Peer: node-oidc-provider ${machine.versions['oidc-provider']}. Load: autocannon ${machine.versions.autocannon}, loopback only; throughput is the median of three equal measuring windows after a warm-up, latency percentiles are over every response.`,
     '',
     '| scenario | measure | value | unit | p50 ms | p95 ms | p99 ms | errors | target | peer | ratio |',
     '| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |',
