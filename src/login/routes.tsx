@@ -21,21 +21,16 @@ import { RegisterPage, type RegisterValues } from './pages/register';
 import { SelectAccountPage } from './pages/select-account';
 import { VerifyEmailPage } from './pages/verify-email';
 import { errorPage, localeOf, renderPage } from './render';
+import { readUtf8Body } from '../http/read-body';
 
 type Form = Record<string, string>;
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 async function readForm(c: Context): Promise<Form> {
   // The pages post urlencoded forms: read the bytes directly (parseBody would first build a full web
   // Request with a stream). Anything else (multipart from a script) takes Hono's general parser.
   if ((c.req.header('content-type') ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded')) {
-    let text: string;
-    try {
-      text = utf8.decode(await c.req.arrayBuffer());
-    } catch {
-      return {};
-    }
+    const text = await readUtf8Body(c);
+    if (text === undefined) return {};
     const out: Form = {};
     for (const [k, v] of new URLSearchParams(text)) out[k] = v;
     return out;

@@ -1,11 +1,10 @@
 import type { Context } from 'hono';
+import { readUtf8Body } from '../http/read-body';
 import { invalidRequest } from './errors';
 
 export type Params = Map<string, string>;
 
 const FORM = 'application/x-www-form-urlencoded';
-// fatal: invalid UTF-8 is an error, not U+FFFD; decode() without streaming keeps no state between calls.
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parameters of a GET (query) or POST (form body); also reports names sent more than once. */
 export async function readParams(c: Context, opts: { formOnly?: boolean } = {}): Promise<{ params: Params; repeated: string[] }> {
@@ -13,12 +12,8 @@ export async function readParams(c: Context, opts: { formOnly?: boolean } = {}):
   if (c.req.method === 'POST') {
     const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
     if (type !== FORM) throw invalidRequest(`the body must be ${FORM}`);
-    let text: string;
-    try {
-      text = utf8.decode(await c.req.arrayBuffer());
-    } catch {
-      throw invalidRequest('the body is not valid UTF-8');
-    }
+    const text = await readUtf8Body(c);
+    if (text === undefined) throw invalidRequest('the body is not valid UTF-8');
     search = new URLSearchParams(text);
   } else {
     if (opts.formOnly) throw invalidRequest('use POST with a form body');
