@@ -39,8 +39,10 @@ const NEUTRAL = new Set([
   'user.human.password.code.added',
 ]);
 
+// Every entry belongs to the current generation (a new one empties the map); the counter only tells
+// a lookup still in flight that a change began meanwhile.
 let generation = 0;
-const entries = new Map<string, { generation: number; at: number; value: unknown }>();
+const entries = new Map<string, { at: number; value: unknown }>();
 
 function newGeneration() {
   generation++;
@@ -67,13 +69,13 @@ observeCommits({
 /** The cached answer for `key`, or what `load` finds (cached only when defined). */
 export async function cachedLookup<T>(key: string, load: () => Promise<T | undefined>, stillValid: (value: T) => boolean): Promise<T | undefined> {
   const hit = entries.get(key);
-  if (hit && hit.generation === generation && Date.now() - hit.at < MAX_AGE_MS && stillValid(hit.value as T)) return hit.value as T;
+  if (hit && Date.now() - hit.at < MAX_AGE_MS && stillValid(hit.value as T)) return hit.value as T;
   const startedIn = generation;
   const value = await load();
   // Stored only if no change began while it loaded; otherwise the next request loads again.
   if (value !== undefined && startedIn === generation) {
     if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-    entries.set(key, { generation, at: Date.now(), value });
+    entries.set(key, { at: Date.now(), value });
   }
   return value;
 }
