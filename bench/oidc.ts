@@ -149,7 +149,7 @@ function request(agent: http.Agent, port: number, method: string, path: string, 
 }
 
 /** One browser doing a full login, then the relying party exchanging the code and calling userinfo. */
-export async function fullFlow(agent: http.Agent, port: number, client: { id: string; secret: string }, username: string): Promise<string> {
+async function fullFlow(agent: http.Agent, port: number, client: { id: string; secret: string }, username: string): Promise<string> {
   const jar = new Map<string, string>();
   const go = async (method: string, path: string, form?: Record<string, string>) => {
     const headers: Record<string, string> = {};

@@ -63,7 +63,8 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
       PORTCULLIS_LOG_LEVEL: 'warn',
       PORTCULLIS_ADMIN_PASSWORD: 'Bench-Passw0rd!',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      // Cluster workers' profiles come out mostly idle; one process gives a complete profile.
+      // One process: its profile holds all the server's work, instead of spreading it over a profile per
+      // cluster worker (and an idle one of the primary that only hands out connections).
       ...(opts.profile ? { PORTCULLIS_WORKERS: '1' } : {}),
       ...opts.env,
     },
