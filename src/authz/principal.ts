@@ -48,6 +48,26 @@ export class Principal {
     return this.canOrg(p, projectOrgId) || (this.projectPerms.get(projectId)?.has(p) ?? false);
   }
 
+  /**
+   * Holds every permission that these memberships grant, on the same or a wider resource (instance ⊃
+   * organization ⊃ project). The rule that keeps higher-privileged accounts out of reach: a caller
+   * may act on or as another user only when it covers that user's memberships.
+   */
+  covers(memberships: readonly Membership[]): boolean {
+    return memberships.every((m) => {
+      for (const p of permissionsOf(m.roles)) {
+        const held =
+          m.resourceType === 'INSTANCE'
+            ? this.canInstance(p)
+            : m.resourceType === 'ORG'
+              ? this.canOrg(p, m.resourceId)
+              : this.canProject(p, m.resourceId, m.resourceOwner);
+        if (!held) return false;
+      }
+      return true;
+    });
+  }
+
   /** Organizations on which the permission is held; `'all'` for instance-wide holders. */
   orgScope(p: Permission): 'all' | string[] {
     if (this.instancePerms.has(p)) return 'all';

@@ -92,7 +92,7 @@ describe('discovery and signing keys', () => {
   });
 
   it('web key RPCs need instance permissions', async () => {
-    const { tokens } = await codeFlowTokens(server, config, user);
+    const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid urn:service:iam:org:project:id:api:aud' });
     await expect(server.client(InstanceService, { token: tokens.access_token }).listWebKeys({})).rejects.toThrow(/iam.read/);
   });
 });

@@ -165,8 +165,8 @@ describe('introspection, revocation, end session', () => {
     expect(mismatch.headers.get('location')).toBeNull();
   });
 
-  it('the v2 API accepts our access tokens as bearer tokens', async () => {
-    const { tokens } = await codeFlowTokens(server, config, user);
+  it('the v2 API accepts our access tokens as bearer tokens when issued for it (the API audience scope)', async () => {
+    const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid urn:service:iam:org:project:id:api:aud' });
     const res = await fetch(`${server.url}/portcullis.instance.v2.InstanceService/GetInstance`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.access_token}` },

@@ -8,6 +8,7 @@ import { execute, type Scope } from '../execute';
 import { requireId } from '../instance/validate';
 import { lockInstance } from '../instance/lock';
 import { orgForChange } from '../org/access';
+import { requireCovers } from '../user/access';
 import { projectForChange } from '../project/access';
 import { addAdministrator, checkRoles } from './commands';
 
@@ -44,6 +45,22 @@ function invalidResource() {
   return invalidArgument('Errors.Invalid.resource', 'resource is required: instance, organization_id or project_id');
 }
 
+/**
+ * Checks the user whose memberships change. The caller must be able to see the user (a user of an
+ * organization it cannot read is NOT_FOUND, as if it did not exist; the resource's own organization
+ * is always visible to its administrators), must cover every permission the user already holds
+ * (requireCovers), and may only grant roles whose permissions it holds itself on that resource.
+ */
+async function memberForChange(scope: Scope, userId: string, r: Resolved, roles: string[]): Promise<void> {
+  const p = scope.ctx.principal;
+  const [user] = await scope.tx.select({ orgId: users.orgId }).from(users).where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
+  if (!user || (user.orgId !== r.resourceOwner && !p.canOrg('user.read', user.orgId))) throw notFound('Errors.User.NotFound', 'user not found');
+  await requireCovers(scope.tx, p, userId);
+  if (!p.covers([{ resourceType: r.resourceType, resourceId: r.resourceId, resourceOwner: r.resourceOwner, roles }])) {
+    throw permissionDenied('roles: the caller cannot grant permissions it does not hold itself', 'Errors.Member.Privileged');
+  }
+}
+
 const memberNotFound = () => notFound('Errors.Member.NotFound', 'the user is not an administrator of this resource');
 
 export async function createAdministrator(ctx: Ctx, input: { userId: string; resource?: ResourceRef; roles: string[] }): Promise<{ createdAt: Date }> {
@@ -59,8 +76,7 @@ export async function createAdministratorIn(
   const userId = requireId('user_id', input.userId);
   const r = await resolveResource(scope, input.resource, 'administrator.write');
   checkRoles(r.resourceType, input.roles);
-  const [user] = await scope.tx.select({ id: users.id }).from(users).where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
-  if (!user) throw notFound('Errors.User.NotFound', 'user not found');
+  await memberForChange(scope, userId, r, input.roles);
   await addAdministrator(scope, { userId, resourceType: r.resourceType, resourceId: r.resourceId, resourceOwner: r.resourceOwner, roles: [...new Set(input.roles)] });
   return { createdAt: new Date() };
 }
@@ -70,6 +86,7 @@ export async function updateAdministrator(ctx: Ctx, input: { userId: string; res
   return execute(ctx, async (scope) => {
     const r = await resolveResource(scope, input.resource, 'administrator.write');
     checkRoles(r.resourceType, input.roles);
+    await memberForChange(scope, userId, r, input.roles);
     const roles = [...new Set(input.roles)];
     const changedAt = new Date();
     const updated = await scope.tx
@@ -88,6 +105,7 @@ export async function deleteAdministrator(ctx: Ctx, input: { userId: string; res
   const userId = requireId('user_id', input.userId);
   return execute(ctx, async (scope) => {
     const r = await resolveResource(scope, input.resource, 'administrator.write');
+    await memberForChange(scope, userId, r, []);
     const gone = await scope.tx
       .delete(administrators)
       .where(and(eq(administrators.userId, userId), eq(administrators.resourceType, r.resourceType), eq(administrators.resourceId, r.resourceId)))

@@ -87,7 +87,11 @@ export async function createAuthorizationIn(scope: Scope, input: CreateAuthoriza
     .select({ orgId: users.orgId })
     .from(users)
     .where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
-  if (!user) throw notFound('Errors.User.NotFound', 'user not found');
+  // A user of an organization the caller cannot read does not exist for it (the project's own
+  // organization, or the granted one, is the giver's and always visible).
+  if (!user || (user.orgId !== giver.orgId && !scope.ctx.principal.canOrg('user.read', user.orgId))) {
+    throw notFound('Errors.User.NotFound', 'user not found');
+  }
   if (giver.grantId && user.orgId !== giver.orgId) {
     throw invalidArgument('Errors.Authorization.User.Foreign', 'user_id: a granted organization may only authorize its own users');
   }

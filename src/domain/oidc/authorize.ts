@@ -12,7 +12,7 @@ import { createCode } from './codes';
 import type { OidcEnv } from './env';
 import { createGrant } from './grants';
 import { buildIdToken, claimUser, issueAccessToken } from './issue';
-import { audienceProjects } from './scopes';
+import { API_AUDIENCE, API_AUDIENCE_SCOPE, audienceProjects } from './scopes';
 import { instanceSettings } from './settings';
 import { accessTokenFormat, accessTokenRoleClaims } from './token-issuance';
 import { withSigningKey } from './web-keys';
@@ -39,11 +39,12 @@ export function sessionFits(
   return true;
 }
 
-/** The token audience: the client's project (its client ids and id) plus projects added by the reserved audience scope. */
+/** The token audience: the client's project (its client ids and id) plus the API and projects added by the reserved audience scopes. */
 export async function tokenAudience(db: Db, client: OidcClient, scopes: string[]): Promise<string[]> {
   const aud = [client.clientId, ...client.audience.filter((a) => a !== client.clientId)];
+  if (scopes.includes(API_AUDIENCE_SCOPE)) aud.push(API_AUDIENCE);
   for (const projectId of audienceProjects(scopes)) {
-    if (aud.includes(projectId)) continue;
+    if (aud.includes(projectId) || projectId === 'api') continue;
     const ids = await projectClientIds(db, projectId);
     const [p] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED')));
     if (!p) continue;

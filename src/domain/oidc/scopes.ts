@@ -13,6 +13,15 @@ export const RESERVED = {
   metadata: 'urn:service:iam:user:metadata',
 } as const;
 
+/**
+ * The v2/v1 API is a resource of its own: it accepts a user's access token only when the token's
+ * audience names it, and a client gets that audience only by asking for this scope. Without the
+ * rule, every application a user signs in to could act on the API with the user's full rights.
+ */
+export const API_AUDIENCE_SCOPE = 'urn:service:iam:org:project:id:api:aud';
+/** The audience value that stands for the API (a URN, so no client id or project id can equal it). */
+export const API_AUDIENCE = 'urn:service:iam:api';
+
 export const CLAIMS = {
   roles: 'urn:service:iam:org:project:roles',
   projectRoles: (projectId: string) => `urn:service:iam:org:project:${projectId}:roles`,

@@ -1,4 +1,6 @@
 import { eq } from 'drizzle-orm';
+import { membershipsOf } from '../../authz/memberships';
+import type { Principal } from '../../authz/principal';
 import type { Permission } from '../../authz/roles';
 import type { Db } from '../../db/client';
 import { orgs, users } from '../../db/schema/index';
@@ -38,8 +40,23 @@ export function authorize(ctx: Ctx, user: UserRow, need: Permission, opts: { sel
 }
 
 /**
+ * The rule that keeps higher-privileged accounts out of reach: changing another user's credentials,
+ * state, addresses, metadata or memberships — or acting as that user — needs every permission that
+ * user holds, on the same or a wider resource. Otherwise an ORG_USER_MANAGER could set the password
+ * of an IAM_OWNER, or add a token to an instance administrator's machine user, and become one.
+ * Self-service on one's own account is not a change of "another" user.
+ */
+export async function requireCovers(db: Db, caller: Principal, targetUserId: string): Promise<void> {
+  if (caller.userId === targetUserId) return;
+  if (!caller.covers(await membershipsOf(db, targetUserId))) {
+    throw permissionDenied('the user holds permissions that the caller does not hold', 'Errors.User.Privileged');
+  }
+}
+
+/**
  * Loads a user inside a command: registers the aggregate so that a concurrent change conflicts,
- * reads the row and checks the caller's permission.
+ * reads the row and checks the caller's permission, including that the caller covers the user's own
+ * permissions (requireCovers).
  */
 export async function userForChange(
   scope: Scope,
@@ -51,5 +68,6 @@ export async function userForChange(
   const user = await readUser(scope.tx, userId, opts);
   if (!user) throw userNotFound();
   authorize(scope.ctx, user, need, opts);
+  await requireCovers(scope.tx, scope.ctx.principal, user.id);
   return user;
 }

@@ -7,6 +7,7 @@ import type { MessageInput, NotificationKind } from '../../notify/templates';
 import { invalidArgument } from '../errors';
 import type { Scope } from '../execute';
 import type { UserWithOrg } from './access';
+import { checkCodeDelivery } from './code-delivery';
 
 export type CodeKind = NotificationKind | 'PHONE_VERIFICATION';
 
@@ -68,6 +69,7 @@ export async function issueCode(
  */
 export async function issueCodes(scope: Scope, requests: CodeRequest[], opts: { replace: boolean }): Promise<(string | undefined)[]> {
   if (!requests.length) return [];
+  await checkCodeDelivery(scope, requests);
   const now = new Date();
   const rows: (typeof userCodes.$inferInsert)[] = [];
   const messages: MessageInput[] = [];

@@ -96,7 +96,7 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
   const [settings, user] = await Promise.all([instanceSettings(ctx.db, ctx.instanceId), claimUser(ctx.db, subject.userId)]);
   if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) throw invalidGrant('the subject user is not active');
   const impersonator = actor && actor.userId !== subject.userId ? actor : undefined;
-  if (impersonator) await checkImpersonation(ctx, settings.impersonationAllowed, impersonator.userId, user.orgId);
+  if (impersonator) await checkImpersonation(ctx, settings.impersonationAllowed, impersonator.userId, user.id, user.orgId);
 
   env = await withSigningKey(ctx, env);
   const { client } = r;
@@ -302,10 +302,13 @@ function chooseScopes(raw: string | undefined, subject: Party, actor: Party | un
   return wanted;
 }
 
-async function checkImpersonation(ctx: Ctx, allowedByInstance: boolean, actorId: string, subjectOrgId: string): Promise<void> {
+async function checkImpersonation(ctx: Ctx, allowedByInstance: boolean, actorId: string, subjectId: string, subjectOrgId: string): Promise<void> {
   if (!allowedByInstance) throw invalidRequest('impersonation is not allowed on this instance');
   const actorUser = await claimUser(ctx.db, actorId);
   if (!actorUser || (actorUser.state !== 'ACTIVE' && actorUser.state !== 'INITIAL')) throw invalidGrant('the actor is not active');
   const principal = new Principal(actorId, actorUser.orgId, await membershipsOf(ctx.db, actorId));
   if (!principal.canOrg('impersonation', subjectOrgId)) throw invalidGrant("the actor lacks the impersonation permission on the subject's organization");
+  // Impersonation never reaches upwards: the actor must hold every permission of the subject, so
+  // the impersonated token carries no more than the actor could do itself.
+  if (!principal.covers(await membershipsOf(ctx.db, subjectId))) throw invalidGrant('the subject holds permissions that the actor does not hold');
 }

@@ -29,6 +29,11 @@ export function keyCredential(keyId: string): string {
   return `k${keyId}`;
 }
 
+/** Whether an active token is a machine user's own token (client credentials or JWT profile). */
+export function isMachineToken(at: ActiveAccessToken): boolean {
+  return at.id.startsWith(JTI_PREFIX);
+}
+
 function credentialValid(m: MachineUser, cred: string): boolean {
   if (cred.startsWith('s')) return !!m.secretHash && secretCredential(m.secretHash) === cred;
   if (cred.startsWith('k')) return m.keys.some((k) => keyCredential(k.id) === cred);
