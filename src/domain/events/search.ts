@@ -68,6 +68,9 @@ export async function searchEvents(ctx: Ctx, f: EventFilter): Promise<EventRecor
     .slice(0, limit);
 }
 
+/** Payload keys that hold credential material, removed for callers without `iam.write`. */
+const REDACTED = sql.raw(`array['passwordHash','secretHash','otpSecret']::text[]`);
+
 async function walk(ctx: Ctx, f: EventFilter, limit: number, driver: [AnyColumn, string] | undefined, types: string[]): Promise<EventRecord[]> {
   const where: SQL[] = [eq(events.instanceId, ctx.instanceId)];
   if (driver) where.push(sql`${driver[0]} >= ${driver[1]} and ${driver[0]} <= ${driver[1]}`);
@@ -82,6 +85,9 @@ async function walk(ctx: Ctx, f: EventFilter, limit: number, driver: [AnyColumn,
   if (f.position) where.push(f.asc ? gt(events.position, f.position) : lt(events.position, f.position));
   if (f.createdSince) where.push(gte(events.createdAt, f.createdSince));
   if (f.createdUntil) where.push(lte(events.createdAt, f.createdUntil));
+  // Password hashes are secrets of their own (offline guessing): only instance writers, who may
+  // re-import them, see them; read-only roles get the payload without them.
+  const payload = ctx.principal.canInstance('iam.write') ? sql`${events.payload}::text` : sql`(${events.payload} - ${REDACTED})::text`;
   const dir = sql.raw(f.asc ? 'asc' : 'desc');
   const order = driver ? sql`${driver[0]} ${dir}, ${events.position} ${dir}` : sql`${events.position} ${dir}`;
   // A plain statement rather than the query builder: for a thousand rows the per-field mapping of the
@@ -89,7 +95,7 @@ async function walk(ctx: Ctx, f: EventFilter, limit: number, driver: [AnyColumn,
   const result: any = await ctx.db.execute(sql`
     select ${events.position}::text as position, ${events.sequence} as sequence, ${events.eventType} as event_type,
       ${events.aggregateType} as aggregate_type, ${events.aggregateId} as aggregate_id, ${events.resourceOwner} as resource_owner,
-      ${events.payload}::text as payload, ${events.editorUserId} as editor_user_id, ${events.editorService} as editor_service,
+      ${payload} as payload, ${events.editorUserId} as editor_user_id, ${events.editorService} as editor_service,
       coalesce(${users.displayName}, ${users.machineName}) as editor_display_name,
       to_char(${events.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at
     from ${events} left join ${users} on ${users.id} = ${events.editorUserId}

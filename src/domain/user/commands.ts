@@ -462,7 +462,8 @@ export async function storePassword(scope: Scope, user: UserWithOrg, password: {
     aggregateType: 'user',
     aggregateId: user.id,
     type: 'user.human.password.changed',
-    payload: { passwordHash: password.hash, changeRequired: password.changeRequired },
+    // No hash in the event: the hash lives in the projection only, so the audit log never carries it.
+    payload: { changeRequired: password.changeRequired },
     resourceOwner: user.orgId,
   });
   return now;
