@@ -1,3 +1,5 @@
+import { UserState } from '../../gen/portcullis/user/v2/user_pb';
+import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/authz/principal';
 import { createProjectGrant } from '../../src/domain/project/grants';
@@ -46,6 +48,16 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
         details: { resourceOwner: home },
         human: { profile: { firstName: 'Grace', lastName: 'Hopper', gender: 'GENDER_FEMALE' }, email: { email: `${name('grace')}@example.com`, isEmailVerified: false } },
       });
+      // v2 has no initial state: the same user is active there, and an ACTIVE filter finds it
+      const users = server.client(UserService);
+      expect((await users.getUserByID({ userId: res.body.userId })).user?.state).toBe(UserState.ACTIVE);
+      const active = await users.listUsers({
+        filters: [
+          { filter: { case: 'inUserIdsFilter', value: { userIds: [res.body.userId] } } },
+          { filter: { case: 'stateFilter', value: { state: UserState.ACTIVE } } },
+        ],
+      });
+      expect(active.result.map((u) => u.userId)).toEqual([res.body.userId]);
     });
 
     it('is ACTIVE with an initial password', async () => {

@@ -43,14 +43,14 @@ const STATES_OUT: Record<string, UserState> = {
   INACTIVE: UserState.INACTIVE,
   LOCKED: UserState.LOCKED,
   REMOVED: UserState.DELETED,
-  INITIAL: UserState.INITIAL,
+  // v2 has no initial state (§3.2): a v1 user still waiting for its password or email is active here.
+  INITIAL: UserState.ACTIVE,
 };
-const STATES_IN: Record<number, 'ACTIVE' | 'INACTIVE' | 'LOCKED' | 'REMOVED' | 'INITIAL'> = {
+const STATES_IN: Record<number, 'ACTIVE' | 'INACTIVE' | 'LOCKED' | 'REMOVED'> = {
   [UserState.ACTIVE]: 'ACTIVE',
   [UserState.INACTIVE]: 'INACTIVE',
   [UserState.LOCKED]: 'LOCKED',
   [UserState.DELETED]: 'REMOVED',
-  [UserState.INITIAL]: 'INITIAL',
 };
 
 export function emailVerificationIn(e: Pick<SetHumanEmail, 'verification'>): EmailVerification {
@@ -142,7 +142,7 @@ export function filterIn(f: UserFilterMsg | undefined): UserFilter {
     case 'stateFilter': {
       const state = STATES_IN[x.value.state];
       if (!state) throw invalidArgument('Errors.Query.Invalid', 'state_filter.state is required');
-      return { state };
+      return state === 'ACTIVE' ? { or: [{ state }, { state: 'INITIAL' }] } : { state };
     }
     case 'typeFilter':
       if (x.value.type === UserType.HUMAN) return { type: 'HUMAN' };
