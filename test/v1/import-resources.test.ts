@@ -98,7 +98,7 @@ describe('POST /admin/v1/import: projects, applications, grants, domains, member
       ['admin', 'Administrator', 'staff'],
       ['viewer', 'Viewer', ''],
     ]);
-    const apps = seen.applications.map((a) => [a.applicationId, a.name, a.clientId]).sort();
+    const apps = seen.applications.map((a) => [a.applicationId, a.name, (a.configuration.value as { clientId?: string } | undefined)?.clientId]).sort();
     expect(apps).toEqual([
       [`aa${id}`, 'Backend', `aa${id}@shop-portal`],
       [`oa${id}`, 'Web', `oa${id}@shop-portal`],

@@ -196,6 +196,7 @@ export function applicationToProto(a: ApplicationView): Application {
         clockSkew: toDuration(c.clockSkewSeconds),
         developmentMode: c.developmentMode,
         additionalOrigins: c.additionalOrigins,
+        clientId: a.clientId ?? '',
       },
     };
   } else if (a.type === 'SAML' && a.saml) {
@@ -214,7 +215,7 @@ export function applicationToProto(a: ApplicationView): Application {
   } else if (a.type === 'API' && a.api) {
     configuration = {
       case: 'api',
-      value: { $typeName: 'portcullis.application.v2.ApiConfiguration', authMethodType: enumValue(ApiAuthMethodType, a.api.authMethodType) },
+      value: { $typeName: 'portcullis.application.v2.ApiConfiguration', authMethodType: enumValue(ApiAuthMethodType, a.api.authMethodType), clientId: a.clientId ?? '' },
     };
   }
   return create(ApplicationSchema, {
@@ -225,7 +226,6 @@ export function applicationToProto(a: ApplicationView): Application {
     state: a.state === 'ACTIVE' ? ApplicationState.ACTIVE : ApplicationState.INACTIVE,
     creationDate: timestampFromDate(a.createdAt),
     changeDate: timestampFromDate(a.changedAt),
-    clientId: a.clientId ?? '',
     hasClientSecret: a.hasSecret,
     complianceProblems: a.complianceProblems,
     configuration,

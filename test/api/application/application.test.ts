@@ -79,9 +79,8 @@ describe('ApplicationService', () => {
       organizationId: orgId,
       name: 'Shop Web',
       state: 'APPLICATION_STATE_ACTIVE',
-      clientId: body.oidc.clientId,
       hasClientSecret: true,
-      oidc: { accessTokenType: 'OIDC_ACCESS_TOKEN_TYPE_JWT', clockSkew: '2s', redirectUris: ['https://shop.example.com/callback'] },
+      oidc: { clientId: body.oidc.clientId, accessTokenType: 'OIDC_ACCESS_TOKEN_TYPE_JWT', clockSkew: '2s', redirectUris: ['https://shop.example.com/callback'] },
     });
     expect(JSON.stringify(got)).not.toContain(body.oidc.clientSecret);
 
@@ -219,6 +218,11 @@ describe('ApplicationService', () => {
     expect(api.configuration.case).toBe('api');
     const apiCreds = api.configuration.value as { clientId: string; clientSecret?: string };
     expect(apiCreds.clientId).toBe(`${api.applicationId}@shop-front`);
+    // the client id is in the same place in Create, Get and List: inside the type-specific object
+    const gotApi = (await apps.getApplication({ applicationId: api.applicationId })).application!;
+    expect(gotApi.configuration).toMatchObject({ case: 'api', value: { clientId: apiCreds.clientId } });
+    const listed = (await apps.listApplications({ filters: [{ filter: { case: 'projectId', value: projectId } }] })).applications;
+    expect(listed.find((a) => a.applicationId === api.applicationId)?.configuration.value).toMatchObject({ clientId: apiCreds.clientId });
     const stored = await findOidcClientByClientId(server.app.database.db, apiCreds.clientId);
     expect(verifyClientSecret(stored!, apiCreds.clientSecret!)).toBe(true);
 
@@ -231,7 +235,7 @@ describe('ApplicationService', () => {
     expect(saml.applicationId).toBe('shop-saml');
     expect(saml.configuration.case).toBe('saml');
     const got = (await apps.getApplication({ applicationId: 'shop-saml' })).application!;
-    expect(got.clientId).toBe('');
+    expect(got).not.toHaveProperty('clientId');
     expect(got.configuration.case === 'saml' && got.configuration.value.metadata).toEqual({ case: 'metadataXml', value: SAML_METADATA });
 
     await expect(
