@@ -1,3 +1,4 @@
+import { genderIn } from '../user/convert';
 import type { ServiceImpl } from '@connectrpc/connect';
 import {
   OrganizationService,
@@ -59,7 +60,7 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
                 nickName: h.profile?.nickName,
                 displayName: h.profile?.displayName,
                 preferredLanguage: h.profile?.preferredLanguage,
-                gender: h.profile?.gender,
+                gender: genderIn(h.profile?.gender) || undefined,
                 email: h.email?.email ?? '',
                 emailVerified: h.email?.isVerified,
                 password: h.password?.password,

@@ -1,4 +1,6 @@
 import { Code } from '@connectrpc/connect';
+import { Gender } from '../../../gen/portcullis/user/v2/user_pb';
+import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrganizationService, OrganizationState } from '../../../gen/portcullis/org/v2/org_service_pb';
 import { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
@@ -61,6 +63,21 @@ describe('OrganizationService', () => {
     const asExisting = server.client(OrganizationService, { token: existing.token });
     expect((await asExisting.getOrganization({ organizationId: 'with-admins' })).organization?.name).toBe('With Admins');
     await expect(asExisting.updateOrganization({ organizationId: 'with-admins', name: 'x' })).rejects.toMatchObject({ code: Code.PermissionDenied });
+  });
+
+  it('takes the first administrator\'s gender as the user API\'s enum (Connect JSON)', async () => {
+    const res = await server.fetch('/portcullis.org.v2.OrganizationService/CreateOrganization', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Gendered',
+        admins: [{ human: { profile: { givenName: 'Grace', familyName: 'Hopper', gender: 'GENDER_FEMALE' }, email: { email: 'grace@gendered.test' } } }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    const { createdAdmins } = (await res.json()) as { createdAdmins: { userId: string }[] };
+    const { user } = await server.client(UserService).getUserByID({ userId: createdAdmins[0].userId });
+    expect(user?.type.case === 'human' && user.type.value.profile?.gender).toBe(Gender.FEMALE);
   });
 
   it('rejects bad input with INVALID_ARGUMENT naming the field', async () => {
