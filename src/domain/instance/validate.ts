@@ -1,4 +1,5 @@
 import { invalidArgument } from '../errors';
+import { isEmailAddress } from '../user/validate';
 
 /** Input checks shared by the resource commands; each error names the field. */
 export function requireText(field: string, value: string | undefined, max = 200): string {
@@ -40,10 +41,8 @@ export function requireDomain(field: string, value: string | undefined): string 
   return v;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 export function requireEmail(field: string, value: string | undefined): string {
   const v = (value ?? '').trim();
-  if (!EMAIL.test(v) || v.length > 320) throw invalidArgument(`Errors.Invalid.${field}`, `${field} must be an email address`);
+  if (!isEmailAddress(v)) throw invalidArgument(`Errors.Invalid.${field}`, `${field} must be an email address`);
   return v;
 }

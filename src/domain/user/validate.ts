@@ -33,11 +33,18 @@ export function checkUsername(field: string, value: string | undefined | null): 
 }
 
 // A pragmatic address check: one @, no spaces or brackets in the local part, a dotted host name.
-const EMAIL = /^[^\s@"<>()[\],;:\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+// RFC 5321: the domain is one or more labels, so `admin@localhost` is an address (real exports have
+// them); no quoted local parts, spaces or angle brackets.
+const EMAIL = /^[^\s@"<>()[\],;:\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** The one email rule of every API, the import and the organization's first administrator. */
+export function isEmailAddress(v: string): boolean {
+  return v.length <= 320 && EMAIL.test(v);
+}
 
 export function checkEmail(field: string, value: string | undefined | null): string {
   const v = requireText(field, value, 200);
-  if (!EMAIL.test(v)) throw invalidArgument(KEY, `${field} is not a valid email address`);
+  if (!isEmailAddress(v)) throw invalidArgument(KEY, `${field} is not a valid email address`);
   return v;
 }
 

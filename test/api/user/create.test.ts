@@ -156,6 +156,8 @@ describe('CreateUser', () => {
       [human({ profile: { givenName: '', familyName: 'L' } }), /human\.profile\.given_name is required/],
       [human({ profile: { givenName: 'A'.repeat(201), familyName: 'L' } }), /human\.profile\.given_name must be at most 200/],
       [human({ email: { email: 'not-an-email' } }), /human\.email\.email is not a valid email address/],
+      [human({ email: { email: 'a b@example.com' } }), /human\.email\.email is not a valid email address/],
+      [human({ email: { email: 'a@-bad-.example' } }), /human\.email\.email is not a valid email address/],
       [human({ email: undefined }), /human\.email is required/],
       [human({ phone: { phone: 'call me' } }), /human\.phone\.phone is not a valid phone number/],
       [human({ passwordType: { case: 'password', value: { password: 'short' } } }), /human\.password\.password needs at least 8 characters/],
@@ -169,6 +171,19 @@ describe('CreateUser', () => {
       expect(err.code, String(message)).toBe(Code.InvalidArgument);
       expect(err.rawMessage).toMatch(message);
     }
+  });
+
+  it('accepts addresses whose domain has no dot (RFC 5321), as real exports have them', async () => {
+    const users = server.client(UserService);
+    const { id } = await users.createUser({ organizationId: orgId, username: 'local-admin', userType: { case: 'human', value: { profile, email: { email: 'admin@localhost' } } } });
+    const { user } = await users.getUserByID({ userId: id });
+    expect(user?.type.case === 'human' && user.type.value.email?.email).toBe('admin@localhost');
+    const org = await server.fetch('/portcullis.org.v2.OrganizationService/CreateOrganization', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Dotless', admins: [{ human: { profile: { givenName: 'A', familyName: 'B' }, email: { email: 'user@localhost' } } }] }),
+    });
+    expect(org.status).toBe(200);
   });
 
   it('rejects a taken username with ALREADY_EXISTS and leaves no event', async () => {
