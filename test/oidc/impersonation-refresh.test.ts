@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdministrator } from '../../src/domain/administrator/manage';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, defaultOrg, rp, systemCtx } from './helpers';
+import { addApiApp, addOidcApp, addProject, addUser, codeFlowTokens, defaultOrg, rp, systemCtx } from './helpers';
 import { addMachine, audScope, decodePayload, machineConfig, TOKEN_EXCHANGE, TT } from './m2m/helpers';
 
 /** A refresh token issued by an impersonating token exchange keeps the actor on every refresh. */
@@ -11,7 +11,7 @@ describe('impersonation and refresh', () => {
   let server: TestServer;
   let appConfig: client.Configuration;
   let apiConfig: client.Configuration;
-  let subject: Awaited<ReturnType<typeof addMachine>>;
+  let subject: Awaited<ReturnType<typeof addUser>>;
   let actor: Awaited<ReturnType<typeof addMachine>>;
   let subjectToken: string;
   let actorToken: string;
@@ -20,15 +20,16 @@ describe('impersonation and refresh', () => {
     const ctx = systemCtx(server);
     await updateInstanceSettings(ctx, { impersonationAllowed: true });
     const project = await addProject(server);
-    const app = await addOidcApp(server, project, { grantTypes: ['REFRESH_TOKEN', 'TOKEN_EXCHANGE'], accessTokenType: 'JWT' });
+    const app = await addOidcApp(server, project, { grantTypes: ['AUTHORIZATION_CODE', 'REFRESH_TOKEN', 'TOKEN_EXCHANGE'], accessTokenType: 'JWT' });
     const api = await addApiApp(server, project);
     appConfig = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
     apiConfig = await rp(server, api.clientId, api.clientSecret, client.ClientSecretBasic(api.clientSecret));
-    subject = await addMachine(server, { accessTokenType: 'JWT' });
+    // the subject signed in with offline_access: only then may an exchange bring a refresh token
+    subject = await addUser(server);
     actor = await addMachine(server, { accessTokenType: 'JWT' });
     await createAdministrator(ctx, { userId: actor.id, resource: { orgId: await defaultOrg(server) }, roles: ['ORG_IMPERSONATOR'] });
     const scope = `openid profile ${audScope(project)}`;
-    subjectToken = (await client.clientCredentialsGrant(await machineConfig(server, subject), { scope })).access_token;
+    subjectToken = (await codeFlowTokens(server, appConfig, subject)).tokens.access_token;
     actorToken = (await client.clientCredentialsGrant(await machineConfig(server, actor), { scope })).access_token;
   });
   afterAll(() => server?.stop());

@@ -1,12 +1,12 @@
-import { and, eq, ne, or } from 'drizzle-orm';
+import { refusalFor } from './user-access';
+import { and, eq, ne, } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { projectGrants, projects } from '../../db/schema/index';
+import { projects } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { execute } from '../execute';
 import { getSession, type SessionView } from '../session/sessions';
 import type { AuthRequest } from './auth-requests';
 import { completeAuthRequest } from './auth-requests';
-import { hasAuthorization } from './claims';
 import { findClient, type OidcClient, projectClientIds } from './clients';
 import { createCode } from './codes';
 import type { OidcEnv } from './env';
@@ -53,17 +53,6 @@ export async function tokenAudience(db: Db, client: OidcClient, scopes: string[]
   return aud;
 }
 
-/** project_access_required: the user's organization owns the project or holds an active grant of it. */
-async function orgHasProjectAccess(db: Db, orgId: string, projectId: string): Promise<boolean> {
-  const [own] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), eq(projects.orgId, orgId)));
-  if (own) return true;
-  const [grant] = await db
-    .select({ id: projectGrants.id })
-    .from(projectGrants)
-    .where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.grantedOrgId, orgId), or(eq(projectGrants.state, 'ACTIVE'))));
-  return !!grant;
-}
-
 /**
  * Answers an auth request whose session (or error) is set: exactly once. Creates the grant and the
  * code, or for the implicit flow the ID token (and access token). The §2.4 rule: an ID token issued
@@ -81,14 +70,10 @@ export async function answerAuthRequest(ctx: Ctx, env: OidcEnv, requestId: strin
   const client = await findClient(ctx.db, request.clientId);
   if (!client?.active || !client.oidc) return fail('unauthorized_client', 'the application is not active');
   const user = await claimUser(ctx.db, session.userId);
-  if (user?.type !== 'HUMAN' || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) return fail('access_denied', 'the user is not active');
+  if (user?.type !== 'HUMAN') return fail('access_denied', 'the user is not active');
   if (request.orgId && user.orgId !== request.orgId) return fail('access_denied', 'the user does not belong to the requested organization');
-  if (client.project.projectAccessRequired && !(await orgHasProjectAccess(ctx.db, user.orgId, client.projectId))) {
-    return fail('access_denied', "the user's organization has no access to the project");
-  }
-  if (client.project.authorizationRequired && !(await hasAuthorization(ctx.db, user.id, client.projectId))) {
-    return fail('access_denied', 'the user has no authorization for the project');
-  }
+  const refusal = await refusalFor(ctx.db, user, client);
+  if (refusal) return fail('access_denied', refusal);
   const settings = await instanceSettings(ctx.db, ctx.instanceId);
   const audience = await tokenAudience(ctx.db, client, request.scopes);
   const oidc = client.oidc;

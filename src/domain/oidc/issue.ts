@@ -32,9 +32,10 @@ export const claimUserColumns = {
   changedAt: users.changedAt,
   state: users.state,
   type: users.type,
+  orgState: orgs.state,
 };
 
-export async function claimUser(db: Db, userId: string): Promise<(ClaimUser & { state: string; type: string }) | undefined> {
+export async function claimUser(db: Db, userId: string): Promise<(ClaimUser & { state: string; type: string; orgState: string }) | undefined> {
   const [row] = await db.select(claimUserColumns).from(users).innerJoin(orgs, eq(orgs.id, users.orgId)).where(eq(users.id, userId));
   return row;
 }

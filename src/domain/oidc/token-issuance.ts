@@ -1,3 +1,4 @@
+import { refusalFor } from './user-access';
 import type { Ctx } from '../context';
 import { execute, type Scope } from '../execute';
 import { maybeRoleClaims } from './claims';
@@ -58,7 +59,11 @@ export async function issueGrantTokens(
   const oidc = client.oidc;
   const [settings, user] = await Promise.all([instanceSettings(ctx.db, ctx.instanceId), claimUser(ctx.db, grant.userId)]);
   env = await withSigningKey(ctx, env);
-  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) throw invalidGrant('the user is not active');
+  if (!user) throw invalidGrant('the user is not active');
+  // Checked again at every code exchange and refresh: a deactivated organization, application or
+  // project, or a removed authorization, ends the grant.
+  const refusal = await refusalFor(ctx.db, user, client);
+  if (refusal) throw invalidGrant(refusal);
   return execute(ctx, async (scope) => {
     let refresh: { token: string; id: string } | undefined;
     if (p.withRefresh) {

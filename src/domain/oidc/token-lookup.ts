@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
-import { accessTokens, authorizations, orgs, users } from '../../db/schema/index';
+import { accessTokens, applications, authorizations, orgs, projectGrants, projects, users } from '../../db/schema/index';
 import type { ClaimUser } from './claims';
 import { claimUserColumns, OPAQUE_ACCESS_TOKEN_PREFIX } from './issue';
 import { findActiveMachineToken } from './m2m/tokens';
@@ -16,6 +16,8 @@ export interface ActiveAccessToken {
   scopes: string[];
   audience: string[];
   sessionId: string | null;
+  /** the grant (code flow, refresh, exchange) the token was issued under; null for machine tokens */
+  grantId: string | null;
   actorUserId: string | null;
   issuedAt: Date;
   expiresAt: Date;
@@ -56,7 +58,7 @@ async function lookUp(db: Db, masterKey: Buffer, issuer: string, token: string, 
   const { t } = row;
   if (t.revokedAt || t.expiresAt.getTime() <= Date.now()) return undefined;
   if (row.userState !== 'ACTIVE' && row.userState !== 'INITIAL') return undefined;
-  if (!row.authorized) return undefined;
+  if (row.u.orgState !== 'ACTIVE' || !row.authorized || !row.clientUsable) return undefined;
   return {
     id: t.id,
     userId: t.userId,
@@ -65,6 +67,7 @@ async function lookUp(db: Db, masterKey: Buffer, issuer: string, token: string, 
     scopes: t.scopes,
     audience: t.audience,
     sessionId: t.sessionId,
+    grantId: t.grantId,
     actorUserId: t.actorUserId,
     issuedAt: t.issuedAt,
     expiresAt: t.expiresAt,
@@ -84,6 +87,13 @@ function build(db: Db) {
       u: claimUserColumns,
       userState: users.state,
       authorized: sql<boolean>`(not ${accessTokens.authorizationBound} or exists (select 1 from ${authorizations} where ${authorizations.userId} = ${accessTokens.userId} and ${authorizations.projectId} = ${accessTokens.projectId} and ${authorizations.state} = 'ACTIVE'))`,
+      // the rule of user-access.ts for tokens already issued: the application and its project are
+      // active, and the project's access and authorization requirements still hold
+      clientUsable: sql<boolean>`exists (select 1 from ${applications} a join ${projects} p on p.id = a.project_id
+        where a.client_id = ${accessTokens.clientId} and a.state = 'ACTIVE' and p.state = 'ACTIVE'
+          and (not p.authorization_required or exists (select 1 from ${authorizations} z where z.user_id = ${accessTokens.userId} and z.project_id = p.id and z.state = 'ACTIVE'))
+          and (not p.project_access_required or p.org_id = ${users.orgId}
+            or exists (select 1 from ${projectGrants} g where g.project_id = p.id and g.granted_org_id = ${users.orgId} and g.state = 'ACTIVE')))`,
     })
     .from(accessTokens)
     .innerJoin(users, eq(users.id, accessTokens.userId))

@@ -1,3 +1,4 @@
+import { revokeTokensOfOrg } from '../oidc/revoke-org';
 import { and, eq, inArray, ne, or } from 'drizzle-orm';
 import {
   administrators,
@@ -49,6 +50,7 @@ export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
     if (org.state === 'INACTIVE') throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
     await refuseDefaultOrg(scope, org.id, 'deactivated');
     await invalidateOrgUsers(scope, org.id);
+    await revokeTokensOfOrg(scope, org.id);
     return { type: 'org.deactivated', set: { state: 'INACTIVE' } };
   });
 }

@@ -6,7 +6,7 @@ import { createApplicationKey } from '../../../src/domain/application/keys';
 import { createAdministrator } from '../../../src/domain/administrator/manage';
 import { updateInstanceSettings } from '../../../src/domain/instance/update-settings';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { addApiApp, addOidcApp, addProject, basic, defaultOrg, rp, systemCtx } from '../helpers';
+import { addApiApp, addOidcApp, addProject, addUser, basic, codeFlowTokens, defaultOrg, rp, systemCtx } from '../helpers';
 import { addMachine, assertion, audScope, decodePayload, form, JWT_BEARER, machineConfig, TOKEN_EXCHANGE, TT } from './helpers';
 
 describe('token exchange (§2.8 matrix, impersonation)', () => {
@@ -20,6 +20,7 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
   let actor: Awaited<ReturnType<typeof addMachine>>;
   let outsider: Awaited<ReturnType<typeof addMachine>>;
   const tokens: Record<string, string> = {};
+  let human: Awaited<ReturnType<typeof addUser>>;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -44,6 +45,8 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
     tokens.subjectIdToken = (await form(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(server, subject), scope })).body.id_token;
     tokens.actor = (await client.clientCredentialsGrant(await machineConfig(server, actor), { scope })).access_token;
     tokens.actorIdToken = (await form(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(server, actor), scope })).body.id_token;
+    human = await addUser(server);
+    tokens.userWithOffline = (await codeFlowTokens(server, appConfig, human)).tokens.access_token;
     tokens.outsider = (await client.clientCredentialsGrant(await machineConfig(server, outsider), { scope })).access_token;
   });
   afterAll(() => server?.stop());
@@ -78,12 +81,18 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
       expect(decodePayload(r.body.access_token)).toMatchObject({ sub: subject.id, aud: expect.arrayContaining([app.clientId]) });
     });
 
-    it('offline_access brings a refresh token, openid an ID token', async () => {
-      const r = await exchange({ subject_token: tokens.subjectJwt, subject_token_type: TT.access, scope: 'openid offline_access' });
+    it('offline_access is not granted when the subject token did not carry it', async () => {
+      const r = await raw({ subject_token: tokens.subjectJwt, subject_token_type: TT.access, scope: 'openid offline_access' });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe('invalid_scope');
+    });
+
+    it('offline_access brings a refresh token when the subject carried it, openid an ID token', async () => {
+      const r = await exchange({ subject_token: tokens.userWithOffline, subject_token_type: TT.access, scope: 'openid offline_access' });
       expect(r.refresh_token).toBeDefined();
-      expect(decodePayload(r.id_token!).sub).toBe(subject.id);
+      expect(decodePayload(r.id_token!).sub).toBe(human.id);
       const refreshed = await client.refreshTokenGrant(appConfig, r.refresh_token!);
-      expect((await client.tokenIntrospection(apiConfig, refreshed.access_token)).sub).toBe(subject.id);
+      expect((await client.tokenIntrospection(apiConfig, refreshed.access_token)).sub).toBe(human.id);
     });
 
     it('impersonation with an actor access token: act claim, event user.impersonated', async () => {

@@ -1,6 +1,9 @@
 import { type CryptoKey, decodeProtectedHeader, importSPKI, type JWTPayload, jwtVerify } from 'jose';
 import { Principal } from '../../../authz/principal';
 import { membershipsOf } from '../../../authz/memberships';
+import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm';
+import type { Db } from '../../../db/client';
+import { oidcGrants, sessions } from '../../../db/schema/index';
 import type { Ctx } from '../../context';
 import { execute } from '../../execute';
 import type { OidcClient } from '../clients';
@@ -8,7 +11,7 @@ import type { OidcEnv } from '../env';
 import { createGrant } from '../grants';
 import { buildIdToken, claimUser, issueAccessToken, issueRefreshToken } from '../issue';
 import { invalidGrant, invalidRequest, invalidScope, invalidTarget } from '../oauth-errors';
-import { isKnownScope, splitScopes, STANDARD_SCOPES } from '../scopes';
+import { isKnownScope, splitScopes } from '../scopes';
 import { instanceSettings } from '../settings';
 import { findActiveAccessToken } from '../token-lookup';
 import type { TokenResponse } from '../token-issuance';
@@ -24,8 +27,36 @@ export const TOKEN_TYPES = {
   userId: 'urn:service:params:oauth:token-type:user_id',
 } as const;
 
-/** Scopes an ID token stands for: the claims it can carry. */
-const ID_TOKEN_SCOPES = STANDARD_SCOPES.filter((s) => s !== 'offline_access');
+/**
+ * Scopes an ID token stands for: those granted in its session to the clients it was issued for, while
+ * that session is live and the grant not revoked; none at all once the session has ended (logout,
+ * revocation), so an old ID token cannot be turned into fresh tokens. An ID token without a session
+ * (the JWT profile's) stands for `openid` only.
+ */
+async function grantAllowsRefresh(db: Db, grantId: string): Promise<boolean> {
+  const [g] = await db.select({ scopes: oidcGrants.scopes }).from(oidcGrants).where(and(eq(oidcGrants.id, grantId), isNull(oidcGrants.revokedAt)));
+  return !!g?.scopes.includes('offline_access');
+}
+
+async function idTokenScopes(db: Db, sessionId: string | null, audience: string[]): Promise<string[] | undefined> {
+  if (!sessionId) return ['openid'];
+  if (!audience.length) return undefined;
+  const rows = await db
+    .select({ scopes: oidcGrants.scopes })
+    .from(oidcGrants)
+    .innerJoin(sessions, eq(sessions.id, oidcGrants.sessionId))
+    .where(
+      and(
+        eq(oidcGrants.sessionId, sessionId),
+        inArray(oidcGrants.clientId, audience),
+        isNull(oidcGrants.revokedAt),
+        isNull(sessions.terminatedAt),
+        or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())),
+      ),
+    );
+  if (!rows.length) return undefined;
+  return [...new Set(rows.flatMap((r) => r.scopes))].filter((s) => s !== 'offline_access');
+}
 
 export interface ExchangeRequest {
   client: OidcClient;
@@ -91,10 +122,10 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
   }
   const audience = chooseAudience(r.audience, available);
   const mayRefresh = !!r.client.oidc?.grantTypes.includes('REFRESH_TOKEN');
-  const scopes = chooseScopes(r.scope, subject, actor, mayRefresh);
+  const scopes = chooseScopes(r.scope, subject, actor);
 
   const [settings, user] = await Promise.all([instanceSettings(ctx.db, ctx.instanceId), claimUser(ctx.db, subject.userId)]);
-  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL')) throw invalidGrant('the subject user is not active');
+  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL') || user.orgState !== 'ACTIVE') throw invalidGrant('the subject user is not active');
   const impersonator = actor && actor.userId !== subject.userId ? actor : undefined;
   if (impersonator) await checkImpersonation(ctx, settings.impersonationAllowed, impersonator.userId, user.id, user.orgId);
 
@@ -217,7 +248,9 @@ async function readParty(ctx: Ctx, env: OidcEnv, client: OidcClient, token: stri
     case TOKEN_TYPES.accessToken: {
       const at = await findActiveAccessToken(ctx.db, env.masterKey, env.issuer, token);
       if (!at) throw invalid();
-      return { userId: at.userId, audience: at.audience, scopes: at.scopes, sessionId: at.sessionId, nonce: null, authTime: null, amr: [] };
+      // An access token never lists offline_access; its grant does when the user allowed refreshing.
+      const scopes = at.grantId && (await grantAllowsRefresh(ctx.db, at.grantId)) ? [...at.scopes, 'offline_access'] : at.scopes;
+      return { userId: at.userId, audience: at.audience, scopes, sessionId: at.sessionId, nonce: null, authTime: null, amr: [] };
     }
     case TOKEN_TYPES.idToken: {
       let p: JWTPayload;
@@ -227,11 +260,15 @@ async function readParty(ctx: Ctx, env: OidcEnv, client: OidcClient, token: stri
         throw invalid();
       }
       if (typeof p.sub !== 'string') throw invalid();
+      const audience = Array.isArray(p.aud) ? p.aud : p.aud ? [p.aud] : [];
+      const sessionId = typeof p.sid === 'string' ? p.sid : null;
+      const scopes = await idTokenScopes(ctx.db, sessionId, audience);
+      if (!scopes) throw invalid();
       return {
         userId: p.sub,
-        audience: Array.isArray(p.aud) ? p.aud : p.aud ? [p.aud] : [],
-        scopes: ID_TOKEN_SCOPES,
-        sessionId: typeof p.sid === 'string' ? p.sid : null,
+        audience,
+        scopes,
+        sessionId,
         nonce: typeof p.nonce === 'string' ? p.nonce : null,
         authTime: typeof p.auth_time === 'number' ? new Date(p.auth_time * 1000) : null,
         amr: Array.isArray(p.amr) ? p.amr.filter((a): a is string => typeof a === 'string') : [],
@@ -290,9 +327,10 @@ function chooseAudience(raw: string | undefined, available: string[]): string[] 
   return wanted;
 }
 
-function chooseScopes(raw: string | undefined, subject: Party, actor: Party | undefined, mayRefresh: boolean): string[] {
+function chooseScopes(raw: string | undefined, subject: Party, actor: Party | undefined): string[] {
+  // Never wider than what the tokens carried: offline_access (a refresh token) too only when a token
+  // carried it (and the client may refresh: see the caller).
   const allowed = new Set([...subject.scopes, ...(actor?.scopes ?? [])]);
-  if (mayRefresh) allowed.add('offline_access');
   if (raw === undefined || raw === '') return subject.scopes.length ? subject.scopes : (actor?.scopes ?? []);
   const wanted = splitScopes(raw);
   const unknown = wanted.filter((s) => !isKnownScope(s));
@@ -305,7 +343,7 @@ function chooseScopes(raw: string | undefined, subject: Party, actor: Party | un
 async function checkImpersonation(ctx: Ctx, allowedByInstance: boolean, actorId: string, subjectId: string, subjectOrgId: string): Promise<void> {
   if (!allowedByInstance) throw invalidRequest('impersonation is not allowed on this instance');
   const actorUser = await claimUser(ctx.db, actorId);
-  if (!actorUser || (actorUser.state !== 'ACTIVE' && actorUser.state !== 'INITIAL')) throw invalidGrant('the actor is not active');
+  if (!actorUser || (actorUser.state !== 'ACTIVE' && actorUser.state !== 'INITIAL') || actorUser.orgState !== 'ACTIVE') throw invalidGrant('the actor is not active');
   const principal = new Principal(actorId, actorUser.orgId, await membershipsOf(ctx.db, actorId));
   if (!principal.canOrg('impersonation', subjectOrgId)) throw invalidGrant("the actor lacks the impersonation permission on the subject's organization");
   // Impersonation never reaches upwards: the actor must hold every permission of the subject, so

@@ -115,10 +115,12 @@ async function loadMachine(db: Db, userId: string): Promise<MachineUser | undefi
       // a key that no longer parses cannot verify anything
     }
   }
-  const { state, type: _type, accessTokenType, secretHash, machineName, ...user } = row;
+  const { state, type: _type, orgState, accessTokenType, secretHash, machineName, ...user } = row;
   return {
     user: { ...user, displayName: user.displayName ?? machineName },
-    state,
+    // A machine user of a deactivated organization is stopped like a deactivated one: no client
+    // credentials, no JWT profile, and its tokens are inactive (org changes evict this entry).
+    state: orgState === 'ACTIVE' ? state : 'INACTIVE',
     accessTokenType: accessTokenType ?? 'BEARER',
     secretHash,
     keys,

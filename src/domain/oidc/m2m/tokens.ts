@@ -151,6 +151,7 @@ export async function findActiveMachineToken(db: Db, masterKey: Buffer, issuer: 
     scopes: c.scp,
     audience: c.aud,
     sessionId: null,
+    grantId: null,
     actorUserId: null,
     issuedAt: new Date(c.iat * 1000),
     expiresAt: new Date(c.exp * 1000),
