@@ -9,6 +9,7 @@ import { getRequestListener } from '@hono/node-server';
 import { routes } from './api/router';
 import { authInterceptor } from './api/interceptors/auth';
 import { errorInterceptor } from './api/interceptors/errors';
+import { inputGuardInterceptor } from './api/interceptors/input-guard';
 import { metricsInterceptor } from './api/interceptors/metrics';
 import type { Deps } from './deps';
 import { createHttpApp } from './http/app';
@@ -37,7 +38,7 @@ export async function startServer(deps: Deps): Promise<RunningServer> {
   const hono = getRequestListener(honoApp.fetch);
   const connect = connectNodeAdapter({
     routes: routes(deps),
-    interceptors: [metricsInterceptor(), errorInterceptor(log), authInterceptor(deps)],
+    interceptors: [metricsInterceptor(), errorInterceptor(log), inputGuardInterceptor(), authInterceptor(deps)],
     readMaxBytes: 4 * 1024 * 1024,
     fallback: (req, res) => void hono(req as any, res as any),
   });

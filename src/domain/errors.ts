@@ -37,3 +37,19 @@ export const unauthenticated = (message = 'authentication required', key = 'Erro
 export const failedPrecondition = (key: string, message: string) =>
   new DomainError('failed_precondition', key, message);
 export const aborted = (key: string, message: string) => new DomainError('aborted', key, message);
+
+/**
+ * A value the database refused (SQLSTATE class 22: a number out of its column's range, a NUL byte
+ * or an invalid character in text) is the caller's bad input, not a server fault: every transport
+ * answers it as invalid_argument and none logs the failed statement. The input guard at the
+ * boundary catches most such values first and names the field; this is the safety net behind it.
+ */
+export function asDomainError(err: unknown): DomainError | undefined {
+  if (err instanceof DomainError) return err;
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && e.code.startsWith('22')) {
+      return invalidArgument('Errors.Invalid.Value', 'a value is out of range or holds characters that cannot be stored (such as NUL)');
+    }
+  }
+  return undefined;
+}

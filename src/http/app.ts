@@ -1,11 +1,13 @@
 import { Hono } from 'hono';
 import type { Deps } from '../deps';
-import { DomainError } from '../domain/errors';
+import { asDomainError, DomainError } from '../domain/errors';
 import { limitBody } from './body-limit';
 import { healthRoutes } from './health';
 import { oidcRoutes } from '../oidc/routes';
 import { loginRoutes } from '../login/routes';
 import { v1Routes } from '../v1/app';
+import { safeDescription } from '../oidc/errors';
+import { inputGuard } from './input-guard';
 
 const SMALL_BODY_LIMIT = 1024 * 1024;
 const BULK_PATHS = new Set(['/admin/v1/import', '/management/v1/users/human/_import']);
@@ -29,14 +31,16 @@ export function createHttpApp(deps: Deps) {
   const importLimit = limitBody(deps.config.bodyLimitBytes, tooLarge(deps.config.bodyLimitBytes));
   const defaultLimit = limitBody(SMALL_BODY_LIMIT, tooLarge(SMALL_BODY_LIMIT));
   app.use('*', (c, next) => (BULK_PATHS.has(c.req.path) ? importLimit(c, next) : defaultLimit(c, next)));
+  app.use('*', inputGuard(BULK_PATHS));
   app.route('/', healthRoutes(deps));
   app.route('/', oidcRoutes(deps));
   app.route('/', loginRoutes(deps));
   app.route('/', v1Routes(deps));
 
-  app.notFound((c) => c.json({ error: 'not_found', error_description: `no route for ${c.req.method} ${c.req.path}` }, 404));
-  app.onError((err, c) => {
-    if (err instanceof DomainError) return c.json({ error: err.kind, error_description: err.message }, 400);
+  app.notFound((c) => c.json({ error: 'not_found', error_description: safeDescription(`no route for ${c.req.method} ${c.req.path}`) }, 404));
+  app.onError((thrown, c) => {
+    const err = asDomainError(thrown) ?? thrown;
+    if (err instanceof DomainError) return c.json({ error: err.kind, error_description: safeDescription(err.message) }, 400);
     if ((err as any)?.status && (err as any).getResponse) return (err as any).getResponse();
     deps.log.error({ err, path: c.req.path }, 'unexpected error in HTTP route');
     return c.json({ error: 'server_error', error_description: 'internal error' }, 500);

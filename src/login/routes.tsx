@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { Deps } from '../deps';
-import { DomainError } from '../domain/errors';
+import { DomainError, invalidArgument } from '../domain/errors';
 import { sessionFits } from '../domain/oidc/authorize';
 import { type AuthRequest, findPendingAuthRequest, linkSessionToAuthRequest, setAuthRequestLoginName } from '../domain/oidc/auth-requests';
 import { checkPassword } from '../domain/session/password-check';
@@ -35,9 +35,19 @@ async function readForm(c: Context): Promise<Form> {
     for (const [k, v] of new URLSearchParams(text)) out[k] = v;
     return out;
   }
-  const body = await c.req.parseBody();
+  let body: Awaited<ReturnType<typeof c.req.parseBody>>;
+  try {
+    body = await c.req.parseBody();
+  } catch {
+    throw invalidArgument('Errors.Invalid.Form', 'the form body is malformed');
+  }
   const out: Form = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === 'string') out[k] = v;
+  for (const [k, v] of Object.entries(body)) {
+    if (typeof v !== 'string') continue;
+    // the input guard sees urlencoded bodies only; multipart values get the same NUL check here
+    if (v.includes('\0') || k.includes('\0')) throw invalidArgument('Errors.Invalid.Form', `form parameter ${JSON.stringify(k.replace(/\0/g, ''))} contains a NUL byte`);
+    out[k] = v;
+  }
   return out;
 }
 

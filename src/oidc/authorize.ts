@@ -8,6 +8,7 @@ import { verifyOwnJwt } from '../domain/oidc/web-keys';
 import { browserSessions, callbackUrl, nextStep } from '../login/flow';
 import { errorPage } from '../login/render';
 import { responseModeFor, sendAuthorizationResponse } from './authorize-response';
+import { safeDescription } from './errors';
 import { oidcCtx, oidcEnv } from './env';
 import { OAuthError } from './errors';
 import { readParams } from './params';
@@ -53,7 +54,7 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
   const mode = responseModeFor(RESPONSE_TYPES[responseType] ? responseType : 'code', params.get('response_mode'));
   const state = repeated.includes('state') ? undefined : params.get('state');
   const fail = (error: string, description: string) =>
-    sendAuthorizationResponse(c, issuer, { redirectUri, mode, state, params: { error, error_description: description } });
+    sendAuthorizationResponse(c, issuer, { redirectUri, mode, state, params: { error, error_description: safeDescription(description) } });
 
   if (repeated.length) return fail('invalid_request', `parameter repeated: ${repeated.join(', ')}`);
   if (!rawResponseType) return fail('invalid_request', 'response_type is missing');
@@ -137,7 +138,7 @@ async function answer(c: Context, deps: Deps, id: string) {
   const result = await answerAuthRequest(oidcCtx(deps, 'oidc/authorize'), oidcEnv(deps), id);
   if (!result) return errorPage(c, 'the authorization request has expired or was already answered');
   const r = result.request;
-  const params = result.ok ? result.params : { error: result.error, error_description: result.description };
+  const params = result.ok ? result.params : { error: result.error, error_description: safeDescription(result.description) };
   return sendAuthorizationResponse(c, deps.config.externalUrl, {
     redirectUri: r.redirectUri,
     mode: r.responseMode as 'query',

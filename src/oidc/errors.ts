@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { DomainError } from '../domain/errors';
+import { asDomainError, DomainError } from '../domain/errors';
 import { OAUTH_KEY_PREFIX } from '../domain/oidc/env';
 
 /**
@@ -8,14 +8,25 @@ import { OAUTH_KEY_PREFIX } from '../domain/oidc/env';
  * server_error, 400 for everything else (RFC 6749 §5.2).
  */
 export class OAuthError extends Error {
+  readonly description: string;
   constructor(
     readonly code: string,
-    readonly description: string,
+    description: string,
     readonly status = code === 'invalid_client' ? 401 : code === 'server_error' ? 500 : 400,
     readonly headers: Record<string, string> = {},
   ) {
     super(description);
+    this.description = safeDescription(description);
   }
+}
+
+/**
+ * RFC 6749 §5.2: error_description holds only %x20-21 / %x23-5B / %x5D-7E. Descriptions often quote
+ * what the client sent, so control characters (CR, LF, TAB: header and log injection), quotes,
+ * backslashes and non-ASCII are replaced here, once for every error the OAuth endpoints render.
+ */
+export function safeDescription(text: string): string {
+  return text.replace(/"/g, "'").replace(/\\/g, '/').replace(/[^\x20-\x7e]/g, '?');
 }
 
 export const invalidRequest = (d: string) => new OAuthError('invalid_request', d);
@@ -38,6 +49,7 @@ const KIND_CODES: Partial<Record<DomainError['kind'], string>> = {
 /** Domain errors become OAuth errors: `OAuth.<code>` keys carry their code, other kinds map by table. */
 export function toOAuthError(err: unknown): OAuthError | undefined {
   if (err instanceof OAuthError) return err;
+  err = asDomainError(err) ?? err;
   if (err instanceof DomainError) {
     if (err.key.startsWith(OAUTH_KEY_PREFIX)) return new OAuthError(err.key.slice(OAUTH_KEY_PREFIX.length), err.message);
     const code = KIND_CODES[err.kind];

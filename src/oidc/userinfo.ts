@@ -6,9 +6,11 @@ import { findActiveAccessToken } from '../domain/oidc/token-lookup';
 import { RESERVED } from '../domain/oidc/scopes';
 import { findClient } from '../domain/oidc/clients';
 import { oidcEnv } from './env';
+import { safeDescription } from './errors';
 import { noStore } from './params';
 
-function unauthorized(c: Context, description: string) {
+function unauthorized(c: Context, text: string) {
+  const description = safeDescription(text);
   noStore(c);
   c.header('WWW-Authenticate', `Bearer error="invalid_token", error_description="${description}"`);
   return c.json({ error: 'invalid_token', error_description: description }, 401);

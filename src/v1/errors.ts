@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DomainError, type DomainErrorKind } from '../domain/errors';
+import { asDomainError, DomainError, type DomainErrorKind } from '../domain/errors';
 
 /** gRPC status codes and the HTTP status grpc-gateway answers them with (v1 clients expect both). */
 const GRPC: Record<DomainErrorKind, { code: number; http: ContentfulStatusCode }> = {
@@ -69,8 +69,9 @@ export interface V1Error {
   details: { id: string; message: string }[];
 }
 
-export function respondV1Error(c: Context, err: unknown): Response | undefined {
-  if (!(err instanceof DomainError)) return undefined;
+export function respondV1Error(c: Context, thrown: unknown): Response | undefined {
+  const err = asDomainError(thrown);
+  if (!err) return undefined;
   const { status, body } = v1ErrorBody(err);
   return c.json(body, status);
 }

@@ -1,6 +1,6 @@
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import type { Logger } from 'pino';
-import { DomainError, type DomainErrorKind } from '../../domain/errors';
+import { asDomainError, type DomainErrorKind } from '../../domain/errors';
 
 const CODES: Record<DomainErrorKind, Code> = {
   invalid_argument: Code.InvalidArgument,
@@ -19,7 +19,8 @@ const CODES: Record<DomainErrorKind, Code> = {
 /** The one mapping from domain errors to Connect codes. Anything unexpected is logged, never echoed. */
 export function toConnectError(err: unknown, log: Logger, procedure: string): ConnectError {
   if (err instanceof ConnectError) return err;
-  if (err instanceof DomainError) return new ConnectError(err.message, CODES[err.kind]);
+  const known = asDomainError(err);
+  if (known) return new ConnectError(known.message, CODES[known.kind]);
   if (isDatabaseDown(err)) return new ConnectError('the database is unavailable; retry later', Code.Unavailable);
   log.error({ err, procedure }, 'unexpected error in RPC');
   return new ConnectError('internal error', Code.Internal);
