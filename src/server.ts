@@ -3,7 +3,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { cors as connectCors } from '@connectrpc/connect';
+import { cors as connectCors, createConnectRouter } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { getRequestListener } from '@hono/node-server';
 import { routes } from './api/router';
@@ -43,6 +43,7 @@ export async function startServer(deps: Deps): Promise<RunningServer> {
     fallback: (req, res) => void hono(req as any, res as any),
   });
 
+  const procedures = procedurePaths(deps);
   let inFlight = 0;
   let draining = false;
   let drained: (() => void) | undefined;
@@ -57,7 +58,10 @@ export async function startServer(deps: Deps): Promise<RunningServer> {
     res.once('close', () => {
       inFlight--;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (res as any).routeLabel ?? (isRpcPath(req.url) ? req.url!.split('?')[0] : 'unmatched');
+      // Label values come from closed sets only (Hono route patterns, registered procedures), so
+      // no traffic can grow the number of series: everything else is "unmatched".
+      const path = req.url?.split('?')[0] ?? '';
+      const route = (res as any).routeLabel ?? (procedures.has(path) ? path : 'unmatched');
       httpDuration.observe({ route, method: req.method ?? '', status: String(res.statusCode) }, seconds);
       log.info({ reqId: requestId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
       if (draining && inFlight === 0) drained?.();
@@ -132,8 +136,11 @@ export async function startServer(deps: Deps): Promise<RunningServer> {
   };
 }
 
-function isRpcPath(url: string | undefined): boolean {
-  return !!url && /^\/[a-z][\w.]*\.[A-Z]\w*\/\w+/.test(url);
+/** The request paths of every registered RPC (`/<package.Service>/<Method>`). */
+function procedurePaths(deps: Deps): Set<string> {
+  const router = createConnectRouter();
+  routes(deps)(router);
+  return new Set(router.handlers.map((h) => h.requestPath));
 }
 
 function track(sockets: Set<net.Socket>, socket: net.Socket) {
