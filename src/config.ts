@@ -87,6 +87,11 @@ export const SETTINGS: Setting[] = [
     meaning: 'How often a new signing key is created and activated automatically (Go duration: 30m, 12h, 720h).',
   },
   {
+    env: 'PORTCULLIS_ASSERTION_MAX_LIFETIME',
+    default: '1h',
+    meaning: 'Longest lifetime (exp ahead of now, Go duration) of a JWT a client signs: private_key_jwt assertions and JWT profile grants.',
+  },
+  {
     env: 'PORTCULLIS_SMTP_URL',
     default: '(unset)',
     meaning: 'smtp(s)://user:pass@host:port for the notification outbox; unset logs the messages instead.',
@@ -123,6 +128,7 @@ export interface Config {
   logLevel: string;
   shutdownTimeoutMs: number;
   keyRotationIntervalMs: number;
+  assertionMaxLifetimeS: number;
   smtpUrl: string | undefined;
   smtpFrom: string;
   bodyLimitBytes: number;
@@ -183,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'PORTCULLIS_KEY_ROTATION_INTERVAL',
       get('PORTCULLIS_KEY_ROTATION_INTERVAL') ?? '720h',
     ),
+    assertionMaxLifetimeS: Math.floor(parseDuration('PORTCULLIS_ASSERTION_MAX_LIFETIME', get('PORTCULLIS_ASSERTION_MAX_LIFETIME') ?? '1h') / 1000),
     smtpUrl,
     smtpFrom: get('PORTCULLIS_SMTP_FROM') ?? 'Portcullis <no-reply@localhost>',
     bodyLimitBytes: parseSize('PORTCULLIS_BODY_LIMIT', get('PORTCULLIS_BODY_LIMIT') ?? '64mb'),

@@ -87,7 +87,7 @@ export async function authenticateClient(
   } else if (method === 'private_key_jwt') {
     const issuer = deps.config.externalUrl;
     const endpoint = issuer + c.req.path;
-    const reason = await verifyClientAssertion(deps.database.db, client, assertion!, [issuer, `${issuer}/`, endpoint, `${issuer}/oauth/v2/token`]);
+    const reason = await verifyClientAssertion(deps.database.db, client, assertion!, [issuer, `${issuer}/`, endpoint, `${issuer}/oauth/v2/token`], deps.config.assertionMaxLifetimeS);
     if (reason) throw invalidClient(reason);
   }
   return { client, method };

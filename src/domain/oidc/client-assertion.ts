@@ -2,11 +2,10 @@ import { lt } from 'drizzle-orm';
 import { type CryptoKey, decodeProtectedHeader, importSPKI, type JWTPayload, jwtVerify } from 'jose';
 import type { Db } from '../../db/client';
 import { usedAssertions } from '../../db/schema/index';
+import { assertionLifetimeProblem } from './assertion-lifetime';
 import type { OidcClient } from './clients';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-/** An assertion issued longer ago than this is refused even if its exp is later. */
-const MAX_ASSERTION_AGE_S = 3600;
 const ALLOWED_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 /**
@@ -20,6 +19,7 @@ export async function verifyClientAssertion(
   client: OidcClient,
   assertion: string,
   audiences: string[],
+  maxLifetimeS: number,
 ): Promise<string | undefined> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -47,12 +47,12 @@ export async function verifyClientAssertion(
     if (payload.iss !== client.clientId || payload.sub !== client.clientId) return 'client_assertion iss and sub must be the client id';
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!aud.some((a) => typeof a === 'string' && audiences.includes(a))) return 'client_assertion aud must contain the issuer';
-    if (typeof payload.exp !== 'number') return 'client_assertion needs exp';
-    if (typeof payload.iat === 'number' && payload.iat < now / 1000 - MAX_ASSERTION_AGE_S) return 'client_assertion is too old';
+    const lifetime = assertionLifetimeProblem(payload, maxLifetimeS, { requireIat: false });
+    if (lifetime) return `client_assertion: ${lifetime}`;
     if (typeof payload.jti !== 'string' || !payload.jti) return 'client_assertion needs jti';
     const fresh = await db
       .insert(usedAssertions)
-      .values({ id: `${client.clientId}:${payload.jti}`, expiresAt: new Date(payload.exp * 1000) })
+      .values({ id: `${client.clientId}:${payload.jti}`, expiresAt: new Date((payload.exp as number) * 1000) })
       .onConflictDoNothing()
       .returning({ id: usedAssertions.id });
     if (fresh.length === 0) return 'client_assertion was already used (jti replay)';

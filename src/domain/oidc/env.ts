@@ -3,6 +3,8 @@ import type { SigningKey } from '../../crypto/keys/signing';
 export interface OidcEnv {
   issuer: string;
   masterKey: Buffer;
+  /** PORTCULLIS_ASSERTION_MAX_LIFETIME in seconds (assertion-lifetime.ts) */
+  assertionMaxLifetimeS: number;
   /**
    * The signing key, loaded BEFORE a transaction starts (withSigningKey): loading it inside one
    * would need a second connection, which PGlite does not have.

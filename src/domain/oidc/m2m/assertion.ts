@@ -1,12 +1,11 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Db } from '../../../db/client';
+import { assertionLifetimeProblem } from '../assertion-lifetime';
 import { invalidGrant } from '../oauth-errors';
 import { type MachineUser, machineUser } from './machines';
 import { claimJtiOnce } from './replay';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-/** An assertion issued longer ago than this is refused even if its `exp` is later. */
-const MAX_AGE_S = 3600;
 const CLOCK_SKEW_S = 5;
 const ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
@@ -16,7 +15,12 @@ const ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES
  * contains one of `audiences` (the issuer or the token endpoint); `exp` present and not passed;
  * `iat` not older than an hour; `jti` present and never seen before. Every failure is invalid_grant.
  */
-export async function verifyMachineAssertion(db: Db, assertion: string, audiences: string[]): Promise<{ machine: MachineUser; keyId: string }> {
+export async function verifyMachineAssertion(
+  db: Db,
+  assertion: string,
+  audiences: string[],
+  maxLifetimeS: number,
+): Promise<{ machine: MachineUser; keyId: string }> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   let claims: ReturnType<typeof decodeJwt>;
   try {
@@ -50,11 +54,10 @@ export async function verifyMachineAssertion(db: Db, assertion: string, audience
   if (!keyId) throw invalidGrant('assertion: signature does not match a registered key');
   const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   if (!aud.some((a) => typeof a === 'string' && audiences.includes(a))) throw invalidGrant('assertion: aud must contain the issuer');
-  if (typeof claims.exp !== 'number') throw invalidGrant('assertion: exp is missing');
-  if (typeof claims.iat !== 'number') throw invalidGrant('assertion: iat is missing');
-  if (claims.iat < now / 1000 - MAX_AGE_S) throw invalidGrant('assertion: iat is too old');
+  const lifetime = assertionLifetimeProblem(claims, maxLifetimeS, { requireIat: true }, now / 1000);
+  if (lifetime) throw invalidGrant(`assertion: ${lifetime}`);
   if (typeof claims.jti !== 'string' || !claims.jti) throw invalidGrant('assertion: jti is missing');
-  if (!(await claimJtiOnce(db, `${machine.user.id}:${claims.jti}`, new Date(claims.exp * 1000)))) {
+  if (!(await claimJtiOnce(db, `${machine.user.id}:${claims.jti}`, new Date((claims.exp as number) * 1000)))) {
     throw invalidGrant('assertion: jti was already used (replay)');
   }
   return { machine, keyId };

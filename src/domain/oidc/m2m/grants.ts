@@ -56,6 +56,6 @@ export async function jwtProfileTokens(
   clientId: string | undefined,
 ): Promise<TokenResponse> {
   const audiences = [env.issuer, `${env.issuer}/`, `${env.issuer}/oauth/v2/token`];
-  const { machine, keyId } = await verifyMachineAssertion(ctx.db, assertion, audiences);
+  const { machine, keyId } = await verifyMachineAssertion(ctx.db, assertion, audiences, env.assertionMaxLifetimeS);
   return issue(ctx, env, machine, { clientId: clientId ?? machine.user.id, rawScope, credential: keyCredential(keyId), withIdToken: true });
 }
