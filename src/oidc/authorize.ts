@@ -12,6 +12,7 @@ import { safeDescription } from './errors';
 import { oidcCtx, oidcEnv } from './env';
 import { OAuthError } from './errors';
 import { readParams } from './params';
+import { redirectUriCompliant } from '../domain/application/compliance';
 import { redirectUriAllowed, redirectUriWellFormed } from './redirect-uris';
 
 const RESPONSE_TYPES: Record<string, string> = { code: 'CODE', id_token: 'ID_TOKEN', 'id_token token': 'ID_TOKEN_TOKEN' };
@@ -46,6 +47,9 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
   if (!redirectUri || repeated.includes('redirect_uri')) return page('redirect_uri is missing or repeated');
   if (!redirectUriWellFormed(redirectUri) || !redirectUriAllowed(client, redirectUri, client.oidc.redirectUris)) {
     return page('redirect_uri is not registered for this client');
+  }
+  if (!redirectUriCompliant(client.oidc, redirectUri)) {
+    return page("redirect_uri breaks the rules for this application type (see the application's compliance problems)");
   }
 
   const issuer = deps.config.externalUrl;

@@ -1,3 +1,4 @@
+import { redirectUriCompliant } from '../domain/application/compliance';
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { findClient } from '../domain/oidc/clients';
@@ -55,7 +56,7 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
   const clientId = hintInvalid ? undefined : (hint?.azp ?? clientIdParam);
   if (redirect && clientId && !hintInvalid) {
     const client = await findClient(deps.database.db, clientId);
-    if (client?.active && client.oidc?.postLogoutRedirectUris.includes(redirect)) {
+    if (client?.active && client.oidc?.postLogoutRedirectUris.includes(redirect) && redirectUriCompliant(client.oidc, redirect)) {
       const url = new URL(redirect);
       const state = params.get('state');
       if (state !== undefined) url.searchParams.set('state', state);

@@ -78,6 +78,18 @@ const RULES: Rule[] = [
   (c) => c.postLogoutRedirectUris.flatMap((u) => redirectProblems(c, u, 'OIDC.PostLogoutRedirectUris', 'post-logout redirect URI')),
 ];
 
+/** Schemes that run or read something in the browser instead of navigating: never a redirect target. */
+const SCRIPT_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:']);
+
+/**
+ * Whether the authorization or end-session endpoint may send the browser to this registered URI:
+ * the same rules that registration reports as compliance problems are enforced at use, so a
+ * configuration saved with a problem never redirects insecurely.
+ */
+export function redirectUriCompliant(c: OidcAppConfig, uri: string): boolean {
+  return redirectProblems(c, uri, 'x', 'x').length === 0;
+}
+
 function redirectProblems(c: OidcAppConfig, uri: string, prefix: string, what: string): ComplianceProblem[] {
   const url = parseUrl(uri);
   if (!url) return [];
@@ -87,7 +99,9 @@ function redirectProblems(c: OidcAppConfig, uri: string, prefix: string, what: s
   }
   const http = url.protocol === 'http:';
   const https = url.protocol === 'https:';
-  if (c.applicationType === 'NATIVE') {
+  if (SCRIPT_SCHEMES.has(url.protocol)) {
+    problems.push({ key: `${prefix}.DangerousScheme`, message: `${what} "${uri}" uses the scheme "${url.protocol}", which no application may use` });
+  } else if (c.applicationType === 'NATIVE') {
     if (http && !isLoopback(url)) {
       problems.push({
         key: `${prefix}.NativeHttpNotLoopback`,
