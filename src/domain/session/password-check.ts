@@ -1,4 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import { invalidatePrincipal } from '../../authz/authenticate';
 import { hashPassword, needsRehash, verifyPassword } from '../../crypto/passwords/index';
 import { users } from '../../db/schema/index';
 import type { Ctx } from '../context';
@@ -16,27 +17,41 @@ const dummy = () => (dummyHash ??= hashPassword('portcullis-dummy-password-for-t
  * Checks a password under the lockout policy. Unknown users, users without a password and inactive
  * users fail like a wrong password (same message, a real hash verification). A wrong password counts
  * as a failed attempt (event `user.human.password.check.failed`); reaching the instance's limit locks
- * the user (`user.locked`) until an administrator unlocks them. A correct password for a locked user
- * answers `locked` (the caller proved knowledge of the password, so nothing is enumerated). After a
- * success an imported or weaker hash is replaced by argon2id (`user.human.password.hash.updated`).
+ * the user (`user.locked`) until an administrator unlocks them. On a locked user no password is
+ * checked at all: right and wrong passwords get the same `locked` answer, so a locked account is no
+ * oracle. Counting and locking are one atomic UPDATE, and a success commits only while the user is
+ * still unlocked and under the limit, so concurrent guesses (on any number of workers) can neither
+ * exceed the limit nor slip a correct guess past it. After a success an imported or weaker hash is
+ * replaced by argon2id (`user.human.password.hash.updated`).
  */
 export async function checkPassword(ctx: Ctx, user: LoginUser | undefined, password: string): Promise<PasswordCheckResult> {
   if (!user?.passwordHash || user.type !== 'HUMAN' || user.state === 'REMOVED') {
     await verifyPassword(await dummy(), password);
     return { ok: false, reason: 'invalid' };
   }
+  if (user.state === 'LOCKED') {
+    await verifyPassword(await dummy(), password);
+    return { ok: false, reason: 'locked' };
+  }
   const valid = await verifyPassword(user.passwordHash, password);
-  if (user.state === 'LOCKED') return { ok: false, reason: valid ? 'locked' : 'invalid' };
   if (!canSignIn(user)) return { ok: false, reason: 'invalid' };
+  const { lockoutMaxPasswordAttempts: max } = await instanceSettings(ctx.db, ctx.instanceId);
   if (!valid) {
-    await recordFailure(ctx, user);
+    await recordFailure(ctx, user, max);
     return { ok: false, reason: 'invalid' };
   }
   const rehash = needsRehash(user.passwordHash) ? await hashPassword(password) : undefined;
   const stored = user.passwordHash;
   const replaced = await execute(ctx, async (scope) => {
+    // The row lock of this UPDATE orders it after any concurrent failure: a user locked meanwhile,
+    // or at the limit, does not sign in.
+    const [still] = await scope.tx
+      .update(users)
+      .set({ failedPasswordAttempts: 0 })
+      .where(and(eq(users.id, user.id), inArray(users.state, ['ACTIVE', 'INITIAL']), max > 0 ? lt(users.failedPasswordAttempts, max) : undefined))
+      .returning({ id: users.id });
+    if (!still) return 'locked' as const;
     await scope.load('user', user.id);
-    if (user.failedPasswordAttempts > 0) await scope.tx.update(users).set({ failedPasswordAttempts: 0 }).where(eq(users.id, user.id));
     // Only the hash that was verified is replaced: a password changed meanwhile stays as it is.
     const [updated] = rehash
       ? await scope.tx
@@ -58,6 +73,7 @@ export async function checkPassword(ctx: Ctx, user: LoginUser | undefined, passw
     scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.human.password.check.succeeded', resourceOwner: user.orgId });
     return !!updated;
   });
+  if (replaced === 'locked') return { ok: false, reason: 'locked' };
   return { ok: true, user: { ...user, passwordHash: replaced ? rehash! : stored, failedPasswordAttempts: 0 } };
 }
 
@@ -69,15 +85,28 @@ export function hashScheme(stored: string): string {
   return SCHEME_NAMES[id] ?? id;
 }
 
-async function recordFailure(ctx: Ctx, user: LoginUser): Promise<void> {
-  const { lockoutMaxPasswordAttempts: max } = await instanceSettings(ctx.db, ctx.instanceId);
+/**
+ * One statement counts the failure and, at the limit, locks: PostgreSQL's row lock serialises
+ * concurrent failures, so the count never passes the limit and exactly one of them locks. The
+ * aggregate is loaded after the lock is held, so concurrent failures do not conflict.
+ */
+async function recordFailure(ctx: Ctx, user: LoginUser, max: number): Promise<void> {
   await execute(ctx, async (scope) => {
-    await scope.load('user', user.id);
     const [row] = await scope.tx
       .update(users)
-      .set({ failedPasswordAttempts: sql`${users.failedPasswordAttempts} + 1` })
-      .where(eq(users.id, user.id))
+      .set(
+        max > 0
+          ? {
+              failedPasswordAttempts: sql`${users.failedPasswordAttempts} + 1`,
+              state: sql`case when ${users.failedPasswordAttempts} + 1 >= ${max} then 'LOCKED' else ${users.state} end`,
+              changedAt: sql`case when ${users.failedPasswordAttempts} + 1 >= ${max} then now() else ${users.changedAt} end`,
+            }
+          : { failedPasswordAttempts: sql`${users.failedPasswordAttempts} + 1` },
+      )
+      .where(and(eq(users.id, user.id), inArray(users.state, ['ACTIVE', 'INITIAL'])))
       .returning({ attempts: users.failedPasswordAttempts, state: users.state });
+    if (!row) return; // locked (or deactivated) by a concurrent request: nothing more to count
+    await scope.load('user', user.id);
     scope.push({
       aggregateType: 'user',
       aggregateId: user.id,
@@ -85,8 +114,8 @@ async function recordFailure(ctx: Ctx, user: LoginUser): Promise<void> {
       payload: { attempts: row.attempts },
       resourceOwner: user.orgId,
     });
-    if (max > 0 && row.attempts >= max && row.state === 'ACTIVE') {
-      await scope.tx.update(users).set({ state: 'LOCKED', changedAt: new Date() }).where(eq(users.id, user.id));
+    if (row.state === 'LOCKED') {
+      await invalidatePrincipal(scope, user.id);
       scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.locked', payload: { reason: 'too many failed password checks' }, resourceOwner: user.orgId });
     }
   });
