@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { maybeRoleClaims, metadataClaim, scopeClaims } from '../domain/oidc/claims';
-import { findClient } from '../domain/oidc/clients';
+import { findClient, type OidcClient } from '../domain/oidc/clients';
+import { MACHINE_CLIENT_TYPE } from '../domain/oidc/m2m/machines';
 import { RESERVED } from '../domain/oidc/scopes';
 import { findActiveAccessToken } from '../domain/oidc/token-lookup';
 import { authenticateClient } from './client-auth';
@@ -22,7 +23,7 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
   const env = oidcEnv(deps);
   const db = deps.database.db;
   const at = await findActiveAccessToken(db, env.masterKey, env.issuer, token);
-  if (!at || !(at.audience.includes(caller.clientId) || at.audience.includes(caller.projectId))) return c.json({ active: false });
+  if (!at || !inAudience(at.audience, caller)) return c.json({ active: false });
   const body: Record<string, unknown> = {
     active: true,
     scope: at.scopes.join(' '),
@@ -53,4 +54,14 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
     }),
   );
   return c.json(body);
+}
+
+/**
+ * Client ids and audience values never stand for each other across kinds: an application matches by
+ * its client id or its project, a machine user only by its own user id — never by a project's id,
+ * whatever its username looks like.
+ */
+function inAudience(audience: string[], caller: OidcClient): boolean {
+  if (caller.type === MACHINE_CLIENT_TYPE) return audience.includes(caller.applicationId);
+  return audience.includes(caller.clientId) || (!!caller.projectId && audience.includes(caller.projectId));
 }

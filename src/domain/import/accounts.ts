@@ -3,7 +3,7 @@ import os from 'node:os';
 import { checkImportedHash, hashPassword } from '../../crypto/passwords/index';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
-import { checkEmail, checkId, checkLanguage, checkPhone, checkUsername } from '../user/validate';
+import { checkEmail, checkId, checkLanguage, checkMachineUsername, checkPhone, checkUsername } from '../user/validate';
 import type { EventRow, UserRow } from './bulk';
 import type { ImportError, ImportHuman, ImportMachine } from './model';
 
@@ -103,7 +103,7 @@ export function humanAccount(orgId: string, h: ImportHuman): Account {
 
 export function checkMachine(m: ImportMachine): string | undefined {
   if (m.userId !== undefined && !passes(() => checkId('userId', m.userId))) return 'Errors.User.Invalid';
-  if (!passes(() => checkUsername('userName', m.username))) return 'Errors.User.Username.Invalid';
+  if (!passes(() => checkMachineUsername('userName', m.username))) return 'Errors.User.Username.Invalid';
   return undefined;
 }
 

@@ -1,3 +1,4 @@
+import { checkUsernameDomain, foreignDomainErrors } from './login-name-domain';
 import { humanAddedPayload, machineAddedPayload } from './event-payloads';
 import { and, eq, inArray, ne } from 'drizzle-orm';
 import { invalidatePat, invalidatePrincipal } from '../../authz/authenticate';
@@ -19,6 +20,7 @@ import {
   checkMetadata,
   checkPhone,
   checkUrlTemplate,
+  checkMachineUsername,
   checkUsername,
   type MetadataEntry,
   optionalText,
@@ -222,7 +224,7 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<Crea
 
   if (input.machine) {
     const m = input.machine;
-    const username = checkUsername('username', input.username);
+    const username = checkMachineUsername('username', input.username);
     const name = requireText('machine.name', m.name);
     const description = optionalText('machine.description', m.description, 500);
     return submitCreate(ctx, { user: { machine: { id, orgId, username, name, description, accessTokenType: m.accessTokenType } } });
@@ -300,6 +302,11 @@ export async function applyCreates(scope: Scope, creates: PreparedCreate[]): Pro
     if (org.state !== 'ACTIVE') return failedPrecondition('Errors.Org.NotActive', 'the organization is not active');
     return { id: '', createdAt: new Date(0) };
   });
+  const shadowing = await foreignDomainErrors(
+    scope.tx,
+    creates.map((c) => c.user.human ?? c.user.machine),
+  );
+  for (const [i, err] of shadowing.entries()) if (err && !(results[i] instanceof DomainError)) results[i] = err;
   const ok = creates.filter((_, i) => !(results[i] instanceof DomainError));
   const added = await addUsers(
     scope,
@@ -397,6 +404,8 @@ export async function updateUser(ctx: Ctx, input: UpdateUserInput): Promise<{ ch
     const out: { changedAt: Date; emailCode?: string; phoneCode?: string } = { changedAt: new Date() };
 
     if (username !== undefined && username !== user.username) {
+      if (user.type === 'MACHINE') checkMachineUsername('username', username);
+      await checkUsernameDomain(scope.tx, user.orgId, username);
       set.username = username;
       push('user.username.changed', { userName: username });
     }

@@ -92,3 +92,16 @@ export function checkMetadata(field: string, entries: MetadataEntry[]): void {
     if (m.value.length > 500_000) throw invalidArgument(KEY, `${field}[${i}].value must be at most 500000 bytes`);
   });
 }
+
+/**
+ * A machine user's username is its OAuth client id. It must not have the shape of a resource id
+ * (digits only) or of an application's client id (`<id>@<project>`), so that no machine user can be
+ * taken for a project or an application where client ids and audiences are compared.
+ */
+export function checkMachineUsername(field: string, value: string | undefined | null): string {
+  const v = checkUsername(field, value);
+  if (/^\d+$/.test(v) || /^[^@]+@[^@.]+$/.test(v)) {
+    throw invalidArgument('Errors.User.Username.Reserved', `${field}: a machine user's username must not look like an id or a client id (digits only, or <id>@<project>)`);
+  }
+  return v;
+}
