@@ -23,17 +23,21 @@ export function rotateUserAgent(c: Context): string {
   return sha256Hex(value);
 }
 
+/** Where a CSRF cookie is sent: the login pages, or the end-session endpoint's confirmation. */
+export const LOGIN_CSRF = { name: CSRF_COOKIE, path: '/ui/login' };
+export const LOGOUT_CSRF = { name: 'pc_logout_csrf', path: '/oidc/v1/end_session' };
+
 /** The CSRF token for the forms of this response (reuses the browser's cookie when it has one). */
-export function csrfToken(c: Context): string {
-  let token = getCookie(c, CSRF_COOKIE);
+export function csrfToken(c: Context, cookie = LOGIN_CSRF): string {
+  let token = getCookie(c, cookie.name);
   if (!token || token.length < 32) {
     token = randomToken(32);
-    setCookie(c, CSRF_COOKIE, token, { path: '/ui/login', httpOnly: true, secure: secure(c), sameSite: 'Lax' });
+    setCookie(c, cookie.name, token, { path: cookie.path, httpOnly: true, secure: secure(c), sameSite: 'Lax' });
   }
   return token;
 }
 
-export function csrfValid(c: Context, submitted: string | undefined): boolean {
-  const cookie = getCookie(c, CSRF_COOKIE);
-  return !!cookie && !!submitted && constantTimeEqual(cookie, submitted);
+export function csrfValid(c: Context, submitted: string | undefined, cookie = LOGIN_CSRF): boolean {
+  const value = getCookie(c, cookie.name);
+  return !!value && !!submitted && constantTimeEqual(value, submitted);
 }

@@ -4,10 +4,12 @@ import type { Deps } from '../deps';
 import { findClient } from '../domain/oidc/clients';
 import { splitScopes } from '../domain/oidc/scopes';
 import { verifyOwnJwt } from '../domain/oidc/web-keys';
-import { getSession, terminateSessions } from '../domain/session/sessions';
+import { terminateSessions } from '../domain/session/sessions';
 import { findUserByLoginName } from '../domain/session/users';
+import { csrfToken, csrfValid, LOGOUT_CSRF } from '../login/cookies';
 import { browserSessions } from '../login/flow';
 import { errorPage, localeOf, renderPage } from '../login/render';
+import { LogoutConfirmPage } from '../login/pages/logout-confirm';
 import { MessagePage } from '../login/pages/message';
 import { oidcCtx, oidcEnv } from './env';
 import { readParams } from './params';
@@ -16,7 +18,10 @@ import { readParams } from './params';
  * /oidc/v1/end_session (spec §4.7, RP-initiated logout). The client whose post-logout URIs count is
  * the `azp` of a valid id_token_hint or the client_id (both given: they must agree). A hint with a bad
  * signature or `alg: none` never leads to a redirect; without hint and client_id the URI is ignored.
- * The browser's sessions (or only the hinted user's) end, and with them every token issued from them.
+ * Without a valid hint the user confirms first (a page with a POST button and a CSRF token), so a
+ * link on another site cannot sign anyone out. Only the sessions of THIS browser (its user-agent
+ * cookie; with a hint, only the hinted user's) end, and with them every token issued from them — a
+ * token alone, sent from elsewhere, never ends another browser's session.
  */
 export async function endSessionEndpoint(c: Context, deps: Deps) {
   let parsed: Awaited<ReturnType<typeof readParams>>;
@@ -45,12 +50,23 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
     return errorPage(c, 'client_id does not match the id_token_hint', { uiLocales });
   }
 
+  const confirmed = c.req.method === 'POST' && params.get('confirm') === '1' && csrfValid(c, params.get('csrf'), LOGOUT_CSRF);
+  if (!hint && !confirmed) {
+    const { locale, t } = localeOf(c, uiLocales);
+    const carry: Record<string, string> = {};
+    for (const name of ['post_logout_redirect_uri', 'state', 'client_id', 'ui_locales', 'logout_hint']) {
+      const v = params.get(name);
+      if (v !== undefined && v !== null) carry[name] = v;
+    }
+    c.header('Cache-Control', 'no-store');
+    return renderPage(c, <LogoutConfirmPage locale={locale} t={t} csrf={csrfToken(c, LOGOUT_CSRF)} params={carry} />);
+  }
+
   let userId = hint?.sub;
   const logoutHint = params.get('logout_hint');
   if (!userId && logoutHint) userId = (await findUserByLoginName(deps.database.db, logoutHint))?.id;
   const sessions = (await browserSessions(c, deps)).filter((s) => !userId || s.userId === userId).map((s) => s.id);
-  if (hint?.sid && hint.sub && !sessions.includes(hint.sid)) sessions.push(hint.sid);
-  await terminateSessions(oidcCtx(deps, 'oidc/end_session', userId), await ownSessions(deps, sessions, hint));
+  await terminateSessions(oidcCtx(deps, 'oidc/end_session', userId), sessions);
 
   const redirect = params.get('post_logout_redirect_uri');
   const clientId = hintInvalid ? undefined : (hint?.azp ?? clientIdParam);
@@ -66,11 +82,4 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
   }
   const { locale, t } = localeOf(c, uiLocales);
   return renderPage(c, <MessagePage locale={locale} t={t} title={t.loggedOutTitle} text={t.loggedOutText} />);
-}
-
-/** The hint's `sid` only counts when that session belongs to the hint's subject. */
-async function ownSessions(deps: Deps, ids: string[], hint: { sub?: string; sid?: string } | undefined): Promise<string[]> {
-  if (!hint?.sid) return ids;
-  const s = await getSession(deps.database.db, hint.sid);
-  return s && s.userId === hint.sub ? ids : ids.filter((id) => id !== hint.sid);
 }

@@ -130,21 +130,24 @@ describe('introspection, revocation, end session', () => {
     expect(new URL(none.headers.get('location')!).searchParams.get('error')).toBe('login_required');
   });
 
-  it('end_session with client_id and a registered URI redirects; an unregistered URI does not', async () => {
+  it('end_session with client_id and a registered URI redirects after the confirmation; an unregistered URI does not', async () => {
     const r = await codeFlowTokens(server, config, user);
-    const ok = await r.browser.request(`/oidc/v1/end_session?client_id=${app.clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`);
-    expect(ok.status).toBe(303);
+    const page = await r.browser.go(`/oidc/v1/end_session?client_id=${app.clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`);
+    expect((await client.tokenIntrospection(apiConfig, r.tokens.access_token)).active).toBe(true);
+    const ok = await r.browser.submit(page, '/oidc/v1/end_session', {});
+    expect(ok.url).toBe(LOGOUT_REDIRECT);
     expect((await client.tokenIntrospection(apiConfig, r.tokens.access_token)).active).toBe(false);
     const bad = await new Browser(server.url).request(`/oidc/v1/end_session?client_id=${app.clientId}&post_logout_redirect_uri=${encodeURIComponent('https://evil.example.com/')}`);
     expect(bad.status).toBe(200);
     expect(bad.headers.get('location')).toBeNull();
   });
 
-  it('end_session without hint and client_id ignores post_logout_redirect_uri but logs out', async () => {
+  it('end_session without hint and client_id ignores post_logout_redirect_uri but logs out once confirmed', async () => {
     const r = await codeFlowTokens(server, config, user);
-    const res = await r.browser.request(`/oidc/v1/end_session?post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`);
-    expect(res.status).toBe(200);
-    expect(await res.text()).toContain('signed out');
+    const page = await r.browser.go(`/oidc/v1/end_session?post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`);
+    const res = await r.browser.submit(page, '/oidc/v1/end_session', {});
+    expect(res.res.status).toBe(200);
+    expect(res.html).toContain('signed out');
     expect((await client.tokenIntrospection(apiConfig, r.tokens.access_token)).active).toBe(false);
   });
 
