@@ -1,7 +1,10 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { answerAuthRequest, sessionFits } from '../domain/oidc/authorize';
-import { createAuthRequest, linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
+import { type AuthRequest, createAuthRequest, findPendingAuthRequest, linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
+import { constantTimeEqual, sha256Hex } from '../crypto/random';
+import { getSession } from '../domain/session/sessions';
+import { userAgentHash } from '../login/cookies';
 import { findClient } from '../domain/oidc/clients';
 import { isKnownScope, requestedOrgId, splitScopes } from '../domain/oidc/scopes';
 import { verifyOwnJwt } from '../domain/oidc/web-keys';
@@ -133,9 +136,30 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
   return c.redirect(next, 303);
 }
 
-/** GET /oauth/v2/authorize/callback?id=…: answers the auth request once its session (or error) is set. */
+/**
+ * GET /oauth/v2/authorize/callback?id=…: answers the auth request once its session (or error) is set
+ * — only in the browser that signed in for it (the session was made with this browser's user-agent
+ * cookie) or, for a custom login UI, with the key of the URL CreateCallback returned. Whoever merely
+ * learns a request id cannot collect the answer in another browser.
+ */
 export async function callbackEndpoint(c: Context, deps: Deps) {
-  return answer(c, deps, c.req.query('id') ?? '');
+  const id = c.req.query('id') ?? '';
+  const request = await findPendingAuthRequest(deps.database.db, id);
+  if (request && !(await callbackBelongsHere(c, deps, request))) {
+    return errorPage(c, 'this sign-in was completed in another browser; start again from the application');
+  }
+  return answer(c, deps, id);
+}
+
+async function callbackBelongsHere(c: Context, deps: Deps, request: AuthRequest): Promise<boolean> {
+  if (request.callbackKeyHash) {
+    const key = c.req.query('key');
+    return !!key && constantTimeEqual(sha256Hex(key), request.callbackKeyHash);
+  }
+  if (!request.sessionId) return !!request.error; // an error answer carries nothing worth stealing
+  const ua = userAgentHash(c);
+  const session = ua ? await getSession(deps.database.db, request.sessionId) : undefined;
+  return !!session && session.userAgentHash === ua;
 }
 
 async function answer(c: Context, deps: Deps, id: string) {

@@ -35,6 +35,8 @@ export const authRequests = pgTable(
     /** error chosen by a custom login UI through CreateCallback */
     error: text('error'),
     errorDescription: text('error_description'),
+    /** SHA-256 of the key a custom login UI's callback URL carries (CreateCallback); null for the hosted login */
+    callbackKeyHash: text('callback_key_hash'),
     /** the response has been sent; a second callback is refused */
     completedAt: timestamp('completed_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),

@@ -7,7 +7,7 @@ import { notFound } from '../errors';
 import { execute } from '../execute';
 
 export type AuthRequest = typeof authRequests.$inferSelect;
-export type NewAuthRequest = Omit<AuthRequest, 'id' | 'createdAt' | 'expiresAt' | 'sessionId' | 'completedAt' | 'error' | 'errorDescription' | 'loginName'>;
+export type NewAuthRequest = Omit<AuthRequest, 'id' | 'createdAt' | 'expiresAt' | 'sessionId' | 'completedAt' | 'error' | 'errorDescription' | 'loginName' | 'callbackKeyHash'>;
 
 /** An auth request stays usable for 30 minutes: time enough to sign in, short enough to be forgotten. */
 export const AUTH_REQUEST_LIFETIME_MS = 30 * 60_000;
@@ -60,13 +60,13 @@ export function setAuthRequestLoginName(ctx: Ctx, id: string, loginName: string)
 }
 
 /** Links the session that authenticated the user; the callback then answers the client. */
-export function linkSessionToAuthRequest(ctx: Ctx, id: string, sessionId: string): Promise<AuthRequest> {
-  return update(ctx, id, 'auth_request.session.linked', { sessionId, error: null, errorDescription: null }, { sessionId });
+export function linkSessionToAuthRequest(ctx: Ctx, id: string, sessionId: string, callbackKeyHash: string | null = null): Promise<AuthRequest> {
+  return update(ctx, id, 'auth_request.session.linked', { sessionId, error: null, errorDescription: null, callbackKeyHash }, { sessionId });
 }
 
 /** A custom login UI ends the request with an OAuth error for the client (e.g. access_denied). */
-export function failAuthRequest(ctx: Ctx, id: string, error: string, description: string): Promise<AuthRequest> {
-  return update(ctx, id, 'auth_request.failed', { error, errorDescription: description, sessionId: null }, { error });
+export function failAuthRequest(ctx: Ctx, id: string, error: string, description: string, callbackKeyHash: string | null = null): Promise<AuthRequest> {
+  return update(ctx, id, 'auth_request.failed', { error, errorDescription: description, sessionId: null, callbackKeyHash }, { error });
 }
 
 /** Marks the request answered, exactly once: a second callback finds nothing. */

@@ -1,3 +1,4 @@
+import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Ctx } from '../context';
 import { failedPrecondition, invalidArgument, notFound } from '../errors';
 import { requireLoginUiPermission } from '../session/api';
@@ -24,13 +25,17 @@ export async function createCallback(
   ctx: Ctx,
   id: string,
   answer: { session: { id: string; token: string } } | { error: { error: string; description: string } },
-): Promise<AuthRequest> {
+): Promise<{ request: AuthRequest; callbackKey: string }> {
   requireLoginUiPermission(ctx);
+  // The callback URL carries this key: only the browser the login UI sends there can complete the
+  // request, not whoever learns the auth request's id.
+  const callbackKey = randomToken(24);
+  const keyHash = sha256Hex(callbackKey);
   const r = await findPendingAuthRequest(ctx.db, id);
   if (!r) throw notFound('Errors.AuthRequest.NotFound', 'auth request not found or expired');
   if ('error' in answer) {
     if (!ERRORS.includes(answer.error.error)) throw invalidArgument('Errors.AuthRequest.Error', `error must be one of ${ERRORS.join(', ')}`);
-    return failAuthRequest(ctx, id, answer.error.error, answer.error.description);
+    return { request: await failAuthRequest(ctx, id, answer.error.error, answer.error.description, keyHash), callbackKey };
   }
   const session = await getSession(ctx.db, answer.session.id, answer.session.token);
   if (!session) throw notFound('Errors.Session.NotFound', 'session not found');
@@ -39,5 +44,5 @@ export async function createCallback(
   if ((await findUserById(ctx.db, session.userId))?.passwordChangeRequired) {
     throw failedPrecondition('Errors.User.PasswordChangeRequired', 'session: the user must set a new password first (UserService.SetPassword)');
   }
-  return linkSessionToAuthRequest(ctx, id, session.id);
+  return { request: await linkSessionToAuthRequest(ctx, id, session.id, keyHash), callbackKey };
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "auth_requests" ADD COLUMN "callback_key_hash" text;
