@@ -1,3 +1,4 @@
+import { registrationAllowed } from '../domain/org/login-policy';
 import { type Context, Hono } from 'hono';
 import type { Deps } from '../deps';
 import { DomainError, invalidArgument } from '../domain/errors';
@@ -80,9 +81,10 @@ export function loginRoutes(deps: Deps) {
     withRequest(c, c.req.query('authRequest'), async (r) => {
       const { locale, t } = localeOf(c, r.uiLocales);
       const error = c.req.query('error') === 'csrf' ? t.csrf : undefined;
+      const canRegister = await mayRegister(r);
       return renderPage(
         c,
-        <LoginNamePage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} loginName={r.loginName ?? r.loginHint ?? ''} error={error} canRegister />,
+        <LoginNamePage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} loginName={r.loginName ?? r.loginHint ?? ''} error={error} canRegister={canRegister} />,
       );
     }),
   );
@@ -285,8 +287,15 @@ export function loginRoutes(deps: Deps) {
     });
   });
 
+  /** The organization a registration for this request joins: the org scope's, else the default one. */
+  const registrationOrg = async (r: AuthRequest) => r.orgId ?? (await defaultOrgId(db, deps.instanceId));
+  const mayRegister = async (r: AuthRequest) => registrationAllowed(db, deps.instanceId, await registrationOrg(r));
+  const registrationClosed = (c: Context, r: AuthRequest) =>
+    errorPage(c, 'registration is not allowed for this organization', { status: 403, uiLocales: r.uiLocales });
+
   app.get('/ui/login/register', (c) =>
     withRequest(c, c.req.query('authRequest'), async (r) => {
+      if (!(await mayRegister(r))) return registrationClosed(c, r);
       const { locale, t } = localeOf(c, r.uiLocales);
       const error = c.req.query('error');
       return renderPage(c, <RegisterPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} values={{}} error={error === 'csrf' ? t.csrf : undefined} />);
@@ -297,12 +306,13 @@ export function loginRoutes(deps: Deps) {
     const form = await readForm(c);
     return withRequest(c, form.authRequest, async (r) => {
       if (!csrfValid(c, form.csrf)) return see(c, withError(pageUrl('register', r.id), 'csrf'));
+      if (!(await mayRegister(r))) return registrationClosed(c, r);
       const { locale, t } = localeOf(c, r.uiLocales);
       const values: RegisterValues = { givenName: form.givenName, familyName: form.familyName, email: form.email, username: form.username };
       const again = (error: string) =>
         renderPage(c, <RegisterPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} values={values} error={error} />, 400);
       if ((form.password ?? '') !== (form.passwordConfirm ?? '')) return again(t.passwordsDiffer);
-      const orgId = r.orgId ?? (await defaultOrgId(db, deps.instanceId));
+      const orgId = await registrationOrg(r);
       let userId: string;
       try {
         // The email is verified with a code the outbox sends; until then it stays unverified.
@@ -316,6 +326,9 @@ export function loginRoutes(deps: Deps) {
           },
         }));
       } catch (err) {
+        // A taken username or address gets the same words as any other refusal of the account, so the
+        // form cannot be used to find out who has an account; field errors still name the field.
+        if (err instanceof DomainError && err.kind === 'already_exists') return again(t.registrationRefused);
         if (err instanceof DomainError && err.kind !== 'internal') return again(err.message);
         throw err;
       }

@@ -74,6 +74,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
         passwordRequireSymbol: req.passwordRequireSymbol,
         lockoutMaxPasswordAttempts: req.lockoutMaxPasswordAttempts,
         impersonationAllowed: req.impersonationAllowed,
+        registrationAllowed: req.registrationAllowed,
         signingAlgorithm: ALGORITHM_NAMES.get(req.signingAlgorithm),
       });
       return { changeDate: ts(r.changedAt) };

@@ -11,7 +11,7 @@ import { invalidArgument } from '../../domain/errors';
 import type { Org } from '../../domain/org/access';
 import { createOrganization } from '../../domain/org/create-organization';
 import { addOrganizationDomain, deleteOrganizationDomain, setPrimaryOrganizationDomain } from '../../domain/org/domains';
-import { activateOrganization, deactivateOrganization, deleteOrganization, updateOrganization } from '../../domain/org/lifecycle';
+import { activateOrganization, deactivateOrganization, deleteOrganization, setOrganizationLoginPolicy, updateOrganization } from '../../domain/org/lifecycle';
 import { deleteOrganizationMetadata, setOrganizationMetadata } from '../../domain/org/metadata';
 import {
   type OrgFilter,
@@ -37,6 +37,7 @@ function orgOut(o: Org): MessageInitShape<typeof OrganizationSchema> {
     primaryDomain: o.primaryDomain,
     creationDate: ts(o.createdAt),
     changeDate: ts(o.changedAt),
+    allowRegistration: o.allowRegistration ?? undefined,
   };
 }
 
@@ -98,6 +99,10 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
     },
     async updateOrganization(req, hc) {
       const r = await updateOrganization(ctxOf(deps, hc), { orgId: req.organizationId, name: req.name });
+      return { changeDate: ts(r.changedAt) };
+    },
+    async setOrganizationLoginPolicy(req, hc) {
+      const r = await setOrganizationLoginPolicy(ctxOf(deps, hc), { orgId: req.organizationId, allowRegistration: req.allowRegistration });
       return { changeDate: ts(r.changedAt) };
     },
     async deactivateOrganization(req, hc) {

@@ -13,6 +13,8 @@ export interface InstanceSettings {
   passwordRequireSymbol: boolean;
   lockoutMaxPasswordAttempts: number;
   impersonationAllowed: boolean;
+  /** self-registration in the hosted login, for the default organization (others: their own policy, default no) */
+  registrationAllowed: boolean;
   signingAlgorithm: 'RS256' | 'ES256' | 'EdDSA';
 }
 
@@ -28,6 +30,7 @@ export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
   passwordRequireSymbol: false,
   lockoutMaxPasswordAttempts: 10,
   impersonationAllowed: false,
+  registrationAllowed: true,
   signingAlgorithm: 'RS256',
 };
 

@@ -9,6 +9,8 @@ export const orgs = pgTable(
     /** ACTIVE | INACTIVE | REMOVED */
     state: text('state').notNull().default('ACTIVE'),
     primaryDomain: text('primary_domain').notNull(),
+    /** login policy: self-registration allowed; null inherits (the instance setting for the default organization, else no) */
+    allowRegistration: boolean('allow_registration'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

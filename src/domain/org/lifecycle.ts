@@ -45,6 +45,16 @@ export function updateOrganization(ctx: Ctx, input: { orgId: string; name: strin
   );
 }
 
+/** SetOrganizationLoginPolicy: self-registration yes / no / inherited (undefined). */
+export function setOrganizationLoginPolicy(ctx: Ctx, input: { orgId: string; allowRegistration?: boolean }) {
+  const allowRegistration = input.allowRegistration ?? null;
+  return changeOrg(ctx, input.orgId, async (_s, org) =>
+    org.allowRegistration === allowRegistration
+      ? undefined
+      : { type: 'org.login_policy.changed', payload: { allowRegistration }, set: { allowRegistration } },
+  );
+}
+
 export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
   return changeOrg(ctx, input.orgId, async (scope, org) => {
     if (org.state === 'INACTIVE') throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
