@@ -38,6 +38,17 @@ export const failedPrecondition = (key: string, message: string) =>
   new DomainError('failed_precondition', key, message);
 export const aborted = (key: string, message: string) => new DomainError('aborted', key, message);
 
+/** A limit was reached; `retryAfterSeconds` becomes the Retry-After header on every transport. */
+export class LimitError extends DomainError {
+  constructor(
+    key: string,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('resource_exhausted', key, message);
+  }
+}
+
 /**
  * A value the database refused (SQLSTATE class 22: a number out of its column's range, a NUL byte
  * or an invalid character in text) is the caller's bad input, not a server fault: every transport

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { asDomainError, DomainError, type DomainErrorKind } from '../domain/errors';
+import { asDomainError, DomainError, type DomainErrorKind, LimitError } from '../domain/errors';
 
 /** gRPC status codes and the HTTP status grpc-gateway answers them with (v1 clients expect both). */
 const GRPC: Record<DomainErrorKind, { code: number; http: ContentfulStatusCode }> = {
@@ -73,5 +73,6 @@ export function respondV1Error(c: Context, thrown: unknown): Response | undefine
   const err = asDomainError(thrown);
   if (!err) return undefined;
   const { status, body } = v1ErrorBody(err);
+  if (err instanceof LimitError) c.header('Retry-After', String(err.retryAfterSeconds));
   return c.json(body, status);
 }

@@ -1,6 +1,6 @@
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import type { Logger } from 'pino';
-import { asDomainError, type DomainErrorKind } from '../../domain/errors';
+import { asDomainError, type DomainErrorKind, LimitError } from '../../domain/errors';
 
 const CODES: Record<DomainErrorKind, Code> = {
   invalid_argument: Code.InvalidArgument,
@@ -20,6 +20,7 @@ const CODES: Record<DomainErrorKind, Code> = {
 export function toConnectError(err: unknown, log: Logger, procedure: string): ConnectError {
   if (err instanceof ConnectError) return err;
   const known = asDomainError(err);
+  if (known instanceof LimitError) return new ConnectError(known.message, CODES[known.kind], { 'retry-after': String(known.retryAfterSeconds) });
   if (known) return new ConnectError(known.message, CODES[known.kind]);
   if (isDatabaseDown(err)) return new ConnectError('the database is unavailable; retry later', Code.Unavailable);
   log.error({ err, procedure }, 'unexpected error in RPC');

@@ -141,6 +141,7 @@ export const notifications = pgTable(
   (t) => [
     index('notifications_pending_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'PENDING'`),
     index('notifications_user_idx').on(t.userId, t.createdAt),
+    index('notifications_recipient_idx').on(sql`lower(${t.recipient})`, t.createdAt),
   ],
 );
 

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
-import { instanceDomains } from '../../db/schema/index';
-import { permissionDenied } from '../errors';
+import { and, count, eq, gt, inArray, min, sql } from 'drizzle-orm';
+import { instanceDomains, notifications } from '../../db/schema/index';
+import { LimitError, permissionDenied } from '../errors';
 import type { Scope } from '../execute';
 import type { CodeRequest } from './codes';
 
@@ -11,7 +11,8 @@ import type { CodeRequest } from './codes';
  * is sent to in the mail; from anyone else it must point to a domain of the instance, so that a user
  * cannot make the server mail a phishing link to an address of its choosing.
  */
-export async function checkCodeDelivery(scope: Scope, requests: readonly CodeRequest[]): Promise<void> {
+export async function checkCodeDelivery(scope: Scope, requests: readonly CodeRequest[], opts: { newUsers: boolean }): Promise<void> {
+  await throttleMail(scope, requests, opts);
   const p = scope.ctx.principal;
   let instanceHosts: Set<string> | undefined;
   for (const { user, delivery } of requests) {
@@ -33,4 +34,49 @@ export async function checkCodeDelivery(scope: Scope, requests: readonly CodeReq
 /** The host of a template checked by checkUrlTemplate (placeholders stand for path or query values). */
 function templateHost(template: string): string {
   return new URL(template.replaceAll(/\{\{\.?\w+\}\}/g, 'x')).hostname.toLowerCase();
+}
+
+/** Mails with a code per user, and per recipient address, within MAIL_WINDOW_SECONDS. */
+export const MAIL_LIMIT_PER_USER = 5;
+export const MAIL_LIMIT_PER_RECIPIENT = 10;
+export const MAIL_WINDOW_SECONDS = 15 * 60;
+
+/**
+ * Verification, reset and invitation mails are throttled per user and per recipient address, so
+ * that nobody — a user resending its own code, a visitor registering accounts with someone else's
+ * address, a script calling ResendEmailCode — can make the server mail-bomb an inbox or burn the
+ * sender's reputation. Over the limit the answer is RESOURCE_EXHAUSTED (HTTP 429) with Retry-After.
+ * The first code of a user created in this command counts against its recipient only.
+ */
+async function throttleMail(scope: Scope, requests: readonly CodeRequest[], opts: { newUsers: boolean }): Promise<void> {
+  const mails = requests.filter((r) => 'send' in r.delivery && r.kind !== 'PHONE_VERIFICATION');
+  if (!mails.length) return;
+  const since = new Date(Date.now() - MAIL_WINDOW_SECONDS * 1000);
+  const retryAfter = (oldest: Date | string | null) =>
+    Math.max(1, Math.ceil(MAIL_WINDOW_SECONDS - (Date.now() - new Date(oldest ?? Date.now()).getTime()) / 1000));
+  if (!opts.newUsers) {
+    const userIds = [...new Set(mails.map((m) => m.user.id))];
+    const perUser = await scope.tx
+      .select({ userId: notifications.userId, n: count(), oldest: min(notifications.createdAt) })
+      .from(notifications)
+      .where(and(inArray(notifications.userId, userIds), gt(notifications.createdAt, since)))
+      .groupBy(notifications.userId);
+    const over = perUser.find((r) => r.n >= MAIL_LIMIT_PER_USER);
+    if (over) {
+      throw new LimitError('Errors.User.Code.TooManyMails', `too many mails to this user; try again in ${retryAfter(over.oldest)} seconds`, retryAfter(over.oldest));
+    }
+  }
+  const recipients = [...new Set(mails.map((m) => m.target.toLowerCase()))];
+  const lower = sql<string>`lower(${notifications.recipient})`;
+  const perRecipient = await scope.tx
+    .select({ recipient: lower, n: count(), oldest: min(notifications.createdAt) })
+    .from(notifications)
+    .where(and(inArray(lower, recipients), gt(notifications.createdAt, since)))
+    .groupBy(lower);
+  const sending = new Map<string, number>();
+  for (const r of recipients) sending.set(r, mails.filter((m) => m.target.toLowerCase() === r).length);
+  const full = perRecipient.find((r) => r.n + (sending.get(r.recipient) ?? 0) > MAIL_LIMIT_PER_RECIPIENT);
+  if (full) {
+    throw new LimitError('Errors.User.Code.TooManyMails', `too many mails to this address; try again in ${retryAfter(full.oldest)} seconds`, retryAfter(full.oldest));
+  }
 }

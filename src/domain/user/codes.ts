@@ -69,7 +69,7 @@ export async function issueCode(
  */
 export async function issueCodes(scope: Scope, requests: CodeRequest[], opts: { replace: boolean }): Promise<(string | undefined)[]> {
   if (!requests.length) return [];
-  await checkCodeDelivery(scope, requests);
+  await checkCodeDelivery(scope, requests, { newUsers: !opts.replace });
   const now = new Date();
   const rows: (typeof userCodes.$inferInsert)[] = [];
   const messages: MessageInput[] = [];

@@ -1,0 +1,1 @@
+CREATE INDEX "notifications_recipient_idx" ON "notifications" USING btree (lower("recipient"),"created_at");
