@@ -1,6 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { sha256Hex } from '../../crypto/random';
 import { accessTokens, refreshTokens } from '../../db/schema/index';
+import { revokeGrant } from './grants';
 import type { Ctx } from '../context';
 import { execute } from '../execute';
 import type { OidcEnv } from './env';
@@ -9,8 +10,9 @@ import { revokeMachineToken } from './m2m/tokens';
 import { verifyOwnJwt } from './web-keys';
 
 /**
- * Token revocation (RFC 7009, spec §3.1): a refresh token takes the access tokens issued with it
- * along; an access token only itself. Unknown tokens and tokens of other clients are ignored — the
+ * Token revocation (RFC 7009, spec §3.1): a refresh token revokes its whole grant — every refresh
+ * and access token issued from it, also one a concurrent refresh commits afterwards (RFC 7009 §2.1;
+ * token-lookup.ts checks the grant); an access token only itself. Unknown tokens and tokens of other clients are ignored — the
  * endpoint answers the same either way.
  */
 export async function revokeToken(ctx: Ctx, env: OidcEnv, token: string, clientId: string, hint?: string): Promise<void> {
@@ -26,6 +28,7 @@ export async function revokeToken(ctx: Ctx, env: OidcEnv, token: string, clientI
         await scope.load('refresh_token', rt.id);
         scope.push({ aggregateType: 'refresh_token', aggregateId: rt.id, type: 'oidc_session.refresh_token.revoked', resourceOwner: ctx.instanceId });
       });
+      if (rt.grantId) await revokeGrant(ctx, rt.grantId, 'refresh token revoked');
       return;
     }
     if (rt) return;

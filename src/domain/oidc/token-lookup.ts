@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
-import { accessTokens, applications, authorizations, orgs, projectGrants, projects, users } from '../../db/schema/index';
+import { accessTokens, applications, authorizations, oidcGrants, orgs, projectGrants, projects, users } from '../../db/schema/index';
 import type { ClaimUser } from './claims';
 import { claimUserColumns, OPAQUE_ACCESS_TOKEN_PREFIX } from './issue';
 import { findActiveMachineToken } from './m2m/tokens';
@@ -58,7 +58,7 @@ async function lookUp(db: Db, masterKey: Buffer, issuer: string, token: string, 
   const { t } = row;
   if (t.revokedAt || t.expiresAt.getTime() <= Date.now()) return undefined;
   if (row.userState !== 'ACTIVE' && row.userState !== 'INITIAL') return undefined;
-  if (row.u.orgState !== 'ACTIVE' || !row.authorized || !row.clientUsable) return undefined;
+  if (row.u.orgState !== 'ACTIVE' || !row.authorized || !row.clientUsable || row.grantRevoked) return undefined;
   return {
     id: t.id,
     userId: t.userId,
@@ -87,6 +87,10 @@ function build(db: Db) {
       u: claimUserColumns,
       userState: users.state,
       authorized: sql<boolean>`(not ${accessTokens.authorizationBound} or exists (select 1 from ${authorizations} where ${authorizations.userId} = ${accessTokens.userId} and ${authorizations.projectId} = ${accessTokens.projectId} and ${authorizations.state} = 'ACTIVE'))`,
+      // A revoked grant (code replay, refresh token reuse, revocation, logout) takes every token of
+      // it along, also one whose issuance committed after the revocation: the check is made here, at
+      // every lookup, not only by marking the tokens that existed when the grant was revoked.
+      grantRevoked: sql<boolean>`exists (select 1 from ${oidcGrants} g where g.id = ${accessTokens.grantId} and g.revoked_at is not null)`,
       // the rule of user-access.ts for tokens already issued: the application and its project are
       // active, and the project's access and authorization requirements still hold
       clientUsable: sql<boolean>`exists (select 1 from ${applications} a join ${projects} p on p.id = a.project_id
