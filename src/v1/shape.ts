@@ -57,11 +57,14 @@ export function bool(o: Obj, key: string, path: string): boolean | undefined {
   return v;
 }
 
-export function int(o: Obj, key: string, path: string): number | undefined {
+/** PostgreSQL `integer` columns end here; `bigint` ones at the largest exact JavaScript integer. */
+export const INT32_MAX = 2_147_483_647;
+
+export function int(o: Obj, key: string, path: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw wrong(`${path}.${key}`, 'a non-negative integer');
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > max) throw wrong(`${path}.${key}`, `an integer from 0 to ${max}`);
   return n;
 }
 

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { Deps } from '../../deps';
 import { invalidArgument, permissionDenied } from '../../domain/errors';
 import { type EventFilter, type EventRecord, searchEvents } from '../../domain/events/search';
-import { type Obj, bool, int, obj, str, strings } from '../shape';
+import { INT32_MAX, type Obj, bool, int, obj, str, strings } from '../shape';
 import { authenticate, readJson, v1Ctx } from '../request';
 import { AGGREGATE_TYPE_NAMES, EVENT_TYPE_NAMES, type Lang, languageOf, localizedAggregateType, localizedEventType } from './names';
 
@@ -45,7 +45,7 @@ function toFilter(body: Obj): EventFilter {
     aggregateId: str(body, 'aggregateId', '') || undefined,
     editorUserId: str(body, 'editorUserId', '') || undefined,
     resourceOwner: str(body, 'resourceOwner', '') || undefined,
-    sequence: int(body, 'sequence', ''),
+    sequence: int(body, 'sequence', '', INT32_MAX),
     position: int(body, 'position', ''),
   };
   if (range) {
