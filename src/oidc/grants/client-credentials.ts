@@ -2,7 +2,7 @@ import { clientCredentialsTokens } from '../../domain/oidc/m2m/grants';
 import { MACHINE_CLIENT_TYPE } from '../../domain/oidc/m2m/machines';
 import { unauthorizedClient } from '../errors';
 import { oidcCtx } from '../env';
-import { type GrantType, param } from './types';
+import { type GrantType, requiredParam } from './types';
 
 /**
  * grant_type=client_credentials: for machine users only. The client id is the machine user's
@@ -16,6 +16,7 @@ export const clientCredentials: GrantType = {
     if (client.type !== MACHINE_CLIENT_TYPE) {
       throw unauthorizedClient("client_credentials is for machine users: authenticate with the machine user's username and client secret");
     }
-    return clientCredentialsTokens(oidcCtx(req.deps, 'oidc/token'), req.env, client.applicationId, client.clientId, param(req, 'scope'));
+    // §4.3: scope is a required parameter of the machine grants
+    return clientCredentialsTokens(oidcCtx(req.deps, 'oidc/token'), req.env, client.applicationId, client.clientId, requiredParam(req, 'scope'));
   },
 };

@@ -4,7 +4,7 @@ import { pruneMachineRows } from '../../domain/oidc/m2m/replay';
 import { registerJob } from '../../jobs';
 import { invalidRequest } from '../errors';
 import { oidcCtx } from '../env';
-import { type GrantType, param } from './types';
+import { type GrantType, param, requiredParam } from './types';
 
 /**
  * grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer (JWT profile): the assertion, signed with
@@ -17,7 +17,7 @@ export const jwtBearer: GrantType = {
   async handle(req) {
     const assertion = param(req, 'assertion');
     if (!assertion) throw invalidRequest('assertion is missing');
-    return jwtProfileTokens(oidcCtx(req.deps, 'oidc/token'), req.env, assertion, param(req, 'scope'), req.client?.client.clientId);
+    return jwtProfileTokens(oidcCtx(req.deps, 'oidc/token'), req.env, assertion, requiredParam(req, 'scope'), req.client?.client.clientId);
   },
 };
 

@@ -4,6 +4,7 @@ import type { OidcEnv } from '../../domain/oidc/env';
 import type { TokenResponse } from '../../domain/oidc/token-issuance';
 import type { AuthenticatedClient, ClientAuthMethod } from '../client-auth';
 import type { Params } from '../params';
+import { invalidRequest } from '../errors';
 
 export interface GrantRequest {
   c: Context;
@@ -31,4 +32,11 @@ export interface GrantType {
 export function param(req: GrantRequest, name: string): string | undefined {
   const v = req.params.get(name);
   return v === '' ? undefined : v;
+}
+
+/** A parameter the grant cannot do without (missing or empty: invalid_request naming it). */
+export function requiredParam(req: GrantRequest, name: string): string {
+  const v = param(req, name);
+  if (v === undefined) throw invalidRequest(`${name} is required`);
+  return v;
 }

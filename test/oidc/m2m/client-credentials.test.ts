@@ -102,10 +102,23 @@ describe('client credentials grant (machine users)', () => {
     expect(r.body.error).toBe('invalid_client');
   });
 
+  it('scope is required (§4.3): a request without it is invalid_request', async () => {
+    const m = await addMachine(server);
+    for (const body of [{}, { scope: '' }]) {
+      const res = await fetch(`${server.url}/oauth/v2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${m.username}:${m.clientSecret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials', ...body }).toString(),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('scope') });
+    }
+  });
+
   it('the v2 API accepts the access token (opaque and JWT) with the machine user as caller', async () => {
     for (const type of ['BEARER', 'JWT'] as const) {
       const m = await addMachine(server, { accessTokenType: type });
-      const tokens = await client.clientCredentialsGrant(await machineConfig(server, m), {});
+      const tokens = await client.clientCredentialsGrant(await machineConfig(server, m), { scope: 'openid' });
       const users = server.client(UserService, { token: tokens.access_token });
       const me = await users.getUserByID({ userId: m.id });
       expect(me.user?.userId).toBe(m.id);

@@ -43,6 +43,13 @@ describe('JWT profile grant (machine user keys)', () => {
     expect((await client.tokenIntrospection(apiConfig, r.body.access_token)).active).toBe(true);
   });
 
+  it('scope is required (§4.3): without it the request is invalid_request', async () => {
+    const m = await addMachine(server);
+    const r = await form(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(server, m) });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('scope') });
+  });
+
   it('refuses a replayed jti', async () => {
     const m = await addMachine(server);
     const a = await assertion(server, m);
