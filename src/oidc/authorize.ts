@@ -70,6 +70,8 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
     return fail('unauthorized_client', `the client may not use response_type ${rawResponseType}`);
   }
   const requested = splitScopes(params.get('scope'));
+  // §7.1: a missing scope is a malformed request; one without openid is the wrong scope
+  if (requested.length === 0) return fail('invalid_request', 'scope is required');
   if (!requested.includes('openid')) return fail('invalid_scope', 'scope must contain openid');
   const scopes = requested.filter(isKnownScope);
 

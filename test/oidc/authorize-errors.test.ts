@@ -67,8 +67,11 @@ describe('authorization endpoint errors', () => {
     expect(e.error).toBe('unauthorized_client');
   });
 
-  it('scope without openid → invalid_scope', async () => {
+  it('scope without openid → invalid_scope; no scope at all → invalid_request (§7.1)', async () => {
     expect((await errorOf(await authorize({ ...base(), scope: 'profile' }))).error).toBe('invalid_scope');
+    const { scope: _, ...noScope } = base();
+    expect((await errorOf(await authorize(noScope))).error).toBe('invalid_request');
+    expect((await errorOf(await authorize({ ...base(), scope: '' }))).error).toBe('invalid_request');
   });
 
   it('PKCE: plain is invalid_request, challenge without method too; public clients must use PKCE', async () => {
