@@ -11,7 +11,7 @@ import { verifyOwnJwt } from '../domain/oidc/web-keys';
 import { browserSessions, callbackUrl, nextStep } from '../login/flow';
 import { errorPage } from '../login/render';
 import { responseModeFor, sendAuthorizationResponse } from './authorize-response';
-import { safeDescription } from './errors';
+import { safeDescription, toOAuthError } from './errors';
 import { oidcCtx, oidcEnv } from './env';
 import { OAuthError } from './errors';
 import { readParams } from './params';
@@ -63,79 +63,88 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
   const fail = (error: string, description: string) =>
     sendAuthorizationResponse(c, issuer, { redirectUri, mode, state, params: { error, error_description: safeDescription(description) } });
 
-  if (repeated.length) return fail('invalid_request', `parameter repeated: ${repeated.join(', ')}`);
-  if (!rawResponseType) return fail('invalid_request', 'response_type is missing');
-  if (!RESPONSE_TYPES[responseType]) return fail('unsupported_response_type', `response_type ${rawResponseType} is not supported`);
-  if (!client.oidc.responseTypes.includes(RESPONSE_TYPES[responseType])) {
-    return fail('unauthorized_client', `the client may not use response_type ${rawResponseType}`);
-  }
-  const requested = splitScopes(params.get('scope'));
-  // §7.1: a missing scope is a malformed request; one without openid is the wrong scope
-  if (requested.length === 0) return fail('invalid_request', 'scope is required');
-  if (!requested.includes('openid')) return fail('invalid_scope', 'scope must contain openid');
-  const scopes = requested.filter(isKnownScope);
-
-  const challenge = params.get('code_challenge');
-  const method = params.get('code_challenge_method');
-  if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
-  if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method S256 is required with code_challenge');
-  if (method !== undefined && !challenge) return fail('invalid_request', 'code_challenge is missing');
-  if (challenge !== undefined && !/^[A-Za-z0-9\-._~]{43,128}$/.test(challenge)) return fail('invalid_request', 'code_challenge is malformed');
-  if (responseType === 'code' && client.authMethod === 'NONE' && !challenge) {
-    return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)');
-  }
-  const nonce = params.get('nonce');
-  if (responseType !== 'code' && !nonce) return fail('invalid_request', 'nonce is required for the implicit flow');
-
-  const prompt = splitScopes(params.get('prompt')).filter((p) => PROMPTS.includes(p));
-  if (prompt.includes('none') && prompt.length > 1) return fail('invalid_request', 'prompt none cannot be combined with other values');
-  const maxAgeRaw = params.get('max_age');
-  if (maxAgeRaw !== undefined && !/^\d{1,9}$/.test(maxAgeRaw)) return fail('invalid_request', 'max_age must be a non-negative integer');
-  let hintUserId: string | null = null;
-  const hint = params.get('id_token_hint');
-  if (hint) {
-    try {
-      const { payload } = await verifyOwnJwt(deps.database.db, oidcEnv(deps).masterKey, hint, { issuer, ignoreExpiration: true });
-      hintUserId = typeof payload.sub === 'string' ? payload.sub : null;
-    } catch {
-      return fail(prompt.includes('none') ? 'login_required' : 'invalid_request', 'id_token_hint is not a valid ID token of this issuer');
+  // From here on the client and redirect URI are known good: every failure, also an unexpected one,
+  // goes back to the client as an error response (§7.1), never as a 500 page.
+  try {
+    if (repeated.length) return fail('invalid_request', `parameter repeated: ${repeated.join(', ')}`);
+    if (!rawResponseType) return fail('invalid_request', 'response_type is missing');
+    if (!RESPONSE_TYPES[responseType]) return fail('unsupported_response_type', `response_type ${rawResponseType} is not supported`);
+    if (!client.oidc.responseTypes.includes(RESPONSE_TYPES[responseType])) {
+      return fail('unauthorized_client', `the client may not use response_type ${rawResponseType}`);
     }
-  }
+    const requested = splitScopes(params.get('scope'));
+    // §7.1: a missing scope is a malformed request; one without openid is the wrong scope
+    if (requested.length === 0) return fail('invalid_request', 'scope is required');
+    if (!requested.includes('openid')) return fail('invalid_scope', 'scope must contain openid');
+    const scopes = requested.filter(isKnownScope);
 
-  const ctx = oidcCtx(deps, 'oidc/authorize');
-  const request = await createAuthRequest(
-    ctx,
-    {
-      clientId,
-      applicationId: client.applicationId,
-      redirectUri,
-      responseType,
-      responseMode: mode,
-      scopes,
-      state: state ?? null,
-      nonce: nonce ?? null,
-      codeChallenge: challenge ?? null,
-      prompt,
-      maxAge: maxAgeRaw === undefined ? null : Number(maxAgeRaw),
-      loginHint: params.get('login_hint') ?? null,
-      hintUserId,
-      uiLocales,
-      orgId: requestedOrgId(scopes) ?? null,
-    },
-    client.orgId,
-  );
+    const challenge = params.get('code_challenge');
+    const method = params.get('code_challenge_method');
+    if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
+    if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method S256 is required with code_challenge');
+    if (method !== undefined && !challenge) return fail('invalid_request', 'code_challenge is missing');
+    if (challenge !== undefined && !/^[A-Za-z0-9\-._~]{43,128}$/.test(challenge)) return fail('invalid_request', 'code_challenge is malformed');
+    if (responseType === 'code' && client.authMethod === 'NONE' && !challenge) {
+      return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)');
+    }
+    const nonce = params.get('nonce');
+    if (responseType !== 'code' && !nonce) return fail('invalid_request', 'nonce is required for the implicit flow');
 
-  if (prompt.includes('none')) {
-    const fitting = (await browserSessions(c, deps)).filter((s) => sessionFits(s, request));
-    if (fitting.length === 0) return fail('login_required', 'no session fits the request; the user must sign in');
-    if (fitting.length > 1) return fail('interaction_required', 'several sessions fit; the user must choose');
-    await linkSessionToAuthRequest(ctx, request.id, fitting[0].id);
-    return answer(c, deps, request.id);
+    const prompt = splitScopes(params.get('prompt')).filter((p) => PROMPTS.includes(p));
+    if (prompt.includes('none') && prompt.length > 1) return fail('invalid_request', 'prompt none cannot be combined with other values');
+    const maxAgeRaw = params.get('max_age');
+    if (maxAgeRaw !== undefined && !/^\d{1,9}$/.test(maxAgeRaw)) return fail('invalid_request', 'max_age must be a non-negative integer');
+    let hintUserId: string | null = null;
+    const hint = params.get('id_token_hint');
+    if (hint) {
+      try {
+        const { payload } = await verifyOwnJwt(deps.database.db, oidcEnv(deps).masterKey, hint, { issuer, ignoreExpiration: true });
+        hintUserId = typeof payload.sub === 'string' ? payload.sub : null;
+      } catch {
+        return fail(prompt.includes('none') ? 'login_required' : 'invalid_request', 'id_token_hint is not a valid ID token of this issuer');
+      }
+    }
+
+    const ctx = oidcCtx(deps, 'oidc/authorize');
+    const request = await createAuthRequest(
+      ctx,
+      {
+        clientId,
+        applicationId: client.applicationId,
+        redirectUri,
+        responseType,
+        responseMode: mode,
+        scopes,
+        state: state ?? null,
+        nonce: nonce ?? null,
+        codeChallenge: challenge ?? null,
+        prompt,
+        maxAge: maxAgeRaw === undefined ? null : Number(maxAgeRaw),
+        loginHint: params.get('login_hint') ?? null,
+        hintUserId,
+        uiLocales,
+        orgId: requestedOrgId(scopes) ?? null,
+      },
+      client.orgId,
+    );
+
+    if (prompt.includes('none')) {
+      const fitting = (await browserSessions(c, deps)).filter((s) => sessionFits(s, request));
+      if (fitting.length === 0) return fail('login_required', 'no session fits the request; the user must sign in');
+      if (fitting.length > 1) return fail('interaction_required', 'several sessions fit; the user must choose');
+      await linkSessionToAuthRequest(ctx, request.id, fitting[0].id);
+      return answer(c, deps, request.id);
+    }
+    const next = await nextStep(c, deps, request);
+    // One fitting session: answer right here instead of one more redirect through the callback.
+    if (next === callbackUrl(request.id)) return answer(c, deps, request.id);
+    return c.redirect(next, 303);
+  } catch (err) {
+    const known = toOAuthError(err);
+    if (known && known.status < 500) return fail(known.code, known.description);
+    deps.log.error({ err, path: c.req.path }, 'unexpected error in the authorization endpoint');
+    return fail('server_error', 'internal error');
   }
-  const next = await nextStep(c, deps, request);
-  // One fitting session: answer right here instead of one more redirect through the callback.
-  if (next === callbackUrl(request.id)) return answer(c, deps, request.id);
-  return c.redirect(next, 303);
 }
 
 /**

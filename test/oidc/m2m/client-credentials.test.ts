@@ -104,7 +104,7 @@ describe('client credentials grant (machine users)', () => {
 
   it('scope is required (§4.3): a request without it is invalid_request', async () => {
     const m = await addMachine(server);
-    for (const body of [{}, { scope: '' }]) {
+    for (const body of [{}, { scope: '' }] as Record<string, string>[]) {
       const res = await fetch(`${server.url}/oauth/v2/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${m.username}:${m.clientSecret}`).toString('base64')}` },
