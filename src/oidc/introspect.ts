@@ -4,10 +4,11 @@ import { maybeRoleClaims, metadataClaim, scopeClaims } from '../domain/oidc/clai
 import { findClient, type OidcClient } from '../domain/oidc/clients';
 import { MACHINE_CLIENT_TYPE } from '../domain/oidc/m2m/machines';
 import { RESERVED } from '../domain/oidc/scopes';
+import { findActiveRefreshToken } from '../domain/oidc/refresh';
 import { findActiveAccessToken } from '../domain/oidc/token-lookup';
 import { authenticateClient } from './client-auth';
 import { oidcEnv } from './env';
-import { invalidRequest } from './errors';
+import { invalidClient, invalidRequest, OAuthError } from './errors';
 import { noStore, readForm } from './params';
 
 /**
@@ -16,14 +17,33 @@ import { noStore, readForm } from './params';
  */
 export async function introspectEndpoint(c: Context, deps: Deps) {
   const params = await readForm(c);
-  const { client: caller } = await authenticateClient(c, deps, params, ['client_secret_basic', 'private_key_jwt']);
+  // §7.3: at introspection every failed client authentication (two methods, a wrong assertion type…)
+  // is 401 invalid_client, not the token endpoint's invalid_request.
+  const { client: caller } = await authenticateClient(c, deps, params, ['client_secret_basic', 'private_key_jwt']).catch((err) => {
+    throw err instanceof OAuthError && err.code === 'invalid_request' ? invalidClient(err.description) : err;
+  });
   const token = params.get('token');
   if (!token) throw invalidRequest('token is missing');
   noStore(c);
   const env = oidcEnv(deps);
   const db = deps.database.db;
   const at = await findActiveAccessToken(db, env.masterKey, env.issuer, token);
-  if (!at || !inAudience(at.audience, caller)) return c.json({ active: false });
+  if (!at) {
+    // A refresh token is shown only to the client it was issued to (RFC 7662 §2.2).
+    const rt = await findActiveRefreshToken(db, token);
+    if (!rt || rt.clientId !== caller.clientId) return c.json({ active: false });
+    return c.json({
+      active: true,
+      token_type: 'refresh_token',
+      scope: rt.scopes.join(' '),
+      client_id: rt.clientId,
+      sub: rt.userId,
+      exp: Math.floor(rt.expiresAt.getTime() / 1000),
+      iat: Math.floor(rt.createdAt.getTime() / 1000),
+      iss: env.issuer,
+    });
+  }
+  if (!inAudience(at.audience, caller)) return c.json({ active: false });
   const body: Record<string, unknown> = {
     active: true,
     scope: at.scopes.join(' '),

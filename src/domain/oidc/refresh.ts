@@ -1,6 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { sha256Hex } from '../../crypto/random';
-import { oidcGrants, refreshTokens } from '../../db/schema/index';
+import type { Db } from '../../db/client';
+import { oidcGrants, orgs, refreshTokens, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { type Grant, revokeGrant } from './grants';
 import { invalidGrant, invalidScope } from './oauth-errors';
@@ -56,4 +57,26 @@ export async function consumeRefreshToken(
 export async function findRefreshTokenByValue(ctx: Ctx, token: string) {
   const [row] = await ctx.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token)));
   return row;
+}
+
+/**
+ * A refresh token as introspection shows it to the client it was issued to (RFC 7662): active while
+ * it is neither used (rotated), revoked, expired nor part of a revoked or expired grant, and its
+ * user and organization are active.
+ */
+export async function findActiveRefreshToken(db: Db, token: string) {
+  const [row] = await db
+    .select({ rt: refreshTokens, grant: oidcGrants, userState: users.state, orgState: orgs.state })
+    .from(refreshTokens)
+    .innerJoin(oidcGrants, eq(oidcGrants.id, refreshTokens.grantId))
+    .innerJoin(users, eq(users.id, refreshTokens.userId))
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(eq(refreshTokens.tokenHash, sha256Hex(token)));
+  if (!row) return undefined;
+  const { rt, grant } = row;
+  const now = Date.now();
+  if (rt.usedAt || rt.revokedAt || grant.revokedAt || rt.expiresAt.getTime() <= now) return undefined;
+  if (grant.absoluteExpiresAt && grant.absoluteExpiresAt.getTime() <= now) return undefined;
+  if ((row.userState !== 'ACTIVE' && row.userState !== 'INITIAL') || row.orgState !== 'ACTIVE') return undefined;
+  return rt;
 }
