@@ -27,7 +27,12 @@ describe('JWT profile grant (machine user keys)', () => {
     expect(tokens.refresh_token).toBeUndefined();
     const id = decodePayload(tokens.id_token!);
     expect(id).toMatchObject({ iss: server.url, sub: m.id });
-    expect(id.preferred_username).toMatch(new RegExp(`^${m.username}@`));
+    // §2.4: with an access token, the ID token has no profile claims; userinfo has them
+    expect(id.preferred_username).toBeUndefined();
+    expect(id.name).toBeUndefined();
+    expect(id.updated_at).toBeUndefined();
+    const info = (await (await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as Record<string, unknown>;
+    expect(info.preferred_username).toMatch(new RegExp(`^${m.username}@`));
     expect(decodePayload(tokens.access_token)).toMatchObject({ sub: m.id, client_id: m.username });
     expect((await client.tokenIntrospection(apiConfig, tokens.access_token)).active).toBe(true);
   });

@@ -5,7 +5,6 @@ import { m2mRevokedTokens } from '../../../db/schema/index';
 import { createCache, invalidateAfterCommit } from '../../cache';
 import type { Ctx } from '../../context';
 import { execute } from '../../execute';
-import { scopeClaims } from '../claims';
 import type { OidcEnv } from '../env';
 import { halfHash } from '../issue';
 import type { ActiveAccessToken } from '../token-lookup';
@@ -97,7 +96,8 @@ export function issueMachineIdToken(
     auth_time: iat,
     azp: p.clientId,
     at_hash: halfHash(p.accessToken, key.alg),
-    ...scopeClaims(m.user, p.scopes),
+    // §2.4: issued together with an access token, the ID token carries no profile, email, phone or
+    // address claims; the client reads them at userinfo with the access token.
   });
 }
 
