@@ -224,12 +224,13 @@ export function redact(raw: string): string {
   return raw.replace(/\/\/([^:/@]*):([^@]*)@/, '//$1:***@');
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** Parses Go-style durations (`5m0s`, `1h30m`, `720h`, `90s`); a bare number is seconds. */
+/** Parses Go-style durations (`5m0s`, `1h30m`, `720h`, `90s`, `1500ms`, `250us`, `10ns`); a bare number is seconds. */
 export function parseDuration(name: string, raw: string): number {
   if (/^\d+$/.test(raw)) return Number(raw) * 1000;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  // longest units first, so that `ms` is not read as `m` followed by `s`
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)/g;
   let total = 0;
   let consumed = 0;
   for (const m of raw.matchAll(re)) {

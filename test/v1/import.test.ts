@@ -70,6 +70,37 @@ describe('POST /admin/v1/import', () => {
     expect(plain.payload.passwordHash).toMatch(/^\$argon2id\$/);
   });
 
+  it('a NUL or control character in a username, email or name is that user\'s error, not a failed request', async () => {
+    const id = uniq();
+    const res = await post(server, '/admin/v1/import', {
+      timeout: '1500ms',
+      dataOrgs: {
+        orgs: [
+          {
+            orgId: `n${id}`,
+            org: { name: `Nul ${id}` },
+            humanUsers: [
+              human(`a${id}`, `nul\u0000${id}`),
+              human(`b${id}`, `ok${id}`, { email: { email: `bad\u0000${id}@example.com`, isEmailVerified: true } }),
+              human(`c${id}`, `cr${id}`, { profile: { firstName: 'A\r\nB', lastName: 'C' } }),
+              human(`d${id}`, `fine${id}`),
+            ],
+          },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.errors.map((e: { id: string }) => e.id).sort()).toEqual([`a${id}`, `b${id}`, `c${id}`].sort());
+    expect(await humanEvents(server, `d${id}`)).toHaveLength(1);
+  });
+
+  it('accepts every Go duration unit in timeout', async () => {
+    for (const timeout of ['90s', '1500ms', '2m', '1h', '250000us', '250000µs', '5000000000ns']) {
+      const res = await post(server, '/admin/v1/import', { timeout, dataOrgs: { orgs: [] } });
+      expect(res.status, timeout).toBe(200);
+    }
+  });
+
   it('keeps awkward characters of names and hashes intact', async () => {
     const id = uniq();
     const displayName = 'Tab\there, new\nline, back\\slash, "quotes", ünïcødé \\N';

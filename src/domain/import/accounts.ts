@@ -3,7 +3,7 @@ import os from 'node:os';
 import { checkImportedHash, hashPassword } from '../../crypto/passwords/index';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
-import { checkEmail, checkId, checkLanguage, checkMachineUsername, checkPhone, checkUsername } from '../user/validate';
+import { checkEmail, checkId, checkLanguage, checkMachineUsername, checkPhone, checkUsername, requireText } from '../user/validate';
 import type { EventRow, UserRow } from './bulk';
 import type { ImportError, ImportHuman, ImportMachine } from './model';
 
@@ -41,6 +41,10 @@ export function checkHuman(h: ImportHuman): string | undefined {
   if (!passes(() => checkEmail('email', h.email))) return 'Errors.User.Email.Invalid';
   if (h.phone !== undefined && !passes(() => checkPhone('phone', h.phone))) return 'Errors.User.Phone.Invalid';
   if (!passes(() => checkLanguage('preferredLanguage', h.preferredLanguage))) return 'Errors.User.Invalid';
+  // names may be missing in an import (the display name falls back), but never hold control characters
+  for (const [field, v] of [['firstName', h.firstName], ['lastName', h.lastName], ['nickName', h.nickName]] as const) {
+    if (v && !passes(() => requireText(field, v))) return 'Errors.User.Invalid';
+  }
   if (h.passwordHash !== undefined && checkImportedHash(h.passwordHash)) return 'Errors.User.Password.HashUnsupported';
   if (h.password !== undefined && h.password.length === 0) return 'Errors.User.Password.Invalid';
   if (h.otpSecret !== undefined && !/^[A-Z2-7]{16,}=*$/i.test(h.otpSecret)) return 'Errors.User.MFA.OTP.Invalid';
