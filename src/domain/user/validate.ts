@@ -9,15 +9,20 @@ const KEY = 'Errors.User.Invalid';
 // Control characters (NUL, line breaks, escapes) have no place in a name, an address or an id; the
 // database cannot even store NUL. Refused here, each becomes that field's error (and, in the bulk
 // import, that user's errors[] entry instead of a failed request).
-const CONTROL = /[\u0000-\u001f\u007f]/;
 // Free text (descriptions) may keep its line breaks and tabs.
-const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+function hasControl(v: string, keepLineBreaks = false): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 0x7f || (c < 0x20 && !(keepLineBreaks && (c === 0x09 || c === 0x0a || c === 0x0d)))) return true;
+  }
+  return false;
+}
 
 export function requireText(field: string, value: string | undefined | null, max = 200): string {
   const v = value?.trim() ?? '';
   if (!v) throw invalidArgument(KEY, `${field} is required`);
   if (v.length > max) throw invalidArgument(KEY, `${field} must be at most ${max} characters`);
-  if (CONTROL.test(v)) throw invalidArgument(KEY, `${field} must not contain control characters`);
+  if (hasControl(v)) throw invalidArgument(KEY, `${field} must not contain control characters`);
   return v;
 }
 
@@ -25,7 +30,7 @@ export function optionalText(field: string, value: string | undefined | null, ma
   if (value === undefined || value === null) return undefined;
   const v = value.trim();
   if (v.length > max) throw invalidArgument(KEY, `${field} must be at most ${max} characters`);
-  if (CONTROL_IN_TEXT.test(v)) throw invalidArgument(KEY, `${field} must not contain control characters`);
+  if (hasControl(v, true)) throw invalidArgument(KEY, `${field} must not contain control characters`);
   return v;
 }
 
