@@ -19,7 +19,7 @@ import { redirectUriCompliant } from '../domain/application/compliance';
 import { redirectUriAllowed, redirectUriWellFormed } from './redirect-uris';
 
 const RESPONSE_TYPES: Record<string, string> = { code: 'CODE', id_token: 'ID_TOKEN', 'id_token token': 'ID_TOKEN_TOKEN' };
-const PROMPTS = ['none', 'login', 'select_account', 'create', 'consent'];
+export const PROMPTS = ['none', 'login', 'select_account', 'create', 'consent'];
 
 function normalizeResponseType(raw: string): string {
   return raw.split(' ').filter(Boolean).sort().join(' ');

@@ -3,7 +3,9 @@ import type { Deps } from '../deps';
 import { SIGNING_ALGORITHMS } from '../crypto/keys/signing';
 import { CLAIMS, STANDARD_SCOPES } from '../domain/oidc/scopes';
 import { LOCALES } from '../login/i18n';
+import { PROMPTS } from './authorize';
 import { GRANTS } from './grants/index';
+import { CLIENT_JWT_ALGS } from '../domain/oidc/client-assertion';
 
 /** GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0). */
 export function discoveryEndpoint(c: Context, deps: Deps) {
@@ -18,26 +20,27 @@ export function discoveryEndpoint(c: Context, deps: Deps) {
     revocation_endpoint: `${issuer}/oauth/v2/revoke`,
     end_session_endpoint: `${issuer}/oidc/v1/end_session`,
     jwks_uri: `${issuer}/oauth/v2/keys`,
-    scopes_supported: STANDARD_SCOPES,
+    // Only what is issued: no address claims exist, so no `address` scope is advertised.
+    scopes_supported: STANDARD_SCOPES.filter((s) => s !== 'address'),
     response_types_supported: ['code', 'id_token', 'id_token token'],
     response_modes_supported: ['query', 'fragment', 'form_post'],
     grant_types_supported: [...Object.keys(GRANTS), 'implicit'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: SIGNING_ALGORITHMS,
-    request_object_signing_alg_values_supported: ['none'],
     token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-    token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
+    token_endpoint_auth_signing_alg_values_supported: CLIENT_JWT_ALGS,
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
-    introspection_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
+    introspection_endpoint_auth_signing_alg_values_supported: CLIENT_JWT_ALGS,
     revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
-    revocation_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
+    revocation_endpoint_auth_signing_alg_values_supported: CLIENT_JWT_ALGS,
     claims_supported: [
-      'sub', 'aud', 'exp', 'iat', 'iss', 'auth_time', 'nonce', 'acr', 'amr', 'c_hash', 'at_hash', 'act', 'azp', 'sid', 'scope', 'client_id',
+      'sub', 'aud', 'exp', 'iat', 'iss', 'auth_time', 'nonce', 'amr', 'at_hash', 'act', 'azp', 'sid', 'scope', 'client_id',
       'name', 'given_name', 'family_name', 'nickname', 'preferred_username', 'gender', 'locale', 'updated_at',
       'email', 'email_verified', 'phone_number', 'phone_number_verified',
       CLAIMS.roles, CLAIMS.orgId, CLAIMS.metadata,
     ],
     code_challenge_methods_supported: ['S256'],
+    prompt_values_supported: PROMPTS,
     ui_locales_supported: LOCALES,
     claims_parameter_supported: false,
     request_parameter_supported: false,

@@ -33,7 +33,7 @@ describe('discovery and signing keys', () => {
       authorization_response_iss_parameter_supported: true,
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
     });
-    expect(d.scopes_supported).toEqual(['openid', 'profile', 'email', 'phone', 'address', 'offline_access']);
+    expect(d.scopes_supported).toEqual(['openid', 'profile', 'email', 'phone', 'offline_access']);
     expect(d.response_types_supported).toEqual(['code', 'id_token', 'id_token token']);
     expect(d.response_modes_supported).toEqual(['query', 'fragment', 'form_post']);
     expect(d.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));

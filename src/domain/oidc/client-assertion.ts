@@ -6,7 +6,8 @@ import { assertionLifetimeProblem } from './assertion-lifetime';
 import type { OidcClient } from './clients';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-const ALLOWED_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+/** Algorithms accepted for JWTs that clients sign (client assertions, JWT profile); discovery lists them. */
+export const CLIENT_JWT_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 /**
  * private_key_jwt (RFC 7523): signed by a registered, unexpired key of the application; iss and sub
@@ -27,7 +28,7 @@ export async function verifyClientAssertion(
   } catch {
     return 'client_assertion is not a JWT';
   }
-  if (!header.alg || !ALLOWED_ALGS.includes(header.alg)) return 'client_assertion algorithm not allowed';
+  if (!header.alg || !CLIENT_JWT_ALGS.includes(header.alg)) return 'client_assertion algorithm not allowed';
   const now = Date.now();
   const keys = client.keys.filter((k) => (!header.kid || k.id === header.kid) && (!k.expiresAt || k.expiresAt.getTime() > now));
   for (const k of keys) {

@@ -1,13 +1,14 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Db } from '../../../db/client';
 import { assertionLifetimeProblem } from '../assertion-lifetime';
+import { CLIENT_JWT_ALGS } from '../client-assertion';
 import { invalidGrant } from '../oauth-errors';
 import { type MachineUser, machineUser } from './machines';
 import { claimJtiOnce } from './replay';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const CLOCK_SKEW_S = 5;
-const ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const ALGS = CLIENT_JWT_ALGS;
 
 /**
  * The JWT profile grant's assertion (RFC 7523 §3): signed with a registered, unexpired key of the

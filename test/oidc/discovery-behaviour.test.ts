@@ -1,0 +1,51 @@
+import * as client from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { addOidcApp, addProject, addUser, basic, codeFlowTokens, postForm, REDIRECT, rp } from './helpers';
+
+/** Discovery advertises exactly what the provider does (§4.1): each claim is checked against behaviour. */
+describe('discovery matches behaviour', () => {
+  let server: TestServer;
+  let d: Record<string, any>;
+  let app: Awaited<ReturnType<typeof addOidcApp>>;
+  let config: client.Configuration;
+  beforeAll(async () => {
+    server = await startTestServer();
+    d = await (await fetch(`${server.url}/.well-known/openid-configuration`)).json();
+    app = await addOidcApp(server, await addProject(server));
+    config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+  });
+  afterAll(() => server?.stop());
+
+  it('advertises nothing it does not do', async () => {
+    expect(d).not.toHaveProperty('request_object_signing_alg_values_supported');
+    expect(d.request_parameter_supported).toBe(false);
+    expect(d.claims_supported).not.toContain('acr');
+    expect(d.claims_supported).not.toContain('c_hash');
+    expect(d.scopes_supported).not.toContain('address');
+    expect(d.prompt_values_supported).toEqual(expect.arrayContaining(['none', 'login', 'select_account', 'create']));
+    expect(d.token_endpoint_auth_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'PS256', 'ES256', 'EdDSA']));
+  });
+
+  it('every claim of an issued ID token, access token introspection and userinfo is advertised', async () => {
+    const user = await addUser(server);
+    const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid profile email phone offline_access' });
+    const idClaims = Object.keys(tokens.claims()!);
+    const info = (await (await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as Record<string, unknown>;
+    for (const claim of [...idClaims, ...Object.keys(info)]) expect(d.claims_supported, claim).toContain(claim);
+  });
+
+  it('every advertised grant type and prompt value is understood', async () => {
+    for (const grant of d.grant_types_supported as string[]) {
+      if (grant === 'implicit') continue;
+      const res = await postForm(server, '/oauth/v2/token', { grant_type: grant }, { authorization: basic(app.clientId, app.clientSecret!) });
+      expect(((await res.json()) as { error: string }).error, grant).not.toBe('unsupported_grant_type');
+    }
+    for (const prompt of d.prompt_values_supported as string[]) {
+      const url = client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', prompt });
+      const res = await fetch(url, { redirect: 'manual' });
+      const location = res.headers.get('location') ?? '';
+      expect(location, prompt).not.toContain('error=invalid_request');
+    }
+  });
+});
