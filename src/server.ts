@@ -40,7 +40,7 @@ export async function startServer(deps: Deps): Promise<RunningServer> {
     routes: routes(deps),
     interceptors: [metricsInterceptor(), errorInterceptor(log), inputGuardInterceptor(), authInterceptor(deps)],
     readMaxBytes: 4 * 1024 * 1024,
-    fallback: (req, res) => void hono(req as any, res as any),
+    fallback: (req, res) => (answerUnknownRpc(req, res as any) ? undefined : void hono(req as any, res as any)),
   });
 
   const procedures = procedurePaths(deps);
@@ -168,4 +168,32 @@ function sniff(socket: net.Socket, done: (isH2: boolean) => void) {
   const onError = () => socket.destroy();
   socket.on('data', onData);
   socket.on('error', onError);
+}
+
+const RPC_PATH = /^\/[a-z][\w.]*\.[A-Z]\w*\/\w+$/;
+
+/**
+ * A method this server does not have answers in the protocol of the caller: gRPC and gRPC-web get
+ * `unimplemented` (grpc-status 12) in a trailers-only response, Connect gets its JSON error with
+ * code `unimplemented` — never the HTTP routes' JSON 404 that a gRPC client cannot read.
+ * Returns false for requests that are not RPCs (the Hono routes take them).
+ */
+function answerUnknownRpc(
+  req: { url?: string; headers: Record<string, string | string[] | undefined> },
+  res: { writeHead(status: number, headers: Record<string, string>): unknown; end(body?: string): unknown },
+): boolean {
+  const path = (req.url ?? '').split('?')[0];
+  const type = String(req.headers['content-type'] ?? '').toLowerCase();
+  const message = `${path} is not a method of this server`;
+  if (type.startsWith('application/grpc')) {
+    res.writeHead(200, { 'content-type': type.startsWith('application/grpc-web') ? type.split(';')[0] : 'application/grpc', 'grpc-status': '12', 'grpc-message': encodeURIComponent(message) });
+    res.end();
+    return true;
+  }
+  if (RPC_PATH.test(path) && (type.startsWith('application/json') || type.startsWith('application/proto') || type.startsWith('application/connect+'))) {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ code: 'unimplemented', message }));
+    return true;
+  }
+  return false;
 }
