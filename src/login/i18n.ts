@@ -5,7 +5,7 @@ export type Locale = (typeof LOCALES)[number];
 const en = {
   title: 'Sign in',
   loginNameLabel: 'Login name',
-  loginNameHint: 'Your username or username@organization-domain',
+  loginNameHint: 'Your username, username@organization-domain, or your verified email address',
   next: 'Next',
   passwordTitle: 'Enter your password',
   passwordLabel: 'Password',
@@ -54,7 +54,7 @@ export type Messages = typeof en;
 const de: Messages = {
   title: 'Anmelden',
   loginNameLabel: 'Loginname',
-  loginNameHint: 'Ihr Benutzername oder benutzername@organisations-domain',
+  loginNameHint: 'Ihr Benutzername, benutzername@organisations-domain oder Ihre bestätigte E-Mail-Adresse',
   next: 'Weiter',
   passwordTitle: 'Passwort eingeben',
   passwordLabel: 'Passwort',

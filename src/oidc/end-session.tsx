@@ -64,7 +64,7 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
 
   let userId = hint?.sub;
   const logoutHint = params.get('logout_hint');
-  if (!userId && logoutHint) userId = (await findUserByLoginName(deps.database.db, logoutHint))?.id;
+  if (!userId && logoutHint) userId = (await findUserByLoginName(deps.database.db, deps.instanceId, logoutHint))?.id;
   const sessions = (await browserSessions(c, deps)).filter((s) => !userId || s.userId === userId).map((s) => s.id);
   await terminateSessions(oidcCtx(deps, 'oidc/end_session', userId), sessions);
 

@@ -75,6 +75,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
         lockoutMaxPasswordAttempts: req.lockoutMaxPasswordAttempts,
         impersonationAllowed: req.impersonationAllowed,
         registrationAllowed: req.registrationAllowed,
+        loginWithEmailAllowed: req.loginWithEmailAllowed,
         signingAlgorithm: ALGORITHM_NAMES.get(req.signingAlgorithm),
       });
       return { changeDate: ts(r.changedAt) };

@@ -15,6 +15,8 @@ export interface InstanceSettings {
   impersonationAllowed: boolean;
   /** self-registration in the hosted login, for the default organization (others: their own policy, default no) */
   registrationAllowed: boolean;
+  /** a verified email address that one user has is accepted as its login name */
+  loginWithEmailAllowed: boolean;
   signingAlgorithm: 'RS256' | 'ES256' | 'EdDSA';
 }
 
@@ -31,6 +33,7 @@ export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
   lockoutMaxPasswordAttempts: 10,
   impersonationAllowed: false,
   registrationAllowed: true,
+  loginWithEmailAllowed: true,
   signingAlgorithm: 'RS256',
 };
 

@@ -16,7 +16,7 @@ export function requireLoginUiPermission(ctx: Ctx): void {
 
 async function resolveUser(ctx: Ctx, user: SessionChecks['user']): Promise<LoginUser | undefined> {
   if (!user) return undefined;
-  const found = user.userId ? await findUserById(ctx.db, user.userId) : user.loginName ? await findUserByLoginName(ctx.db, user.loginName) : undefined;
+  const found = user.userId ? await findUserById(ctx.db, user.userId) : user.loginName ? await findUserByLoginName(ctx.db, ctx.instanceId, user.loginName) : undefined;
   if (!user.userId && !user.loginName) throw invalidArgument('Errors.Session.User.Missing', 'checks.user needs user_id or login_name');
   if (!found || found.state === 'REMOVED') throw notFound('Errors.User.NotFound', 'user not found');
   return found;

@@ -1,6 +1,7 @@
 import { and, eq, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { instances, orgs, users } from '../../db/schema/index';
+import { getInstanceSettings } from '../instance/settings';
 
 /** What the login needs of a user (the users table belongs to the user area; this reads it). */
 export interface LoginUser {
@@ -40,9 +41,26 @@ const columns = {
  * A user by login name: the username itself, or `<username>@<primary domain of the user's org>`.
  * Removed users are never found.
  */
-export async function findUserByLoginName(db: Db, loginName: string): Promise<LoginUser | undefined> {
+/**
+ * The user a login name names: `<username>`, `<username>@<organization domain>`, or — when the
+ * instance allows it (`loginWithEmailAllowed`, default on) — a verified email address that exactly
+ * one user has. An ambiguous address names nobody (the user types the login name instead).
+ */
+export async function findUserByLoginName(db: Db, instanceId: string, loginName: string): Promise<LoginUser | undefined> {
   const name = loginName.trim().toLowerCase();
   if (!name) return undefined;
+  const byName = await findByUsername(db, name);
+  if (byName || !name.includes('@') || !(await getInstanceSettings(db, instanceId)).loginWithEmailAllowed) return byName;
+  const byEmail = await db
+    .select(columns)
+    .from(users)
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(and(ne(users.state, 'REMOVED'), eq(users.type, 'HUMAN'), eq(users.emailVerified, true), eq(sql`lower(${users.email})`, name)))
+    .limit(2);
+  return byEmail.length === 1 ? byEmail[0] : undefined;
+}
+
+async function findByUsername(db: Db, name: string): Promise<LoginUser | undefined> {
   const rows = await db
     .select(columns)
     .from(users)
