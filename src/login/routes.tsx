@@ -116,7 +116,7 @@ export function loginRoutes(deps: Deps) {
     return withRequest(c, form.authRequest, async (r) => {
       if (!csrfValid(c, form.csrf)) return see(c, withError(pageUrl('password', r.id), 'csrf'));
       if (!r.loginName) return see(c, pageUrl('login', r.id));
-      let user = await findUserByLoginName(db, deps.instanceId, r.loginName);
+      let user = await findUserByLoginName(db, deps.instanceId, r.loginName, r.orgId ?? undefined);
       if (user && r.orgId && user.orgId !== r.orgId) user = undefined;
       const result = await checkPassword(ctx(user?.id, user?.orgId), user, form.password ?? '');
       if (!result.ok) return see(c, withError(pageUrl('password', r.id), result.reason));
@@ -150,7 +150,7 @@ export function loginRoutes(deps: Deps) {
    */
   async function signedInUser(c: Context, r: AuthRequest): Promise<{ user: LoginUser; sessionId: string } | undefined> {
     if (!r.loginName) return undefined;
-    const user = await findUserByLoginName(db, deps.instanceId, r.loginName);
+    const user = await findUserByLoginName(db, deps.instanceId, r.loginName, r.orgId ?? undefined);
     if (!user || (r.orgId && user.orgId !== r.orgId)) return undefined;
     // A minute of slack: the request's creation time comes from the database clock, the check's from ours.
     const since = r.createdAt.getTime() - 60_000;

@@ -76,6 +76,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
         impersonationAllowed: req.impersonationAllowed,
         registrationAllowed: req.registrationAllowed,
         loginWithEmailAllowed: req.loginWithEmailAllowed,
+        userLoginMustBeDomain: req.userLoginMustBeDomain,
         signingAlgorithm: ALGORITHM_NAMES.get(req.signingAlgorithm),
       });
       return { changeDate: ts(r.changedAt) };

@@ -38,6 +38,8 @@ function orgOut(o: Org): MessageInitShape<typeof OrganizationSchema> {
     creationDate: ts(o.createdAt),
     changeDate: ts(o.changedAt),
     allowRegistration: o.allowRegistration ?? undefined,
+    loginWithEmailAllowed: o.loginWithEmailAllowed ?? undefined,
+    userLoginMustBeDomain: o.userLoginMustBeDomain ?? undefined,
   };
 }
 
@@ -102,7 +104,12 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
       return { changeDate: ts(r.changedAt) };
     },
     async setOrganizationLoginPolicy(req, hc) {
-      const r = await setOrganizationLoginPolicy(ctxOf(deps, hc), { orgId: req.organizationId, allowRegistration: req.allowRegistration });
+      const r = await setOrganizationLoginPolicy(ctxOf(deps, hc), {
+        orgId: req.organizationId,
+        allowRegistration: req.allowRegistration,
+        loginWithEmailAllowed: req.loginWithEmailAllowed,
+        userLoginMustBeDomain: req.userLoginMustBeDomain,
+      });
       return { changeDate: ts(r.changedAt) };
     },
     async deactivateOrganization(req, hc) {

@@ -17,6 +17,11 @@ export interface InstanceSettings {
   registrationAllowed: boolean;
   /** a verified email address that one user has is accepted as its login name */
   loginWithEmailAllowed: boolean;
+  /**
+   * login names are `<username>@<organization domain>`, so usernames are unique per organization;
+   * when false (an organization may override), usernames are unique in the instance and login names alone
+   */
+  userLoginMustBeDomain: boolean;
   signingAlgorithm: 'RS256' | 'ES256' | 'EdDSA';
 }
 
@@ -34,6 +39,7 @@ export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
   impersonationAllowed: false,
   registrationAllowed: true,
   loginWithEmailAllowed: true,
+  userLoginMustBeDomain: true,
   signingAlgorithm: 'RS256',
 };
 

@@ -11,6 +11,10 @@ export const orgs = pgTable(
     primaryDomain: text('primary_domain').notNull(),
     /** login policy: self-registration allowed; null inherits (the instance setting for the default organization, else no) */
     allowRegistration: boolean('allow_registration'),
+    /** login policy: a verified email address is a login name; null inherits the instance setting */
+    loginWithEmailAllowed: boolean('login_with_email_allowed'),
+    /** domain policy: usernames unique per organization, login names `<username>@<domain>`; null inherits */
+    userLoginMustBeDomain: boolean('user_login_must_be_domain'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

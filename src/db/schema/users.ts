@@ -16,6 +16,12 @@ export const users = pgTable(
     /** ACTIVE | INACTIVE | LOCKED | INITIAL | REMOVED (INITIAL only for v1-created users) */
     state: text('state').notNull().default('ACTIVE'),
     username: text('username').notNull(),
+    /**
+     * Where the username must be unique: the organization's id when its login names carry its domain
+     * (userLoginMustBeDomain), '' (the whole instance) otherwise and for machine users, whose usernames
+     * are client ids. Kept in step with the policy by domain/user/username-scope.ts.
+     */
+    usernameScope: text('username_scope').notNull().default(''),
     // human
     givenName: text('given_name'),
     familyName: text('family_name'),
@@ -44,8 +50,8 @@ export const users = pgTable(
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [
-    // Login names are unique per instance among users that still exist.
-    uniqueIndex('users_username_uq').on(sql`lower(${t.username})`).where(sql`${t.state} <> 'REMOVED'`),
+    // Usernames are unique within their scope (an organization, or the instance) among users that still exist.
+    uniqueIndex('users_username_uq').on(t.usernameScope, sql`lower(${t.username})`).where(sql`${t.state} <> 'REMOVED'`),
     index('users_org_idx').on(t.orgId, t.id),
     index('users_username_prefix_idx').on(sql`lower(${t.username}) text_pattern_ops`),
     index('users_email_idx').on(sql`lower(${t.email})`),

@@ -4,6 +4,7 @@ import { checkImportedHash, hashPassword } from '../../crypto/passwords/index';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
 import { checkEmail, checkId, checkLanguage, checkMachineUsername, checkPhone, checkUsername, requireText } from '../user/validate';
+import { usernameScope } from '../user/username-scope';
 import type { EventRow, UserRow } from './bulk';
 import type { ImportError, ImportHuman, ImportMachine } from './model';
 
@@ -51,7 +52,7 @@ export function checkHuman(h: ImportHuman): string | undefined {
   return undefined;
 }
 
-export function humanAccount(orgId: string, h: ImportHuman): Account {
+export function humanAccount(orgId: string, h: ImportHuman, mustBeDomain: boolean): Account {
   const id = h.userId || newId();
   const displayName = h.displayName || `${h.firstName} ${h.lastName}`.trim() || h.username;
   // v1 semantics: a user with neither a password nor a verified email starts INITIAL.
@@ -68,6 +69,7 @@ export function humanAccount(orgId: string, h: ImportHuman): Account {
       type: 'HUMAN',
       state,
       username: h.username,
+      username_scope: usernameScope('HUMAN', orgId, mustBeDomain),
       given_name: h.firstName,
       family_name: h.lastName,
       nick_name: h.nickName ?? null,
@@ -124,6 +126,7 @@ export function machineAccount(orgId: string, m: ImportMachine): Account {
       type: 'MACHINE',
       state: 'ACTIVE',
       username: m.username,
+      username_scope: usernameScope('MACHINE', orgId, false),
       machine_name: name,
       description: m.description ?? null,
       access_token_type: m.accessTokenType,
@@ -139,13 +142,14 @@ export function machineAccount(orgId: string, m: ImportMachine): Account {
 }
 
 /**
- * Drops accounts that repeat a user id or a username of an earlier account in the same body, as
- * errors; the first occurrence wins. Usernames compare case-insensitively, like the unique index.
+ * Drops accounts that repeat a user id, or a username in the same scope (see username-scope.ts), of an
+ * earlier account in the same body, as errors; the first occurrence wins. Usernames compare
+ * case-insensitively, like the unique index.
  */
 export function dropRepeats(accounts: Account[], errors: ImportError[], seenIds: Set<string>, seenNames: Set<string>): Account[] {
   const kept: Account[] = [];
   for (const a of accounts) {
-    const name = a.username.toLowerCase();
+    const name = usernameKey(a.row.username_scope, a.username);
     if (seenIds.has(a.id) || seenNames.has(name)) {
       errors.push({ type: a.kind, id: a.id, key: 'Errors.User.AlreadyExisting' });
       continue;
@@ -176,4 +180,9 @@ export async function hashPlainPasswords(accounts: Account[], checkDeadline: () 
     }
   };
   await Promise.all(Array.from({ length: Math.min(width, pending.length) }, worker));
+}
+
+/** A username in its scope, as the unique index compares them. */
+export function usernameKey(scope: string, username: string): string {
+  return `${scope}\u0000${username.toLowerCase()}`;
 }

@@ -17,6 +17,8 @@ export interface UserRow {
   type: 'HUMAN' | 'MACHINE';
   state: string;
   username: string;
+  /** see domain/user/username-scope.ts */
+  username_scope: string;
   given_name?: string | null;
   family_name?: string | null;
   nick_name?: string | null;
@@ -36,7 +38,7 @@ export interface UserRow {
 }
 
 const USER_COLUMNS = [
-  'id', 'org_id', 'type', 'state', 'username', 'given_name', 'family_name', 'nick_name', 'display_name',
+  'id', 'org_id', 'type', 'state', 'username', 'username_scope', 'given_name', 'family_name', 'nick_name', 'display_name',
   'preferred_language', 'gender', 'email', 'email_verified', 'phone', 'phone_verified', 'password_hash',
   'password_change_required', 'password_changed_at', 'otp_secret', 'machine_name', 'description', 'access_token_type',
 ] as const;
@@ -58,15 +60,15 @@ export async function insertUsers(tx: Db, rows: UserRow[]): Promise<void> {
     return copyRows(pg, 'users', USER_COLUMNS, values);
   }
   await tx.execute(sql`
-    insert into users (id, org_id, type, state, username, given_name, family_name, nick_name, display_name,
+    insert into users (id, org_id, type, state, username, username_scope, given_name, family_name, nick_name, display_name,
       preferred_language, gender, email, email_verified, phone, phone_verified, password_hash,
       password_change_required, password_changed_at, otp_secret, machine_name, description, access_token_type)
-    select r.id, r.org_id, r.type, r.state, r.username, r.given_name, r.family_name, r.nick_name, r.display_name,
+    select r.id, r.org_id, r.type, r.state, r.username, r.username_scope, r.given_name, r.family_name, r.nick_name, r.display_name,
       r.preferred_language, r.gender, r.email, coalesce(r.email_verified, false), r.phone,
       coalesce(r.phone_verified, false), r.password_hash, coalesce(r.password_change_required, false),
       case when r.password_hash is null then null else now() end, r.otp_secret, r.machine_name, r.description, r.access_token_type
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text, org_id text, type text, state text,
-      username text, given_name text, family_name text, nick_name text, display_name text,
+      username text, username_scope text, given_name text, family_name text, nick_name text, display_name text,
       preferred_language text, gender text, email text, email_verified boolean, phone text,
       phone_verified boolean, password_hash text, password_change_required boolean, otp_secret text, machine_name text,
       description text, access_token_type text)`);

@@ -5,7 +5,8 @@ import { DomainError, alreadyExists, failedPrecondition, invalidArgument, permis
 import { execute } from '../execute';
 import { getInstance } from '../instance/queries';
 import { addOrg } from '../org/commands';
-import { type Account, checkHuman, checkMachine, dropRepeats, hashPlainPasswords, humanAccount, machineAccount } from './accounts';
+import { mustBeDomainOf } from '../user/username-scope';
+import { type Account, checkHuman, checkMachine, dropRepeats, hashPlainPasswords, humanAccount, machineAccount, usernameKey } from './accounts';
 import { type EventRow, appendEvents, inBatches, insertUserMetadata, insertUsers } from './bulk';
 import type { ImportError, ImportOptions, ImportOrg, ImportResult, ImportedOrg } from './model';
 import { importResources } from './resources';
@@ -32,7 +33,8 @@ export async function importData(ctx: Ctx, orgs: ImportOrg[], opts: ImportOption
   // wins), so organizations written side by side never race for the same username.
   const seenIds = new Set<string>();
   const seenNames = new Set<string>();
-  const prepared = orgs.map((org) => prepareOrg(org, seenIds, seenNames));
+  const policy = await mustBeDomainOf(ctx.db, ctx.instanceId, orgs.map((o) => o.orgId));
+  const prepared = orgs.map((org) => prepareOrg(org, seenIds, seenNames, policy.get(org.orgId) ?? true));
   const outcomes: { imported?: ImportedOrg; errors: ImportError[] }[] = orgs.map(() => ({ errors: [] }));
   let next = 0;
   const worker = async () => {
@@ -65,13 +67,13 @@ interface PreparedOrg {
   checked: ImportError[];
 }
 
-function prepareOrg(org: ImportOrg, seenIds: Set<string>, seenNames: Set<string>): PreparedOrg {
+function prepareOrg(org: ImportOrg, seenIds: Set<string>, seenNames: Set<string>, mustBeDomain: boolean): PreparedOrg {
   const checked: ImportError[] = [];
   const accounts: Account[] = [];
   for (const h of org.humanUsers) {
     const key = checkHuman(h);
     if (key) checked.push({ type: 'human_user', id: h.userId ?? h.username, key });
-    else accounts.push(humanAccount(org.orgId, h));
+    else accounts.push(humanAccount(org.orgId, h, mustBeDomain));
   }
   for (const m of org.machineUsers) {
     const key = checkMachine(m);
@@ -119,7 +121,7 @@ async function importOrg(
     }
 
     const present = await existingUsers(tx, unique.map((a) => a.id));
-    const takenNames = await takenUsernames(tx, unique.map((a) => a.username));
+    const takenNames = await takenUsernames(tx, unique);
     const imported: ImportedOrg = {
       orgId: org.orgId,
       humanUserIds: [],
@@ -138,7 +140,7 @@ async function importOrg(
       const owner = present.get(a.id);
       if (owner === org.orgId) {
         (a.kind === 'human_user' ? imported.humanUserIds : imported.machineUserIds).push(a.id);
-      } else if (owner !== undefined || takenNames.has(a.username.toLowerCase())) {
+      } else if (owner !== undefined || takenNames.has(usernameKey(a.row.username_scope, a.username))) {
         errors.push({ type: a.kind, id: a.id, key: 'Errors.User.AlreadyExisting' });
       } else {
         fresh.push(a);
@@ -203,14 +205,18 @@ async function existingUsers(tx: Db, ids: string[]): Promise<Map<string, string>
   return new Map(found.map((r) => [r.id, r.org_id]));
 }
 
-async function takenUsernames(tx: Db, names: string[]): Promise<Set<string>> {
-  if (names.length === 0) return new Set();
+/** The accounts' usernames that existing users hold in the same scope, as usernameKey()s. */
+async function takenUsernames(tx: Db, accounts: Account[]): Promise<Set<string>> {
+  if (accounts.length === 0) return new Set();
+  const wanted = accounts.map((a) => ({ scope: a.row.username_scope, name: a.username.toLowerCase() }));
   const found = (await rows(
     tx,
-    sql`select lower(username) as name from users where state <> 'REMOVED'
-      and lower(username) in (select lower(jsonb_array_elements_text(${JSON.stringify(names)}::jsonb)))`,
-  )) as { name: string }[];
-  return new Set(found.map((r) => r.name));
+    sql`select u.username_scope as scope, lower(u.username) as name from users u
+      join jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) as w(scope text, name text)
+        on u.username_scope = w.scope and lower(u.username) = w.name
+      where u.state <> 'REMOVED'`,
+  )) as { scope: string; name: string }[];
+  return new Set(found.map((r) => usernameKey(r.scope, r.name)));
 }
 
 /** PostgreSQL cancelled a statement (statement_timeout): the import's deadline passed mid-statement. */

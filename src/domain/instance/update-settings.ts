@@ -3,6 +3,7 @@ import { instances } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { permissionDenied } from '../errors';
 import { execute } from '../execute';
+import { rescopeUsernames } from '../user/username-scope';
 import { lockInstance } from './lock';
 import { type InstanceSettings, checkSettings, invalidateInstanceSettings, readInstanceSettings } from './settings';
 
@@ -18,6 +19,7 @@ export async function updateInstanceSettings(ctx: Ctx, changes: Partial<Instance
     const changedAt = new Date();
     await scope.tx.update(instances).set({ settings, changedAt }).where(eq(instances.id, ctx.instanceId));
     await invalidateInstanceSettings(scope, ctx.instanceId);
+    if (defined.userLoginMustBeDomain !== undefined && defined.userLoginMustBeDomain !== current.userLoginMustBeDomain) await rescopeUsernames(scope);
     scope.push({
       aggregateType: 'instance',
       aggregateId: ctx.instanceId,

@@ -18,13 +18,17 @@ import { failedPrecondition } from '../errors';
 import { execute, type Scope } from '../execute';
 import { requireId, requireText } from '../instance/validate';
 import { removeUsersOfOrg } from '../user/commands';
+import { rescopeUsernames } from '../user/username-scope';
 import { orgFor, orgForChange } from './access';
 import { invalidateOrgUsers } from './invalidate-users';
 
 async function changeOrg(
   ctx: Ctx,
   orgId: string,
-  apply: (scope: Scope, org: Awaited<ReturnType<typeof orgFor>>) => Promise<{ type: string; payload?: Record<string, unknown>; set: Partial<typeof orgs.$inferInsert> } | undefined>,
+  apply: (
+    scope: Scope,
+    org: Awaited<ReturnType<typeof orgFor>>,
+  ) => Promise<{ type: string; payload?: Record<string, unknown>; set: Partial<typeof orgs.$inferInsert>; afterwards?: (scope: Scope) => Promise<void> } | undefined>,
 ): Promise<{ changedAt: Date }> {
   requireId('organization_id', orgId);
   return execute(ctx, async (scope) => {
@@ -33,6 +37,7 @@ async function changeOrg(
     if (!change) return { changedAt: org.changedAt };
     const changedAt = new Date();
     await scope.tx.update(orgs).set({ ...change.set, changedAt }).where(eq(orgs.id, orgId));
+    await change.afterwards?.(scope);
     scope.push({ aggregateType: 'org', aggregateId: orgId, type: change.type, payload: change.payload, resourceOwner: orgId });
     return { changedAt };
   });
@@ -45,14 +50,32 @@ export function updateOrganization(ctx: Ctx, input: { orgId: string; name: strin
   );
 }
 
-/** SetOrganizationLoginPolicy: self-registration yes / no / inherited (undefined). */
-export function setOrganizationLoginPolicy(ctx: Ctx, input: { orgId: string; allowRegistration?: boolean }) {
-  const allowRegistration = input.allowRegistration ?? null;
-  return changeOrg(ctx, input.orgId, async (_s, org) =>
-    org.allowRegistration === allowRegistration
-      ? undefined
-      : { type: 'org.login_policy.changed', payload: { allowRegistration }, set: { allowRegistration } },
-  );
+export interface OrgLoginPolicy {
+  allowRegistration?: boolean;
+  loginWithEmailAllowed?: boolean;
+  userLoginMustBeDomain?: boolean;
+}
+
+/**
+ * SetOrganizationLoginPolicy: the whole policy at once, each field yes / no / inherited (undefined).
+ * A new domain policy moves the organization's usernames to their new scope in the same transaction.
+ */
+export function setOrganizationLoginPolicy(ctx: Ctx, input: { orgId: string } & OrgLoginPolicy) {
+  const policy = {
+    allowRegistration: input.allowRegistration ?? null,
+    loginWithEmailAllowed: input.loginWithEmailAllowed ?? null,
+    userLoginMustBeDomain: input.userLoginMustBeDomain ?? null,
+  };
+  return changeOrg(ctx, input.orgId, async (_s, org) => {
+    const changed = Object.fromEntries(Object.entries(policy).filter(([k, v]) => org[k as keyof typeof policy] !== v));
+    if (!Object.keys(changed).length) return undefined;
+    return {
+      type: 'org.login_policy.changed',
+      payload: changed,
+      set: changed,
+      afterwards: 'userLoginMustBeDomain' in changed ? rescopeUsernames : undefined,
+    };
+  });
 }
 
 export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {

@@ -1,7 +1,8 @@
-import { and, eq, ne, or, sql } from 'drizzle-orm';
+import { and, desc, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { instances, orgs, users } from '../../db/schema/index';
 import { getInstanceSettings } from '../instance/settings';
+import { isLoginName, isLoginNameOrUsername } from '../user/login-names';
 
 /** What the login needs of a user (the users table belongs to the user area; this reads it). */
 export interface LoginUser {
@@ -38,41 +39,43 @@ const columns = {
 };
 
 /**
- * A user by login name: the username itself, or `<username>@<primary domain of the user's org>`.
+ * The user a login name names, in this order:
+ * 1. a login name (`<username>@<organization domain>`, or a username unique in the instance) —
+ *    never ambiguous;
+ * 2. a bare username that exactly one user has (or one user of `orgId`, the organization the
+ *    sign-in is for, e.g. from the `urn:service:iam:org:id:` scope) — two organizations' `alice`
+ *    name nobody, and the user types the full login name;
+ * 3. when the user's organization allows it (`loginWithEmailAllowed`, its own or the instance's;
+ *    default on), a verified email address that exactly one user has.
  * Removed users are never found.
  */
-/**
- * The user a login name names: `<username>`, `<username>@<organization domain>`, or — when the
- * instance allows it (`loginWithEmailAllowed`, default on) — a verified email address that exactly
- * one user has. An ambiguous address names nobody (the user types the login name instead).
- */
-export async function findUserByLoginName(db: Db, instanceId: string, loginName: string): Promise<LoginUser | undefined> {
+export async function findUserByLoginName(db: Db, instanceId: string, loginName: string, orgId?: string): Promise<LoginUser | undefined> {
   const name = loginName.trim().toLowerCase();
-  if (!name) return undefined;
-  const byName = await findByUsername(db, name);
-  if (byName || !name.includes('@') || !(await getInstanceSettings(db, instanceId)).loginWithEmailAllowed) return byName;
-  const byEmail = await db
-    .select(columns)
+  if (!name || name.length > 400) return undefined;
+  const inOrg = orgId ? eq(users.orgId, orgId) : undefined;
+  const exact = sql<boolean>`${isLoginName(name)}`;
+  const rows = await db
+    .select({ ...columns, exact })
     .from(users)
     .innerJoin(orgs, eq(orgs.id, users.orgId))
-    .where(and(ne(users.state, 'REMOVED'), eq(users.type, 'HUMAN'), eq(users.emailVerified, true), eq(sql`lower(${users.email})`, name)))
+    .where(and(ne(users.state, 'REMOVED'), inOrg, isLoginNameOrUsername(name)))
+    .orderBy(desc(exact))
     .limit(2);
-  return byEmail.length === 1 ? byEmail[0] : undefined;
+  if (rows[0]?.exact || rows.length === 1) return withoutFlag(rows[0]);
+  if (!name.includes('@')) return undefined;
+  const byEmail = await db
+    .select({ ...columns, emailLogin: orgs.loginWithEmailAllowed })
+    .from(users)
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(and(ne(users.state, 'REMOVED'), inOrg, eq(users.type, 'HUMAN'), eq(users.emailVerified, true), eq(sql`lower(${users.email})`, name)))
+    .limit(2);
+  if (byEmail.length !== 1) return undefined;
+  const { emailLogin, ...user } = byEmail[0];
+  return (emailLogin ?? (await getInstanceSettings(db, instanceId)).loginWithEmailAllowed) ? user : undefined;
 }
 
-async function findByUsername(db: Db, name: string): Promise<LoginUser | undefined> {
-  const rows = await db
-    .select(columns)
-    .from(users)
-    .innerJoin(orgs, eq(orgs.id, users.orgId))
-    .where(
-      and(
-        ne(users.state, 'REMOVED'),
-        or(eq(sql`lower(${users.username})`, name), eq(sql`lower(${users.username} || '@' || ${orgs.primaryDomain})`, name)),
-      ),
-    )
-    .limit(2);
-  return rows.find((r) => r.username.toLowerCase() === name) ?? rows[0];
+function withoutFlag({ exact: _, ...user }: LoginUser & { exact: boolean }): LoginUser {
+  return user;
 }
 
 export async function findUserById(db: Db, userId: string): Promise<LoginUser | undefined> {

@@ -27,6 +27,7 @@ import {
   requireText,
 } from './validate';
 import { invalidateMachineUser } from '../oidc/m2m/machines';
+import { usernameScopes } from './username-scope';
 
 onUniqueViolation('users_username_uq', () => alreadyExists('Errors.User.AlreadyExisting', 'the username is already taken'));
 onUniqueViolation('users_pkey', () => alreadyExists('Errors.User.AlreadyExisting', 'a user with this id already exists'));
@@ -138,7 +139,13 @@ export async function addUsers(scope: Scope, list: NewUser[]): Promise<{ id: str
       });
     }
   }
-  if (rows.length) await scope.tx.insert(users).values(rows);
+  if (rows.length) {
+    const scopes = await usernameScopes(scope.tx, scope.ctx.instanceId, rows as { type: string; orgId: string }[]);
+    rows.forEach((r, i) => {
+      r.usernameScope = scopes[i];
+    });
+    await scope.tx.insert(users).values(rows);
+  }
   return rows.map((r) => ({ id: r.id, createdAt: now }));
 }
 

@@ -9,11 +9,12 @@ import { invalidArgument } from '../errors';
 import { type PageRequest, page } from '../instance/pagination';
 import { authorize, readUser, type UserWithOrg, userNotFound } from './access';
 import { countedTotal } from './counts';
+import { isLoginName, loginNamesOf } from './login-names';
 import { checkId } from './validate';
 
 /**
  * Reads of users. The v2 handlers call the permission-checked functions (getUserById, listUsers, …);
- * the OIDC provider and the hosted login call the lookups below them (findUserByLoginName,
+ * the OIDC provider and the hosted login call the lookups below them
  * checkUserPassword, findMachineKey, …), which check no caller because the protocol is the check.
  */
 
@@ -39,9 +40,7 @@ async function withLoginNames(db: Db, rows: UserWithOrg[]): Promise<UserView[]> 
 }
 
 function toView(r: UserWithOrg, domains: string[] | undefined): UserView {
-  const preferredLoginName = `${r.username}@${r.primaryDomain}`;
-  const names = (domains?.length ? domains : [r.primaryDomain]).map((d) => `${r.username}@${d}`);
-  return { ...r, preferredLoginName, loginNames: names.includes(preferredLoginName) ? names : [preferredLoginName, ...names] };
+  return { ...r, preferredLoginName: `${r.username}@${r.primaryDomain}`, loginNames: loginNamesOf(r, domains) };
 }
 
 
@@ -104,24 +103,10 @@ function textCondition(field: string, column: AnyPgColumn, q: TextQuery): SQL {
   }
 }
 
-/** A login name is the username itself or `<username>@<a verified domain of the user's org>`. */
-function loginNameCondition(loginName: string): SQL {
-  const lower = loginName.toLowerCase();
-  const alternatives: SQL[] = [sql`lower(${users.username}) = ${lower}`];
-  for (let i = lower.indexOf('@'); i > 0; i = lower.indexOf('@', i + 1)) {
-    const username = lower.slice(0, i);
-    const domain = lower.slice(i + 1);
-    alternatives.push(
-      sql`(lower(${users.username}) = ${username} and ${users.orgId} in (select ${orgDomains.orgId} from ${orgDomains} where ${orgDomains.domain} = ${domain} and ${orgDomains.isVerified}))`,
-    );
-  }
-  return or(...alternatives)!;
-}
-
 function filterCondition(f: UserFilter, depth: number): SQL {
   if (depth > 8) throw invalidArgument('Errors.Query.Invalid', 'filters are nested too deeply (at most 8 levels)');
   if ('username' in f) return textCondition('username_filter', users.username, f.username);
-  if ('loginName' in f) return loginNameCondition(f.loginName);
+  if ('loginName' in f) return isLoginName(f.loginName);
   if ('email' in f) return textCondition('email_filter', users.email, f.email);
   if ('displayName' in f) return textCondition('display_name_filter', users.displayName, f.displayName);
   if ('state' in f) return eq(users.state, f.state);
@@ -240,21 +225,6 @@ export async function listUserMetadata(ctx: Ctx, input: { userId: string; page?:
 export async function findUserById(db: Db, userId: string): Promise<UserView | undefined> {
   const user = await readUser(db, userId);
   return user ? (await withLoginNames(db, [user]))[0] : undefined;
-}
-
-/**
- * The user a login name denotes: the username itself (usernames are unique in the instance) or
- * `<username>@<verified domain of the user's organization>`. Deleted users are not found.
- */
-export async function findUserByLoginName(db: Db, loginName: string): Promise<UserView | undefined> {
-  if (!loginName || loginName.length > 400) return undefined;
-  const [row] = await db
-    .select({ user: users, primaryDomain: orgs.primaryDomain })
-    .from(users)
-    .innerJoin(orgs, eq(orgs.id, users.orgId))
-    .where(and(ne(users.state, 'REMOVED'), ne(orgs.state, 'REMOVED'), loginNameCondition(loginName)))
-    .limit(1);
-  return row ? (await withLoginNames(db, [{ ...row.user, primaryDomain: row.primaryDomain }]))[0] : undefined;
 }
 
 /**
