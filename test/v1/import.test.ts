@@ -208,7 +208,7 @@ describe('POST /admin/v1/import', () => {
             org: { name: `Mixed ${id}` },
             humanUsers: [
               human(`ok${id}`, `dave${id}`),
-              human(`dup${id}`, 'admin'),
+              human(`dup${id}`, `DAVE${id}`),
               human(`hash${id}`, `erin${id}`, { hashedPassword: { value: '$md5$not-supported' } }),
               { userId: `mail${id}`, user: { userName: `frank${id}`, email: { email: 'not-an-email' } } },
               human(`twice${id}`, `dave${id}`),

@@ -188,9 +188,10 @@ describe('CreateUser', () => {
 
   it('rejects a taken username with ALREADY_EXISTS and leaves no event', async () => {
     const users = server.client(UserService);
+    await users.createUser({ organizationId: orgId, username: 'robo', userType: { case: 'machine', value: { name: 'robo' } } });
     const before = await server.app.database.db.query.events.findMany();
     const err = await users
-      .createUser({ organizationId: orgId, userId: 'dup-user', username: 'GRACE', userType: { case: 'machine', value: { name: 'dup' } } })
+      .createUser({ organizationId: orgId, userId: 'dup-user', username: 'ROBO', userType: { case: 'machine', value: { name: 'dup' } } })
       .catch((e) => e);
     expect(err.code).toBe(Code.AlreadyExists);
     expect(await eventsOf(server, 'dup-user')).toHaveLength(0);
@@ -200,7 +201,7 @@ describe('CreateUser', () => {
   it('answers each of many concurrent creates on its own: one taken username fails alone', async () => {
     const users = server.client(UserService);
     const names = Array.from({ length: 20 }, (_, i) => `burst-${i}`);
-    names[7] = 'grace';
+    names[7] = 'robo';
     const results = await Promise.allSettled(
       names.map((username, i) =>
         users.createUser({ organizationId: orgId, userId: `burst-id-${i}`, username, userType: { case: 'machine', value: { name: username } } }),
