@@ -44,3 +44,25 @@ export async function convertToBody(args: string[], opts: { stdin?: string } = {
   const org = body.dataOrgs.orgs[0];
   return { body, org, users: org.humanUsers as any[], stderr: result.stderr, out };
 }
+
+/** Every real export under shared/fixtures/keycloak, with the passwords its README lists. */
+export const FIXTURE_REALMS: { org: string; name: string; files: string[]; passwords: Record<string, string> }[] = [
+  { org: 'kc22', name: 'KC22 my-realm', files: ['kc22-realm-minimal.json'], passwords: {} },
+  { org: 'kc23', name: 'KC23 jhipster', files: ['kc23-realm-users-inside.json'], passwords: { admin: 'admin', user: 'user' } },
+  { org: 'kc11', name: 'KC11 jhipster', files: ['kc11-users-0.json'], passwords: { admin: 'admin', user: 'user' } },
+  { org: 'kc3', name: 'KC3 jhipster', files: ['kc3-legacy-users-0.json'], passwords: { admin: 'admin', user: 'user' } },
+  { org: 'kc24', name: 'KC24 Test', files: ['kc24-realm.json', 'kc24-users-0.json'], passwords: { test: '1234' } },
+  { org: 'kc26', name: 'KC26 middle-earth', files: ['kc26-argon2-users-0.json'], passwords: { bilbo: 'bilbo', frodo: 'frodo', gimli: 'gimli' } },
+];
+
+/**
+ * Migrates one realm into its own organization of a running server, as an operator would:
+ * `portcullis migrate keycloak --url` with an IAM_OWNER's token. Returns the CLI's result.
+ */
+export function migrateInto(server: { url: string; pat: string }, realm: (typeof FIXTURE_REALMS)[number]): Promise<CliResult> {
+  const tokenFile = join(tempDir(), 'admin.pat');
+  writeFileSync(tokenFile, `${server.pat}\n`);
+  const files = realm.files.map((f) => `--realm=${join(FIXTURES, f)}`);
+  // kc11, kc23 and kc3 are versions of one realm: the same user ids, so each copy gets its own prefix.
+  return portcullis(['migrate', 'keycloak', `--org=${realm.org}`, `--org-name=${realm.name}`, `--id-prefix=${realm.org}-`, ...files, `--url=${server.url}`, `--token-file=${tokenFile}`]);
+}

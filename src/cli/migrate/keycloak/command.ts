@@ -21,6 +21,8 @@ Options:
   --multiline                 pretty-print the body
   --realm-name=<name>         the realm to convert when the export holds several
   --org-name=<name>           organization name (default: the realm's display name, else its name)
+  --id-prefix=<prefix>        put <prefix> before every Keycloak user id (user ids are unique in the
+                              instance: use it for a copy of a realm that is already imported)
   --include-without-password  import users without a usable password credential, without password
                               (default: report and skip them)
   --url=<server>              send the users to <server>/admin/v1/import instead of writing a file
@@ -42,6 +44,7 @@ const OPTIONS = {
   multiline: { type: 'boolean', default: false },
   'realm-name': { type: 'string' },
   'org-name': { type: 'string' },
+  'id-prefix': { type: 'string' },
   'include-without-password': { type: 'boolean', default: false },
   url: { type: 'string' },
   'token-file': { type: 'string' },
@@ -133,6 +136,7 @@ export async function migrateKeycloak(args: string[]): Promise<number> {
     const summary = await convert({
       orgId,
       orgName: values['org-name'],
+      idPrefix: values['id-prefix'],
       realmName: values['realm-name'],
       includeWithoutPassword: values['include-without-password'],
       inputs,

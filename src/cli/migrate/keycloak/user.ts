@@ -25,6 +25,12 @@ export interface ImportUserMetadata {
 export interface MapOptions {
   /** create users that have no usable password credential, without a password */
   includeWithoutPassword: boolean;
+  /**
+   * put before every Keycloak user id: user ids are unique in the whole instance, and copies of one
+   * realm (or realms of servers that share ids) would otherwise collide; deterministic, so re-runs
+   * still recognise what they imported
+   */
+  idPrefix?: string;
 }
 
 export type UserResult =
@@ -46,7 +52,7 @@ const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 export function mapUser(raw: unknown, options: MapOptions): UserResult {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { kind: 'skipped', reason: 'not a user object' };
   const u = raw as Record<string, unknown>;
-  const id = text(u.id);
+  const id = text(u.id) && `${options.idPrefix ?? ''}${text(u.id)}`;
   const username = text(u.username);
   if (!id) return { kind: 'skipped', reason: 'user without id' };
   if (!username) return { kind: 'skipped', reason: 'user without username' };
