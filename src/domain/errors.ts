@@ -28,6 +28,18 @@ export class DomainError extends Error {
 }
 
 export const invalidArgument = (key: string, message: string) => new DomainError('invalid_argument', key, message);
+
+// Messages of invalid input start with the API field they concern ("username must not …",
+// "checks.user needs …", "metadata[2].value is required"); these words start sentences instead.
+const FIELD = /^([A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])?(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])?)*)(?::| )/;
+const NOT_FIELDS = new Set(['the', 'a', 'an', 'this', 'that', 'these', 'it', 'no', 'only', 'one', 'each', 'every', 'at', 'both', 'too', 'unknown', 'invalid']);
+
+/** The request field an invalid_argument error concerns, read off its message; undefined for others. */
+export function fieldOf(err: DomainError): string | undefined {
+  if (err.kind !== 'invalid_argument') return undefined;
+  const m = FIELD.exec(err.message);
+  return m && !NOT_FIELDS.has(m[1].toLowerCase()) ? m[1] : undefined;
+}
 export const notFound = (key: string, message: string) => new DomainError('not_found', key, message);
 export const alreadyExists = (key: string, message: string) => new DomainError('already_exists', key, message);
 export const permissionDenied = (message = 'permission denied', key = 'Errors.PermissionDenied') =>

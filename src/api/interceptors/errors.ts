@@ -1,6 +1,7 @@
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import type { Logger } from 'pino';
-import { asDomainError, type DomainErrorKind, LimitError } from '../../domain/errors';
+import { ErrorInfoSchema } from '../../../gen/google/rpc/error_details_pb';
+import { asDomainError, type DomainError, type DomainErrorKind, fieldOf, LimitError } from '../../domain/errors';
 
 const CODES: Record<DomainErrorKind, Code> = {
   invalid_argument: Code.InvalidArgument,
@@ -20,11 +21,22 @@ const CODES: Record<DomainErrorKind, Code> = {
 export function toConnectError(err: unknown, log: Logger, procedure: string): ConnectError {
   if (err instanceof ConnectError) return err;
   const known = asDomainError(err);
-  if (known instanceof LimitError) return new ConnectError(known.message, CODES[known.kind], { 'retry-after': String(known.retryAfterSeconds) });
-  if (known) return new ConnectError(known.message, CODES[known.kind]);
+  if (known) {
+    const headers = known instanceof LimitError ? { 'retry-after': String(known.retryAfterSeconds) } : undefined;
+    return new ConnectError(known.message, CODES[known.kind], headers, [errorInfo(known)]);
+  }
   if (isDatabaseDown(err)) return new ConnectError('the database is unavailable; retry later', Code.Unavailable);
   log.error({ err, procedure }, 'unexpected error in RPC');
   return new ConnectError('internal error', Code.Internal);
+}
+
+/**
+ * google.rpc.ErrorInfo: clients branch on `reason` (the stable `Errors.…` key, the v1 API's message id)
+ * and `metadata.field` instead of parsing the message.
+ */
+function errorInfo(err: DomainError) {
+  const field = fieldOf(err);
+  return { desc: ErrorInfoSchema, value: { reason: err.key, domain: 'portcullis', metadata: field ? { field } : {} } };
 }
 
 export function isDatabaseDown(err: unknown): boolean {
