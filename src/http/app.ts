@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps';
 import { asDomainError, DomainError } from '../domain/errors';
 import { limitBody } from './body-limit';
@@ -8,9 +8,12 @@ import { loginRoutes } from '../login/routes';
 import { v1Routes } from '../v1/app';
 import { safeDescription } from '../oidc/errors';
 import { inputGuard } from './input-guard';
+import { tooLargeBody } from '../v1/import/route';
 
 const SMALL_BODY_LIMIT = 1024 * 1024;
-const BULK_PATHS = new Set(['/admin/v1/import', '/management/v1/users/human/_import']);
+const IMPORT_PATH = '/admin/v1/import';
+/** Routes that check their bodies themselves (the import checks each user), not with the input guard. */
+const BULK_PATHS = new Set([IMPORT_PATH, '/management/v1/users/human/_import']);
 
 /**
  * The Hono side of the port: health and metrics, the OIDC endpoints, the hosted login and the v1
@@ -24,13 +27,16 @@ export function createHttpApp(deps: Deps) {
     const outgoing = (c.env as any)?.outgoing;
     if (outgoing && matched) outgoing.routeLabel = matched;
   });
-  // Bulk imports may be large (PORTCULLIS_BODY_LIMIT); every other route takes at most 1 MB.
+  // The bulk import may be large (PORTCULLIS_BODY_LIMIT); every other route takes at most 1 MB.
   // The rest of such a body is never read, so the connection cannot be reused: say so.
   const tooLarge = (limit: number) => (c: any) =>
     c.json({ error: 'request_too_large', error_description: `request body larger than ${limit} bytes` }, 413, { Connection: 'close' });
-  const importLimit = limitBody(deps.config.bodyLimitBytes, tooLarge(deps.config.bodyLimitBytes));
+  // The bulk routes answer in the v1 error shape; 0 = no limit (the import streams its body to disk).
+  const bulkLimit = deps.config.bodyLimitBytes;
+  const importLimit: MiddlewareHandler =
+    bulkLimit > 0 ? limitBody(bulkLimit, (c) => c.json(tooLargeBody(bulkLimit), 413, { Connection: 'close' })) : (_c, next) => next();
   const defaultLimit = limitBody(SMALL_BODY_LIMIT, tooLarge(SMALL_BODY_LIMIT));
-  app.use('*', (c, next) => (BULK_PATHS.has(c.req.path) ? importLimit(c, next) : defaultLimit(c, next)));
+  app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? importLimit(c, next) : defaultLimit(c, next)));
   app.use('*', inputGuard(BULK_PATHS));
   app.route('/', healthRoutes(deps));
   app.route('/', oidcRoutes(deps));

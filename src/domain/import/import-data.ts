@@ -1,103 +1,95 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import type { Ctx } from '../context';
-import { DomainError, alreadyExists, failedPrecondition, invalidArgument, permissionDenied } from '../errors';
+import { DomainError, aborted, alreadyExists, failedPrecondition, invalidArgument, permissionDenied } from '../errors';
 import { execute } from '../execute';
 import { getInstance } from '../instance/queries';
 import { addOrg } from '../org/commands';
 import { mustBeDomainOf } from '../user/username-scope';
 import { type Account, checkHuman, checkMachine, dropRepeats, hashPlainPasswords, humanAccount, machineAccount, usernameKey } from './accounts';
 import { type EventRow, appendEvents, inBatches, insertUserMetadata, insertUsers } from './bulk';
-import type { ImportError, ImportOptions, ImportOrg, ImportResult, ImportedOrg } from './model';
+import type { ImportError, ImportHuman, ImportMachine, ImportMetadata, ImportOptions, ImportOrg, ImportResult, ImportedOrg } from './model';
 import { importResources } from './resources';
 
 const timedOut = () => new DomainError('deadline_exceeded', 'Errors.Import.Timeout', 'the import ran out of time');
 
-/** Organizations written at once, each in its own transaction (PostgreSQL then uses several cores). */
-const PARALLEL_ORGS = 2;
+/**
+ * One organization of the body as it arrives: everything but its users (small), and its users and
+ * their metadata in batches read from the body as the import goes, so memory does not grow with the
+ * number of users.
+ */
+export interface StreamedOrg {
+  org: ImportOrg;
+  batches: AsyncIterable<UserBatch>;
+}
+
+export interface UserBatch {
+  humans: ImportHuman[];
+  machines: ImportMachine[];
+  metadata: ImportMetadata[];
+}
 
 /**
  * Bulk import (v1 `POST /admin/v1/import`). Each organization is imported in ONE transaction, so a
- * crash or a timeout leaves it either complete or untouched. Items that cannot be imported become
- * errors[] entries and the rest of the organization goes on. Re-running the same body adds nothing:
- * users, projects, roles, applications, domains, administrators and authorizations that already exist
- * in the organization count as imported and are not written again.
+ * crash or a timeout leaves it either complete or untouched; organizations go one after the other,
+ * so a username or user id taken by an earlier one is seen by the later ones. Items that cannot be
+ * imported become errors[] entries and the rest of the organization goes on. Re-running the same
+ * body adds nothing: users, projects, roles, applications, domains, administrators and
+ * authorizations that already exist in the organization count as imported and are not written again.
  */
-export async function importData(ctx: Ctx, orgs: ImportOrg[], opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importData(ctx: Ctx, orgs: AsyncIterable<StreamedOrg>, opts: ImportOptions = {}): Promise<ImportResult> {
   if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('the import needs the IAM_OWNER role');
   const instance = await getInstance(ctx);
   const checkDeadline = () => {
     if (opts.deadline !== undefined && Date.now() >= opts.deadline) throw timedOut();
   };
-  // Repeated user ids and usernames are found across the whole body first (the first occurrence
-  // wins), so organizations written side by side never race for the same username.
-  const seenIds = new Set<string>();
-  const seenNames = new Set<string>();
-  const policy = await mustBeDomainOf(ctx.db, ctx.instanceId, orgs.map((o) => o.orgId));
-  const prepared = orgs.map((org) => prepareOrg(org, seenIds, seenNames, policy.get(org.orgId) ?? true));
-  const outcomes: { imported?: ImportedOrg; errors: ImportError[] }[] = orgs.map(() => ({ errors: [] }));
-  let next = 0;
-  const worker = async () => {
-    while (next < prepared.length) {
-      const i = next++;
-      const { org } = prepared[i];
-      const errors: ImportError[] = [];
-      try {
-        checkDeadline();
-        outcomes[i] = { imported: await importOrg(ctx, prepared[i], instance.domain, errors, checkDeadline, opts.deadline), errors };
-      } catch (err) {
-        const key = isQueryCanceled(err) ? 'Errors.Import.Timeout' : err instanceof DomainError ? err.key : undefined;
-        if (!key) throw err;
-        // The organization's transaction rolled back: its items were not imported, whatever they were.
-        outcomes[i] = { errors: [{ type: 'org', id: org.orgId, key }] };
-      }
+  const result: ImportResult = { orgs: [], errors: [] };
+  for await (const streamed of orgs) {
+    const errors: ImportError[] = [];
+    try {
+      checkDeadline();
+      result.orgs.push(await importOrg(ctx, streamed, instance.domain, errors, checkDeadline, opts.deadline));
+      result.errors.push(...errors);
+    } catch (err) {
+      const key = isQueryCanceled(err) ? 'Errors.Import.Timeout' : err instanceof DomainError ? err.key : undefined;
+      if (!key) throw err;
+      // The organization's transaction rolled back: its items were not imported, whatever they were.
+      result.errors.push({ type: 'org', id: streamed.org.orgId, key });
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_ORGS, orgs.length) }, worker));
-  return {
-    orgs: outcomes.flatMap((o) => (o.imported ? [o.imported] : [])),
-    errors: outcomes.flatMap((o) => o.errors),
-  };
+  }
+  return result;
 }
 
-interface PreparedOrg {
-  org: ImportOrg;
-  accounts: Account[];
-  /** problems of single users found before any database work */
-  checked: ImportError[];
-}
-
-function prepareOrg(org: ImportOrg, seenIds: Set<string>, seenNames: Set<string>, mustBeDomain: boolean): PreparedOrg {
-  const checked: ImportError[] = [];
+/** Checks one batch's users; returns the accounts to write and records the users that cannot be. */
+function prepareBatch(orgId: string, batch: UserBatch, mustBeDomain: boolean, errors: ImportError[]): Account[] {
   const accounts: Account[] = [];
-  for (const h of org.humanUsers) {
+  for (const h of batch.humans) {
     const key = checkHuman(h);
-    if (key) checked.push({ type: 'human_user', id: h.userId ?? h.username, key });
-    else accounts.push(humanAccount(org.orgId, h, mustBeDomain));
+    if (key) errors.push({ type: 'human_user', id: h.userId ?? h.username, key });
+    else accounts.push(humanAccount(orgId, h, mustBeDomain));
   }
-  for (const m of org.machineUsers) {
+  for (const m of batch.machines) {
     const key = checkMachine(m);
-    if (key) checked.push({ type: 'machine_user', id: m.userId ?? m.username, key });
-    else accounts.push(machineAccount(org.orgId, m));
+    if (key) errors.push({ type: 'machine_user', id: m.userId ?? m.username, key });
+    else accounts.push(machineAccount(orgId, m));
   }
-  return { org, accounts: dropRepeats(accounts, checked, seenIds, seenNames), checked };
+  // Repeats inside the batch; repeats of earlier batches are found in the database below.
+  return dropRepeats(accounts, errors, new Set(), new Set());
 }
 
 async function importOrg(
   ctx: Ctx,
-  { org, accounts: unique, checked }: PreparedOrg,
+  { org, batches }: StreamedOrg,
   instanceDomain: string,
   errors: ImportError[],
   checkDeadline: () => void,
   deadline: number | undefined,
 ): Promise<ImportedOrg> {
-  // Users a previous run already imported are skipped below; their passwords need no hashing now.
-  const known = await existingUsers(ctx.db, unique.filter((a) => a.password !== undefined).map((a) => a.id));
-  await hashPlainPasswords(unique.filter((a) => !known.has(a.id)), checkDeadline);
-
+  let started = false;
   return execute(ctx, async (scope) => {
-    errors.length = 0;
-    errors.push(...checked);
+    // The users stream by once: a command that would have to run again cannot, and says so.
+    if (started) throw aborted('Errors.Command.Conflict', `organization ${org.orgId} was changed concurrently; run the import again`);
+    started = true;
     const tx = scope.tx;
     if (deadline !== undefined) {
       // A single long statement is cancelled by the database itself when the time is up.
@@ -119,9 +111,8 @@ async function importOrg(
       // The organization's events go first, before the users' bulk-appended ones.
       await scope.flush();
     }
+    const mustBeDomain = (await mustBeDomainOf(tx, ctx.instanceId, [org.orgId])).get(org.orgId) ?? true;
 
-    const present = await existingUsers(tx, unique.map((a) => a.id));
-    const takenNames = await takenUsernames(tx, unique);
     const imported: ImportedOrg = {
       orgId: org.orgId,
       humanUserIds: [],
@@ -135,40 +126,53 @@ async function importOrg(
       domains: [],
       orgMembers: [],
     };
-    const fresh: Account[] = [];
-    for (const a of unique) {
-      const owner = present.get(a.id);
-      if (owner === org.orgId) {
-        (a.kind === 'human_user' ? imported.humanUserIds : imported.machineUserIds).push(a.id);
-      } else if (owner !== undefined || takenNames.has(usernameKey(a.row.username_scope, a.username))) {
-        errors.push({ type: a.kind, id: a.id, key: 'Errors.User.AlreadyExisting' });
-      } else {
-        fresh.push(a);
-        (a.kind === 'human_user' ? imported.humanUserIds : imported.machineUserIds).push(a.id);
+    // Metadata is written after all users, for the users this run created.
+    const metadata = new Map<string, { user_id: string; key: string; value: string }>();
+    // Users of an earlier run met in this body, so that a repeat of one in the body is an error as on the first run.
+    const counted = new Set<string>();
+    for await (const batch of batches) {
+      checkDeadline();
+      const accounts = prepareBatch(org.orgId, batch, mustBeDomain, errors);
+      for (const m of batch.metadata) metadata.set(`${m.userId}\u0000${m.key}`, { user_id: m.userId, key: m.key, value: m.value });
+      const present = await existingUsers(tx, accounts.map((a) => a.id));
+      const takenNames = await takenUsernames(tx, accounts);
+      const fresh: Account[] = [];
+      for (const a of accounts) {
+        const owner = present.get(a.id);
+        if (owner && owner.orgId === org.orgId && !owner.thisRun && !counted.has(a.id)) {
+          // imported by an earlier run: counted (once), not written again
+          counted.add(a.id);
+          (a.kind === 'human_user' ? imported.humanUserIds : imported.machineUserIds).push(a.id);
+        } else if (owner !== undefined || takenNames.has(usernameKey(a.row.username_scope, a.username))) {
+          errors.push({ type: a.kind, id: a.id, key: 'Errors.User.AlreadyExisting' });
+        } else {
+          fresh.push(a);
+          (a.kind === 'human_user' ? imported.humanUserIds : imported.machineUserIds).push(a.id);
+        }
       }
+      await hashPlainPasswords(fresh, checkDeadline);
+      await inBatches(fresh, (slice) => insertUsers(tx, slice.map((a) => a.row)), checkDeadline);
+      await inBatches(fresh, (slice) => appendEvents(tx, ctx, slice.map((a) => ({ ...a.event, sequence: 1 }))), checkDeadline);
+      // An imported TOTP secret is recorded as its own event; the secret stays out of the event log.
+      const otpEvents: EventRow[] = fresh
+        .filter((a) => a.otp)
+        .map((a) => ({ aggregate_type: 'user', aggregate_id: a.id, sequence: 2, event_type: 'user.human.otp.added', payload: {}, resource_owner: org.orgId }));
+      await inBatches(otpEvents, (slice) => appendEvents(tx, ctx, slice), checkDeadline);
     }
-    await inBatches(fresh, (slice) => insertUsers(tx, slice.map((a) => a.row)), checkDeadline);
-    await inBatches(fresh, (slice) => appendEvents(tx, ctx, slice.map((a) => ({ ...a.event, sequence: 1 }))), checkDeadline);
-    // An imported TOTP secret is recorded as its own event; the secret stays out of the event log.
-    const otpEvents: EventRow[] = fresh
-      .filter((a) => a.otp)
-      .map((a) => ({ aggregate_type: 'user', aggregate_id: a.id, sequence: 2, event_type: 'user.human.otp.added', payload: {}, resource_owner: org.orgId }));
-    await inBatches(otpEvents, (slice) => appendEvents(tx, ctx, slice), checkDeadline);
 
     // Metadata only for users this run created: a re-run must not set it twice.
-    const freshIds = new Set(fresh.map((a) => a.id));
-    const metadata = new Map<string, { user_id: string; key: string; value: string }>();
-    for (const m of org.userMetadata) {
-      if (!freshIds.has(m.userId)) {
-        if (!present.has(m.userId)) errors.push({ type: 'user_metadata', id: m.userId, key: 'Errors.User.NotFound' });
-        continue;
-      }
-      metadata.set(`${m.userId}\u0000${m.key}`, { user_id: m.userId, key: m.key, value: m.value });
-    }
-    const metaRows = [...metadata.values()];
-    const sequences = new Map<string, number>(otpEvents.map((e) => [e.aggregate_id, 2]));
+    const wanted = [...metadata.values()];
+    const ids = [...new Set(wanted.map((m) => m.user_id))];
+    const owners = new Map<string, { orgId: string; thisRun: boolean; otp: boolean }>();
+    for (let i = 0; i < ids.length; i += 10_000) for (const [k, v] of await existingUsers(tx, ids.slice(i, i + 10_000))) owners.set(k, v);
+    const metaRows = wanted.filter((m) => {
+      const owner = owners.get(m.user_id);
+      if (!owner) errors.push({ type: 'user_metadata', id: m.user_id, key: 'Errors.User.NotFound' });
+      return owner?.thisRun === true && owner.orgId === org.orgId;
+    });
+    const sequences = new Map<string, number>();
     const metaEvents: EventRow[] = metaRows.map((m) => {
-      const seq = (sequences.get(m.user_id) ?? 1) + 1;
+      const seq = (sequences.get(m.user_id) ?? (owners.get(m.user_id)?.otp ? 2 : 1)) + 1;
       sequences.set(m.user_id, seq);
       return {
         aggregate_type: 'user',
@@ -196,13 +200,18 @@ async function rows(tx: Db, query: ReturnType<typeof sql>): Promise<Record<strin
   return Array.isArray(res) ? res : res.rows;
 }
 
-async function existingUsers(tx: Db, ids: string[]): Promise<Map<string, string>> {
+/**
+ * The users that exist among `ids`: their organization, whether this transaction created them (rows
+ * inserted now carry the transaction's timestamp as created_at), and whether they have a TOTP secret.
+ */
+async function existingUsers(tx: Db, ids: string[]): Promise<Map<string, { orgId: string; thisRun: boolean; otp: boolean }>> {
   if (ids.length === 0) return new Map();
   const found = (await rows(
     tx,
-    sql`select id, org_id from users where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
-  )) as { id: string; org_id: string }[];
-  return new Map(found.map((r) => [r.id, r.org_id]));
+    sql`select id, org_id, created_at = now() as this_run, otp_secret is not null as otp from users
+      where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
+  )) as { id: string; org_id: string; this_run: boolean; otp: boolean }[];
+  return new Map(found.map((r) => [r.id, { orgId: r.org_id, thisRun: r.this_run, otp: r.otp }]));
 }
 
 /** The accounts' usernames that existing users hold in the same scope, as usernameKey()s. */

@@ -1,4 +1,3 @@
-import { parseDuration } from '../../config';
 import { DomainError, invalidArgument } from '../../domain/errors';
 import { checkId } from '../../domain/user/validate';
 import type {
@@ -23,34 +22,7 @@ const UNSUPPORTED: { key: string; type: string; id: (o: Obj) => unknown }[] = [
   { key: 'actions', type: 'action', id: (o) => o.actionId },
 ];
 
-export interface ImportRequest {
-  orgs: ImportOrg[];
-  timeoutMs?: number;
-}
-
-/** The import body (protobuf JSON, keys already lowerCamelCase) → the domain's import input. */
-export function toImportRequest(body: Obj): ImportRequest {
-  const dataOrgs = obj(body, 'dataOrgs', '');
-  if (!dataOrgs) throw invalidArgument('Errors.Import.Invalid', 'dataOrgs is required: the body must be {"dataOrgs": {"orgs": [...]}}');
-  const orgs = objects(dataOrgs, 'orgs', 'dataOrgs').map((o, i) => toOrg(o, `dataOrgs.orgs[${i}]`));
-  const seen = new Set<string>();
-  for (const [i, o] of orgs.entries()) {
-    if (seen.has(o.orgId)) throw invalidArgument('Errors.Import.Invalid', `dataOrgs.orgs[${i}].orgId ${o.orgId} appears twice`);
-    seen.add(o.orgId);
-  }
-  const timeout = str(body, 'timeout', '');
-  let timeoutMs: number | undefined;
-  if (timeout !== undefined) {
-    try {
-      timeoutMs = parseDuration('timeout', timeout);
-    } catch {
-      throw invalidArgument('Errors.Import.Invalid', `timeout must be a duration such as 5m0s or 300s; got "${timeout}"`);
-    }
-  }
-  return { orgs, timeoutMs: timeoutMs || undefined };
-}
-
-function toOrg(o: Obj, path: string): ImportOrg {
+export function toOrg(o: Obj, path: string): ImportOrg {
   const given = id(o, 'orgId', path);
   if (!given) throw invalidArgument('Errors.Import.OrgIdMissing', `${path}.orgId is required`);
   const orgId = checkId(`${path}.orgId`, given);
@@ -80,7 +52,7 @@ function toOrg(o: Obj, path: string): ImportOrg {
   };
 }
 
-function toHuman(h: Obj, path: string): ImportHuman {
+export function toHuman(h: Obj, path: string): ImportHuman {
   const user = obj(h, 'user', path) ?? {};
   const up = `${path}.user`;
   const profile = obj(user, 'profile', up) ?? {};
@@ -109,7 +81,7 @@ function toHuman(h: Obj, path: string): ImportHuman {
   };
 }
 
-function toMachine(m: Obj, path: string): ImportMachine {
+export function toMachine(m: Obj, path: string): ImportMachine {
   const user = obj(m, 'user', path) ?? {};
   const up = `${path}.user`;
   return {
@@ -122,7 +94,7 @@ function toMachine(m: Obj, path: string): ImportMachine {
 }
 
 /** Metadata values are protobuf `bytes`: base64 in JSON, stored base64 like every metadata value. */
-function toMetadata(m: Obj, path: string): ImportMetadata {
+export function toMetadata(m: Obj, path: string): ImportMetadata {
   const userId = id(m, 'id', path) ?? id(m, 'userId', path);
   const key = str(m, 'key', path);
   if (!userId || !key) throw invalidArgument('Errors.Import.Invalid', `${path} needs id and key`);

@@ -2,9 +2,10 @@ import { Hono } from 'hono';
 import type { Deps } from '../../deps';
 import { importData } from '../../domain/import/import-data';
 import type { ImportResult } from '../../domain/import/model';
-import { v1Message } from '../errors';
-import { authenticate, readJson, v1Ctx } from '../request';
-import { toImportRequest } from './convert';
+import { permissionDenied } from '../../domain/errors';
+import { errorId, v1Message, type V1Error } from '../errors';
+import { authenticate, v1Ctx } from '../request';
+import { BodyTooLarge, discardSpooled, type SpooledImport, spoolImportBody, streamedOrgs } from './body';
 
 /**
  * POST /admin/v1/import — the migration tool's body. HTTP 200 whenever the request itself was
@@ -15,13 +16,26 @@ export function importRoutes(deps: Deps) {
   const app = new Hono();
   app.post('/admin/v1/import', async (c) => {
     const started = Date.now();
+    // Who may import is settled before a byte of the body is read (or written to disk).
     const principal = await authenticate(deps, c);
-    const request = toImportRequest(await readJson(c));
     const ctx = v1Ctx(deps, principal, 'admin/v1/import');
-    const result = await importData(ctx, request.orgs, {
-      deadline: request.timeoutMs === undefined ? undefined : started + request.timeoutMs,
-    });
-    return c.json(toV1Response(result));
+    if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('the import needs the IAM_OWNER role');
+    let spooled: SpooledImport;
+    try {
+      // Node's web streams are async iterable.
+      spooled = await spoolImportBody(c.req.raw.body as unknown as AsyncIterable<Uint8Array> | null, deps.config.bodyLimitBytes);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return c.json(tooLargeBody(err.limit), 413, { Connection: 'close' });
+      throw err;
+    }
+    try {
+      const result = await importData(ctx, streamedOrgs(spooled), {
+        deadline: spooled.timeoutMs === undefined ? undefined : started + spooled.timeoutMs,
+      });
+      return c.json(toV1Response(result));
+    } finally {
+      await discardSpooled(spooled);
+    }
   });
   return app;
 }
@@ -44,4 +58,10 @@ export function toV1Response(result: ImportResult) {
     },
     errors: result.errors.map((e) => ({ type: e.type, id: e.id, message: v1Message(e.key) })),
   };
+}
+
+/** 413 in the v1 error shape (grpc-gateway's, code 8 = RESOURCE_EXHAUSTED). */
+export function tooLargeBody(limit: number): V1Error {
+  const message = `the request body is larger than ${limit} bytes (PORTCULLIS_BODY_LIMIT)`;
+  return { code: 8, message, details: [{ id: errorId('Errors.Import.TooLarge'), message: 'Errors.Import.TooLarge' }] };
 }
