@@ -103,8 +103,8 @@ export const SETTINGS: Setting[] = [
   },
   {
     env: 'PORTCULLIS_BODY_LIMIT',
-    default: '64mb',
-    meaning: 'Largest accepted body of the v1 bulk import routes; every other HTTP route accepts at most 1 MB, RPCs at most 4 MB.',
+    default: '2gb',
+    meaning: 'Largest accepted body of `POST /admin/v1/import` (streamed to a temporary file, not held in memory); `0` = no limit. Every other HTTP route accepts at most 1 MB, RPCs at most 4 MB.',
   },
 ];
 
@@ -192,7 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     assertionMaxLifetimeS: Math.floor(parseDuration('PORTCULLIS_ASSERTION_MAX_LIFETIME', get('PORTCULLIS_ASSERTION_MAX_LIFETIME') ?? '1h') / 1000),
     smtpUrl,
     smtpFrom: get('PORTCULLIS_SMTP_FROM') ?? 'Portcullis <no-reply@localhost>',
-    bodyLimitBytes: parseSize('PORTCULLIS_BODY_LIMIT', get('PORTCULLIS_BODY_LIMIT') ?? '64mb'),
+    bodyLimitBytes: parseSize('PORTCULLIS_BODY_LIMIT', get('PORTCULLIS_BODY_LIMIT') ?? '2gb'),
   };
 }
 
