@@ -8,6 +8,7 @@ import { loginRoutes } from '../login/routes';
 import { v1Routes } from '../v1/app';
 import { safeDescription } from '../oidc/errors';
 import { inputGuard } from './input-guard';
+import { createRateLimiter } from './rate-limit/limiter';
 
 const SMALL_BODY_LIMIT = 1024 * 1024;
 const BULK_PATHS = new Set(['/admin/v1/import', '/management/v1/users/human/_import']);
@@ -33,8 +34,10 @@ export function createHttpApp(deps: Deps) {
   app.use('*', (c, next) => (BULK_PATHS.has(c.req.path) ? importLimit(c, next) : defaultLimit(c, next)));
   app.use('*', inputGuard(BULK_PATHS));
   app.route('/', healthRoutes(deps));
-  app.route('/', oidcRoutes(deps));
-  app.route('/', loginRoutes(deps));
+  // One set of counters per server: the OIDC endpoints and the login count in buckets of their own.
+  const limiter = createRateLimiter(deps.log);
+  app.route('/', oidcRoutes(deps, limiter));
+  app.route('/', loginRoutes(deps, limiter));
   app.route('/', v1Routes(deps));
 
   app.notFound((c) => c.json({ error: 'not_found', error_description: safeDescription(`no route for ${c.req.method} ${c.req.path}`) }, 404));
