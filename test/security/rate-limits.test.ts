@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
+import { addressKey } from '../../src/http/rate-limit/source-address';
 import { freshDatabase, onPostgres } from '../helpers/database';
 import { freePort, runCli, waitFor } from '../helpers/process';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -185,6 +186,19 @@ describe('rate limits', () => {
   it('0 turns a limit off', async () => {
     await settings({ keysRateLimitPerAddress: 0 });
     for (let i = 0; i < 5; i++) expect((await send(server.url, '/oauth/v2/keys', { from: '127.0.0.4' })).status).toBe(200);
+  });
+});
+
+describe('the address a request counts under', () => {
+  it('is an IPv4 address as such, an IPv4-mapped one as IPv4, an IPv6 one by its /64', () => {
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    // one subscriber's /64 is one key, however the address is written
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
   });
 });
 
