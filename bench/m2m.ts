@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { type LoadResult, measure } from './lib/load';
 import { startPeer } from './lib/peer';
-import { startServer } from './lib/server';
+import { raiseRateLimits, startServer } from './lib/server';
 import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
 
 const CONNECTIONS = 64;
@@ -34,6 +34,7 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
   const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile && 'm2m' });
   const ours: Record<string, LoadResult> = {};
   try {
+    await raiseRateLimits(server);
     const rpc = async (path: string, body: unknown) => {
       const res = await fetch(`${server.url}/${path}`, {
         method: 'POST',

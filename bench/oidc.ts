@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { measure } from './lib/load';
 import { startPeer } from './lib/peer';
-import { startServer } from './lib/server';
+import { raiseRateLimits, startServer } from './lib/server';
 import type { BenchOptions, ScenarioResult } from './lib/types';
 
 /**
@@ -23,6 +23,7 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
   const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile ? 'oidc' : false });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   try {
+    await raiseRateLimits(server);
     const rpc = async (path: string, body: object) => {
       const res = await request(agent, server.port, 'POST', path, { 'content-type': 'application/json', authorization: `Bearer ${server.pat}` }, JSON.stringify(body));
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body}`);

@@ -98,6 +98,9 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 /** The cluster primary: forks the serving workers, restarts crashed ones, and drains them on SIGTERM. */
 async function superviseWorkers(n: number, log: Logger, stopPrimary: () => Promise<void>): Promise<number> {
   let stopping = false;
+  // The workers' rate-limit counters live here, so that limits hold for the replica as a whole.
+  const { startRateLimitPrimary } = await import('../http/rate-limit/primary');
+  startRateLimitPrimary();
   const fork = () => cluster.fork();
   for (let i = 0; i < n; i++) fork();
   cluster.on('exit', (worker, code) => {

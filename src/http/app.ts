@@ -9,6 +9,7 @@ import { v1Routes } from '../v1/app';
 import { safeDescription } from '../oidc/errors';
 import { inputGuard } from './input-guard';
 import { tooLargeBody } from '../v1/import/route';
+import { createRateLimiter } from './rate-limit/limiter';
 
 const SMALL_BODY_LIMIT = 1024 * 1024;
 const IMPORT_PATH = '/admin/v1/import';
@@ -39,8 +40,10 @@ export function createHttpApp(deps: Deps) {
   app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? importLimit(c, next) : defaultLimit(c, next)));
   app.use('*', inputGuard(BULK_PATHS));
   app.route('/', healthRoutes(deps));
-  app.route('/', oidcRoutes(deps));
-  app.route('/', loginRoutes(deps));
+  // One set of counters per server: the OIDC endpoints and the login count in buckets of their own.
+  const limiter = createRateLimiter(deps.log);
+  app.route('/', oidcRoutes(deps, limiter));
+  app.route('/', loginRoutes(deps, limiter));
   app.route('/', v1Routes(deps));
 
   app.notFound((c) => c.json({ error: 'not_found', error_description: safeDescription(`no route for ${c.req.method} ${c.req.path}`) }, 404));

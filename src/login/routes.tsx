@@ -23,6 +23,8 @@ import { SelectAccountPage } from './pages/select-account';
 import { VerifyEmailPage } from './pages/verify-email';
 import { errorPage, localeOf, renderPage } from './render';
 import { readUtf8Body } from '../http/read-body';
+import type { RateLimiter } from '../http/rate-limit/limiter';
+import { loginRateLimit } from './rate-limit';
 
 type Form = Record<string, string>;
 
@@ -56,8 +58,9 @@ async function readForm(c: Context): Promise<Form> {
  * The hosted login (server-rendered, no JavaScript needed). Every page belongs to a pending auth
  * request; every form carries a CSRF token; every POST answers with a 303 redirect.
  */
-export function loginRoutes(deps: Deps) {
+export function loginRoutes(deps: Deps, limiter: RateLimiter) {
   const app = new Hono();
+  app.use('/ui/login/*', loginRateLimit(deps, limiter));
   const db = deps.database.db;
   const ctx = (userId?: string, orgId?: string) => oidcCtx(deps, 'login', userId, orgId);
 

@@ -22,7 +22,8 @@ const ACCEPTS: Record<string, ClientAuthMethod[]> = {
   PRIVATE_KEY_JWT: ['private_key_jwt'],
 };
 
-function parseBasic(header: string | undefined): { id: string; secret: string } | undefined | 'malformed' {
+/** The Basic credentials of an Authorization header (id and secret percent-decoded, RFC 6749 §2.3.1). */
+export function parseBasic(header: string | undefined): { id: string; secret: string } | undefined | 'malformed' {
   if (!header || !/^basic\s/i.test(header)) return undefined;
   try {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');

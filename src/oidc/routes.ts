@@ -5,9 +5,11 @@ import { registerOidcBearer } from './bearer';
 import { discoveryEndpoint } from './discovery';
 import { endSessionEndpoint } from './end-session';
 import { renderOAuthError } from './errors';
+import type { RateLimiter } from '../http/rate-limit/limiter';
 import { introspectEndpoint } from './introspect';
 import './jobs';
 import { keysEndpoint } from './keys';
+import { oidcRateLimits } from './rate-limits';
 import { revokeEndpoint } from './revoke';
 import { tokenEndpoint } from './token';
 import { userinfoEndpoint } from './userinfo';
@@ -18,9 +20,10 @@ type Handler = (c: Context, deps: Deps) => Promise<Response> | Response;
  * The OpenID Provider's route table (spec §4). Browser endpoints (authorize, end_session) render
  * their own error pages; back-channel endpoints answer OAuth JSON errors through one renderer.
  */
-export function oidcRoutes(deps: Deps) {
+export function oidcRoutes(deps: Deps, limiter: RateLimiter) {
   registerOidcBearer(deps);
   const app = new Hono();
+  const limits = oidcRateLimits(deps, limiter);
   const json = (h: Handler) => async (c: Context) => {
     try {
       return await h(c, deps);
@@ -31,10 +34,18 @@ export function oidcRoutes(deps: Deps) {
   const browser = (h: Handler) => (c: Context) => h(c, deps);
 
   app.get('/.well-known/openid-configuration', browser(discoveryEndpoint));
-  app.get('/oauth/v2/keys', browser(keysEndpoint));
+  // The key set is JSON for machines; its 429 is the same JSON error the back-channel endpoints use.
+  app.get('/oauth/v2/keys', async (c) => {
+    try {
+      await limits.keysByAddress(c);
+    } catch (err) {
+      return renderOAuthError(c, err, deps.log);
+    }
+    return keysEndpoint(c, deps);
+  });
   app.on(['GET', 'POST'], '/oauth/v2/authorize', browser(authorizeEndpoint));
   app.get('/oauth/v2/authorize/callback', browser(callbackEndpoint));
-  app.post('/oauth/v2/token', json(tokenEndpoint));
+  app.post('/oauth/v2/token', json((c) => tokenEndpoint(c, deps, limits)));
   app.post('/oauth/v2/introspect', json(introspectEndpoint));
   app.post('/oauth/v2/revoke', json(revokeEndpoint));
   app.on(['GET', 'POST'], '/oidc/v1/userinfo', json(userinfoEndpoint));

@@ -5,10 +5,16 @@ import { oidcEnv } from './env';
 import { invalidRequest, unauthorizedClient, unsupportedGrantType } from './errors';
 import { GRANTS } from './grants/index';
 import { noStore, readForm } from './params';
+import type { OidcRateLimits } from './rate-limits';
 
-/** POST /oauth/v2/token: parse → pick grant → authenticate client → check grant allowed → issue. */
-export async function tokenEndpoint(c: Context, deps: Deps) {
+/**
+ * POST /oauth/v2/token: rate limit (address) → parse → rate limit (client) → pick grant →
+ * authenticate client → check grant allowed → issue.
+ */
+export async function tokenEndpoint(c: Context, deps: Deps, limits: OidcRateLimits) {
+  await limits.tokenByAddress(c);
   const params = await readForm(c);
+  await limits.tokenByClient(c, params);
   const grantType = params.get('grant_type');
   if (!grantType) throw invalidRequest('grant_type is missing');
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;

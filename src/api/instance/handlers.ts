@@ -78,6 +78,11 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
         loginWithEmailAllowed: req.loginWithEmailAllowed,
         userLoginMustBeDomain: req.userLoginMustBeDomain,
         signingAlgorithm: ALGORITHM_NAMES.get(req.signingAlgorithm),
+        rateLimitWindowSeconds: req.rateLimitWindowSeconds,
+        tokenRateLimitPerClient: req.tokenRateLimitPerClient,
+        tokenRateLimitPerAddress: req.tokenRateLimitPerAddress,
+        loginRateLimitPerAddress: req.loginRateLimitPerAddress,
+        keysRateLimitPerAddress: req.keysRateLimitPerAddress,
       });
       return { changeDate: ts(r.changedAt) };
     },

@@ -23,6 +23,16 @@ export interface InstanceSettings {
    */
   userLoginMustBeDomain: boolean;
   signingAlgorithm: 'RS256' | 'ES256' | 'EdDSA';
+  /** length of a rate-limit window; every limit below counts requests per window (0 turns a limit off) */
+  rateLimitWindowSeconds: number;
+  /** token endpoint requests per window naming one client id (authenticated or not) */
+  tokenRateLimitPerClient: number;
+  /** token endpoint requests per window from one source address */
+  tokenRateLimitPerAddress: number;
+  /** hosted login form posts per window from one source address */
+  loginRateLimitPerAddress: number;
+  /** key set requests per window from one source address */
+  keysRateLimitPerAddress: number;
 }
 
 export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
@@ -41,6 +51,13 @@ export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
   loginWithEmailAllowed: true,
   userLoginMustBeDomain: true,
   signingAlgorithm: 'RS256',
+  // Per minute: far above what a person, an application or a resource server caching the key set
+  // needs, far below what guessing or flooding needs (README "Rate limits").
+  rateLimitWindowSeconds: 60,
+  tokenRateLimitPerClient: 6000,
+  tokenRateLimitPerAddress: 1200,
+  loginRateLimitPerAddress: 300,
+  keysRateLimitPerAddress: 600,
 };
 
 export const instances = pgTable('instances', {

@@ -32,6 +32,8 @@ export async function readInstanceSettings(db: Db, instanceId: string): Promise<
 }
 
 const DAY = 24 * 3600;
+/** Highest rate limit: a load test from one address raises the limits this far instead of turning them off. */
+const RATE_LIMIT_MAX = 1_000_000_000;
 /** Allowed ranges of the numeric settings, [min, max]. */
 const RANGES: Partial<Record<keyof InstanceSettings, [number, number]>> = {
   accessTokenLifetimeSeconds: [60, 7 * DAY],
@@ -40,6 +42,11 @@ const RANGES: Partial<Record<keyof InstanceSettings, [number, number]>> = {
   refreshTokenAbsoluteSeconds: [60, 365 * DAY],
   passwordMinLength: [1, 72],
   lockoutMaxPasswordAttempts: [0, 100],
+  rateLimitWindowSeconds: [1, 3600],
+  tokenRateLimitPerClient: [0, RATE_LIMIT_MAX],
+  tokenRateLimitPerAddress: [0, RATE_LIMIT_MAX],
+  loginRateLimitPerAddress: [0, RATE_LIMIT_MAX],
+  keysRateLimitPerAddress: [0, RATE_LIMIT_MAX],
 };
 
 const SNAKE = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

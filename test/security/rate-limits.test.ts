@@ -1,0 +1,251 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
+import { addressKey } from '../../src/http/rate-limit/source-address';
+import { freshDatabase, onPostgres } from '../helpers/database';
+import { freePort, runCli, waitFor } from '../helpers/process';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { addMachine } from '../oidc/m2m/helpers';
+import { addOidcApp, addProject, addUser, basic, Browser, REDIRECT, rp } from '../oidc/helpers';
+import * as client from 'openid-client';
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * One request on a new connection from a chosen loopback address (every 127.x.y.z is this machine
+ * on Linux), so that the server sees the attacker and the bystander as different sources; a new
+ * connection each time also lets the cluster hand requests to different workers.
+ */
+function send(base: string, p: string, opts: { from?: string; method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  const url = new URL(p, base);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: opts.method ?? 'GET', headers: opts.headers, localAddress: opts.from, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const guess = (clientId: string, i: number) => ({
+  method: 'POST',
+  headers: { ...FORM, authorization: basic(clientId, `guess-${i}`) },
+  body: 'grant_type=client_credentials&scope=openid',
+});
+
+/** The token endpoint's answer over the limit: 429, Retry-After in seconds, an OAuth JSON error, not cached. */
+function expectTokenRefusal(a: Answer) {
+  expect(a.status).toBe(429);
+  expect(Number(a.headers['retry-after'])).toBeGreaterThan(0);
+  expect(Number(a.headers['retry-after'])).toBeLessThanOrEqual(60);
+  expect(a.headers['cache-control']).toBe('no-store');
+  expect(a.headers['content-type']).toMatch(/^application\/json/);
+  const body = JSON.parse(a.body);
+  expect(body.error).toBe('temporarily_unavailable');
+  expect(body.error_description).toMatch(/too many token requests/);
+}
+
+describe('rate limits', () => {
+  let server: TestServer;
+  const settings = (s: Record<string, number>) => server.client(InstanceService).updateInstanceSettings(s);
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.stop());
+
+  it('are instance settings with defaults that the settings API reads and changes', async () => {
+    const { settings: before } = await server.client(InstanceService).getInstanceSettings({});
+    expect(before).toMatchObject({ rateLimitWindowSeconds: 60, tokenRateLimitPerClient: 6000, tokenRateLimitPerAddress: 1200, loginRateLimitPerAddress: 300, keysRateLimitPerAddress: 600 });
+    await expect(settings({ rateLimitWindowSeconds: 0 })).rejects.toThrow(/rate_limit_window_seconds must be between 1 and 3600/);
+  });
+
+  it('an address guessing client secrets gets 429 after the limit, lowered through the settings API; other addresses do not', async () => {
+    const attacker = '127.0.0.2';
+    await settings({ tokenRateLimitPerAddress: 1200, tokenRateLimitPerClient: 6000 });
+    // under the default limit, eight guesses are eight wrong answers
+    for (let i = 0; i < 8; i++) expect((await send(server.url, '/oauth/v2/token', { from: attacker, ...guess(`nobody-${i}`, i) })).status).toBe(401);
+    await settings({ tokenRateLimitPerAddress: 5 });
+    const answers: Answer[] = [];
+    for (let i = 0; i < 8; i++) answers.push(await send(server.url, '/oauth/v2/token', { from: attacker, ...guess(`someone-${i}`, i) }));
+    // a changed limit starts a new count: five more guesses are answered, then the address is refused
+    expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    expectTokenRefusal(answers[5]);
+    // refused before the body is read: not even a malformed request gets further
+    expect((await send(server.url, '/oauth/v2/token', { from: attacker, method: 'POST', headers: FORM, body: '' })).status).toBe(429);
+    // a client on another address gets its tokens
+    const machine = await addMachine(server);
+    const ok = await send(server.url, '/oauth/v2/token', {
+      from: '127.0.0.1',
+      method: 'POST',
+      headers: { ...FORM, authorization: basic(machine.username, machine.clientSecret) },
+      body: 'grant_type=client_credentials&scope=openid',
+    });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body).access_token).toBeTruthy();
+  });
+
+  it('guesses for one client from many addresses are refused per client; another client on the same address is not', async () => {
+    await settings({ tokenRateLimitPerAddress: 1200, tokenRateLimitPerClient: 4 });
+    const victim = await addMachine(server);
+    const other = await addMachine(server);
+    const statuses: number[] = [];
+    let last: Answer | undefined;
+    for (let i = 0; i < 6; i++) {
+      last = await send(server.url, '/oauth/v2/token', { from: `127.0.1.${10 + i}`, ...guess(victim.username, i) });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+    expectTokenRefusal(last!);
+    // the client id counts however it is presented: in the body as well as in Basic
+    const inBody = await send(server.url, '/oauth/v2/token', {
+      from: '127.0.1.20',
+      method: 'POST',
+      headers: FORM,
+      body: `grant_type=client_credentials&scope=openid&client_id=${encodeURIComponent(victim.username)}&client_secret=x`,
+    });
+    expect(inBody.status).toBe(429);
+    const ok = await send(server.url, '/oauth/v2/token', {
+      from: '127.0.1.15',
+      method: 'POST',
+      headers: { ...FORM, authorization: basic(other.username, other.clientSecret) },
+      body: 'grant_type=client_credentials&scope=openid',
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('login form posts from one address get a readable 429 page; a person on another address signs in', async () => {
+    await settings({ loginRateLimitPerAddress: 3 });
+    const app = await addOidcApp(server, await addProject(server));
+    const user = await addUser(server);
+    const config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    const authUrl = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const start = await send(server.url, authUrl.pathname + authUrl.search, { from: '127.0.0.3' });
+    const authRequest = new URL(start.headers.location!, server.url).searchParams.get('authRequest')!;
+    expect(authRequest).toBeTruthy();
+    const post = (i: number) =>
+      send(server.url, '/ui/login/password', {
+        from: '127.0.0.3',
+        method: 'POST',
+        headers: { ...FORM, 'accept-language': 'en' },
+        body: new URLSearchParams({ authRequest, password: `guess-${i}` }).toString(),
+      });
+    const answers: Answer[] = [];
+    for (let i = 0; i < 5; i++) answers.push(await post(i));
+    expect(answers.slice(0, 3).every((a) => a.status === 303)).toBe(true);
+    const refused = answers[3];
+    expect(answers[4].status).toBe(429);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['content-type']).toMatch(/^text\/html/);
+    expect(refused.headers['cache-control']).toBe('no-store');
+    expect(refused.body).toMatch(/^<!DOCTYPE html>/);
+    expect(refused.body).toContain(`Please wait ${refused.headers['retry-after']} seconds`);
+    // the login pages themselves are still shown (they check nothing)
+    expect((await send(server.url, `/ui/login/login?authRequest=${authRequest}`, { from: "127.0.0.3" })).status).toBe(200);
+    // a person on another address completes the sign-in
+    const landed = await new Browser(server.url).login(authUrl.toString(), user.username, user.password);
+    expect(new URL(landed).searchParams.get('code')).toBeTruthy();
+  });
+
+  it('the key set answers 429 with a JSON error to an address over its limit, and 200 to others', async () => {
+    await settings({ keysRateLimitPerAddress: 3 });
+    const statuses: number[] = [];
+    let last: Answer | undefined;
+    for (let i = 0; i < 5; i++) {
+      last = await send(server.url, '/oauth/v2/keys', { from: '127.0.0.4' });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(last!.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(last!.body).error).toBe('temporarily_unavailable');
+    const other = await send(server.url, '/oauth/v2/keys', { from: '127.0.0.5' });
+    expect(other.status).toBe(200);
+    expect(JSON.parse(other.body).keys.length).toBeGreaterThan(0);
+  });
+
+  it('0 turns a limit off', async () => {
+    await settings({ keysRateLimitPerAddress: 0 });
+    for (let i = 0; i < 5; i++) expect((await send(server.url, '/oauth/v2/keys', { from: '127.0.0.4' })).status).toBe(200);
+  });
+});
+
+describe('the address a request counts under', () => {
+  it('is an IPv4 address as such, an IPv4-mapped one as IPv4, an IPv6 one by its /64', () => {
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    // one subscriber's /64 is one key, however the address is written
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
+  });
+});
+
+// Worker processes need PostgreSQL (PGlite runs one process).
+describe.skipIf(!onPostgres)('rate limits with worker processes', () => {
+  it('hold for the replica as a whole: two workers together let exactly the limit pass', async () => {
+    const db = await freshDatabase();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-rate-'));
+    const proc = runCli(['start'], { DATABASE_URL: db.url, PORT: String(port), PORTCULLIS_HOST: '127.0.0.1', PORTCULLIS_WORKERS: '2', PORTCULLIS_DATA_DIR: dataDir, PORTCULLIS_LOG_LEVEL: 'info' });
+    try {
+      await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000, 'workers ready');
+      const pat = fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim();
+      const res = await fetch(`${base}/portcullis.instance.v2.InstanceService/UpdateInstanceSettings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${pat}` },
+        body: JSON.stringify({ tokenRateLimitPerAddress: 10, keysRateLimitPerAddress: 1 }),
+      });
+      expect(res.status).toBe(200);
+      // The worker that did not run the update hears of it through PostgreSQL a moment later: wait
+      // until both refuse a probe address that the new key-set limit of 1 allows once.
+      await send(base, '/oauth/v2/keys', { from: '127.0.2.1' });
+      await waitFor(async () => {
+        for (let i = 0; i < 10; i++) if ((await send(base, '/oauth/v2/keys', { from: '127.0.2.1' })).status !== 429) return false;
+        return true;
+      }, 30_000, 'both workers use the new settings');
+
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) statuses.push((await send(base, '/oauth/v2/token', { from: '127.0.2.2', ...guess(`nobody-${i}`, i) })).status);
+      // each worker alone would have let up to 10 through
+      expect(statuses.filter((s) => s !== 429)).toHaveLength(10);
+      expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
+      const pids = new Set<number>();
+      for (const line of proc.stdout().split('\n')) {
+        const m = /"pid":(\d+).*"path":"\/oauth\/v2\/token","status":429/.exec(line);
+        if (m) pids.add(Number(m[1]));
+      }
+      expect(pids.size).toBe(2);
+      proc.child.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n--- stdout\n${proc.stdout().slice(-3000)}\n--- stderr\n${proc.stderr().slice(-3000)}`);
+    } finally {
+      proc.child.kill('SIGKILL');
+      await db.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
