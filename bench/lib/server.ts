@@ -150,3 +150,20 @@ export async function raiseRateLimits(server: BenchServer): Promise<void> {
   });
   if (!res.ok) throw new Error(`raising the rate limits: ${res.status} ${await res.text()}`);
 }
+
+/** The resident set size of the largest single process of the tree (the one doing the work), in MB. */
+export function largestProcessRssMb(pid: number): number {
+  let largest = 0;
+  const visit = (p: number) => {
+    try {
+      const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
+      largest = Math.max(largest, Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0));
+      const children = fs.readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim();
+      for (const c of children.split(/\s+/).filter(Boolean)) visit(Number(c));
+    } catch {
+      // the process ended meanwhile
+    }
+  };
+  visit(pid);
+  return Math.round(largest / 1024);
+}

@@ -37,33 +37,33 @@ describe('POST /admin/v1/import reads its body as a stream', () => {
   let server: TestServer;
   let hash: string;
   beforeAll(async () => {
-    server = await startTestServer({ PORTCULLIS_BODY_LIMIT: '2mb' });
+    server = await startTestServer({ PORTCULLIS_BODY_LIMIT: '4mb' });
     hash = await hashPassword('Imported-Passw0rd');
   });
   afterAll(() => server?.stop());
 
   it('imports users spread over several batches in any key order, and reports repeats across batches', async () => {
     const id = uniq();
-    const users = Array.from({ length: 2300 }, (_, i) => human(`s${i}x${id}`, `user${i}x${id}`, { hashedPassword: { value: hash } }));
-    users.push(human(`s5x${id}`, `again${id}`), human(`other${id}`, `USER7x${id}`));
+    const users = Array.from({ length: 5600 }, (_, i) => human(`s${i}x${id}`, `user${i}x${id}`, { hashedPassword: { value: hash } }));
+    users.push(human(`s5x${id}`, `again${id}`), human(`other${id}`, `USER7x${id}`)); // in the second batch of 5,000
     // Metadata before the users, the users before the organization's name, snake_case keys.
     const text = `{"timeout":"5m","data_orgs":{"orgs":[{"user_metadata":[{"id":"s1x${id}","key":"k","value":"${Buffer.from('v').toString('base64')}"}],
       "human_users":${JSON.stringify(users)},"org_id":"o${id}","org":{"name":"Streamed ${id}"}}]}}`;
     const res = await postStreamed(server, text, 7777);
     expect(res.status).toBe(200);
-    expect(res.body.success.orgs[0].humanUserIds).toHaveLength(2300);
+    expect(res.body.success.orgs[0].humanUserIds).toHaveLength(5600);
     expect(res.body.success.orgs[0].userMetadata).toEqual([{ id: `s1x${id}`, key: 'k' }]);
     const failed = Object.fromEntries(res.body.errors.map((e: any) => [e.id, e.message]));
     expect(failed[`s5x${id}`]).toContain('Errors.User.AlreadyExisting');
     expect(failed[`other${id}`]).toContain('Errors.User.AlreadyExisting');
-    expect(await countUsers(server, `o${id}`)).toBe(2300);
+    expect(await countUsers(server, `o${id}`)).toBe(5600);
 
     // A re-run of the same body adds nothing and counts every user as present.
     const again = await postStreamed(server, text);
-    expect(again.body.success.orgs[0].humanUserIds).toHaveLength(2300);
+    expect(again.body.success.orgs[0].humanUserIds).toHaveLength(5600);
     expect(again.body.success.orgs[0].userMetadata).toEqual([]);
     expect(again.body.errors.map((e: any) => e.id)).toEqual(expect.arrayContaining([`s5x${id}`, `other${id}`, `o${id}`]));
-    expect(await countUsers(server, `o${id}`)).toBe(2300);
+    expect(await countUsers(server, `o${id}`)).toBe(5600);
   });
 
   it('a body broken at its very end imports nothing at all', async () => {
@@ -82,9 +82,9 @@ describe('POST /admin/v1/import reads its body as a stream', () => {
 
   it('a body over PORTCULLIS_BODY_LIMIT is 413 in the v1 error shape, declared or streamed', async () => {
     const id = uniq();
-    const users = Array.from({ length: 9000 }, (_, i) => human(`l${i}x${id}`, `large${i}x${id}`));
+    const users = Array.from({ length: 20000 }, (_, i) => human(`l${i}x${id}`, `large${i}x${id}`));
     const text = JSON.stringify({ dataOrgs: { orgs: [{ orgId: `large${id}`, org: { name: `Large ${id}` }, humanUsers: users }] } });
-    expect(text.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(text.length).toBeGreaterThan(4 * 1024 * 1024);
     for (const res of [await post(server, '/admin/v1/import', text), await postStreamed(server, text)]) {
       expect(res.status).toBe(413);
       expect(res.body).toEqual({ code: 8, message: expect.stringContaining('PORTCULLIS_BODY_LIMIT'), details: [{ id: expect.any(String), message: 'Errors.Import.TooLarge' }] });

@@ -209,7 +209,7 @@ async function existingUsers(tx: Db, ids: string[]): Promise<Map<string, { orgId
   const found = (await rows(
     tx,
     sql`select id, org_id, created_at = now() as this_run, otp_secret is not null as otp from users
-      where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))`,
+      where id = any(array(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)))`,
   )) as { id: string; org_id: string; this_run: boolean; otp: boolean }[];
   return new Map(found.map((r) => [r.id, { orgId: r.org_id, thisRun: r.this_run, otp: r.otp }]));
 }

@@ -27,8 +27,11 @@ export interface SpooledImport {
   timeoutMs?: number;
 }
 
-/** Users handed to the import at once. */
-const BATCH = 1000;
+/**
+ * Users handed to the import at once. Each batch costs a few statements whatever its size, so
+ * batches of 1,000 ran at a third of the speed; 5,000 users are a few MB of memory.
+ */
+const BATCH = 5000;
 const USER_ARRAYS = new Set(['humanUsers', 'machineUsers', 'userMetadata']);
 
 /** The body was larger than PORTCULLIS_BODY_LIMIT. */
