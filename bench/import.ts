@@ -22,7 +22,7 @@ const SEARCHES = 1000;
 export default async function importScenario(opts: BenchOptions): Promise<ScenarioResult> {
   opts.progress('import: starting the server on a scratch PostgreSQL database');
   // One server process: its RSS is the figure (the import runs in the process that takes the request).
-  const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile ? 'import' : false, env: { PORTCULLIS_WORKERS: '1' } });
+  const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile ? 'import' : false, env: { PORTCULLIS_WORKERS: '1', ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}) } });
   const sql = postgres(server.databaseUrl!, { max: 2, onnotice: () => {} });
   try {
     const post = (p: string, body: string) =>
