@@ -4,8 +4,8 @@
 //
 //	PORTCULLIS_PAT=$(cat .portcullis/admin.pat) getinstance -addr localhost:8080
 //
-// Exit status: 0 with the JSON on stdout; 1 when the call fails (the gRPC code and message on
-// stderr); 2 for a usage error.
+// Exit status: 0 with the JSON on stdout; 1 when the call fails (the gRPC code, message and the
+// google.rpc.ErrorInfo reason on stderr); 2 for a usage error.
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
@@ -69,7 +70,16 @@ func main() {
 	res, err := instancev2.NewInstanceServiceClient(conn).GetInstance(ctx, &instancev2.GetInstanceRequest{})
 	if err != nil {
 		st := status.Convert(err)
-		fmt.Fprintf(os.Stderr, "getinstance: GetInstance failed: code=%s message=%s\n", st.Code(), st.Message())
+		// The server attaches google.rpc.ErrorInfo; its reason is the stable key to branch on.
+		// Decoding it through genproto's errdetails also proves that package links next to the
+		// stubs (buf.gen.go.yaml leaves this repository's copy of google.rpc out).
+		reason := ""
+		for _, d := range st.Details() {
+			if info, ok := d.(*errdetails.ErrorInfo); ok {
+				reason = info.GetReason()
+			}
+		}
+		fmt.Fprintf(os.Stderr, "getinstance: GetInstance failed: code=%s reason=%s message=%s\n", st.Code(), reason, st.Message())
 		os.Exit(1)
 	}
 	out, err := protojson.Marshal(res)
