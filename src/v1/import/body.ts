@@ -210,11 +210,30 @@ export async function* streamedOrgs(s: SpooledImport): AsyncGenerator<StreamedOr
       }
       if (batch.humans.length + batch.machines.length + batch.metadata.length) yield batch;
     }
-    yield { org: s.heads[e.path[2] as number], batches: batches() };
+    yield { org: s.heads[e.path[2] as number], batches: readAhead(batches()) };
     // An organization that failed early (rolled back) leaves the rest of its users unread: skip them.
     while (!finished) {
       const n = await it.next();
       if (n.done || isOrgEnd(n.value)) break;
     }
+  }
+}
+
+/**
+ * Reads the next batch from the file while the import writes the current one, so parsing and the
+ * database work overlap. Ending early waits for the batch in flight: the file is read in one place.
+ */
+async function* readAhead<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let pending = source.next();
+  try {
+    for (;;) {
+      const current = await pending;
+      if (current.done) return;
+      pending = source.next();
+      yield current.value;
+    }
+  } finally {
+    await pending.catch(() => undefined);
+    await source.return(undefined);
   }
 }
