@@ -25,6 +25,9 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
 }
 
 export function camelKeys(value: unknown): unknown {
+  // Most bodies are camelCase already: they are returned as they are, without a copy (the import
+  // converts a million users through here).
+  if (!hasSnakeKey(value)) return value;
   if (Array.isArray(value)) return value.map(camelKeys);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
@@ -32,6 +35,13 @@ export function camelKeys(value: unknown): unknown {
     out[k.includes('_') ? k.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase()) : k] = camelKeys(v);
   }
   return out;
+}
+
+function hasSnakeKey(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasSnakeKey);
+  for (const k in value) if (k.includes('_') || hasSnakeKey((value as Record<string, unknown>)[k])) return true;
+  return false;
 }
 
 /** The caller from `Authorization: Bearer …` (PAT or access token); missing or invalid → 401. */
