@@ -6,10 +6,14 @@ import { execute } from '../execute';
 import { getInstance } from '../instance/queries';
 import { addOrg } from '../org/commands';
 import { mustBeDomainOf } from '../user/username-scope';
+import { collectGarbage } from './collect-garbage';
 import { type Account, checkHuman, checkMachine, dropRepeats, hashPlainPasswords, humanAccount, machineAccount, usernameKey } from './accounts';
 import { type EventRow, appendEvents, inBatches, insertUserMetadata, insertUsers } from './bulk';
 import type { ImportError, ImportHuman, ImportMachine, ImportMetadata, ImportOptions, ImportOrg, ImportResult, ImportedOrg } from './model';
 import { importResources } from './resources';
+
+/** A full collection every this many batches (of 5,000 users) keeps the import's memory flat; see collect-garbage.ts. */
+const GC_EVERY_BATCHES = 1;
 
 const timedOut = () => new DomainError('deadline_exceeded', 'Errors.Import.Timeout', 'the import ran out of time');
 
@@ -130,8 +134,10 @@ async function importOrg(
     const metadata = new Map<string, { user_id: string; key: string; value: string }>();
     // Users of an earlier run met in this body, so that a repeat of one in the body is an error as on the first run.
     const counted = new Set<string>();
+    let batchesDone = 0;
     for await (const batch of batches) {
       checkDeadline();
+      if (++batchesDone % GC_EVERY_BATCHES === 0) collectGarbage();
       const accounts = prepareBatch(org.orgId, batch, mustBeDomain, errors);
       for (const m of batch.metadata) metadata.set(`${m.userId}\u0000${m.key}`, { user_id: m.userId, key: m.key, value: m.value });
       const present = await existingUsers(tx, accounts.map((a) => a.id));
