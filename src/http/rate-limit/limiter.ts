@@ -1,8 +1,9 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
-import { type RateLimiterAbstract, RateLimiterCluster, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { COUNT_MESSAGE, type CountRequest } from './primary';
+import { TokenBuckets } from './token-bucket';
 
-/** One limit: `points` requests per `windowSeconds`, counted per key; 0 points means no limit. */
+/** One limit: a bucket of `points` tokens that refills completely in `windowSeconds`; 0 points means no limit. */
 export interface Limit {
   points: number;
   windowSeconds: number;
@@ -10,54 +11,65 @@ export interface Limit {
 
 export interface RateLimiter {
   /**
-   * Counts one request of `key` in `bucket` against `limit`. Answers 0 when it may pass, otherwise
-   * the whole seconds until the key's window ends (the Retry-After value).
+   * Takes a token of `key` in `bucket` under `limit`. Answers 0 when the request may pass, otherwise
+   * the whole seconds until a token is back (the Retry-After value).
    */
   take(bucket: string, key: string, limit: Limit): Promise<number>;
 }
 
-/** How long a worker waits for the primary's count before letting the request pass. */
+/** How long a worker waits for the primary's answer before letting the request pass. */
 const CLUSTER_TIMEOUT_MS = 1000;
 
 /**
- * Counters of rate-limiter-flexible. In a cluster worker they live in the primary process (see
- * primary.ts), so that every worker of the replica counts against the same number; otherwise in
- * this process's memory.
- *
- * The library's primary keeps the options a key prefix was first created with, so the prefix carries
- * the limit: a changed instance setting makes a new counter (its count starts at zero) instead of
- * being ignored. One counter per distinct (bucket, limit) lives as long as the process: settings
- * change rarely, and each counter's keys expire with their windows.
+ * Token buckets (token-bucket.ts). In a cluster worker they live in the primary process (see
+ * primary.ts), so that every worker of the replica takes from the same bucket; otherwise in this
+ * process's memory. Counting is a few lines of arithmetic, so it is ours; what a library would add
+ * here (stores in Redis or a database) is not needed for limits per replica.
  */
 export function createRateLimiter(log: Logger): RateLimiter {
-  const limiters = new Map<string, RateLimiterAbstract>();
-  const limiterFor = (bucket: string, limit: Limit) => {
-    const keyPrefix = `${bucket}:${limit.points}/${limit.windowSeconds}`;
-    let limiter = limiters.get(keyPrefix);
-    if (!limiter) {
-      const opts = { keyPrefix, points: limit.points, duration: limit.windowSeconds };
-      limiter = cluster.isWorker ? new RateLimiterCluster({ ...opts, timeoutMs: CLUSTER_TIMEOUT_MS }) : new RateLimiterMemory(opts);
-      limiters.set(keyPrefix, limiter);
-    }
-    return limiter;
-  };
-  let warned = 0;
+  const count = cluster.isWorker ? askPrimary(log) : localBuckets();
   return {
     async take(bucket, key, limit) {
       if (limit.points <= 0) return 0;
-      try {
-        await limiterFor(bucket, limit).consume(key);
-        return 0;
-      } catch (err) {
-        if (err instanceof RateLimiterRes) return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        // The primary did not answer in time (it is busy or restarting): an unavailable counter
-        // must not take the sign-in down with it, so the request passes. Logged at most once a minute.
-        if (Date.now() - warned > 60_000) {
-          warned = Date.now();
-          log.warn({ err, bucket }, 'rate limit counter unavailable; letting requests pass');
-        }
-        return 0;
-      }
+      // The limit is part of the key: a changed limit starts every key with a full bucket.
+      const waitMs = await count(`${bucket}:${limit.points}/${limit.windowSeconds}\u0000${key}`, limit);
+      return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0;
     },
   };
+}
+
+function localBuckets() {
+  const buckets = new TokenBuckets();
+  return async (key: string, limit: Limit) => buckets.take(key, limit.points, limit.windowSeconds);
+}
+
+function askPrimary(log: Logger) {
+  const pending = new Map<number, (waitMs: number) => void>();
+  let nextId = 0;
+  let warned = 0;
+  process.on('message', (msg: { type?: string; id: number; waitMs: number }) => {
+    if (msg?.type !== COUNT_MESSAGE) return;
+    pending.get(msg.id)?.(msg.waitMs);
+    pending.delete(msg.id);
+  });
+  return (key: string, limit: Limit) =>
+    new Promise<number>((resolve) => {
+      const id = nextId++;
+      // The primary did not answer in time (busy or restarting): an unavailable counter must not take
+      // the sign-in down with it, so the request passes. Logged at most once a minute.
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        if (Date.now() - warned > 60_000) {
+          warned = Date.now();
+          log.warn({ bucket: key.split('\u0000')[0] }, 'rate limit counter unavailable; letting requests pass');
+        }
+        resolve(0);
+      }, CLUSTER_TIMEOUT_MS);
+      pending.set(id, (waitMs) => {
+        clearTimeout(timer);
+        resolve(waitMs);
+      });
+      const request: CountRequest = { type: COUNT_MESSAGE, id, key, capacity: limit.points, windowSeconds: limit.windowSeconds };
+      process.send!(request);
+    });
 }

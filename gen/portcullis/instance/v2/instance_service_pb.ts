@@ -440,8 +440,9 @@ export type InstanceSettings = Message<"portcullis.instance.v2.InstanceSettings"
   loginWithEmailAllowed: boolean;
 
   /**
-   * Length in seconds of a rate-limit window (default 60). Each limit below allows that many
-   * requests per window, counted from the window's first request; 0 turns the limit off.
+   * Rate limits are token buckets: a bucket holds as many tokens as its limit and refills
+   * completely, continuously, in this many seconds (default 60); a request takes one token. Each
+   * limit below is thus a burst and an average rate per this period; 0 turns a limit off.
    *
    * @generated from field: uint32 rate_limit_window_seconds = 15;
    */
