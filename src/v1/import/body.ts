@@ -149,6 +149,12 @@ export async function spoolImportBody(body: AsyncIterable<Uint8Array> | null, li
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-import-'));
   const file = join(dir, 'body.json');
   const out = createWriteStream(file);
+  // A write still in flight when the body is refused fails once the stream is destroyed; that error
+  // (and a real one, such as a full disk) must not go unhandled, which would end the process.
+  let writeError: Error | undefined;
+  out.on('error', (err) => {
+    writeError ??= err;
+  });
   const checker = new Checker();
   const splitter = new JsonSplitter(descend);
   let size = 0;
@@ -161,11 +167,13 @@ export async function spoolImportBody(body: AsyncIterable<Uint8Array> | null, li
       if (Math.floor(size / GC_EVERY_BYTES) !== Math.floor((size - buf.length) / GC_EVERY_BYTES)) collectGarbage();
       for (const e of splitter.write(buf)) checker.handle(e);
       if (!out.write(buf)) await once(out, 'drain');
+      if (writeError) throw writeError;
     }
     if (size > 0) for (const e of splitter.end()) checker.handle(e);
     checker.finish();
     out.end();
     await once(out, 'close');
+    if (writeError) throw writeError;
     return { dir, file, heads: checker.heads, timeoutMs: checker.timeoutMs };
   } catch (err) {
     out.destroy();
