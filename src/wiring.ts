@@ -19,8 +19,10 @@ import { keyRotationJob, oidcCleanupJob } from './oidc/jobs';
 /**
  * What the process runs besides answering requests, written down in one place. Areas export their
  * jobs, commit observers and unique-constraint tables as values; start() in src/main.ts passes these
- * lists on. Nothing registers itself when imported, so removing an import here is a compile error,
- * never a job that silently stops (test/foundation/wiring.test.ts checks the lists as well).
+ * lists on. None of these registers itself when imported, so a job stops only if it is taken off
+ * this list, never because an unrelated import went away (test/foundation/wiring.test.ts checks the
+ * lists). Caches still join the invalidation registry as they are created (src/domain/cache.ts):
+ * a cache that is never imported holds nothing to invalidate.
  */
 
 /** Periodic jobs, run by the process that prepares the database (the cluster primary, or the only process). */
