@@ -5,18 +5,19 @@ import type { Deps } from './deps';
  * Each job coordinates through the database, so running it on several replicas is safe.
  */
 export interface BackgroundJobs {
+  /** names of the jobs running, in start order */
+  readonly names: readonly string[];
   stop(): Promise<void>;
 }
 
 export type Job = { name: string; intervalMs: number; run: (deps: Deps) => Promise<void> };
-const jobs: Job[] = [];
 
-/** Areas register their jobs at import time. */
-export function registerJob(job: Job): void {
-  jobs.push(job);
-}
-
-export async function startBackgroundJobs(deps: Deps): Promise<BackgroundJobs> {
+/**
+ * Runs each of `jobs` on its interval until stop(). Areas export their jobs as values and the
+ * composition root passes the list (src/wiring.ts), so a job runs because it is on that list, not
+ * because some module happened to import the file that defines it.
+ */
+export async function startBackgroundJobs(deps: Deps, jobs: readonly Job[]): Promise<BackgroundJobs> {
   const timers: NodeJS.Timeout[] = [];
   let running = 0;
   for (const job of jobs) {
@@ -33,6 +34,7 @@ export async function startBackgroundJobs(deps: Deps): Promise<BackgroundJobs> {
     timers.push(setInterval(tick, job.intervalMs).unref());
   }
   return {
+    names: jobs.map((j) => j.name),
     async stop() {
       for (const t of timers) clearInterval(t);
       while (running > 0) await new Promise((r) => setTimeout(r, 20));

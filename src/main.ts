@@ -4,18 +4,22 @@ import { connectWithRetry, type Database } from './db/client';
 import { migrate } from './db/migrate';
 import type { Deps } from './deps';
 import { bootstrap, type BootstrapResult } from './domain/bootstrap';
+import { wireCommands } from './domain/execute';
 import { listenForInvalidations } from './domain/cache';
 import { findInstance } from './domain/instance/queries';
 import { dbPoolMax } from './http/metrics';
 import { createLogger } from './log';
 import { type RunningServer, startServer } from './server';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs';
+import { backgroundJobs, commitObservers, uniqueConstraintErrors } from './wiring';
 
 export interface Portcullis {
   config: Config;
   deps: Deps;
   database: Database;
   server?: RunningServer;
+  /** the background jobs this process runs (none in cluster workers) */
+  jobs?: BackgroundJobs;
   bootstrap: BootstrapResult;
   stop(): Promise<void>;
 }
@@ -28,8 +32,13 @@ export interface StartOptions {
   prepare?: boolean;
 }
 
-/** Composition root: config → database → migrations → bootstrap → server. */
+/**
+ * Composition root: config → database → migrations → bootstrap → server. The jobs, commit observers
+ * and unique-constraint errors come from the lists in src/wiring.ts and are installed here.
+ */
 export async function start(config: Config = loadConfig(), opts: StartOptions = {}): Promise<Portcullis> {
+  // Before any command runs (bootstrap executes commands too).
+  wireCommands({ observers: commitObservers, uniqueConstraintErrors });
   const log = opts.log ?? createLogger(config.logLevel);
   const database = await connectWithRetry({
     databaseUrl: config.databaseUrl,
@@ -56,13 +65,14 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     await listenForInvalidations(database);
     const deps: Deps = { config, database, instanceId: boot.instanceId, log };
     let jobs: BackgroundJobs | undefined;
-    if (opts.prepare !== false) jobs = await startBackgroundJobs(deps);
+    if (opts.prepare !== false) jobs = await startBackgroundJobs(deps, backgroundJobs);
     const server = opts.serve === false ? undefined : await startServer(deps);
     return {
       config,
       deps,
       database,
       server,
+      jobs,
       bootstrap: boot,
       async stop() {
         await server?.close();

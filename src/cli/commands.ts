@@ -1,12 +1,6 @@
-/** A `portcullis` subcommand. Each lives in its own file and registers itself with addCommand. */
+/** A `portcullis` subcommand. Each lives in its own file; src/cli/main.ts lists them. */
 export interface Command {
   name: string;
   summary: string;
   run(args: string[]): Promise<number>;
-}
-
-export const commands: Command[] = [];
-
-export function addCommand(command: Command): void {
-  commands.push(command);
 }

@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { commands } from './commands';
-// Each subcommand module registers itself.
-import './start';
-import './migrate';
+import type { Command } from './commands';
+import { migrateCommand } from './migrate';
+import { startCommand } from './start';
+
+/** The subcommands, in the order `portcullis help` lists them. */
+export const commands: readonly Command[] = [startCommand, migrateCommand];
 
 export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -1,4 +1,4 @@
-import { addCommand } from './commands';
+import type { Command } from './commands';
 import { migrateKeycloak } from './migrate/keycloak/command';
 
 const HELP = `Usage: portcullis migrate <source> [options]
@@ -11,7 +11,7 @@ Sources:
 /** Each source provider is one function taking the remaining arguments. */
 const sources: Record<string, (args: string[]) => Promise<number>> = { keycloak: migrateKeycloak };
 
-addCommand({
+export const migrateCommand: Command = {
   name: 'migrate',
   summary: 'convert an export of another identity provider (keycloak) into an import body',
   async run(args) {
@@ -27,4 +27,4 @@ addCommand({
     }
     return run(rest);
   },
-});
+};

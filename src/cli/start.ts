@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Portcullis } from '../main';
-import { addCommand, type Command } from './commands';
+import type { Command } from './commands';
 
 const HELP = `Usage: portcullis start [--port N]
 
@@ -120,5 +120,3 @@ async function superviseWorkers(n: number, log: Logger, stopPrimary: () => Promi
   await stopPrimary();
   return 0;
 }
-
-addCommand(startCommand);

@@ -101,10 +101,21 @@ export interface CommitObserver {
   beforeCommit(scope: Scope, eventTypes: ReadonlySet<string>): Promise<void>;
   afterCommit(eventTypes: ReadonlySet<string>): void;
 }
-const observers: CommitObserver[] = [];
+let observers: readonly CommitObserver[] = [];
 
-export function observeCommits(observer: CommitObserver): void {
-  observers.push(observer);
+/** A unique index of a projection → the error a command violating it gets. */
+export type UniqueConstraintErrors = Readonly<Record<string, () => DomainError>>;
+let constraintErrors = new Map<string, () => DomainError>();
+
+/**
+ * Installs the commit observers and the unique-constraint table that every later execute() uses.
+ * Only the composition root calls it (src/main.ts, with the lists of src/wiring.ts), so what is
+ * installed is written down in one place rather than left to which modules happen to be imported.
+ * A second call replaces the first (several apps may start in one test process).
+ */
+export function wireCommands(wiring: { observers: readonly CommitObserver[]; uniqueConstraintErrors: UniqueConstraintErrors }): void {
+  observers = [...wiring.observers];
+  constraintErrors = new Map(Object.entries(wiring.uniqueConstraintErrors));
 }
 
 const MAX_ATTEMPTS = 4;
@@ -113,7 +124,7 @@ const MAX_ATTEMPTS = 4;
  * Runs a command in one transaction: check → append events → update projections → commit. A sequence
  * conflict with a concurrent writer re-runs the command (it re-reads and re-checks); after a few
  * attempts the caller gets ABORTED. Unique violations of projection indexes become ALREADY_EXISTS
- * through the constraint table below.
+ * through the table wireCommands() installed.
  */
 export async function execute<T>(ctx: Ctx, command: (scope: Scope) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -144,13 +155,6 @@ export async function execute<T>(ctx: Ctx, command: (scope: Scope) => Promise<T>
       throw err;
     }
   }
-}
-
-const constraintErrors = new Map<string, () => DomainError>();
-
-/** Tells execute() which error a unique index of a projection stands for. */
-export function onUniqueViolation(constraint: string, error: () => DomainError): void {
-  constraintErrors.set(constraint, error);
 }
 
 export function constraintError(constraint: string): DomainError {

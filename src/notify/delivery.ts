@@ -3,7 +3,7 @@ import nodemailer from 'nodemailer';
 import type { Db } from '../db/client';
 import { notifications } from '../db/schema/index';
 import type { Deps } from '../deps';
-import { registerJob } from '../jobs';
+import type { Job } from '../jobs';
 
 /** How long a claimed message is hidden from other replicas while one of them delivers it. */
 const LEASE_SECONDS = 300;
@@ -77,7 +77,8 @@ export function senderFor(deps: Deps): Sender {
 
 const senders = new WeakMap<Deps, Sender>();
 
-registerJob({
+/** Sends the outbox: pending notifications, a batch at a time. */
+export const notificationDeliveryJob: Job = {
   name: 'notification-delivery',
   intervalMs: 1000,
   async run(deps) {
@@ -90,4 +91,4 @@ registerJob({
       // keep going while full batches come back
     }
   },
-});
+};

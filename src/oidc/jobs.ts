@@ -2,7 +2,7 @@ import { loadMasterKey } from '../crypto/keys/master-key';
 import { pruneUsedAssertions } from '../domain/oidc/client-assertion';
 import { pruneExpiredOidcRows } from '../domain/oidc/cleanup';
 import { rotateKeysIfDue } from '../domain/oidc/web-keys';
-import { registerJob } from '../jobs';
+import type { Job } from '../jobs';
 import { oidcCtx } from './env';
 
 /**
@@ -10,18 +10,18 @@ import { oidcCtx } from './env';
  * seconds and rotates only when the active key is older than the interval; the database lock inside
  * makes concurrent replicas agree.
  */
-registerJob({
+export const keyRotationJob: Job = {
   name: 'oidc-key-rotation',
   intervalMs: 15_000,
   async run(deps) {
     await rotateKeysIfDue(oidcCtx(deps, 'oidc/key-rotation'), loadMasterKey(deps.config), deps.config.keyRotationIntervalMs);
     await pruneUsedAssertions(deps.database.db);
   },
-});
+};
 
 /** Hourly: forget expired auth requests, codes and tokens. */
-registerJob({
+export const oidcCleanupJob: Job = {
   name: 'oidc-cleanup',
   intervalMs: 3_600_000,
   run: (deps) => pruneExpiredOidcRows(deps.database.db),
-});
+};

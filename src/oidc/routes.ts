@@ -7,7 +7,6 @@ import { endSessionEndpoint } from './end-session';
 import { renderOAuthError } from './errors';
 import type { RateLimiter } from '../http/rate-limit/limiter';
 import { introspectEndpoint } from './introspect';
-import './jobs';
 import { keysEndpoint } from './keys';
 import { oidcRateLimits } from './rate-limits';
 import { revokeEndpoint } from './revoke';

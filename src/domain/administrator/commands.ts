@@ -2,11 +2,12 @@ import { invalidatePrincipal } from '../../authz/authenticate';
 import { administrators } from '../../db/schema/index';
 import { ROLES, isRole } from '../../authz/roles';
 import { alreadyExists, invalidArgument } from '../errors';
-import { onUniqueViolation, type Scope } from '../execute';
+import { type Scope, type UniqueConstraintErrors } from '../execute';
 
-onUniqueViolation('administrators_user_id_resource_type_resource_id_pk', () =>
-  alreadyExists('Errors.Member.AlreadyExists', 'the user is already an administrator of this resource'),
-);
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const administratorUniqueConstraints: UniqueConstraintErrors = {
+  administrators_user_id_resource_type_resource_id_pk: () => alreadyExists('Errors.Member.AlreadyExists', 'the user is already an administrator of this resource'),
+};
 
 export interface AddAdministratorInput {
   userId: string;

@@ -6,7 +6,7 @@ import { hashSecret } from '../../crypto/secrets';
 import { randomToken } from '../../crypto/random';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
-import { execute, onUniqueViolation, type Scope } from '../execute';
+import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { type ComplianceProblem, complianceProblems } from './compliance';
 import { newClientId } from './client-id';
@@ -24,8 +24,11 @@ import {
 import { applicationNotFound } from './queries';
 import { checkApiConfig, checkApplicationId, checkName, checkOidcConfig, checkRequiredId, checkSamlConfig } from './validate';
 
-onUniqueViolation('applications_pkey', () => alreadyExists('Errors.Application.AlreadyExists', 'an application with this id already exists'));
-onUniqueViolation('applications_client_id_uq', () => alreadyExists('Errors.Application.AlreadyExists', 'an application with this client id already exists'));
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const applicationUniqueConstraints: UniqueConstraintErrors = {
+  applications_pkey: () => alreadyExists('Errors.Application.AlreadyExists', 'an application with this id already exists'),
+  applications_client_id_uq: () => alreadyExists('Errors.Application.AlreadyExists', 'an application with this client id already exists'),
+};
 
 // Application events live on the project aggregate (`project.application.*`), owned by the
 // project's organization: commands load the project's sequence first, so concurrent changes to the

@@ -2,14 +2,15 @@ import { and, eq, ne } from 'drizzle-orm';
 import { authorizations, projectGrants, projectRoles, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { DomainError, alreadyExists, invalidArgument, notFound, permissionDenied } from '../errors';
-import { execute, onUniqueViolation, type Scope } from '../execute';
+import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { requireId } from '../instance/validate';
 import { type Project, findProject, grantsSeenBy, projectNotFound } from '../project/access';
 
-onUniqueViolation('authorizations_user_project_org_uq', () =>
-  alreadyExists('Errors.Authorization.AlreadyExists', 'the user already has an authorization on this project from this organization'),
-);
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const authorizationUniqueConstraints: UniqueConstraintErrors = {
+  authorizations_user_project_org_uq: () => alreadyExists('Errors.Authorization.AlreadyExists', 'the user already has an authorization on this project from this organization'),
+};
 
 export type Authorization = typeof authorizations.$inferSelect;
 

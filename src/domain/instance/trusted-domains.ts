@@ -2,12 +2,15 @@ import { and, asc, count, desc, eq } from 'drizzle-orm';
 import { instanceDomains } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, permissionDenied } from '../errors';
-import { execute, onUniqueViolation } from '../execute';
+import { execute, type UniqueConstraintErrors } from '../execute';
 import { lockInstance } from './lock';
 import { type ListResult, type PageRequest, page } from './pagination';
 import { requireDomain } from './validate';
 
-onUniqueViolation('instance_domains_pkey', () => alreadyExists('Errors.Instance.Domain.AlreadyExists', 'the domain is already a domain of the instance'));
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const trustedDomainUniqueConstraints: UniqueConstraintErrors = {
+  instance_domains_pkey: () => alreadyExists('Errors.Instance.Domain.AlreadyExists', 'the domain is already a domain of the instance'),
+};
 
 export type InstanceDomain = typeof instanceDomains.$inferSelect;
 

@@ -1,5 +1,5 @@
 import { invalidateAfterCommit, onInvalidation } from '../cache';
-import { observeCommits } from '../execute';
+import type { CommitObserver } from '../execute';
 
 /**
  * Looked-up access tokens (userinfo and introspection answer from them), cached per process while
@@ -56,7 +56,8 @@ const relevant = (types: ReadonlySet<string>) => {
   return false;
 };
 
-observeCommits({
+/** Empties the cache around every command that could change a looked-up token; src/wiring.ts installs it. */
+export const tokenCacheObserver: CommitObserver = {
   async beforeCommit(scope, types) {
     if (relevant(types)) await invalidateAfterCommit(scope, NAME, '');
   },
@@ -64,7 +65,7 @@ observeCommits({
     // A lookup that ran between the eviction above and the commit saw the old state: drop it too.
     if (relevant(types)) newGeneration();
   },
-});
+};
 
 /** The cached answer for `key`, or what `load` finds (cached only when defined). */
 export async function cachedLookup<T>(key: string, load: () => Promise<T | undefined>, stillValid: (value: T) => boolean): Promise<T | undefined> {

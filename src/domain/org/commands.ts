@@ -1,12 +1,15 @@
 import { orgDomains, orgs } from '../../db/schema/index';
 import { alreadyExists } from '../errors';
-import { onUniqueViolation, type Scope } from '../execute';
+import { type Scope, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { generatedOrgDomain } from './domain-name';
 
-onUniqueViolation('orgs_name_uq', () => alreadyExists('Errors.Org.AlreadyExisting', 'an organization with this name already exists'));
-onUniqueViolation('orgs_pkey', () => alreadyExists('Errors.Org.AlreadyExisting', 'an organization with this id already exists'));
-onUniqueViolation('org_domains_domain_uq', () => alreadyExists('Errors.Org.Domain.AlreadyExists', 'the domain is already taken'));
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const orgUniqueConstraints: UniqueConstraintErrors = {
+  orgs_name_uq: () => alreadyExists('Errors.Org.AlreadyExisting', 'an organization with this name already exists'),
+  orgs_pkey: () => alreadyExists('Errors.Org.AlreadyExisting', 'an organization with this id already exists'),
+  org_domains_domain_uq: () => alreadyExists('Errors.Org.Domain.AlreadyExists', 'the domain is already taken'),
+};
 
 export interface AddOrgInput {
   id?: string;

@@ -1,16 +1,16 @@
 import { and, eq } from 'drizzle-orm';
 import { orgDomains, orgs } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { failedPrecondition, notFound } from '../errors';
-import { execute, type Scope } from '../execute';
+import { alreadyExists, failedPrecondition, notFound } from '../errors';
+import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
 import { requireDomain, requireId } from '../instance/validate';
 import { orgForChange } from './access';
 import { invalidateOrgUsers } from './invalidate-users';
 
-import { alreadyExists } from '../errors';
-import { onUniqueViolation } from '../execute';
-
-onUniqueViolation('org_domains_org_id_domain_pk', () => alreadyExists('Errors.Org.Domain.AlreadyExists', 'the organization already has this domain'));
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const orgDomainUniqueConstraints: UniqueConstraintErrors = {
+  org_domains_org_id_domain_pk: () => alreadyExists('Errors.Org.Domain.AlreadyExists', 'the organization already has this domain'),
+};
 
 const domainNotFound = () => notFound('Errors.Org.Domain.NotFound', 'the organization has no such domain');
 

@@ -3,13 +3,16 @@ import { administrators, applications, authorizations, projectGrants, projectRol
 import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition } from '../errors';
-import { execute, onUniqueViolation, type Scope } from '../execute';
+import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { optionalId, requireId, requireText } from '../instance/validate';
 import { orgFor } from '../org/access';
 import { type Project, projectForChange } from './access';
 
-onUniqueViolation('projects_pkey', () => alreadyExists('Errors.Project.AlreadyExists', 'a project with this id already exists'));
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const projectUniqueConstraints: UniqueConstraintErrors = {
+  projects_pkey: () => alreadyExists('Errors.Project.AlreadyExists', 'a project with this id already exists'),
+};
 
 export interface ProjectFlags {
   projectRoleAssertion?: boolean;

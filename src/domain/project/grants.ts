@@ -2,15 +2,16 @@ import { and, eq, inArray, ne } from 'drizzle-orm';
 import { authorizations, projectGrants, projectRoles } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors';
-import { execute, onUniqueViolation, type Scope } from '../execute';
+import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { requireId } from '../instance/validate';
 import { findOrg } from '../org/access';
 import { type Project, projectForChange, type ProjectGrant } from './access';
 
-onUniqueViolation('project_grants_project_org_uq', () =>
-  alreadyExists('Errors.Project.Grant.AlreadyExists', 'the project is already granted to this organization'),
-);
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const projectGrantUniqueConstraints: UniqueConstraintErrors = {
+  project_grants_project_org_uq: () => alreadyExists('Errors.Project.Grant.AlreadyExists', 'the project is already granted to this organization'),
+};
 
 const grantNotFound = () => notFound('Errors.Project.Grant.NotFound', 'the project is not granted to this organization');
 

@@ -2,11 +2,14 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import { authorizations, projectGrants, projectRoles } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { alreadyExists, notFound } from '../errors';
-import { execute, onUniqueViolation, type Scope } from '../execute';
+import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
 import { optionalText, requireId, requireText } from '../instance/validate';
 import { projectForChange } from './access';
 
-onUniqueViolation('project_roles_project_id_key_pk', () => alreadyExists('Errors.Project.Role.AlreadyExists', 'the project already has a role with this key'));
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const projectRoleUniqueConstraints: UniqueConstraintErrors = {
+  project_roles_project_id_key_pk: () => alreadyExists('Errors.Project.Role.AlreadyExists', 'the project already has a role with this key'),
+};
 
 const roleNotFound = () => notFound('Errors.Project.Role.NotFound', 'the project has no role with this key');
 

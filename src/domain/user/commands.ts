@@ -7,7 +7,7 @@ import { personalAccessTokens, orgs, userCodes, userKeys, userMetadata, users } 
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Ctx } from '../context';
 import { DomainError, alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
-import { execute, onUniqueViolation, type Scope } from '../execute';
+import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { type CodeRequest, issueCode, issueCodes } from './codes';
@@ -29,8 +29,11 @@ import {
 import { invalidateMachineUser } from '../oidc/m2m/machines';
 import { usernameScopes } from './username-scope';
 
-onUniqueViolation('users_username_uq', () => alreadyExists('Errors.User.AlreadyExisting', 'the username is already taken'));
-onUniqueViolation('users_pkey', () => alreadyExists('Errors.User.AlreadyExisting', 'a user with this id already exists'));
+/** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
+export const userUniqueConstraints: UniqueConstraintErrors = {
+  users_username_uq: () => alreadyExists('Errors.User.AlreadyExisting', 'the username is already taken'),
+  users_pkey: () => alreadyExists('Errors.User.AlreadyExisting', 'a user with this id already exists'),
+};
 
 export interface AddHumanInput {
   id?: string;

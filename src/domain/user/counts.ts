@@ -1,7 +1,7 @@
 import { inArray, sql, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { userCounts } from '../../db/schema/index';
-import { registerJob } from '../../jobs';
+import type { Job } from '../../jobs';
 import type { Ctx } from '../context';
 import type { UserFilter } from './queries';
 
@@ -43,4 +43,4 @@ export async function compactUserCounts(db: Db): Promise<void> {
     select org_id, sum(live) from gone group by org_id having sum(live) <> 0`);
 }
 
-registerJob({ name: 'user-count-compaction', intervalMs: 5000, run: (deps) => compactUserCounts(deps.database.db) });
+export const userCountCompactionJob: Job = { name: 'user-count-compaction', intervalMs: 5000, run: (deps) => compactUserCounts(deps.database.db) };

@@ -1,7 +1,7 @@
 import { JWT_BEARER_GRANT } from '../../domain/oidc/m2m/assertion';
 import { jwtProfileTokens } from '../../domain/oidc/m2m/grants';
 import { pruneMachineRows } from '../../domain/oidc/m2m/replay';
-import { registerJob } from '../../jobs';
+import type { Job } from '../../jobs';
 import { invalidRequest } from '../errors';
 import { oidcCtx } from '../env';
 import { type GrantType, param, requiredParam } from './types';
@@ -24,10 +24,10 @@ export const jwtBearer: GrantType = {
 export { JWT_BEARER_GRANT };
 
 // Used assertion ids and revocations of machine tokens are kept only until they expire.
-registerJob({
+export const m2mCleanupJob: Job = {
   name: 'm2m-cleanup',
   intervalMs: 60_000,
   async run(deps) {
     await pruneMachineRows(deps.database.db);
   },
-});
+};

@@ -1,0 +1,52 @@
+import { administratorUniqueConstraints } from './domain/administrator/commands';
+import { applicationUniqueConstraints } from './domain/application/commands';
+import { authorizationUniqueConstraints } from './domain/authorization/commands';
+import type { CommitObserver, UniqueConstraintErrors } from './domain/execute';
+import { trustedDomainUniqueConstraints } from './domain/instance/trusted-domains';
+import { tokenCacheObserver } from './domain/oidc/token-cache';
+import { orgUniqueConstraints } from './domain/org/commands';
+import { orgDomainUniqueConstraints } from './domain/org/domains';
+import { projectUniqueConstraints } from './domain/project/commands';
+import { projectGrantUniqueConstraints } from './domain/project/grants';
+import { projectRoleUniqueConstraints } from './domain/project/roles';
+import { userCountCompactionJob } from './domain/user/counts';
+import { userUniqueConstraints } from './domain/user/commands';
+import type { Job } from './jobs';
+import { notificationDeliveryJob } from './notify/delivery';
+import { m2mCleanupJob } from './oidc/grants/jwt-bearer';
+import { keyRotationJob, oidcCleanupJob } from './oidc/jobs';
+
+/**
+ * What the process runs besides answering requests, written down in one place. Areas export their
+ * jobs, commit observers and unique-constraint tables as values; start() in src/main.ts passes these
+ * lists on. None of these registers itself when imported, so a job stops only if it is taken off
+ * this list, never because an unrelated import went away (test/foundation/wiring.test.ts checks the
+ * lists). Caches still join the invalidation registry as they are created (src/domain/cache.ts):
+ * a cache that is never imported holds nothing to invalidate.
+ */
+
+/** Periodic jobs, run by the process that prepares the database (the cluster primary, or the only process). */
+export const backgroundJobs: readonly Job[] = [
+  keyRotationJob,
+  oidcCleanupJob,
+  m2mCleanupJob,
+  notificationDeliveryJob,
+  userCountCompactionJob,
+];
+
+/** Told of every command that appended events, around its commit. */
+export const commitObservers: readonly CommitObserver[] = [tokenCacheObserver];
+
+/** Unique index of a projection → the domain error a command that violates it gets. */
+export const uniqueConstraintErrors: UniqueConstraintErrors = {
+  ...userUniqueConstraints,
+  ...orgUniqueConstraints,
+  ...orgDomainUniqueConstraints,
+  ...trustedDomainUniqueConstraints,
+  ...projectUniqueConstraints,
+  ...projectRoleUniqueConstraints,
+  ...projectGrantUniqueConstraints,
+  ...applicationUniqueConstraints,
+  ...authorizationUniqueConstraints,
+  ...administratorUniqueConstraints,
+};
