@@ -1,112 +1,220 @@
 import os from 'node:os';
 import path from 'node:path';
 
-/**
- * Every setting Portcullis reads, in one table. The README's settings table is checked against this
- * list by a test, so a new setting is documented here once (name, default, meaning).
- */
-export interface Setting {
+/** A setting has a value that cannot work; the message names it and says what is expected. */
+export class ConfigError extends Error {}
+
+/** Turns a set (trimmed, non-empty) value into what the code uses, or throws a ConfigError naming `env`. */
+type Parser<T> = (raw: string, env: string) => T;
+
+interface SettingBase<T> {
   env: string;
-  default: string;
   meaning: string;
+  parse: Parser<T>;
 }
 
-export const SETTINGS: Setting[] = [
-  { env: 'PORT', default: '8080', meaning: 'TCP port for everything: Connect, gRPC, gRPC-web, OIDC, login, v1.' },
-  { env: 'PORTCULLIS_HOST', default: '0.0.0.0', meaning: 'Address to listen on (tests use 127.0.0.1).' },
-  {
+/**
+ * A setting with a literal default: when unset, `default` is parsed exactly like a set value, so the
+ * documented default and the one the code uses cannot drift apart. `$NAME` in it stands for another
+ * setting's resolved value (only `$PORT` today).
+ */
+export interface DefaultedSetting<T> extends SettingBase<T> {
+  default: string;
+}
+
+/**
+ * A setting without a literal default: unset means absent, or a value `loadConfig` derives from other
+ * settings; `whenUnset` says which, as the README shows it.
+ */
+export interface OptionalSetting<T> extends SettingBase<T> {
+  whenUnset: string;
+}
+
+export type Setting = DefaultedSetting<unknown> | OptionalSetting<unknown>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const text: Parser<string> = (raw) => raw;
+
+function integer(min: number, max: number): Parser<number> {
+  return (raw, env) => {
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`${env} must be a whole number; got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) throw new ConfigError(`${env} must be between ${min} and ${max}; got ${n}`);
+    return n;
+  };
+}
+
+/** Whole seconds in the environment, milliseconds in Config (what timers take). */
+function secondsAsMs(min: number, max: number): Parser<number> {
+  const seconds = integer(min, max);
+  return (raw, env) => seconds(raw, env) * 1000;
+}
+
+function url(protocols: string[]): Parser<string> {
+  return (raw, env) => {
+    checkUrl(env, raw, protocols);
+    return raw;
+  };
+}
+
+/**
+ * Every setting Portcullis reads, declared once: name, default, parser and meaning. `loadConfig` reads
+ * through these declarations and the README's settings table is checked against them by a test.
+ */
+const S = {
+  port: {
+    env: 'PORT',
+    default: '8080',
+    parse: integer(0, 65535),
+    meaning: 'TCP port for everything: Connect, gRPC, gRPC-web, OIDC, login, v1.',
+  },
+  host: { env: 'PORTCULLIS_HOST', default: '0.0.0.0', parse: text, meaning: 'Address to listen on (tests use 127.0.0.1).' },
+  externalUrl: {
     env: 'PORTCULLIS_EXTERNAL_URL',
     default: 'http://localhost:$PORT',
+    // a trailing slash would double up when paths are appended to the issuer
+    parse: (raw, env) => url(['http:', 'https:'])(raw.replace(/\/+$/, ''), env),
     meaning: 'Public base URL; the OIDC issuer and the instance domain come from it.',
   },
-  {
+  databaseUrl: {
     env: 'DATABASE_URL',
-    default: '(unset)',
+    whenUnset: '(unset)',
+    parse: url(['postgres:', 'postgresql:']),
     meaning: 'postgres://… selects PostgreSQL; unset uses embedded PGlite in PORTCULLIS_DATA_DIR.',
   },
-  {
+  dataDir: {
     env: 'PORTCULLIS_DATA_DIR',
     default: './.portcullis',
+    // memory:// is a PGlite location, not a folder, so it is not resolved against the working directory
+    parse: (raw) => (raw === 'memory://' ? raw : path.resolve(raw)),
     meaning: 'Folder for PGlite data, the admin PAT and the generated master key; `memory://` keeps the database in memory.',
   },
-  {
+  dbConnectTimeoutMs: {
     env: 'PORTCULLIS_DB_CONNECT_TIMEOUT',
     default: '30',
+    parse: secondsAsMs(0, 3600),
     meaning: 'Seconds to keep retrying an unreachable database at start-up before exiting non-zero.',
   },
-  { env: 'PORTCULLIS_DB_POOL_SIZE', default: '10', meaning: 'PostgreSQL connections per worker process.' },
-  {
+  dbPoolSize: {
+    env: 'PORTCULLIS_DB_POOL_SIZE',
+    default: '10',
+    parse: integer(1, 1000),
+    meaning: 'PostgreSQL connections per worker process.',
+  },
+  workers: {
     env: 'PORTCULLIS_WORKERS',
-    default: '(number of cores)',
+    whenUnset: '(number of cores)',
+    parse: integer(1, 256),
     meaning: 'Worker processes sharing the port (PostgreSQL only; PGlite always runs one).',
   },
-  {
+  adminPassword: {
     env: 'PORTCULLIS_ADMIN_PASSWORD',
-    default: '(generated, printed once)',
+    whenUnset: '(generated, printed once)',
+    parse: text,
     meaning: 'Password of the first human administrator `admin`, used on first start only.',
   },
-  {
+  adminPatFile: {
     env: 'PORTCULLIS_ADMIN_PAT_FILE',
-    default: '<data dir>/admin.pat',
+    whenUnset: '<data dir>/admin.pat',
+    parse: text,
     meaning: 'Where the first start writes the IAM_OWNER machine user’s personal access token (mode 0600).',
   },
-  {
+  orgName: {
     env: 'PORTCULLIS_ORG_NAME',
     default: 'Portcullis',
+    parse: text,
     meaning: 'Name of the first organization created on first start.',
   },
-  {
+  masterKey: {
     env: 'PORTCULLIS_MASTER_KEY',
-    default: '(generated into <data dir>/master.key)',
+    whenUnset: '(generated into <data dir>/master.key)',
+    parse: text,
     meaning: 'Key (32 bytes, base64 or hex) that encrypts signing keys at rest; set the same value on every replica.',
   },
-  {
+  tlsCert: {
     env: 'PORTCULLIS_TLS_CERT',
-    default: '(unset)',
+    whenUnset: '(unset)',
+    parse: text,
     meaning: 'PEM certificate file; with PORTCULLIS_TLS_KEY the port serves HTTPS (HTTP/2 and HTTP/1.1 by ALPN).',
   },
-  { env: 'PORTCULLIS_TLS_KEY', default: '(unset)', meaning: 'PEM private key file for PORTCULLIS_TLS_CERT.' },
-  {
+  tlsKey: { env: 'PORTCULLIS_TLS_KEY', whenUnset: '(unset)', parse: text, meaning: 'PEM private key file for PORTCULLIS_TLS_CERT.' },
+  corsOrigins: {
     env: 'PORTCULLIS_CORS_ORIGINS',
-    default: '(none)',
+    whenUnset: '(none)',
+    parse: (raw) =>
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
     meaning: 'Comma-separated origins allowed to call the API from browsers (Connect, gRPC-web).',
   },
-  {
+  logLevel: {
     env: 'PORTCULLIS_LOG_LEVEL',
     default: 'info',
+    parse: (raw, env) => {
+      const level = raw.toLowerCase();
+      if (!LOG_LEVELS.includes(level)) throw new ConfigError(`${env} must be one of ${LOG_LEVELS.join(', ')}; got "${level}"`);
+      return level;
+    },
     meaning: 'Log level: fatal, error, warn, info, debug, trace or silent.',
   },
-  {
+  shutdownTimeoutMs: {
     env: 'PORTCULLIS_SHUTDOWN_TIMEOUT',
     default: '25',
+    parse: secondsAsMs(0, 3600),
     meaning: 'Seconds SIGTERM waits for in-flight requests before closing connections.',
   },
-  {
+  keyRotationIntervalMs: {
     env: 'PORTCULLIS_KEY_ROTATION_INTERVAL',
     default: '720h',
+    parse: (raw, env) => parseDuration(env, raw),
     meaning: 'How often a new signing key is created and activated automatically (Go duration: 30m, 12h, 720h).',
   },
-  {
+  assertionMaxLifetimeS: {
     env: 'PORTCULLIS_ASSERTION_MAX_LIFETIME',
     default: '1h',
+    // JWT exp and iat are whole seconds
+    parse: (raw, env) => Math.floor(parseDuration(env, raw) / 1000),
     meaning: 'Longest lifetime (exp ahead of now, Go duration) of a JWT a client signs: private_key_jwt assertions and JWT profile grants.',
   },
-  {
+  smtpUrl: {
     env: 'PORTCULLIS_SMTP_URL',
-    default: '(unset)',
+    whenUnset: '(unset)',
+    parse: url(['smtp:', 'smtps:']),
     meaning: 'smtp(s)://user:pass@host:port for the notification outbox; unset logs the messages instead.',
   },
-  {
+  smtpFrom: {
     env: 'PORTCULLIS_SMTP_FROM',
     default: 'Portcullis <no-reply@localhost>',
+    parse: text,
     meaning: 'Sender address of notification mails.',
   },
-  {
+  bodyLimitBytes: {
     env: 'PORTCULLIS_BODY_LIMIT',
     default: '2gb',
+    parse: (raw, env) => parseSize(env, raw),
     meaning: 'Largest accepted body of `POST /admin/v1/import` (streamed to a temporary file, not held in memory); `0` = no limit. Every other HTTP route accepts at most 1 MB, RPCs at most 4 MB.',
   },
-];
+} satisfies Record<string, DefaultedSetting<unknown> | OptionalSetting<unknown>>;
+
+/** The declarations in README order. */
+export const SETTINGS: Setting[] = Object.values(S);
+
+/** What the README's default column shows for a setting. */
+export function documentedDefault(s: Setting): string {
+  return 'default' in s ? s.default : s.whenUnset;
+}
+
+/** The README's settings table rows, rendered from the declarations (the README test compares them). */
+export function settingsTableRows(): string[] {
+  return SETTINGS.map((s) => `| \`${s.env}\` | \`${documentedDefault(s)}\` | ${s.meaning} |`);
+}
+
+/** Replaces `$NAME` in a default with the value `vars` gives for NAME. */
+export function expandDefault(value: string, vars: Record<string, string>): string {
+  return value.replace(/\$([A-Z_]+)/g, (whole, name: string) => vars[name] ?? whole);
+}
 
 export interface Config {
   port: number;
@@ -134,74 +242,58 @@ export interface Config {
   bodyLimitBytes: number;
 }
 
-/** A setting has a value that cannot work; the message names it and says what is expected. */
-export class ConfigError extends Error {}
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const get = (name: string) => {
     const v = env[name];
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
-  const port = intSetting('PORT', get('PORT'), 8080, 0, 65535);
-  const externalUrl = (get('PORTCULLIS_EXTERNAL_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  checkUrl('PORTCULLIS_EXTERNAL_URL', externalUrl, ['http:', 'https:']);
-  const databaseUrl = get('DATABASE_URL');
-  if (databaseUrl) checkUrl('DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']);
-  const rawDataDir = get('PORTCULLIS_DATA_DIR') ?? './.portcullis';
-  const inMemory = rawDataDir === 'memory://';
-  const dataDir = inMemory ? rawDataDir : path.resolve(rawDataDir);
-  const logLevel = (get('PORTCULLIS_LOG_LEVEL') ?? 'info').toLowerCase();
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`PORTCULLIS_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
-  }
-  const tlsCert = get('PORTCULLIS_TLS_CERT');
-  const tlsKey = get('PORTCULLIS_TLS_KEY');
+  const read = <T>(s: DefaultedSetting<T>, vars: Record<string, string> = {}): T =>
+    s.parse(get(s.env) ?? expandDefault(s.default, vars), s.env);
+  const readOptional = <T>(s: OptionalSetting<T>): T | undefined => {
+    const raw = get(s.env);
+    return raw === undefined ? undefined : s.parse(raw, s.env);
+  };
+  // Read in the order the checks ran before the declarations existed, so that of several bad values
+  // the same one is reported first.
+  const port = read(S.port);
+  const externalUrl = read(S.externalUrl, { PORT: String(port) });
+  const databaseUrl = readOptional(S.databaseUrl);
+  const dataDir = read(S.dataDir);
+  const inMemory = dataDir === 'memory://';
+  const logLevel = read(S.logLevel);
+  const tlsCert = readOptional(S.tlsCert);
+  const tlsKey = readOptional(S.tlsKey);
   if (Boolean(tlsCert) !== Boolean(tlsKey)) {
     throw new ConfigError('PORTCULLIS_TLS_CERT and PORTCULLIS_TLS_KEY must be set together');
   }
-  const smtpUrl = get('PORTCULLIS_SMTP_URL');
-  if (smtpUrl) checkUrl('PORTCULLIS_SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+  const smtpUrl = readOptional(S.smtpUrl);
   return {
     port,
-    host: get('PORTCULLIS_HOST') ?? '0.0.0.0',
+    host: read(S.host),
     externalUrl,
     databaseUrl,
     dataDir,
     inMemory,
-    dbConnectTimeoutMs: intSetting('PORTCULLIS_DB_CONNECT_TIMEOUT', get('PORTCULLIS_DB_CONNECT_TIMEOUT'), 30, 0, 3600) * 1000,
-    dbPoolSize: intSetting('PORTCULLIS_DB_POOL_SIZE', get('PORTCULLIS_DB_POOL_SIZE'), 10, 1, 1000),
-    workers: databaseUrl ? intSetting('PORTCULLIS_WORKERS', get('PORTCULLIS_WORKERS'), os.availableParallelism(), 1, 256) : 1,
-    adminPassword: get('PORTCULLIS_ADMIN_PASSWORD'),
-    adminPatFile: get('PORTCULLIS_ADMIN_PAT_FILE') ?? (inMemory ? undefined : path.join(dataDir, 'admin.pat')),
-    orgName: get('PORTCULLIS_ORG_NAME') ?? 'Portcullis',
-    masterKey: get('PORTCULLIS_MASTER_KEY'),
+    dbConnectTimeoutMs: read(S.dbConnectTimeoutMs),
+    dbPoolSize: read(S.dbPoolSize),
+    // PGlite allows one process, so the setting is neither used nor checked without PostgreSQL
+    workers: databaseUrl ? (readOptional(S.workers) ?? os.availableParallelism()) : 1,
+    adminPassword: readOptional(S.adminPassword),
+    // with memory:// there is no folder to write the token to
+    adminPatFile: readOptional(S.adminPatFile) ?? (inMemory ? undefined : path.join(dataDir, 'admin.pat')),
+    orgName: read(S.orgName),
+    masterKey: readOptional(S.masterKey),
     tlsCert,
     tlsKey,
-    corsOrigins: (get('PORTCULLIS_CORS_ORIGINS') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    corsOrigins: readOptional(S.corsOrigins) ?? [],
     logLevel,
-    shutdownTimeoutMs: intSetting('PORTCULLIS_SHUTDOWN_TIMEOUT', get('PORTCULLIS_SHUTDOWN_TIMEOUT'), 25, 0, 3600) * 1000,
-    keyRotationIntervalMs: parseDuration(
-      'PORTCULLIS_KEY_ROTATION_INTERVAL',
-      get('PORTCULLIS_KEY_ROTATION_INTERVAL') ?? '720h',
-    ),
-    assertionMaxLifetimeS: Math.floor(parseDuration('PORTCULLIS_ASSERTION_MAX_LIFETIME', get('PORTCULLIS_ASSERTION_MAX_LIFETIME') ?? '1h') / 1000),
+    shutdownTimeoutMs: read(S.shutdownTimeoutMs),
+    keyRotationIntervalMs: read(S.keyRotationIntervalMs),
+    assertionMaxLifetimeS: read(S.assertionMaxLifetimeS),
     smtpUrl,
-    smtpFrom: get('PORTCULLIS_SMTP_FROM') ?? 'Portcullis <no-reply@localhost>',
-    bodyLimitBytes: parseSize('PORTCULLIS_BODY_LIMIT', get('PORTCULLIS_BODY_LIMIT') ?? '2gb'),
+    smtpFrom: read(S.smtpFrom),
+    bodyLimitBytes: read(S.bodyLimitBytes),
   };
-}
-
-function intSetting(name: string, raw: string | undefined, def: number, min: number, max: number): number {
-  if (raw === undefined) return def;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number; got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}; got ${n}`);
-  return n;
 }
 
 function checkUrl(name: string, raw: string, protocols: string[]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDuration } from '../../src/config';
+import { ConfigError, expandDefault, loadConfig, parseDuration, SETTINGS } from '../../src/config';
 import { runCli } from '../helpers/process';
 
 describe('configuration', () => {
@@ -76,5 +76,20 @@ describe('start-up failures', () => {
     const bad = runCli(['frobnicate']);
     expect(await bad.exited).toBe(2);
     expect(bad.stderr()).toMatch(/unknown command "frobnicate"/);
+  });
+});
+
+describe('setting declarations', () => {
+  const defaults = Object.fromEntries(SETTINGS.flatMap((s) => ('default' in s ? [[s.env, s.default]] : [])));
+  const defaulted = SETTINGS.filter((s) => 'default' in s);
+
+  it.each(defaulted.map((s) => [s.env, s]))('%s: the default passes its own parser', (_env, s) => {
+    if (!('default' in s)) throw new Error('filtered above');
+    expect(() => s.parse(expandDefault(s.default, defaults), s.env)).not.toThrow();
+  });
+
+  it.each(defaulted.map((s) => [s.env, s]))('%s: setting the declared default changes nothing', (_env, s) => {
+    if (!('default' in s)) throw new Error('filtered above');
+    expect(loadConfig({ [s.env]: expandDefault(s.default, defaults) })).toEqual(loadConfig({}));
   });
 });

@@ -1,15 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../src/config';
+import { SETTINGS, settingsTableRows } from '../../src/config';
 
 describe('README', () => {
   const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
 
-  it('documents every setting with its default, exactly as the code defines it', () => {
-    for (const s of SETTINGS) {
-      expect(readme).toContain(`| \`${s.env}\` | \`${s.default}\` | ${s.meaning} |`);
-    }
+  it('documents every setting with its default, exactly as the code declares it', () => {
+    const tableRows = readme.split('\n').filter((line) => /^\| `(?:PORTCULLIS_|DATABASE_URL|PORT\b)/.test(line));
+    expect(tableRows).toEqual(settingsTableRows());
   });
 
   it('documents no setting the code does not read', () => {
