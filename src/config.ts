@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseDuration as parseGoDuration } from './domain/validate/duration';
 
 /** A setting has a value that cannot work; the message names it and says what is expected. */
 export class ConfigError extends Error {}
@@ -316,24 +317,11 @@ export function redact(raw: string): string {
   return raw.replace(/\/\/([^:/@]*):([^@]*)@/, '//$1:***@');
 }
 
-const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** Parses Go-style durations (`5m0s`, `1h30m`, `720h`, `90s`, `1500ms`, `250us`, `10ns`); a bare number is seconds. */
+/** A setting's duration in milliseconds, in the one grammar of domain/validate/duration.ts. */
 export function parseDuration(name: string, raw: string): number {
-  if (/^\d+$/.test(raw)) return Number(raw) * 1000;
-  // longest units first, so that `ms` is not read as `m` followed by `s`
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)/g;
-  let total = 0;
-  let consumed = 0;
-  for (const m of raw.matchAll(re)) {
-    if (m.index !== consumed) break;
-    total += Number(m[1]) * DURATION_UNITS[m[2]];
-    consumed += m[0].length;
-  }
-  if (consumed !== raw.length || consumed === 0) {
-    throw new ConfigError(`${name} must be a duration such as 30s, 5m0s or 720h; got "${raw}"`);
-  }
-  return total;
+  const ms = parseGoDuration(raw);
+  if (ms === undefined) throw new ConfigError(`${name} must be a duration such as 30s, 5m0s or 720h; got "${raw}"`);
+  return ms;
 }
 
 function parseSize(name: string, raw: string): number {

@@ -1,5 +1,5 @@
 import type { OidcAppConfig } from './model';
-import { parseUrl } from './validate';
+import { parseUrl } from '../validate/url';
 
 export interface ComplianceProblem {
   /** stable key, documented in the README section "Applications" */

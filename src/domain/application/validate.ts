@@ -1,4 +1,6 @@
 import { invalidArgument } from '../errors';
+import { isResourceId, requireRefId } from '../validate/id';
+import { httpUrl, parseUrl } from '../validate/url';
 import {
   ACCESS_TOKEN_TYPES,
   API_AUTH_METHODS,
@@ -27,14 +29,13 @@ export function checkName(name: string, field = 'name'): string {
 }
 
 export function checkApplicationId(id: string): void {
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) {
+  if (!isResourceId(id)) {
     throw invalidArgument('Errors.Application.Id.Invalid', 'application_id may contain only letters, digits, "-" and "_" (at most 200)');
   }
 }
 
 export function checkRequiredId(value: string, field: string): void {
-  if (!value) throw invalidArgument('Errors.IdMissing', `${field} is required`);
-  if (value.length > 200) throw invalidArgument('Errors.IdInvalid', `${field} must be at most 200 characters`);
+  requireRefId((_, problem) => (problem === 'missing' ? 'Errors.IdMissing' : 'Errors.IdInvalid'), field, value);
 }
 
 export function checkOidcConfig(c: OidcAppConfig): void {
@@ -74,8 +75,7 @@ export function checkSamlConfig(c: SamlAppConfig): void {
     return;
   }
   if (c.metadataUrl !== undefined) {
-    const url = parseUrl(c.metadataUrl);
-    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || !url.hostname) {
+    if (!httpUrl(c.metadataUrl)) {
       throw invalidArgument('Errors.Application.Saml.MetadataUrl.Invalid', 'saml.metadata_url must be an http or https URL');
     }
     return;
@@ -118,14 +118,6 @@ function checkEnumList(values: string[], allowed: readonly string[], field: stri
     checkEnum(v, allowed, `${field}[${i}]`);
   });
   if (new Set(values).size !== values.length) throw invalidArgument('Errors.Application.Enum.Duplicate', `${field} lists a value twice`);
-}
-
-export function parseUrl(value: string): URL | undefined {
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
 }
 
 function truncate(s: string): string {

@@ -1,14 +1,23 @@
 import { invalidArgument } from '../errors';
-import { isEmailAddress } from '../user/validate';
+import { requireDomain as sharedRequireDomain } from '../validate/domain-name';
+import { isEmailAddress } from '../validate/email';
+import { optionalResourceId, requireRefId } from '../validate/id';
+import type { KeyOf } from '../validate/key';
+import { requireText as sharedRequireText } from '../validate/text';
+import { requireUsername as sharedRequireUsername } from '../validate/username';
 
-/** Input checks shared by the resource commands; each error names the field. */
+/**
+ * Input checks of the resource commands (organizations, projects, grants…). The rules are the shared
+ * ones of domain/validate/; these throw `Errors.Invalid.<field>`, the key this API has always
+ * returned. Each error names the field.
+ */
+const key: KeyOf = (field) => `Errors.Invalid.${field}`;
+
 export function requireText(field: string, value: string | undefined, max = 200): string {
-  const v = (value ?? '').trim();
-  if (!v) throw invalidArgument(`Errors.Invalid.${field}`, `${field} is required`);
-  if (v.length > max) throw invalidArgument(`Errors.Invalid.${field}`, `${field} must be at most ${max} characters`);
-  return v;
+  return sharedRequireText(key, field, value, max);
 }
 
+/** Left out, or a text that is not empty (a role's group or display name). */
 export function optionalText(field: string, value: string | undefined, max = 200): string | undefined {
   if (value === undefined) return undefined;
   return requireText(field, value, max);
@@ -16,33 +25,26 @@ export function optionalText(field: string, value: string | undefined, max = 200
 
 /** Client-chosen ids: letters, digits, `-` and `_`, at most 200 characters. */
 export function optionalId(field: string, value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) {
-    throw invalidArgument(`Errors.Invalid.${field}`, `${field} may only contain letters, digits, "-" and "_" (at most 200)`);
-  }
-  return value;
+  return optionalResourceId(key, field, value);
 }
 
 export function requireId(field: string, value: string | undefined): string {
-  if (!value) throw invalidArgument(`Errors.Invalid.${field}`, `${field} is required`);
-  if (value.length > 200) throw invalidArgument(`Errors.Invalid.${field}`, `${field} is too long`);
-  return value;
+  return requireRefId(key, field, value);
 }
-
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /** A DNS host name without scheme or port, lower-cased. */
 export function requireDomain(field: string, value: string | undefined): string {
-  const v = (value ?? '').trim().toLowerCase();
-  if (!v) throw invalidArgument(`Errors.Invalid.${field}`, `${field} is required`);
-  if (v.length > 253 || !v.split('.').every((l) => LABEL.test(l))) {
-    throw invalidArgument(`Errors.Invalid.${field}`, `${field} must be a domain name such as "example.com" (no scheme, no port)`);
-  }
+  return sharedRequireDomain(key, field, value);
+}
+
+/** The same email rule as the user commands (user/validate.ts checkEmail), with this API's key. */
+export function requireEmail(field: string, value: string | undefined): string {
+  const v = requireText(field, value);
+  if (!isEmailAddress(v)) throw invalidArgument(key(field, 'invalid'), `${field} is not a valid email address`);
   return v;
 }
 
-export function requireEmail(field: string, value: string | undefined): string {
-  const v = (value ?? '').trim();
-  if (!isEmailAddress(v)) throw invalidArgument(`Errors.Invalid.${field}`, `${field} must be an email address`);
-  return v;
+/** The same username rule as the user commands (user/validate.ts checkUsername), with this API's key. */
+export function requireUsername(field: string, value: string | undefined): string {
+  return sharedRequireUsername(key, field, value);
 }

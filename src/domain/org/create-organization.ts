@@ -6,7 +6,7 @@ import type { Ctx } from '../context';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
 import { execute } from '../execute';
 import { checkPasswordPolicy, getInstanceSettings } from '../instance/settings';
-import { optionalId, requireEmail, requireText } from '../instance/validate';
+import { optionalId, requireEmail, requireText, requireUsername } from '../instance/validate';
 import { addHumanUser } from '../user/commands';
 import { addOrg } from './commands';
 
@@ -55,7 +55,8 @@ export async function createOrganization(
       const field = `admins[${i}].human`;
       const email = requireEmail(`${field}.email.email`, h.email);
       const human = {
-        username: h.username?.trim() || email,
+        // the same login-name rule as CreateUser: a username given must pass it; none means the email
+        username: h.username?.trim() ? requireUsername(`${field}.username`, h.username) : email,
         givenName: requireText(`${field}.profile.given_name`, h.givenName),
         familyName: requireText(`${field}.profile.family_name`, h.familyName),
         nickName: h.nickName || undefined,

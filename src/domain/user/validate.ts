@@ -1,63 +1,42 @@
 import { invalidArgument } from '../errors';
+import { isEmailAddress, MAX_EMAIL } from '../validate/email';
+import { USER_ID } from '../validate/id';
+import type { KeyOf } from '../validate/key';
+import { optionalFreeText, requireText as sharedRequireText } from '../validate/text';
+import { httpUrl, parseUrl } from '../validate/url';
+import { requireUsername } from '../validate/username';
 
 /**
  * Input checks shared by the user commands. Each error names the field as the v2 API spells it
  * (e.g. `human.profile.given_name`), so a caller knows what to fix.
  */
 const KEY = 'Errors.User.Invalid';
+const key: KeyOf = () => KEY;
 
-// Control characters (NUL, line breaks, escapes) have no place in a name, an address or an id; the
-// database cannot even store NUL. Refused here, each becomes that field's error (and, in the bulk
-// import, that user's errors[] entry instead of a failed request).
-// Free text (descriptions) may keep its line breaks and tabs.
-function hasControl(v: string, keepLineBreaks = false): boolean {
-  for (let i = 0; i < v.length; i++) {
-    const c = v.charCodeAt(i);
-    if (c === 0x7f || (c < 0x20 && !(keepLineBreaks && (c === 0x09 || c === 0x0a || c === 0x0d)))) return true;
-  }
-  return false;
-}
+// The rules themselves live in domain/validate/, shared with the organization and project commands;
+// here they throw the users' key. A control character refused there becomes that field's error (and,
+// in the bulk import, that user's errors[] entry instead of a failed request).
 
 export function requireText(field: string, value: string | undefined | null, max = 200): string {
-  const v = value?.trim() ?? '';
-  if (!v) throw invalidArgument(KEY, `${field} is required`);
-  if (v.length > max) throw invalidArgument(KEY, `${field} must be at most ${max} characters`);
-  if (hasControl(v)) throw invalidArgument(KEY, `${field} must not contain control characters`);
-  return v;
+  return sharedRequireText(key, field, value, max);
 }
 
 export function optionalText(field: string, value: string | undefined | null, max = 200): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  const v = value.trim();
-  if (v.length > max) throw invalidArgument(KEY, `${field} must be at most ${max} characters`);
-  if (hasControl(v, true)) throw invalidArgument(KEY, `${field} must not contain control characters`);
-  return v;
+  return optionalFreeText(key, field, value, max);
 }
 
 export function checkId(field: string, value: string | undefined | null): string {
   const v = requireText(field, value, 200);
-  if (!/^[A-Za-z0-9_.@-]+$/.test(v)) throw invalidArgument(KEY, `${field} may contain only letters, digits and _ . @ -`);
+  if (!USER_ID.test(v)) throw invalidArgument(KEY, `${field} may contain only letters, digits and _ . @ -`);
   return v;
 }
 
 export function checkUsername(field: string, value: string | undefined | null): string {
-  const v = requireText(field, value, 200);
-  if (/\s/.test(v)) throw invalidArgument(KEY, `${field} must not contain whitespace`);
-  return v;
-}
-
-// A pragmatic address check: one @, no spaces or brackets in the local part, a dotted host name.
-// RFC 5321: the domain is one or more labels, so `admin@localhost` is an address (real exports have
-// them); no quoted local parts, spaces or angle brackets.
-const EMAIL = /^[^\s@"<>()[\],;:\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-
-/** The one email rule of every API, the import and the organization's first administrator. */
-export function isEmailAddress(v: string): boolean {
-  return v.length <= 320 && EMAIL.test(v);
+  return requireUsername(key, field, value);
 }
 
 export function checkEmail(field: string, value: string | undefined | null): string {
-  const v = requireText(field, value, 200);
+  const v = requireText(field, value, MAX_EMAIL);
   if (!isEmailAddress(v)) throw invalidArgument(KEY, `${field} is not a valid email address`);
   return v;
 }
@@ -77,13 +56,10 @@ export function checkLanguage(field: string, value: string | undefined): string 
 export function checkUrlTemplate(field: string, value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (value.length > 2000) throw invalidArgument(KEY, `${field} must be at most 2000 characters`);
-  let url: URL;
-  try {
-    url = new URL(value.replaceAll(/\{\{\.?\w+\}\}/g, 'x'));
-  } catch {
-    throw invalidArgument(KEY, `${field} is not a valid URL`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidArgument(KEY, `${field} must be an http(s) URL`);
+  // {{.Code}}-style placeholders are filled in later; a stand-in makes the template parse as the URL it becomes.
+  const filled = value.replaceAll(/\{\{\.?\w+\}\}/g, 'x');
+  if (!parseUrl(filled)) throw invalidArgument(KEY, `${field} is not a valid URL`);
+  if (!httpUrl(filled)) throw invalidArgument(KEY, `${field} must be an http(s) URL`);
   return value;
 }
 

@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseDuration } from '../../config';
+import { parseDuration } from '../../domain/validate/duration';
 import { invalidArgument } from '../../domain/errors';
 import { collectGarbage } from '../../domain/import/collect-garbage';
 import type { StreamedOrg, UserBatch } from '../../domain/import/import-data';
@@ -136,11 +136,10 @@ class Checker {
     if (e.kind !== 'value') throw invalidArgument('Errors.Import.Invalid', 'timeout must be a duration such as 5m0s or 300s');
     if (e.value === null) return;
     const raw = String(e.value);
-    try {
-      this.timeoutMs = parseDuration('timeout', raw) || undefined;
-    } catch {
-      throw invalidArgument('Errors.Import.Invalid', `timeout must be a duration such as 5m0s or 300s; got "${raw}"`);
-    }
+    const ms = parseDuration(raw);
+    if (ms === undefined) throw invalidArgument('Errors.Import.Invalid', `timeout must be a duration such as 5m0s or 300s; got "${raw}"`);
+    // 0 means no timeout of its own
+    this.timeoutMs = ms || undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { parseDuration } from '../../config';
+import { parseDuration } from '../../domain/validate/duration';
 import type { Deps } from '../../deps';
 import { createApplication } from '../../domain/application/commands';
 import type { AppConfigInput } from '../../domain/application/model';
@@ -63,11 +63,9 @@ export function toOidc(b: Obj): AppConfigInput {
   const skew = str(b, 'clockSkew', '');
   let clockSkewSeconds: number | undefined;
   if (skew) {
-    try {
-      clockSkewSeconds = parseDuration('clockSkew', skew) / 1000;
-    } catch {
-      throw invalidArgument('Errors.Application.Invalid', `clockSkew must be a duration such as 1s; got "${skew}"`);
-    }
+    const ms = parseDuration(skew);
+    if (ms === undefined) throw invalidArgument('Errors.Application.Invalid', `clockSkew must be a duration such as 1s; got "${skew}"`);
+    clockSkewSeconds = ms / 1000;
   }
   const oidc: Record<string, unknown> = {
     redirectUris: b.redirectUris === undefined ? undefined : strings(b, 'redirectUris', ''),

@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+// the grammar the server reads the import body's timeout with, so a --timeout passed here is one it takes
+import { parseDuration } from '../../../domain/validate/duration';
 import { convert, ExportError, ReadError } from './convert';
 import { FileSink } from './file-sink';
 import { InputError, resolveInputs } from './inputs';
@@ -33,8 +35,6 @@ Options:
 Users without email get the placeholder <user id>@${PLACEHOLDER_EMAIL_DOMAIN} (unverified).
 Exit status: 0 converted, 1 unreadable or invalid export or failed import, 2 wrong options.`;
 
-/** Go duration syntax, as the import's timeout field takes it (e.g. 5m0s, 90s, 1h30m). */
-const DURATION = /^(0|(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+)$/;
 
 const OPTIONS = {
   org: { type: 'string' },
@@ -120,7 +120,7 @@ export async function migrateKeycloak(args: string[]): Promise<number> {
     ? '--org is required'
     : !values.realm?.length
       ? '--realm is required'
-      : !DURATION.test(values.timeout)
+      : parseDuration(values.timeout) === undefined
         ? `--timeout must be a duration such as 5m0s, got "${values.timeout}"`
         : undefined;
   if (problem) {
