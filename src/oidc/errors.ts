@@ -5,6 +5,10 @@ import { errorPage } from '../login/render';
 
 type Log = { error: (o: object, m: string) => void };
 
+const STATUS: Record<string, number> = { invalid_client: 401, temporarily_unavailable: 503, server_error: 500 };
+/** Seconds a client is asked to wait when the database is down. */
+const RETRY_AFTER_S = '5';
+
 /**
  * The OAuth transport's one mapping from errors, rendered three ways: JSON for the back-channel
  * endpoints (renderOAuthError), a redirect for the authorization endpoint (authorize.ts `fail`, fed by
@@ -32,10 +36,6 @@ export class OAuthError extends Error {
  * what the client sent, so control characters (CR, LF, TAB: header and log injection), quotes,
  * backslashes and non-ASCII are replaced here, once for every error the OAuth endpoints render.
  */
-const STATUS: Record<string, number> = { invalid_client: 401, temporarily_unavailable: 503, server_error: 500 };
-/** Seconds a client is asked to wait when the database is down. */
-const RETRY_AFTER_S = '5';
-
 export function safeDescription(text: string): string {
   return text.replace(/"/g, "'").replace(/\\/g, '/').replace(/[^\x20-\x7e]/g, '?');
 }

@@ -19,7 +19,6 @@ export const unauthorizedClient = oauthError('unauthorized_client', 'permission_
 export const accessDenied = oauthError('access_denied', 'permission_denied');
 export const invalidTarget = oauthError('invalid_target', 'invalid_argument');
 export const unsupportedGrantType = oauthError('unsupported_grant_type', 'invalid_argument');
-export const unsupportedTokenType = oauthError('unsupported_token_type', 'invalid_argument');
 
 /** The OAuth error code an error was made with by one of these factories, else undefined. */
 export function oauthCodeOf(err: unknown): string | undefined {
