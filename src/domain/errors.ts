@@ -61,11 +61,27 @@ export class LimitError extends DomainError {
   }
 }
 
+/** Connection failures of the database drivers (postgres.js, node's sockets) and PostgreSQL's "shutting down / starting up". */
+const DATABASE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'CONNECTION_DESTROYED', '57P01', '57P03']);
+
+/** The database cannot be reached (the error or one of its causes is a connection failure). */
+export function isDatabaseDown(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && DATABASE_DOWN.has(e.code)) return true;
+  }
+  return false;
+}
+
 /**
- * A value the database refused (SQLSTATE class 22: a number out of its column's range, a NUL byte
- * or an invalid character in text) is the caller's bad input, not a server fault: every transport
- * answers it as invalid_argument and none logs the failed statement. The input guard at the
- * boundary catches most such values first and names the field; this is the safety net behind it.
+ * What a thrown error means to the caller, for the transports' renderers; undefined for a fault of the
+ * server (which the renderer logs and answers without detail).
+ *
+ * - A value the database refused (SQLSTATE class 22: a number out of its column's range, a NUL byte
+ *   or an invalid character in text) is the caller's bad input, not a server fault: every transport
+ *   answers it as invalid_argument and none logs the failed statement. The input guard at the
+ *   boundary catches most such values first and names the field; this is the safety net behind it.
+ * - A database that cannot be reached is `unavailable` (retry later) on every transport, never an
+ *   internal error: Connect `unavailable`, OAuth 503 `temporarily_unavailable`, v1 503 code 14.
  */
 export function asDomainError(err: unknown): DomainError | undefined {
   if (err instanceof DomainError) return err;
@@ -74,5 +90,6 @@ export function asDomainError(err: unknown): DomainError | undefined {
       return invalidArgument('Errors.Invalid.Value', 'a value is out of range or holds characters that cannot be stored (such as NUL)');
     }
   }
+  if (isDatabaseDown(err)) return new DomainError('unavailable', 'Errors.Database.Unavailable', 'the database is unavailable; retry later');
   return undefined;
 }

@@ -1,12 +1,12 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { Deps } from '../deps';
-import { asDomainError, DomainError } from '../domain/errors';
 import { limitBody } from './body-limit';
 import { healthRoutes } from './health';
 import { oidcRoutes } from '../oidc/routes';
 import { loginRoutes } from '../login/routes';
-import { v1Routes } from '../v1/app';
-import { safeDescription } from '../oidc/errors';
+import { V1_PREFIXES, v1Routes } from '../v1/app';
+import { renderV1Error } from '../v1/errors';
+import { renderOAuthError, renderOAuthPage, safeDescription } from '../oidc/errors';
 import { inputGuard } from './input-guard';
 import { tooLargeBody } from '../v1/import/route';
 import { createRateLimiter } from './rate-limit/limiter';
@@ -15,6 +15,14 @@ const SMALL_BODY_LIMIT = 1024 * 1024;
 const IMPORT_PATH = '/admin/v1/import';
 /** Routes that check their bodies themselves (the import checks each user), not with the input guard. */
 const BULK_PATHS = new Set([IMPORT_PATH, '/management/v1/users/human/_import']);
+
+const PAGE_PATHS = ['/ui/login/', '/oauth/v2/authorize', '/oidc/v1/end_session'];
+
+function rendererFor(path: string) {
+  if (V1_PREFIXES.some((p) => path.startsWith(p))) return renderV1Error;
+  if (PAGE_PATHS.some((p) => path.startsWith(p))) return renderOAuthPage;
+  return renderOAuthError;
+}
 
 /**
  * The Hono side of the port: health and metrics, the OIDC endpoints, the hosted login and the v1
@@ -53,12 +61,12 @@ export function createHttpApp(deps: Deps) {
   app.route('/', v1Routes(deps));
 
   app.notFound((c) => c.json({ error: 'not_found', error_description: safeDescription(`no route for ${c.req.method} ${c.req.path}`) }, 404));
-  app.onError((thrown, c) => {
-    const err = asDomainError(thrown) ?? thrown;
-    if (err instanceof DomainError) return c.json({ error: err.kind, error_description: safeDescription(err.message) }, 400);
+  // Errors no area answered itself go to the renderer of the area the path belongs to: v1 shape,
+  // the HTML error page of the browser endpoints and the login, else OAuth JSON (the shape of
+  // every other JSON error here). A domain error always gets its transport's status.
+  app.onError((err, c) => {
     if ((err as any)?.status && (err as any).getResponse) return (err as any).getResponse();
-    deps.log.error({ err, path: c.req.path }, 'unexpected error in HTTP route');
-    return c.json({ error: 'server_error', error_description: 'internal error' }, 500);
+    return rendererFor(c.req.path)(c, err, deps.log);
   });
   return app;
 }

@@ -11,9 +11,8 @@ import { verifyOwnJwt } from '../domain/oidc/web-keys';
 import { browserSessions, callbackUrl, nextStep } from '../login/flow';
 import { errorPage } from '../login/render';
 import { responseModeFor, sendAuthorizationResponse } from './authorize-response';
-import { safeDescription, toOAuthError } from './errors';
+import { renderOAuthPage, safeDescription, toOAuthError } from './errors';
 import { oidcCtx, oidcEnv } from './env';
-import { OAuthError } from './errors';
 import { readParams } from './params';
 import { redirectUriCompliant } from '../domain/application/compliance';
 import { redirectUriAllowed, redirectUriWellFormed } from './redirect-uris';
@@ -36,7 +35,7 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
   try {
     parsed = await readParams(c);
   } catch (err) {
-    return errorPage(c, (err as OAuthError).description ?? 'malformed request');
+    return renderOAuthPage(c, err, deps.log);
   }
   const { params, repeated } = parsed;
   const uiLocales = splitScopes(params.get('ui_locales'));
@@ -141,7 +140,8 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
     return c.redirect(next, 303);
   } catch (err) {
     const known = toOAuthError(err);
-    if (known && known.status < 500) return fail(known.code, known.description);
+    // temporarily_unavailable (the database is down) is an error the redirect carries (§4.1.2.1)
+    if (known && known.code !== 'server_error') return fail(known.code, known.description);
     deps.log.error({ err, path: c.req.path }, 'unexpected error in the authorization endpoint');
     return fail('server_error', 'internal error');
   }

@@ -4,7 +4,7 @@ import type { Deps } from '../deps';
 import { CLIENT_ASSERTION_TYPE, verifyClientAssertion } from '../domain/oidc/client-assertion';
 import { findClient, type OidcClient } from '../domain/oidc/clients';
 import { findMachineClient } from '../domain/oidc/m2m/machines';
-import { invalidClient, invalidRequest } from './errors';
+import { invalidClient, invalidRequest } from '../domain/oidc/oauth-errors';
 import type { Params } from './params';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
@@ -47,7 +47,7 @@ export async function authenticateClient(
   allowed: ClientAuthMethod[],
 ): Promise<AuthenticatedClient> {
   const basic = parseBasic(c.req.header('authorization'));
-  if (basic === 'malformed') throw invalidClient('malformed Basic authorization header', true);
+  if (basic === 'malformed') throw invalidClient('malformed Basic authorization header');
   const bodySecret = params.get('client_secret');
   const assertion = params.get('client_assertion');
   const assertionType = params.get('client_assertion_type');
@@ -74,17 +74,17 @@ export async function authenticateClient(
     clientId = params.get('client_id');
   }
   if (!clientId) throw invalidClient('client authentication is missing');
-  if (!allowed.includes(method)) throw invalidClient(`client authentication method ${method} is not accepted here`, !!basic);
+  if (!allowed.includes(method)) throw invalidClient(`client authentication method ${method} is not accepted here`);
 
   // A machine user is a client too (client credentials, revocation): client id = its username.
   const client = (await findClient(deps.database.db, clientId)) ?? (await findMachineClient(deps.database.db, clientId));
-  if (!client?.active) throw invalidClient('unknown or inactive client', !!basic);
+  if (!client?.active) throw invalidClient('unknown or inactive client');
   if (!(ACCEPTS[client.authMethod] ?? []).includes(method)) {
-    throw invalidClient(`the client is registered for ${client.authMethod}, not ${method}`, !!basic);
+    throw invalidClient(`the client is registered for ${client.authMethod}, not ${method}`);
   }
   if (method === 'client_secret_basic' || method === 'client_secret_post') {
     const secret = basic ? basic.secret : (bodySecret ?? '');
-    if (!verifySecret(client.secretHash, secret)) throw invalidClient('client authentication failed', !!basic);
+    if (!verifySecret(client.secretHash, secret)) throw invalidClient('client authentication failed');
   } else if (method === 'private_key_jwt') {
     const issuer = deps.config.externalUrl;
     const endpoint = issuer + c.req.path;

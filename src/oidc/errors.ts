@@ -1,18 +1,29 @@
 import type { Context } from 'hono';
 import { asDomainError, DomainError } from '../domain/errors';
-import { OAUTH_KEY_PREFIX } from '../domain/oidc/env';
+import { oauthCodeOf } from '../domain/oidc/oauth-errors';
+import { errorPage } from '../login/render';
+
+type Log = { error: (o: object, m: string) => void };
+
+const STATUS: Record<string, number> = { invalid_client: 401, temporarily_unavailable: 503, server_error: 500 };
+/** Seconds a client is asked to wait when the database is down. */
+const RETRY_AFTER_S = '5';
 
 /**
- * One class per OAuth error code, one renderer. Handlers throw; they never format errors.
- * Status: 401 for invalid_client (with `WWW-Authenticate` when Basic was tried), 500 for
- * server_error, 400 for everything else (RFC 6749 §5.2).
+ * The OAuth transport's one mapping from errors, rendered three ways: JSON for the back-channel
+ * endpoints (renderOAuthError), a redirect for the authorization endpoint (authorize.ts `fail`, fed by
+ * toOAuthError) and an HTML page for the browser endpoints and the hosted login (renderOAuthPage).
+ * Handlers throw domain errors (the factories are in domain/oidc/oauth-errors.ts); they never format them.
+ * Status: 401 for invalid_client (with `WWW-Authenticate` when Basic was tried), 503 for
+ * temporarily_unavailable (the database is down), 500 for server_error, 400 for everything else
+ * (RFC 6749 §5.2).
  */
 export class OAuthError extends Error {
   readonly description: string;
   constructor(
     readonly code: string,
     description: string,
-    readonly status = code === 'invalid_client' ? 401 : code === 'server_error' ? 500 : 400,
+    readonly status = STATUS[code] ?? 400,
     readonly headers: Record<string, string> = {},
   ) {
     super(description);
@@ -29,21 +40,13 @@ export function safeDescription(text: string): string {
   return text.replace(/"/g, "'").replace(/\\/g, '/').replace(/[^\x20-\x7e]/g, '?');
 }
 
-export const invalidRequest = (d: string) => new OAuthError('invalid_request', d);
-export const invalidClient = (d: string, basicUsed = false) =>
-  new OAuthError('invalid_client', d, 401, basicUsed ? { 'WWW-Authenticate': 'Basic realm="portcullis", charset="UTF-8"' } : {});
-export const invalidGrant = (d: string) => new OAuthError('invalid_grant', d);
-export const invalidScope = (d: string) => new OAuthError('invalid_scope', d);
-export const unauthorizedClient = (d: string) => new OAuthError('unauthorized_client', d);
-export const unsupportedGrantType = (d: string) => new OAuthError('unsupported_grant_type', d);
-export const unsupportedTokenType = (d: string) => new OAuthError('unsupported_token_type', d);
-
 const KIND_CODES: Partial<Record<DomainError['kind'], string>> = {
   invalid_argument: 'invalid_request',
   not_found: 'invalid_request',
   failed_precondition: 'invalid_request',
   permission_denied: 'access_denied',
   unauthenticated: 'invalid_client',
+  unavailable: 'temporarily_unavailable',
 };
 
 /** Domain errors become OAuth errors: `OAuth.<code>` keys carry their code, other kinds map by table. */
@@ -51,22 +54,43 @@ export function toOAuthError(err: unknown): OAuthError | undefined {
   if (err instanceof OAuthError) return err;
   err = asDomainError(err) ?? err;
   if (err instanceof DomainError) {
-    if (err.key.startsWith(OAUTH_KEY_PREFIX)) return new OAuthError(err.key.slice(OAUTH_KEY_PREFIX.length), err.message);
-    const code = KIND_CODES[err.kind];
-    if (code) return new OAuthError(code, err.message);
+    const code = oauthCodeOf(err) ?? KIND_CODES[err.kind];
+    if (code) return new OAuthError(code, err.message, undefined, code === 'temporarily_unavailable' ? { 'Retry-After': RETRY_AFTER_S } : {});
   }
   return undefined;
 }
 
-/** Renders an OAuth JSON error; anything unexpected is logged and becomes server_error. */
-export function renderOAuthError(c: Context, err: unknown, log?: { error: (o: object, m: string) => void }) {
-  let e = toOAuthError(err);
-  if (!e) {
-    log?.error({ err, path: c.req.path }, 'unexpected error in OAuth endpoint');
-    e = new OAuthError('server_error', 'internal error');
+/** toOAuthError, and anything unexpected logged and turned into server_error. */
+function known(c: Context, err: unknown, log: Log | undefined, where: string): OAuthError {
+  const e = toOAuthError(err);
+  if (e) return e;
+  log?.error({ err, path: c.req.path }, `unexpected error in ${where}`);
+  return new OAuthError('server_error', 'internal error');
+}
+
+function setHeaders(c: Context, e: OAuthError): void {
+  for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
+  // RFC 6749 §5.2: a client that tried Basic is answered with the scheme it used.
+  if (e.code === 'invalid_client' && /^basic\s/i.test(c.req.header('authorization') ?? '')) {
+    c.header('WWW-Authenticate', 'Basic realm="portcullis", charset="UTF-8"');
   }
+}
+
+/** Renders an OAuth JSON error; anything unexpected is logged and becomes server_error. */
+export function renderOAuthError(c: Context, err: unknown, log?: Log) {
+  const e = known(c, err, log, 'OAuth endpoint');
   c.header('Cache-Control', 'no-store');
   c.header('Pragma', 'no-cache');
-  for (const [k, v] of Object.entries(e.headers)) c.header(k, v);
+  setHeaders(c, e);
   return c.json({ error: e.code, error_description: e.description }, e.status as 400);
+}
+
+/**
+ * Renders an error as the HTML error page of the browser endpoints (authorize before its redirect URI
+ * is known good, end_session) and of the hosted login, with the OAuth error's status.
+ */
+export function renderOAuthPage(c: Context, err: unknown, log?: Log) {
+  const e = known(c, err, log, 'browser endpoint');
+  setHeaders(c, e);
+  return errorPage(c, e.description, { status: e.status });
 }

@@ -8,7 +8,7 @@ import { findActiveRefreshToken } from '../domain/oidc/refresh';
 import { findActiveAccessToken } from '../domain/oidc/token-lookup';
 import { authenticateClient } from './client-auth';
 import { oidcEnv } from './env';
-import { invalidClient, invalidRequest, OAuthError } from './errors';
+import { invalidClient, invalidRequest, oauthCodeOf } from '../domain/oidc/oauth-errors';
 import { noStore, readForm } from './params';
 
 /**
@@ -20,7 +20,7 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
   // §7.3: at introspection every failed client authentication (two methods, a wrong assertion type…)
   // is 401 invalid_client, not the token endpoint's invalid_request.
   const { client: caller } = await authenticateClient(c, deps, params, ['client_secret_basic', 'private_key_jwt']).catch((err) => {
-    throw err instanceof OAuthError && err.code === 'invalid_request' ? invalidClient(err.description) : err;
+    throw oauthCodeOf(err) === 'invalid_request' ? invalidClient(err.message) : err;
   });
   const token = params.get('token');
   if (!token) throw invalidRequest('token is missing');

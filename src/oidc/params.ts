@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { readUtf8Body } from '../http/read-body';
-import { invalidRequest } from './errors';
+import { invalidRequest } from '../domain/oidc/oauth-errors';
 
 export type Params = Map<string, string>;
 

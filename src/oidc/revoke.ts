@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { revokeToken } from '../domain/oidc/revoke';
 import { authenticateClient } from './client-auth';
 import { oidcCtx, oidcEnv } from './env';
-import { invalidRequest } from './errors';
+import { invalidRequest } from '../domain/oidc/oauth-errors';
 import { noStore, readForm } from './params';
 
 /** POST /oauth/v2/revoke (RFC 7009, spec §3.1): 200 whether or not the token was known. */

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { authenticateClient } from './client-auth';
 import { oidcEnv } from './env';
-import { invalidRequest, unauthorizedClient, unsupportedGrantType } from './errors';
+import { invalidRequest, unauthorizedClient, unsupportedGrantType } from '../domain/oidc/oauth-errors';
 import { GRANTS } from './grants/index';
 import { noStore, readForm } from './params';
 import type { OidcRateLimits } from './rate-limits';

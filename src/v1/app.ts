@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
-import { isDatabaseDown } from '../api/interceptors/errors';
 import type { Deps } from '../deps';
-import { respondV1Error } from './errors';
+import { renderV1Error } from './errors';
 import { eventRoutes } from './events/route';
 import { importRoutes } from './import/route';
 import { authRoutes } from './auth/me';
@@ -9,6 +8,9 @@ import { managementAppRoutes } from './management/apps';
 import { managementOrgRoutes } from './management/orgs';
 import { managementProjectRoutes } from './management/projects';
 import { managementUserRoutes } from './management/users';
+
+/** The paths of the v1 API: errors under them are answered in the v1 shape (renderV1Error). */
+export const V1_PREFIXES = ['/admin/v1/', '/management/v1/', '/auth/v1/'];
 
 /**
  * The v1 REST compatibility layer (`/admin/v1/`, `/management/v1/`, `/auth/v1/`). Routes convert v1
@@ -24,15 +26,9 @@ export function v1Routes(deps: Deps) {
   app.route('/', managementAppRoutes(deps));
   app.route('/', authRoutes(deps));
   // Anything else under the v1 prefixes answers like grpc-gateway does for an unknown path.
-  for (const prefix of ['/admin/v1/*', '/management/v1/*', '/auth/v1/*']) {
+  for (const prefix of V1_PREFIXES.map((p) => `${p}*`)) {
     app.all(prefix, (c) => c.json({ code: 5, message: `no v1 operation at ${c.req.method} ${c.req.path}`, details: [] }, 404));
   }
-  app.onError((err, c) => {
-    const known = respondV1Error(c, err);
-    if (known) return known;
-    if (isDatabaseDown(err)) return c.json({ code: 14, message: 'the database is unavailable; retry later', details: [] }, 503);
-    deps.log.error({ err, path: c.req.path }, 'unexpected error in v1 route');
-    return c.json({ code: 13, message: 'internal error', details: [] }, 500);
-  });
+  app.onError((err, c) => renderV1Error(c, err, deps.log));
   return app;
 }

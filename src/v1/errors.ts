@@ -69,9 +69,17 @@ export interface V1Error {
   details: { id: string; message: string }[];
 }
 
-export function respondV1Error(c: Context, thrown: unknown): Response | undefined {
+/**
+ * Renders any error in the v1 shape: domain errors by the table above (a database outage is
+ * `unavailable`, 503 code 14, see asDomainError); anything unexpected is logged and answered 500
+ * code 13 without detail.
+ */
+export function renderV1Error(c: Context, thrown: unknown, log: { error: (o: object, m: string) => void }): Response {
   const err = asDomainError(thrown);
-  if (!err) return undefined;
+  if (!err) {
+    log.error({ err: thrown, path: c.req.path }, 'unexpected error in v1 route');
+    return c.json({ code: 13, message: 'internal error', details: [] }, 500);
+  }
   const { status, body } = v1ErrorBody(err);
   if (err instanceof LimitError) c.header('Retry-After', String(err.retryAfterSeconds));
   return c.json(body, status);

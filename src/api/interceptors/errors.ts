@@ -17,7 +17,10 @@ const CODES: Record<DomainErrorKind, Code> = {
   internal: Code.Internal,
 };
 
-/** The one mapping from domain errors to Connect codes. Anything unexpected is logged, never echoed. */
+/**
+ * The one mapping from domain errors to Connect codes (a database outage is `unavailable`, see
+ * asDomainError). Anything unexpected is logged, never echoed.
+ */
 export function toConnectError(err: unknown, log: Logger, procedure: string): ConnectError {
   if (err instanceof ConnectError) return err;
   const known = asDomainError(err);
@@ -25,7 +28,6 @@ export function toConnectError(err: unknown, log: Logger, procedure: string): Co
     const headers = known instanceof LimitError ? { 'retry-after': String(known.retryAfterSeconds) } : undefined;
     return new ConnectError(known.message, CODES[known.kind], headers, [errorInfo(known)]);
   }
-  if (isDatabaseDown(err)) return new ConnectError('the database is unavailable; retry later', Code.Unavailable);
   log.error({ err, procedure }, 'unexpected error in RPC');
   return new ConnectError('internal error', Code.Internal);
 }
@@ -37,13 +39,6 @@ export function toConnectError(err: unknown, log: Logger, procedure: string): Co
 function errorInfo(err: DomainError) {
   const field = fieldOf(err);
   return { desc: ErrorInfoSchema, value: { reason: err.key, domain: 'portcullis', metadata: field ? { field } : {} } };
-}
-
-export function isDatabaseDown(err: unknown): boolean {
-  for (let e = err as any, depth = 0; e && depth < 5; e = e.cause, depth++) {
-    if (['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'CONNECTION_DESTROYED', '57P01', '57P03'].includes(e.code)) return true;
-  }
-  return false;
 }
 
 export function errorInterceptor(log: Logger): Interceptor {

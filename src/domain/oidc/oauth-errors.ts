@@ -2,8 +2,9 @@ import { DomainError, type DomainErrorKind } from '../errors';
 import { OAUTH_KEY_PREFIX } from './env';
 
 /**
- * Domain rules of the protocol fail with the OAuth error code in the key (`OAuth.invalid_grant`),
- * so that the OAuth transport renders the right code and status and the Connect one a fitting code.
+ * The one set of OAuth error factories. Rules of the protocol — in the domain and in the OIDC
+ * transport alike — fail with the OAuth error code in the key (`OAuth.invalid_grant`), so that the
+ * OAuth renderer (oidc/errors.ts) answers the right code and status and the Connect one a fitting code.
  */
 function oauthError(code: string, kind: DomainErrorKind) {
   return (description: string) => new DomainError(kind, `${OAUTH_KEY_PREFIX}${code}`, description);
@@ -12,7 +13,14 @@ function oauthError(code: string, kind: DomainErrorKind) {
 export const invalidGrant = oauthError('invalid_grant', 'failed_precondition');
 export const invalidScope = oauthError('invalid_scope', 'invalid_argument');
 export const invalidRequest = oauthError('invalid_request', 'invalid_argument');
+/** 401; the renderer adds `WWW-Authenticate: Basic` when the request tried Basic (RFC 6749 §5.2). */
 export const invalidClient = oauthError('invalid_client', 'unauthenticated');
 export const unauthorizedClient = oauthError('unauthorized_client', 'permission_denied');
 export const accessDenied = oauthError('access_denied', 'permission_denied');
 export const invalidTarget = oauthError('invalid_target', 'invalid_argument');
+export const unsupportedGrantType = oauthError('unsupported_grant_type', 'invalid_argument');
+
+/** The OAuth error code an error was made with by one of these factories, else undefined. */
+export function oauthCodeOf(err: unknown): string | undefined {
+  return err instanceof DomainError && err.key.startsWith(OAUTH_KEY_PREFIX) ? err.key.slice(OAUTH_KEY_PREFIX.length) : undefined;
+}

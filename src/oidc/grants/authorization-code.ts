@@ -1,7 +1,7 @@
 import { consumeCode } from '../../domain/oidc/codes';
 import { findGrant } from '../../domain/oidc/grants';
 import { issueGrantTokens } from '../../domain/oidc/token-issuance';
-import { invalidGrant, invalidRequest } from '../errors';
+import { invalidGrant, invalidRequest } from '../../domain/oidc/oauth-errors';
 import { oidcCtx } from '../env';
 import { type GrantType, param } from './types';
 

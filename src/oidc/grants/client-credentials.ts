@@ -1,6 +1,6 @@
 import { clientCredentialsTokens } from '../../domain/oidc/m2m/grants';
 import { MACHINE_CLIENT_TYPE } from '../../domain/oidc/m2m/machines';
-import { unauthorizedClient } from '../errors';
+import { unauthorizedClient } from '../../domain/oidc/oauth-errors';
 import { oidcCtx } from '../env';
 import { type GrantType, requiredParam } from './types';
 

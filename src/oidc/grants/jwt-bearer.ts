@@ -2,7 +2,7 @@ import { JWT_BEARER_GRANT } from '../../domain/oidc/m2m/assertion';
 import { jwtProfileTokens } from '../../domain/oidc/m2m/grants';
 import { pruneMachineRows } from '../../domain/oidc/m2m/replay';
 import type { Job } from '../../jobs';
-import { invalidRequest } from '../errors';
+import { invalidRequest } from '../../domain/oidc/oauth-errors';
 import { oidcCtx } from '../env';
 import { type GrantType, param, requiredParam } from './types';
 

@@ -1,7 +1,7 @@
 import { consumeRefreshToken } from '../../domain/oidc/refresh';
 import { splitScopes } from '../../domain/oidc/scopes';
 import { issueGrantTokens } from '../../domain/oidc/token-issuance';
-import { invalidRequest } from '../errors';
+import { invalidRequest } from '../../domain/oidc/oauth-errors';
 import { oidcCtx } from '../env';
 import { type GrantType, param } from './types';
 

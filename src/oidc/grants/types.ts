@@ -4,7 +4,7 @@ import type { OidcEnv } from '../../domain/oidc/env';
 import type { TokenResponse } from '../../domain/oidc/token-issuance';
 import type { AuthenticatedClient, ClientAuthMethod } from '../client-auth';
 import type { Params } from '../params';
-import { invalidRequest } from '../errors';
+import { invalidRequest } from '../../domain/oidc/oauth-errors';
 
 export interface GrantRequest {
   c: Context;
