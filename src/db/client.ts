@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
 import type { PgDatabase } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -10,6 +11,15 @@ import * as schema from './schema/index';
 export type Schema = typeof schema;
 /** A database handle or a transaction: data functions take one of these as their first argument. */
 export type Db = PgDatabase<any, Schema>;
+
+/**
+ * The rows of a raw SQL query. postgres.js answers `execute` with the array of rows, PGlite with
+ * `{ rows }`; callers of hand-written SQL read them through this one place.
+ */
+export async function queryRows<T = Record<string, unknown>>(db: Db, query: SQL): Promise<T[]> {
+  const res: any = await db.execute(query);
+  return Array.isArray(res) ? res : res.rows;
+}
 
 export interface Database {
   kind: 'postgres' | 'pglite';

@@ -1,4 +1,5 @@
 import { type AnyColumn, type SQL, and, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
+import { queryRows } from '../../db/client';
 import { events, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { permissionDenied } from '../errors';
@@ -92,7 +93,9 @@ async function walk(ctx: Ctx, f: EventFilter, limit: number, driver: [AnyColumn,
   const order = driver ? sql`${driver[0]} ${dir}, ${events.position} ${dir}` : sql`${events.position} ${dir}`;
   // A plain statement rather than the query builder: for a thousand rows the per-field mapping of the
   // builder costs about as much CPU as the whole rest of the request.
-  const result: any = await ctx.db.execute(sql`
+  const rows = await queryRows<any>(
+    ctx.db,
+    sql`
     select ${events.position}::text as position, ${events.sequence} as sequence, ${events.eventType} as event_type,
       ${events.aggregateType} as aggregate_type, ${events.aggregateId} as aggregate_id, ${events.resourceOwner} as resource_owner,
       ${payload} as payload, ${events.editorUserId} as editor_user_id, ${events.editorService} as editor_service,
@@ -101,8 +104,8 @@ async function walk(ctx: Ctx, f: EventFilter, limit: number, driver: [AnyColumn,
     from ${events} left join ${users} on ${users.id} = ${events.editorUserId}
     where ${and(...where)}
     order by ${order}
-    limit ${limit}`);
-  const rows: any[] = Array.isArray(result) ? result : result.rows;
+    limit ${limit}`,
+  );
   return rows.map((r) => ({
     position: Number(r.position),
     sequence: Number(r.sequence),

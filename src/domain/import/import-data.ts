@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { type Db, queryRows } from '../../db/client';
 import type { Ctx } from '../context';
 import { DomainError, aborted, alreadyExists, failedPrecondition, invalidArgument, permissionDenied } from '../errors';
 import { execute } from '../execute';
@@ -101,7 +101,7 @@ async function importOrg(
       await tx.execute(sql`select set_config('statement_timeout', ${String(ms)}, true)`);
     }
     // The share lock keeps a concurrent deletion of an existing organization waiting until we are done.
-    const [existing] = (await rows(tx, sql`select state from orgs where id = ${org.orgId} for share`)) as { state: string }[];
+    const [existing] = (await queryRows(tx, sql`select state from orgs where id = ${org.orgId} for share`)) as { state: string }[];
     if (existing?.state === 'REMOVED') throw failedPrecondition('Errors.Org.NotFound', `organization ${org.orgId} was removed`);
     // Like CreateUser: users only go into an active organization.
     if (existing?.state === 'INACTIVE') throw failedPrecondition('Errors.Org.NotActive', `organization ${org.orgId} is not active`);
@@ -109,7 +109,7 @@ async function importOrg(
       errors.push({ type: 'org', id: org.orgId, key: 'Errors.Org.AlreadyExisting' });
     } else {
       if (!org.name?.trim()) throw invalidArgument('Errors.Org.Invalid', `organization ${org.orgId} does not exist and has no name`);
-      const taken = await rows(tx, sql`select 1 from orgs where lower(name) = lower(${org.name}) and state <> 'REMOVED'`);
+      const taken = await queryRows(tx, sql`select 1 from orgs where lower(name) = lower(${org.name}) and state <> 'REMOVED'`);
       if (taken.length > 0) throw alreadyExists('Errors.Org.AlreadyExisting', `an organization named "${org.name}" already exists`);
       await addOrg(scope, { id: org.orgId, name: org.name, instanceDomain });
       // The organization's events go first, before the users' bulk-appended ones.
@@ -201,18 +201,13 @@ async function importOrg(
   });
 }
 
-async function rows(tx: Db, query: ReturnType<typeof sql>): Promise<Record<string, unknown>[]> {
-  const res: any = await tx.execute(query);
-  return Array.isArray(res) ? res : res.rows;
-}
-
 /**
  * The users that exist among `ids`: their organization, whether this transaction created them (rows
  * inserted now carry the transaction's timestamp as created_at), and whether they have a TOTP secret.
  */
 async function existingUsers(tx: Db, ids: string[]): Promise<Map<string, { orgId: string; thisRun: boolean; otp: boolean }>> {
   if (ids.length === 0) return new Map();
-  const found = (await rows(
+  const found = (await queryRows(
     tx,
     sql`select id, org_id, created_at = now() as this_run, otp_secret is not null as otp from users
       where id = any(array(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)))`,
@@ -224,7 +219,7 @@ async function existingUsers(tx: Db, ids: string[]): Promise<Map<string, { orgId
 async function takenUsernames(tx: Db, accounts: Account[]): Promise<Set<string>> {
   if (accounts.length === 0) return new Set();
   const wanted = accounts.map((a) => ({ scope: a.row.username_scope, name: a.username.toLowerCase() }));
-  const found = (await rows(
+  const found = (await queryRows(
     tx,
     sql`select u.username_scope as scope, lower(u.username) as name from users u
       join jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) as w(scope text, name text)

@@ -1,5 +1,5 @@
 import { inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { type Db, queryRows } from '../../db/client';
 import { orgs } from '../../db/schema/index';
 import { failedPrecondition } from '../errors';
 import type { Scope } from '../execute';
@@ -42,12 +42,13 @@ export async function usernameScopes(db: Db, instanceId: string, entries: { type
 export async function rescopeUsernames(scope: Scope): Promise<void> {
   const instanceDefault = (await readInstanceSettings(scope.tx, scope.ctx.instanceId)).userLoginMustBeDomain;
   const target = sql`case when u.type = 'HUMAN' and coalesce(o.user_login_must_be_domain, ${instanceDefault}) then u.org_id else '' end`;
-  const clash = rowsOf(
-    await scope.tx.execute(sql`
+  const [clash] = await queryRows<{ name: string }>(
+    scope.tx,
+    sql`
       select lower(u.username) as name from users u join orgs o on o.id = u.org_id
       where u.state <> 'REMOVED'
-      group by ${target}, lower(u.username) having count(*) > 1 limit 1`),
-  )[0] as { name: string } | undefined;
+      group by ${target}, lower(u.username) having count(*) > 1 limit 1`,
+  );
   if (clash) {
     throw failedPrecondition(
       'Errors.Org.DomainPolicy.UsernameConflict',
@@ -57,8 +58,4 @@ export async function rescopeUsernames(scope: Scope): Promise<void> {
   await scope.tx.execute(sql`
     update users u set username_scope = ${target} from orgs o
     where o.id = u.org_id and u.username_scope <> ${target}`);
-}
-
-function rowsOf(res: unknown): Record<string, unknown>[] {
-  return Array.isArray(res) ? res : ((res as { rows: Record<string, unknown>[] }).rows ?? []);
 }
