@@ -40,16 +40,11 @@ export function createHttpApp(deps: Deps) {
   // The rest of such a body is never read, so the connection cannot be reused: say so.
   const tooLarge = (limit: number) => (c: any) =>
     c.json({ error: 'request_too_large', error_description: `request body larger than ${limit} bytes` }, 413, { Connection: 'close' });
-  // The import answers in the v1 error shape; 0 = no limit. Only a declared length is judged here: a
-  // body without one is counted by the import itself while it streams to disk (Hono's limit would
-  // hold the whole body in memory to count it).
+  // The import answers in the v1 error shape and counts a streamed body itself while it goes to disk
+  // (src/v1/import/body.ts); 0 = no limit.
   const bulkLimit = deps.config.bodyLimitBytes;
-  const importLimit: MiddlewareHandler = (c, next) => {
-    const length = c.req.header('content-length');
-    const declared = length !== undefined && /^\d+$/.test(length) && c.req.header('transfer-encoding') === undefined;
-    if (bulkLimit > 0 && declared && Number(length) > bulkLimit) return Promise.resolve(c.json(tooLargeBody(bulkLimit), 413, { Connection: 'close' }));
-    return next();
-  };
+  const importLimit: MiddlewareHandler =
+    bulkLimit > 0 ? limitBody(bulkLimit, (c) => c.json(tooLargeBody(bulkLimit), 413, { Connection: 'close' }), { countsItself: true }) : (_c, next) => next();
   const defaultLimit = limitBody(SMALL_BODY_LIMIT, tooLarge(SMALL_BODY_LIMIT));
   app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? importLimit(c, next) : defaultLimit(c, next)));
   app.use('*', inputGuard(BULK_PATHS));
