@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, onPostgres } from '../helpers/database';
+import { onPostgres } from '../helpers/database';
 import { waitFor } from '../helpers/process';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { TcpProxy } from '../helpers/tcp-proxy';
+import { withServerBehindProxy } from '../helpers/tcp-proxy';
 
 // One error renderer per transport: a domain error on an HTTP route is answered by the renderer of
 // the area the route belongs to (v1 shape, OAuth JSON, the HTML error page), never by a generic 400.
@@ -45,50 +45,39 @@ describe('domain errors on HTTP routes', () => {
 
 describe.skipIf(!onPostgres)('a database outage on every transport', () => {
   it('is unavailable / 503 / temporarily_unavailable, never 500', async () => {
-    const db = await freshDatabase();
-    const target = new URL(db.url!);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-    const port = await proxy.start();
-    const viaProxy = new URL(db.url!);
-    viaProxy.host = `127.0.0.1:${port}`;
-    const server = await startTestServer({ DATABASE_URL: viaProxy.toString() });
-    try {
-      await proxy.cut();
-      await waitFor(async () => (await fetch(`${server.url}/readyz`)).status === 503, 15_000, '/readyz 503');
+    await withServerBehindProxy(async (server, proxy) => {
+    await proxy.cut();
+    await waitFor(async () => (await fetch(`${server.url}/readyz`)).status === 503, 15_000, '/readyz 503');
 
-      const token = await fetch(`${server.url}/oauth/v2/token`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from('someone:secret').toString('base64')}` },
-        body: 'grant_type=client_credentials',
-      });
-      expect(token.status).toBe(503);
-      expect((await token.json()).error).toBe('temporarily_unavailable');
+    const token = await fetch(`${server.url}/oauth/v2/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from('someone:secret').toString('base64')}` },
+      body: 'grant_type=client_credentials',
+    });
+    expect(token.status).toBe(503);
+    expect((await token.json()).error).toBe('temporarily_unavailable');
 
-      const v1 = await server.fetch('/management/v1/users/someone');
-      expect(v1.status).toBe(503);
-      expect((await v1.json()).code).toBe(14);
+    const v1 = await server.fetch('/management/v1/users/someone');
+    expect(v1.status).toBe(503);
+    expect((await v1.json()).code).toBe(14);
 
-      const rpc = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{}',
-      });
-      expect(rpc.status).toBe(503);
-      expect((await rpc.json()).code).toBe('unavailable');
+    const rpc = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(rpc.status).toBe(503);
+    expect((await rpc.json()).code).toBe('unavailable');
 
-      const authorize = await fetch(`${server.url}/oauth/v2/authorize?client_id=someone&redirect_uri=https://app.example/cb&response_type=code&scope=openid`, {
-        redirect: 'manual',
-      });
-      expect(authorize.status).toBe(503);
-      expect(authorize.headers.get('content-type')).toMatch(/text\/html/);
+    const authorize = await fetch(`${server.url}/oauth/v2/authorize?client_id=someone&redirect_uri=https://app.example/cb&response_type=code&scope=openid`, {
+      redirect: 'manual',
+    });
+    expect(authorize.status).toBe(503);
+    expect(authorize.headers.get('content-type')).toMatch(/text\/html/);
 
-      const login = await fetch(`${server.url}/ui/login/login?authRequest=someone`);
-      expect(login.status).toBe(503);
-      expect(login.headers.get('content-type')).toMatch(/text\/html/);
-    } finally {
-      await server.stop();
-      await proxy.cut();
-      await db.drop();
-    }
+    const login = await fetch(`${server.url}/ui/login/login?authRequest=someone`);
+    expect(login.status).toBe(503);
+    expect(login.headers.get('content-type')).toMatch(/text\/html/);
+    });
   });
 });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, onPostgres } from '../helpers/database';
+import { onPostgres } from '../helpers/database';
 import { waitFor } from '../helpers/process';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { TcpProxy } from '../helpers/tcp-proxy';
+import { withServerBehindProxy } from '../helpers/tcp-proxy';
 
 describe('health and metrics', () => {
   let server: TestServer;
@@ -42,37 +42,26 @@ describe('health and metrics', () => {
 
 describe.skipIf(!onPostgres)('losing the database', () => {
   it('turns /readyz to 503 while PostgreSQL is gone and recovers by itself', async () => {
-    const db = await freshDatabase();
-    const target = new URL(db.url!);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-    const port = await proxy.start();
-    const viaProxy = new URL(db.url!);
-    viaProxy.host = `127.0.0.1:${port}`;
-    const server = await startTestServer({ DATABASE_URL: viaProxy.toString() });
-    try {
-      expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-      await proxy.cut();
-      await waitFor(async () => (await fetch(`${server.url}/readyz`)).status === 503, 15_000, '/readyz 503');
-      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-      const rpc = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{}',
-      });
-      expect(rpc.status).toBeLessThan(600);
-      expect(rpc.status).not.toBe(200);
-      await proxy.restore();
-      await waitFor(async () => (await fetch(`${server.url}/readyz`)).status === 200, 30_000, '/readyz 200 again');
-      const again = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{}',
-      });
-      expect(again.status).toBe(200);
-    } finally {
-      await server.stop();
-      await proxy.cut();
-      await db.drop();
-    }
+    await withServerBehindProxy(async (server, proxy) => {
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    await proxy.cut();
+    await waitFor(async () => (await fetch(`${server.url}/readyz`)).status === 503, 15_000, '/readyz 503');
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const rpc = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(rpc.status).toBeLessThan(600);
+    expect(rpc.status).not.toBe(200);
+    await proxy.restore();
+    await waitFor(async () => (await fetch(`${server.url}/readyz`)).status === 200, 30_000, '/readyz 200 again');
+    const again = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(again.status).toBe(200);
+    });
   });
 });

@@ -1,4 +1,6 @@
 import net from 'node:net';
+import { freshDatabase } from './database';
+import { startTestServer, type TestServer } from './server';
 
 /** A loopback TCP proxy that a test can cut and restore, to play a database going away. */
 export class TcpProxy {
@@ -39,5 +41,25 @@ export class TcpProxy {
   /** Listens again on the same port: the database is "back". */
   async restore(): Promise<void> {
     await this.start(this.port);
+  }
+}
+
+/**
+ * Runs `fn` against a test server whose PostgreSQL connection goes through a TcpProxy the test can
+ * cut and restore (PostgreSQL only), and cleans up after it.
+ */
+export async function withServerBehindProxy(fn: (server: TestServer, proxy: TcpProxy) => Promise<void>): Promise<void> {
+  const db = await freshDatabase();
+  const target = new URL(db.url!);
+  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+  const viaProxy = new URL(db.url!);
+  viaProxy.host = `127.0.0.1:${await proxy.start()}`;
+  const server = await startTestServer({ DATABASE_URL: viaProxy.toString() });
+  try {
+    await fn(server, proxy);
+  } finally {
+    await server.stop();
+    await proxy.cut();
+    await db.drop();
   }
 }
