@@ -5,9 +5,10 @@ import http2 from 'node:http2';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, onPostgres } from '../helpers/database';
-import { freePort, runCli, waitFor } from '../helpers/process';
+import { onPostgres } from '../helpers/database';
+import { waitFor } from '../helpers/process';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { pidsLogging, withWorkers } from '../helpers/workers';
 
 const GET_INSTANCE = '/portcullis.instance.v2.InstanceService/GetInstance';
 
@@ -81,15 +82,8 @@ describe('request robustness', () => {
 
 describe.skipIf(!onPostgres)('worker processes', () => {
   it('serves from PORTCULLIS_WORKERS processes on one port and drains them all on SIGTERM', async () => {
-    const db = await freshDatabase();
-    const port = await freePort();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-workers-'));
-    const proc = runCli(['start'], { DATABASE_URL: db.url, PORT: String(port), PORTCULLIS_HOST: '127.0.0.1', PORTCULLIS_WORKERS: '2', PORTCULLIS_DATA_DIR: dataDir, PORTCULLIS_LOG_LEVEL: 'info' });
-    try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 60_000, 'workers ready');
+    await withWorkers(async ({ port, pat, proc }) => {
       expect(proc.stdout()).toMatch(/2 workers, postgres/);
-      const pat = fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim();
-      const pids = new Set<number>();
       await waitFor(async () => {
         // New connections (no keep-alive) are spread over the workers.
         const status = await new Promise<number>((resolve, reject) => {
@@ -104,21 +98,11 @@ describe.skipIf(!onPostgres)('worker processes', () => {
           req.end('{}');
         });
         expect(status).toBe(200);
-        for (const line of proc.stdout().split('\n')) {
-          const m = /"pid":(\d+).*"path":"\/portcullis/.exec(line);
-          if (m) pids.add(Number(m[1]));
-        }
-        return pids.size >= 2;
+        return pidsLogging(proc, /"path":"\/portcullis/).size >= 2;
       }, 30_000, 'requests served by two workers');
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\n--- stdout\n${proc.stdout().slice(-3000)}\n--- stderr\n${proc.stderr().slice(-3000)}`);
-    } finally {
-      proc.child.kill('SIGKILL');
-      await db.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 });
 

@@ -1,13 +1,11 @@
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { addressKey } from '../../src/http/rate-limit/source-address';
-import { freshDatabase, onPostgres } from '../helpers/database';
-import { freePort, runCli, waitFor } from '../helpers/process';
+import { onPostgres } from '../helpers/database';
+import { waitFor } from '../helpers/process';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { pidsLogging, withWorkers } from '../helpers/workers';
 import { addMachine } from '../oidc/m2m/helpers';
 import { addOidcApp, addProject, addUser, basic, Browser, REDIRECT, rp } from '../oidc/helpers';
 import * as client from 'openid-client';
@@ -205,14 +203,7 @@ describe('the address a request counts under', () => {
 // Worker processes need PostgreSQL (PGlite runs one process).
 describe.skipIf(!onPostgres)('rate limits with worker processes', () => {
   it('hold for the replica as a whole: two workers together let exactly the limit pass', async () => {
-    const db = await freshDatabase();
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-rate-'));
-    const proc = runCli(['start'], { DATABASE_URL: db.url, PORT: String(port), PORTCULLIS_HOST: '127.0.0.1', PORTCULLIS_WORKERS: '2', PORTCULLIS_DATA_DIR: dataDir, PORTCULLIS_LOG_LEVEL: 'info' });
-    try {
-      await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000, 'workers ready');
-      const pat = fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim();
+    await withWorkers(async ({ base, pat, proc }) => {
       const res = await fetch(`${base}/portcullis.instance.v2.InstanceService/UpdateInstanceSettings`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${pat}` },
@@ -232,20 +223,9 @@ describe.skipIf(!onPostgres)('rate limits with worker processes', () => {
       // each worker alone would have let up to 10 through
       expect(statuses.filter((s) => s !== 429)).toHaveLength(10);
       expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
-      const pids = new Set<number>();
-      for (const line of proc.stdout().split('\n')) {
-        const m = /"pid":(\d+).*"path":"\/oauth\/v2\/token","status":429/.exec(line);
-        if (m) pids.add(Number(m[1]));
-      }
-      expect(pids.size).toBe(2);
+      expect(pidsLogging(proc, /"path":"\/oauth\/v2\/token","status":429/).size).toBe(2);
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\n--- stdout\n${proc.stdout().slice(-3000)}\n--- stderr\n${proc.stderr().slice(-3000)}`);
-    } finally {
-      proc.child.kill('SIGKILL');
-      await db.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 });
