@@ -1,10 +1,9 @@
 import * as client from 'openid-client';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addOidcApp, addProject, REDIRECT, rp } from '../oidc/helpers';
-import { FIXTURE_REALMS, migrateInto } from './run-cli';
+import { FIXTURE_REALMS, migrateRealms } from './run-cli';
 
 /**
  * Two imported Keycloak users sign in through the hosted login in Chromium: a realm's `admin` (a
@@ -14,15 +13,15 @@ describe('imported Keycloak users in a real browser', () => {
   let server: TestServer;
   let browser: Browser;
   let config: client.Configuration;
-  const domains = new Map<string, string>();
+  let domains: Map<string, string>;
   beforeAll(async () => {
     server = await startTestServer();
     const app = await addOidcApp(server, await addProject(server));
     config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
-    for (const realm of FIXTURE_REALMS.filter((r) => r.org === 'kc23' || r.org === 'kc26')) {
-      expect((await migrateInto(server, realm)).code).toBe(0);
-      domains.set(realm.org, (await server.client(OrganizationService).getOrganization({ organizationId: realm.org })).organization!.primaryDomain);
-    }
+    domains = await migrateRealms(
+      server,
+      FIXTURE_REALMS.filter((r) => r.org === 'kc23' || r.org === 'kc26'),
+    );
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],

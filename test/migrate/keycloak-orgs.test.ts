@@ -1,10 +1,9 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addOidcApp, addProject, Browser, REDIRECT, rp } from '../oidc/helpers';
-import { FIXTURE_REALMS, migrateInto } from './run-cli';
+import { FIXTURE_REALMS, migrateRealms } from './run-cli';
 
 /**
  * Every real Keycloak export goes into its own organization of ONE server, next to the bootstrap
@@ -14,18 +13,12 @@ import { FIXTURE_REALMS, migrateInto } from './run-cli';
 describe('real Keycloak exports, each in its own organization of one server', () => {
   let server: TestServer;
   let config: client.Configuration;
-  const domains = new Map<string, string>();
+  let domains: Map<string, string>;
   beforeAll(async () => {
     server = await startTestServer();
     const app = await addOidcApp(server, await addProject(server));
     config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
-    for (const realm of FIXTURE_REALMS) {
-      const res = await migrateInto(server, realm);
-      expect(res.code, res.stderr).toBe(0);
-      expect(res.stderr, realm.org).toMatch(/ 0 refused/);
-      const org = await server.client(OrganizationService).getOrganization({ organizationId: realm.org });
-      domains.set(realm.org, org.organization!.primaryDomain);
-    }
+    domains = await migrateRealms(server, FIXTURE_REALMS);
   }, 120_000);
   afterAll(() => server?.stop());
 

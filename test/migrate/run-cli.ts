@@ -2,6 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
+import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
+import type { TestServer } from '../helpers/server';
 
 export const FIXTURES = resolve(import.meta.dirname, '../../../shared/fixtures/keycloak');
 const BIN = resolve(import.meta.dirname, '../../bin/portcullis.mjs');
@@ -59,10 +62,26 @@ export const FIXTURE_REALMS: { org: string; name: string; files: string[]; passw
  * Migrates one realm into its own organization of a running server, as an operator would:
  * `portcullis migrate keycloak --url` with an IAM_OWNER's token. Returns the CLI's result.
  */
-export function migrateInto(server: { url: string; pat: string }, realm: (typeof FIXTURE_REALMS)[number]): Promise<CliResult> {
+function migrateInto(server: { url: string; pat: string }, realm: (typeof FIXTURE_REALMS)[number]): Promise<CliResult> {
   const tokenFile = join(tempDir(), 'admin.pat');
   writeFileSync(tokenFile, `${server.pat}\n`);
   const files = realm.files.map((f) => `--realm=${join(FIXTURES, f)}`);
   // kc11, kc23 and kc3 are versions of one realm: the same user ids, so each copy gets its own prefix.
   return portcullis(['migrate', 'keycloak', `--org=${realm.org}`, `--org-name=${realm.name}`, `--id-prefix=${realm.org}-`, ...files, `--url=${server.url}`, `--token-file=${tokenFile}`]);
+}
+
+/**
+ * Migrates each realm into its own organization (every user must be accepted) and answers each
+ * organization's primary domain, the `<username>@<domain>` of its users' login names.
+ */
+export async function migrateRealms(server: TestServer, realms: typeof FIXTURE_REALMS): Promise<Map<string, string>> {
+  const domains = new Map<string, string>();
+  for (const realm of realms) {
+    const res = await migrateInto(server, realm);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr, realm.org).toMatch(/ 0 refused/);
+    const org = await server.client(OrganizationService).getOrganization({ organizationId: realm.org });
+    domains.set(realm.org, org.organization!.primaryDomain);
+  }
+  return domains;
 }
