@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, Browser, REDIRECT, rp } from '../oidc/helpers';
+import { addOidcApp, addProject, rp, signedInSubject } from '../oidc/helpers';
 import { FIXTURE_REALMS, migrateRealms } from './run-cli';
 
 /**
@@ -22,15 +22,7 @@ describe('real Keycloak exports, each in its own organization of one server', ()
   }, 120_000);
   afterAll(() => server?.stop());
 
-  const signIn = async (loginName: string, password: string) => {
-    try {
-      const url = await new Browser(server.url).login(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid' }).toString(), loginName, password);
-      const tokens = await client.authorizationCodeGrant(config, new URL(url), { expectedState: client.skipStateCheck });
-      return tokens.claims()?.sub;
-    } catch {
-      return undefined;
-    }
-  };
+  const signIn = (loginName: string, password: string, scope?: string) => signedInSubject(server, config, loginName, password, scope);
 
   it('imports every user: usernames shared between realms and with the bootstrap administrator collide nowhere', async () => {
     const users = (await server.client(UserService).listUsers({})).result;

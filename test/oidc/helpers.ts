@@ -183,3 +183,17 @@ export async function codeFlowTokens(server: TestServer, config: client.Configur
   const tokens = await client.authorizationCodeGrant(config, r.landed, { pkceCodeVerifier: r.verifier, expectedState: r.state, expectedNonce: extra.nonce });
   return { ...r, tokens };
 }
+
+/**
+ * A whole sign-in through the hosted login and the code exchange; answers the subject the ID token
+ * names, or undefined when the sign-in fails anywhere (wrong password, unknown or ambiguous name).
+ */
+export async function signedInSubject(server: { url: string }, config: client.Configuration, loginName: string, password: string, scope = 'openid') {
+  try {
+    const url = await new Browser(server.url).login(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope }).toString(), loginName, password);
+    const tokens = await client.authorizationCodeGrant(config, new URL(url), { expectedState: client.skipStateCheck });
+    return tokens.claims()?.sub;
+  } catch {
+    return undefined;
+  }
+}

@@ -7,7 +7,7 @@ import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { execute } from '../../src/domain/execute';
 import { addOrganizationDomainIn } from '../../src/domain/org/domains';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp, systemCtx } from '../oidc/helpers';
+import { addOidcApp, addProject, addUser, rp, signedInSubject, systemCtx } from '../oidc/helpers';
 
 /**
  * The domain policy (userLoginMustBeDomain): two organizations may each have an `alice`, each signs in
@@ -29,15 +29,7 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
   afterAll(() => server?.stop());
 
   /** The user id the sign-in ends as, or undefined when it fails. */
-  const signIn = async (loginName: string, password: string, scope = 'openid') => {
-    try {
-      const url = await new Browser(server.url).login(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope }).toString(), loginName, password);
-      const tokens = await client.authorizationCodeGrant(config, new URL(url), { expectedState: client.skipStateCheck });
-      return tokens.claims()?.sub;
-    } catch {
-      return undefined;
-    }
-  };
+  const signIn = (loginName: string, password: string, scope?: string) => signedInSubject(server, config, loginName, password, scope);
 
   it('two organizations each have an alice; each signs in with her login name and never as the other', async () => {
     const [a, b] = [await org('Scope A'), await org('Scope B')];
