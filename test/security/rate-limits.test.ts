@@ -39,11 +39,13 @@ function send(base: string, p: string, opts: { from?: string; method?: string; h
 }
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const guess = (clientId: string, i: number) => ({
+/** A client credentials request with Basic authentication. */
+const clientCredentials = (clientId: string, secret: string) => ({
   method: 'POST',
-  headers: { ...FORM, authorization: basic(clientId, `guess-${i}`) },
+  headers: { ...FORM, authorization: basic(clientId, secret) },
   body: 'grant_type=client_credentials&scope=openid',
 });
+const guess = (clientId: string, i: number) => clientCredentials(clientId, `guess-${i}`);
 
 /** The token endpoint's answer over the limit: 429, Retry-After in seconds, an OAuth JSON error, not cached. */
 function expectTokenRefusal(a: Answer) {
@@ -86,12 +88,7 @@ describe('rate limits', () => {
     expect((await send(server.url, '/oauth/v2/token', { from: attacker, method: 'POST', headers: FORM, body: '' })).status).toBe(429);
     // a client on another address gets its tokens
     const machine = await addMachine(server);
-    const ok = await send(server.url, '/oauth/v2/token', {
-      from: '127.0.0.1',
-      method: 'POST',
-      headers: { ...FORM, authorization: basic(machine.username, machine.clientSecret) },
-      body: 'grant_type=client_credentials&scope=openid',
-    });
+    const ok = await send(server.url, '/oauth/v2/token', { from: '127.0.0.1', ...clientCredentials(machine.username, machine.clientSecret) });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body).access_token).toBeTruthy();
   });
@@ -116,12 +113,7 @@ describe('rate limits', () => {
       body: `grant_type=client_credentials&scope=openid&client_id=${encodeURIComponent(victim.username)}&client_secret=x`,
     });
     expect(inBody.status).toBe(429);
-    const ok = await send(server.url, '/oauth/v2/token', {
-      from: '127.0.1.15',
-      method: 'POST',
-      headers: { ...FORM, authorization: basic(other.username, other.clientSecret) },
-      body: 'grant_type=client_credentials&scope=openid',
-    });
+    const ok = await send(server.url, '/oauth/v2/token', { from: '127.0.1.15', ...clientCredentials(other.username, other.clientSecret) });
     expect(ok.status).toBe(200);
   });
 
