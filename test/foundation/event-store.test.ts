@@ -8,6 +8,7 @@ import { execute } from '../../src/domain/execute';
 import { newId } from '../../src/domain/ids';
 import { addHumanUser } from '../../src/domain/user/commands';
 import { onPostgres } from '../helpers/database';
+import { systemCtx } from '../oidc/helpers';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 describe('event store', () => {
@@ -16,8 +17,7 @@ describe('event store', () => {
   let orgId: string;
   beforeAll(async () => {
     server = await startTestServer();
-    const deps = server.app.deps;
-    ctx = { db: deps.database.db, instanceId: deps.instanceId, principal: systemPrincipal(deps.instanceId, 'test'), service: 'test' };
+    ctx = systemCtx(server);
     const [admin] = await ctx.db.select().from(users).where(eq(users.username, 'admin'));
     orgId = admin.orgId;
   });

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemPrincipal } from '../../src/authz/principal';
 import { usage } from '../../src/cli/main';
 import type { Ctx } from '../../src/domain/context';
 import { DomainError } from '../../src/domain/errors';
@@ -7,6 +6,7 @@ import { constraintError, execute } from '../../src/domain/execute';
 import { tokenCacheObserver } from '../../src/domain/oidc/token-cache';
 import { addOrg } from '../../src/domain/org/commands';
 import { commitObservers, uniqueConstraintErrors } from '../../src/wiring';
+import { systemCtx } from '../oidc/helpers';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 /**
@@ -51,8 +51,7 @@ describe('wiring', () => {
   let ctx: Ctx;
   beforeAll(async () => {
     server = await startTestServer();
-    const deps = server.app.deps;
-    ctx = { db: deps.database.db, instanceId: deps.instanceId, principal: systemPrincipal(deps.instanceId, 'test'), service: 'test' };
+    ctx = systemCtx(server);
   });
   afterAll(() => server?.stop());
 
