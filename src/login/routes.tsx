@@ -119,8 +119,8 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
     return withRequest(c, form.authRequest, async (r) => {
       if (!csrfValid(c, form.csrf)) return see(c, withError(pageUrl('password', r.id), 'csrf'));
       if (!r.loginName) return see(c, pageUrl('login', r.id));
-      let user = await findUserByLoginName(db, deps.instanceId, r.loginName, r.orgId ?? undefined);
-      if (user && r.orgId && user.orgId !== r.orgId) user = undefined;
+      // Only users of the organization the sign-in is for (the org scope) are found.
+      const user = await findUserByLoginName(db, deps.instanceId, r.loginName, r.orgId ?? undefined);
       const result = await checkPassword(ctx(user?.id, user?.orgId), user, form.password ?? '');
       if (!result.ok) return see(c, withError(pageUrl('password', r.id), result.reason));
       const sessionId = await startSession(c, result.user);
@@ -154,7 +154,7 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
   async function signedInUser(c: Context, r: AuthRequest): Promise<{ user: LoginUser; sessionId: string } | undefined> {
     if (!r.loginName) return undefined;
     const user = await findUserByLoginName(db, deps.instanceId, r.loginName, r.orgId ?? undefined);
-    if (!user || (r.orgId && user.orgId !== r.orgId)) return undefined;
+    if (!user) return undefined;
     // A minute of slack: the request's creation time comes from the database clock, the check's from ours.
     const since = r.createdAt.getTime() - 60_000;
     const session = (await browserSessions(c, deps)).find((s) => s.userId === user.id && s.passwordCheckedAt && s.passwordCheckedAt.getTime() >= since);

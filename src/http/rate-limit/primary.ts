@@ -1,16 +1,16 @@
 import cluster from 'node:cluster';
 import { TokenBuckets } from './token-bucket';
 
+export const COUNT_MESSAGE = 'portcullis:rate-limit';
+
 /** The IPC message of a count: a worker asks, the primary answers with the same id. */
 export interface CountRequest {
-  type: 'portcullis:rate-limit';
+  type: typeof COUNT_MESSAGE;
   id: number;
   key: string;
   capacity: number;
   windowSeconds: number;
 }
-
-export const COUNT_MESSAGE = 'portcullis:rate-limit';
 
 /**
  * The cluster primary keeps the token buckets of all its workers: they ask it over the IPC channel
