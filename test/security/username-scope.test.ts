@@ -6,6 +6,7 @@ import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb'
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { execute } from '../../src/domain/execute';
 import { addOrganizationDomainIn } from '../../src/domain/org/domains';
+import { makeCaller } from '../api/user/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addOidcApp, addProject, addUser, rp, signedInSubject, systemCtx } from '../oidc/helpers';
 
@@ -90,6 +91,23 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
     await orgs().setOrganizationLoginPolicy({ organizationId: loose });
     expect(await signIn('carol', carol.password)).toBeUndefined();
     expect(await signIn(`carol@${await domainOf(loose)}`, carol.password)).toBe(carol.id);
+  });
+
+  it("an organization's owner cannot turn its domain policy off to take other organizations' bare login names", async () => {
+    const [mine, other] = [await org('Owner Org'), await org('Other Org')];
+    const victim = await addUser(server, { orgId: other, username: 'chief', password: 'Victim-passw0rd' });
+    const owner = await makeCaller(server, mine, 'owner-of-mine', ['ORG_OWNER']);
+    const asOwner = server.client(OrganizationService, { token: owner.token });
+    for (const target of [mine, other]) {
+      const err = await asOwner.setOrganizationLoginPolicy({ organizationId: target, userLoginMustBeDomain: false }).catch((e) => e);
+      expect([Code.PermissionDenied, Code.NotFound]).toContain(err.code);
+    }
+    const own = await orgs().getOrganization({ organizationId: mine });
+    expect(own.organization?.userLoginMustBeDomain).toBeUndefined();
+    // What stays the owner's to decide still works, and the bare name still names the victim alone.
+    await asOwner.setOrganizationLoginPolicy({ organizationId: mine, allowRegistration: false });
+    await addUser(server, { orgId: mine, username: 'chief-2' });
+    expect(await signIn('chief', victim.password)).toBe(victim.id);
   });
 
   it('machine usernames are client ids: unique in the instance whatever the policy', async () => {

@@ -14,7 +14,7 @@ import {
 } from '../../db/schema/index';
 import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
-import { failedPrecondition } from '../errors';
+import { failedPrecondition, permissionDenied } from '../errors';
 import { execute, type Scope } from '../execute';
 import { requireId, requireText } from '../instance/validate';
 import { removeUsersOfOrg } from '../user/commands';
@@ -69,6 +69,12 @@ export function setOrganizationLoginPolicy(ctx: Ctx, input: { orgId: string } & 
   return changeOrg(ctx, input.orgId, async (_s, org) => {
     const changed = Object.fromEntries(Object.entries(policy).filter(([k, v]) => org[k as keyof typeof policy] !== v));
     if (!Object.keys(changed).length) return undefined;
+    // The domain policy decides which bare usernames are login names across the whole instance: an
+    // organization that turned it off would own the bare `admin` of every other organization. So it
+    // is the instance's to set, like the instance default, not the organization owner's.
+    if ('userLoginMustBeDomain' in changed && !ctx.principal.canInstance('iam.policy.write')) {
+      throw permissionDenied('user_login_must_be_domain needs iam.policy.write on the instance');
+    }
     return {
       type: 'org.login_policy.changed',
       payload: changed,

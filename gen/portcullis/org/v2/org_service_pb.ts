@@ -694,8 +694,9 @@ export type SetOrganizationLoginPolicyRequest = Message<"portcullis.org.v2.SetOr
   loginWithEmailAllowed?: boolean | undefined;
 
   /**
-   * The domain policy (see Organization); unset returns to the inherited value. Refused
-   * (failed_precondition) while two users would then share a username.
+   * The domain policy (see Organization); unset returns to the inherited value. Changing it needs
+   * `iam.policy.write` on the instance (it decides which bare usernames are login names
+   * instance-wide); refused (failed_precondition) while two users would then share a username.
    *
    * @generated from field: optional bool user_login_must_be_domain = 4;
    */
