@@ -22,11 +22,23 @@ const SEARCHES = 1000;
 export default async function importScenario(opts: BenchOptions): Promise<ScenarioResult> {
   opts.progress('import: starting the server on a scratch PostgreSQL database');
   // One server process: its RSS is the figure (the import runs in the process that takes the request).
-  const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile ? 'import' : false, env: { PORTCULLIS_WORKERS: '1', ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}) } });
+  const server = await startServer({
+    storage: 'postgres',
+    baseUrl: opts.databaseUrl,
+    profile: opts.profile ? 'import' : false,
+    env: {
+      PORTCULLIS_WORKERS: '1',
+      ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+    },
+  });
   const sql = postgres(server.databaseUrl!, { max: 2, onnotice: () => {} });
   try {
     const post = (p: string, body: string) =>
-      fetch(server.url + p, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.pat}` }, body });
+      fetch(server.url + p, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.pat}` },
+        body,
+      });
 
     // 1. the import, in one request
     opts.progress(`import: ${USERS} users in ${ORGS} organizations, body streamed`);
@@ -59,9 +71,14 @@ export default async function importScenario(opts: BenchOptions): Promise<Scenar
     const seconds = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     peakRss = Math.max(peakRss, largestProcessRssMb(pid));
-    opts.progress(`import: body ${(sent / 1024 / 1024).toFixed(0)} MB; server RSS ${idleRss} MB idle, ${peakRss} MB at most during the import`);
+    opts.progress(
+      `import: body ${(sent / 1024 / 1024).toFixed(0)} MB; server RSS ${idleRss} MB idle, ${peakRss} MB at most during the import`,
+    );
     const imported = (result.success?.orgs ?? []).reduce((n: number, o: any) => n + o.humanUserIds.length, 0);
-    if (res.status !== 200 || imported !== USERS) throw new Error(`import failed: HTTP ${res.status}, ${imported} users, ${JSON.stringify(result.errors?.slice(0, 3))}`);
+    if (res.status !== 200 || imported !== USERS)
+      throw new Error(
+        `import failed: HTTP ${res.status}, ${imported} users, ${JSON.stringify(result.errors?.slice(0, 3))}`,
+      );
     const usersPerSecond = Math.round(USERS / seconds);
     opts.progress(`import: ${seconds.toFixed(2)} s → ${usersPerSecond} users/s`);
 
@@ -69,7 +86,13 @@ export default async function importScenario(opts: BenchOptions): Promise<Scenar
     const [{ n: existing }] = await sql`select count(*)::int as n from events`;
     const [{ id: instanceId }] = await sql`select id from instances limit 1`;
     const fill = Math.max(0, EVENTS - existing);
-    const types = ['user.human.changed', 'user.human.password.changed', 'session.added', 'oidc_session.added', 'user.human.email.verified'];
+    const types = [
+      'user.human.changed',
+      'user.human.password.changed',
+      'session.added',
+      'oidc_session.added',
+      'user.human.email.verified',
+    ];
     for (let start = 0; start < fill; start += 250_000) {
       const end = Math.min(fill, start + 250_000);
       await sql`
@@ -87,19 +110,36 @@ export default async function importScenario(opts: BenchOptions): Promise<Scenar
     const userIds = result.success.orgs.flatMap((o: any) => o.humanUserIds);
     const scenarios: Record<string, (i: number) => object> = {
       type: (i) => ({ eventTypes: [i % 2 ? 'user.human.added' : types[i % types.length]], limit: 1000 }),
-      'aggregate id': (i) => ({ aggregateId: i % 2 ? userIds[(i * 7919) % userIds.length] : `bench-${(i * 104729) % Math.max(1, fill / 10)}`, limit: 1000 }),
-      'resource owner': (i) => ({ resourceOwner: i % 2 ? orgIds[i % orgIds.length] : `bench-org-${i % 500}`, limit: 1000 }),
+      'aggregate id': (i) => ({
+        aggregateId: i % 2 ? userIds[(i * 7919) % userIds.length] : `bench-${(i * 104729) % Math.max(1, fill / 10)}`,
+        limit: 1000,
+      }),
+      'resource owner': (i) => ({
+        resourceOwner: i % 2 ? orgIds[i % orgIds.length] : `bench-org-${i % 500}`,
+        limit: 1000,
+      }),
     };
     const metrics: Metric[] = [
-      { name: 'import (pbkdf2-sha256 hashes, one request)', value: usersPerSecond, unit: 'users/s', target: { op: '>=', value: 10_000 } },
-      { name: `server peak RSS while importing ${USERS} users`, value: peakRss, unit: 'MB', target: { op: '<=', value: 400 } },
+      {
+        name: 'import (pbkdf2-sha256 hashes, one request)',
+        value: usersPerSecond,
+        unit: 'users/s',
+        target: { op: '>=', value: 10_000 },
+      },
+      {
+        name: `server peak RSS while importing ${USERS} users`,
+        value: peakRss,
+        unit: 'MB',
+        target: { op: '<=', value: 400 },
+      },
     ];
     const notes = [
       `${USERS} users in ${ORGS} organizations (${(sent / 1024 / 1024).toFixed(0)} MB body) in ${seconds.toFixed(2)} s; ${total} events in the store for the searches`,
       `load average at the start of the searches: ${os.loadavg()[0].toFixed(1)} (2 cores)`,
     ];
     for (const [name, filter] of Object.entries(scenarios)) {
-      for (let i = 0; i < 10; i++) await (await post('/admin/v1/events/_search', JSON.stringify(filter(i)))).arrayBuffer();
+      for (let i = 0; i < 10; i++)
+        await (await post('/admin/v1/events/_search', JSON.stringify(filter(i)))).arrayBuffer();
       const times: number[] = [];
       let count = 0;
       for (let i = 0; i < SEARCHES; i++) {
@@ -115,7 +155,14 @@ export default async function importScenario(opts: BenchOptions): Promise<Scenar
       times.sort((a, b) => a - b);
       const p50 = round(times[Math.floor(times.length * 0.5)]);
       const p95 = round(times[Math.floor(times.length * 0.95)]);
-      metrics.push({ name: `event search by ${name} (limit 1000), p95`, value: p95, unit: 'ms', p50, p95, target: { op: '<=', value: 50 } });
+      metrics.push({
+        name: `event search by ${name} (limit 1000), p95`,
+        value: p95,
+        unit: 'ms',
+        p50,
+        p95,
+        target: { op: '<=', value: 50 },
+      });
       notes.push(`search by ${name}: ${Math.round(count / SEARCHES)} events per response on average, p50 ${p50} ms`);
     }
     return { scenario: 'import', metrics, notes };
@@ -144,7 +191,9 @@ function* importBody(): Generator<Uint8Array> {
               userName: `user${u}@${orgId}.example.com`,
               profile: { firstName: 'Bench', lastName: `User ${u}`, preferredLanguage: 'en' },
               email: { email: `user${u}@${orgId}.example.com`, isEmailVerified: true },
-              hashedPassword: { value: `$pbkdf2-sha256$27500$${randomBytes(16).toString('base64')}$${randomBytes(32).toString('base64')}` },
+              hashedPassword: {
+                value: `$pbkdf2-sha256$27500$${randomBytes(16).toString('base64')}$${randomBytes(32).toString('base64')}`,
+              },
             },
           }),
         );
@@ -157,4 +206,3 @@ function* importBody(): Generator<Uint8Array> {
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
-

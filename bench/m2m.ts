@@ -6,7 +6,8 @@ import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
 
 const CONNECTIONS = 64;
 const FORM = 'application/x-www-form-urlencoded';
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 function metric(name: string, r: LoadResult, target?: number, peer?: LoadResult): Metric {
@@ -45,16 +46,29 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
       return res.json() as Promise<any>;
     };
     // Assertions name the issuer (the external URL), which need not be the address we connect to.
-    const { issuer } = (await fetch(`${server.url}/.well-known/openid-configuration`).then((r) => r.json())) as { issuer: string };
+    const { issuer } = (await fetch(`${server.url}/.well-known/openid-configuration`).then((r) => r.json())) as {
+      issuer: string;
+    };
     const instance = await rpc('portcullis.instance.v2.InstanceService/GetInstance', {});
     const orgId = instance.instance?.defaultOrganizationId ?? instance.defaultOrganizationId;
-    const { projectId } = await rpc('portcullis.project.v2.ProjectService/CreateProject', { organizationId: orgId, name: 'bench-m2m' });
-    const api = await rpc('portcullis.application.v2.ApplicationService/CreateApplication', { projectId, name: 'bench-api', api: {} });
+    const { projectId } = await rpc('portcullis.project.v2.ProjectService/CreateProject', {
+      organizationId: orgId,
+      name: 'bench-m2m',
+    });
+    const api = await rpc('portcullis.application.v2.ApplicationService/CreateApplication', {
+      projectId,
+      name: 'bench-api',
+      api: {},
+    });
     const apiAuth = basic(api.api.clientId, api.api.clientSecret);
     const scope = `urn:service:iam:org:project:id:${projectId}:aud`;
 
     const machine = async (username: string, accessTokenType: string) => {
-      const { id } = await rpc('portcullis.user.v2.UserService/CreateUser', { organizationId: orgId, username, machine: { name: username, accessTokenType } });
+      const { id } = await rpc('portcullis.user.v2.UserService/CreateUser', {
+        organizationId: orgId,
+        username,
+        machine: { name: username, accessTokenType },
+      });
       const secret = await rpc('portcullis.user.v2.UserService/AddSecret', { userId: id });
       return { id, auth: basic(secret.clientId, secret.clientSecret) };
     };
@@ -63,14 +77,20 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
     const ccBody = `grant_type=client_credentials&scope=${encodeURIComponent(scope)}`;
     const tokenUrl = `${server.url}/oauth/v2/token`;
     const token = async (auth: string) => {
-      const res = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': FORM, authorization: auth }, body: ccBody });
+      const res = await fetch(tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': FORM, authorization: auth },
+        body: ccBody,
+      });
       if (!res.ok) throw new Error(`client credentials: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { access_token: string }).access_token;
     };
     const algOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).alg as string;
     const useAlgorithm = async (alg: 'RS256' | 'ES256') => {
       if (algOf(await token(jwtUser.auth)) === alg) return;
-      const { keyId } = await rpc('portcullis.instance.v2.InstanceService/CreateWebKey', { algorithm: `WEB_KEY_ALGORITHM_${alg}` });
+      const { keyId } = await rpc('portcullis.instance.v2.InstanceService/CreateWebKey', {
+        algorithm: `WEB_KEY_ALGORITHM_${alg}`,
+      });
       await rpc('portcullis.instance.v2.InstanceService/ActivateWebKey', { keyId });
       // Every worker picks up the new key when its key cache expires (seconds): wait until all sign with it.
       const deadline = Date.now() + 60_000;
@@ -84,7 +104,14 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
       }
     };
     const cc = (auth: string) =>
-      measure({ url: tokenUrl, method: 'POST', connections: CONNECTIONS, duration: opts.duration, headers: { 'content-type': FORM, authorization: auth }, body: ccBody });
+      measure({
+        url: tokenUrl,
+        method: 'POST',
+        connections: CONNECTIONS,
+        duration: opts.duration,
+        headers: { 'content-type': FORM, authorization: auth },
+        body: ccBody,
+      });
 
     await useAlgorithm('RS256');
     opts.progress('m2m: client credentials, JWT access tokens, RS256');
@@ -114,7 +141,8 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
       connections: CONNECTIONS,
       duration: opts.duration,
       headers: { 'content-type': FORM },
-      body: () => `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:jwt-bearer')}&scope=${encodeURIComponent(scope)}&assertion=${assertion()}`,
+      body: () =>
+        `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:jwt-bearer')}&scope=${encodeURIComponent(scope)}&assertion=${assertion()}`,
     });
 
     const opaque = await Promise.all(Array.from({ length: 500 }, () => token(opaqueUser.auth)));

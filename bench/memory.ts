@@ -4,7 +4,11 @@ import type { BenchOptions, ScenarioResult } from './lib/types';
 
 /** Resident memory of the server (primary + workers) idle, and while serving authenticated RPCs. */
 export default async function memory(opts: BenchOptions): Promise<ScenarioResult> {
-  const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile && 'memory' });
+  const server = await startServer({
+    storage: 'postgres',
+    baseUrl: opts.databaseUrl,
+    profile: opts.profile && 'memory',
+  });
   try {
     await new Promise((r) => setTimeout(r, 2000));
     const idle = rssMb(server.process.pid!);
@@ -27,7 +31,15 @@ export default async function memory(opts: BenchOptions): Promise<ScenarioResult
       metrics: [
         { name: 'RSS idle (all processes)', value: idle, unit: 'MB' },
         { name: 'RSS peak under load', value: peak, unit: 'MB' },
-        { name: 'GetInstance (PAT auth) with 64 connections', value: load.rps, unit: 'req/s', p50: load.p50, p95: load.p95, p99: load.p99, errors: load.errors },
+        {
+          name: 'GetInstance (PAT auth) with 64 connections',
+          value: load.rps,
+          unit: 'req/s',
+          p50: load.p50,
+          p95: load.p95,
+          p99: load.p99,
+          errors: load.errors,
+        },
       ],
       notes: ['PostgreSQL, default worker count (one per core); RSS summed over the primary and its workers'],
     };

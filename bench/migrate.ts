@@ -92,12 +92,23 @@ export default async function run(opts?: BenchOptions): Promise<ScenarioResult> 
   const t0 = Date.now();
   opts?.progress(`migrate: generating a ${USERS.toLocaleString('en-US')}-user export (kept in bench/tmp)`);
   await generate(input);
-  process.stderr.write(`export: ${input} (${(statSync(input).size / 1e6).toFixed(0)} MB, ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+  process.stderr.write(
+    `export: ${input} (${(statSync(input).size / 1e6).toFixed(0)} MB, ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
+  );
   rmSync(output, { force: true });
   const start = process.hrtime.bigint();
   const child = spawn(
     process.execPath,
-    ['--import', RSS_PROBE, path.join(ROOT, 'bin', 'portcullis.mjs'), 'migrate', 'keycloak', '--org=bench-org', `--realm=${input}`, `--output=${output}`],
+    [
+      '--import',
+      RSS_PROBE,
+      path.join(ROOT, 'bin', 'portcullis.mjs'),
+      'migrate',
+      'keycloak',
+      '--org=bench-org',
+      `--realm=${input}`,
+      `--output=${output}`,
+    ],
     { cwd: ROOT, env: { ...process.env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -121,11 +132,18 @@ export default async function run(opts?: BenchOptions): Promise<ScenarioResult> 
   return {
     scenario: 'migrate',
     metrics: [
-      { name: `convert ${USERS.toLocaleString('en-US')} Keycloak users`, value: result.seconds, unit: 's', target: { op: '<=', value: 60 } },
+      {
+        name: `convert ${USERS.toLocaleString('en-US')} Keycloak users`,
+        value: result.seconds,
+        unit: 's',
+        target: { op: '<=', value: 60 },
+      },
       { name: 'conversion rate', value: result.usersPerSecond, unit: 'users/s' },
       { name: 'peak RSS of the converter', value: result.peakRssMb, unit: 'MB', target: { op: '<=', value: 300 } },
     ],
-    notes: [`${result.converted.toLocaleString('en-US')} users converted into a ${result.outputMb} MB import body by \`portcullis migrate keycloak\` in a child process`],
+    notes: [
+      `${result.converted.toLocaleString('en-US')} users converted into a ${result.outputMb} MB import body by \`portcullis migrate keycloak\` in a child process`,
+    ],
   };
 }
 

@@ -20,18 +20,32 @@ const USERS = Number(process.env.BENCH_OIDC_USERS ?? 64);
 const FLOW_CLIENTS = Number(process.env.BENCH_OIDC_FLOW_CLIENTS ?? 24);
 
 export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
-  const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile ? 'oidc' : false });
+  const server = await startServer({
+    storage: 'postgres',
+    baseUrl: opts.databaseUrl,
+    profile: opts.profile ? 'oidc' : false,
+  });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   try {
     await raiseRateLimits(server);
     const rpc = async (path: string, body: object) => {
-      const res = await request(agent, server.port, 'POST', path, { 'content-type': 'application/json', authorization: `Bearer ${server.pat}` }, JSON.stringify(body));
+      const res = await request(
+        agent,
+        server.port,
+        'POST',
+        path,
+        { 'content-type': 'application/json', authorization: `Bearer ${server.pat}` },
+        JSON.stringify(body),
+      );
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body}`);
       return JSON.parse(res.body);
     };
     const { instance } = await rpc('/portcullis.instance.v2.InstanceService/GetInstance', {});
     const orgId = instance.defaultOrganizationId;
-    const { projectId } = await rpc('/portcullis.project.v2.ProjectService/CreateProject', { organizationId: orgId, name: 'bench' });
+    const { projectId } = await rpc('/portcullis.project.v2.ProjectService/CreateProject', {
+      organizationId: orgId,
+      name: 'bench',
+    });
     const app = await rpc('/portcullis.application.v2.ApplicationService/CreateApplication', {
       projectId,
       name: 'bench-web',
@@ -42,7 +56,11 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
         authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
       },
     });
-    const api = await rpc('/portcullis.application.v2.ApplicationService/CreateApplication', { projectId, name: 'bench-api', api: { authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' } });
+    const api = await rpc('/portcullis.application.v2.ApplicationService/CreateApplication', {
+      projectId,
+      name: 'bench-api',
+      api: { authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' },
+    });
     const client = { id: app.oidc.clientId as string, secret: app.oidc.clientSecret as string };
     const apiBasic = `Basic ${Buffer.from(`${encodeURIComponent(api.api.clientId)}:${encodeURIComponent(api.api.clientSecret)}`).toString('base64')}`;
     const usernames: string[] = [];
@@ -51,7 +69,11 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
       await rpc('/portcullis.user.v2.UserService/CreateUser', {
         organizationId: orgId,
         username,
-        human: { profile: { givenName: 'Bench', familyName: `${i}` }, email: { email: `${username}@example.com`, isVerified: true }, password: { password: PASSWORD } },
+        human: {
+          profile: { givenName: 'Bench', familyName: `${i}` },
+          email: { email: `${username}@example.com`, isVerified: true },
+          password: { password: PASSWORD },
+        },
       });
       usernames.push(username);
     }
@@ -82,7 +104,8 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
     );
     const flowsPerSecond = Math.round((done / ((performance.now() - t0) / 1000)) * 10) / 10;
     latencies.sort((a, b) => a - b);
-    const pct = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0);
+    const pct = (p: number) =>
+      Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0);
 
     opts.progress('  userinfo');
     const userinfo = await measure({
@@ -118,11 +141,41 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
     return {
       scenario: 'oidc',
       metrics: [
-        { name: 'authorization-code flows (login, exchange, userinfo)', value: flowsPerSecond, unit: 'flows/s', target: { op: '>=', value: 150 }, p50: pct(50), p95: pct(95), p99: pct(99), errors: failed },
-        { name: 'userinfo (opaque token)', value: userinfo.rps, unit: 'req/s', target: { op: '>=', value: 6000 }, peer: peerUserinfo.rps, p50: userinfo.p50, p95: userinfo.p95, p99: userinfo.p99, errors: userinfo.errors },
-        { name: 'introspection (opaque token, Basic)', value: introspection.rps, unit: 'req/s', target: { op: '>=', value: 6000 }, p50: introspection.p50, p95: introspection.p95, p99: introspection.p99, errors: introspection.errors },
+        {
+          name: 'authorization-code flows (login, exchange, userinfo)',
+          value: flowsPerSecond,
+          unit: 'flows/s',
+          target: { op: '>=', value: 150 },
+          p50: pct(50),
+          p95: pct(95),
+          p99: pct(99),
+          errors: failed,
+        },
+        {
+          name: 'userinfo (opaque token)',
+          value: userinfo.rps,
+          unit: 'req/s',
+          target: { op: '>=', value: 6000 },
+          peer: peerUserinfo.rps,
+          p50: userinfo.p50,
+          p95: userinfo.p95,
+          p99: userinfo.p99,
+          errors: userinfo.errors,
+        },
+        {
+          name: 'introspection (opaque token, Basic)',
+          value: introspection.rps,
+          unit: 'req/s',
+          target: { op: '>=', value: 6000 },
+          p50: introspection.p50,
+          p95: introspection.p95,
+          p99: introspection.p99,
+          errors: introspection.errors,
+        },
       ],
-      notes: [`${USERS} users, ${FLOW_CLIENTS} concurrent flows; each flow is 8 HTTP requests and one argon2id verification.`],
+      notes: [
+        `${USERS} users, ${FLOW_CLIENTS} concurrent flows; each flow is 8 HTTP requests and one argon2id verification.`,
+      ],
     };
   } finally {
     agent.destroy();
@@ -136,7 +189,14 @@ interface Res {
   body: string;
 }
 
-function request(agent: http.Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Res> {
+function request(
+  agent: http.Agent,
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Res> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
       let data = '';
@@ -150,13 +210,25 @@ function request(agent: http.Agent, port: number, method: string, path: string, 
 }
 
 /** One browser doing a full login, then the relying party exchanging the code and calling userinfo. */
-async function fullFlow(agent: http.Agent, port: number, client: { id: string; secret: string }, username: string): Promise<string> {
+async function fullFlow(
+  agent: http.Agent,
+  port: number,
+  client: { id: string; secret: string },
+  username: string,
+): Promise<string> {
   const jar = new Map<string, string>();
   const go = async (method: string, path: string, form?: Record<string, string>) => {
     const headers: Record<string, string> = {};
     if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
     if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await request(agent, port, method, path, headers, form ? new URLSearchParams(form).toString() : undefined);
+    const res = await request(
+      agent,
+      port,
+      method,
+      path,
+      headers,
+      form ? new URLSearchParams(form).toString() : undefined,
+    );
     for (const sc of ([] as string[]).concat(res.headers['set-cookie'] ?? [])) {
       const [pair] = sc.split(';');
       const i = pair.indexOf('=');
@@ -166,19 +238,39 @@ async function fullFlow(agent: http.Agent, port: number, client: { id: string; s
   };
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const q = new URLSearchParams({ client_id: client.id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid profile email', code_challenge: challenge, code_challenge_method: 'S256', state: 's' });
+  const q = new URLSearchParams({
+    client_id: client.id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'openid profile email',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 's',
+  });
   const a = await go('GET', `/oauth/v2/authorize?${q}`);
   const loginPage = await go('GET', a.headers.location!);
   const authRequest = /name="authRequest" value="([^"]+)"/.exec(loginPage.body)![1];
   const csrf = /name="csrf" value="([^"]+)"/.exec(loginPage.body)![1];
   await go('POST', '/ui/login/login', { authRequest, csrf, loginName: username });
   const pw = await go('POST', '/ui/login/password', { authRequest, csrf, password: PASSWORD });
-  if (!pw.headers.location?.startsWith('/oauth/v2/authorize/callback')) throw new Error(`login failed: ${pw.headers.location}`);
+  if (!pw.headers.location?.startsWith('/oauth/v2/authorize/callback'))
+    throw new Error(`login failed: ${pw.headers.location}`);
   const cb = await go('GET', pw.headers.location);
   const code = new URL(cb.headers.location!).searchParams.get('code')!;
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`;
-  const tokenRes = await request(agent, port, 'POST', '/oauth/v2/token', { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
-    new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }).toString());
+  const tokenRes = await request(
+    agent,
+    port,
+    'POST',
+    '/oauth/v2/token',
+    { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+    new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    }).toString(),
+  );
   if (tokenRes.status !== 200) throw new Error(`token: ${tokenRes.body}`);
   const { access_token } = JSON.parse(tokenRes.body);
   const info = await request(agent, port, 'GET', '/oidc/v1/userinfo', { authorization: `Bearer ${access_token}` });

@@ -19,7 +19,9 @@ const PEER_SETUP = fs.existsSync(path.join(import.meta.dirname, 'peer/setup.md')
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
-  process.stdout.write(`Usage: npm run bench -- [scenario ...] [--profile]\nScenarios: ${ALL.join(', ')} (default: all)\n--profile writes CPU profiles of the server to bench/results/profiles/\nDATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server for scratch databases; BENCH_DURATION sets seconds per load phase (default 10).\n`);
+  process.stdout.write(
+    `Usage: npm run bench -- [scenario ...] [--profile]\nScenarios: ${ALL.join(', ')} (default: all)\n--profile writes CPU profiles of the server to bench/results/profiles/\nDATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server for scratch databases; BENCH_DURATION sets seconds per load phase (default 10).\n`,
+  );
   process.exit(0);
 }
 const chosen = args.filter((a) => !a.startsWith('--'));
@@ -36,7 +38,9 @@ const opts: BenchOptions = {
   duration: Number(process.env.BENCH_DURATION ?? 10),
   progress: (line) => {
     const elapsed = Math.round((Date.now() - started) / 1000);
-    process.stderr.write(`[${String(Math.floor(elapsed / 60)).padStart(2, '0')}:${String(elapsed % 60).padStart(2, '0')}] ${line}\n`);
+    process.stderr.write(
+      `[${String(Math.floor(elapsed / 60)).padStart(2, '0')}:${String(elapsed % 60).padStart(2, '0')}] ${line}\n`,
+    );
   },
 };
 
@@ -51,7 +55,10 @@ for (const [i, name] of scenarios.entries()) {
     const mod = await import(path.join(import.meta.dirname, `${name}.ts`));
     const result: ScenarioResult = await mod.default(opts);
     results.push(result);
-    for (const m of result.metrics) opts.progress(`  ${m.name}: ${m.value} ${m.unit}${m.peer ? ` (peer ${m.peer}, ${(m.value / m.peer).toFixed(2)}×)` : ''}`);
+    for (const m of result.metrics)
+      opts.progress(
+        `  ${m.name}: ${m.value} ${m.unit}${m.peer ? ` (peer ${m.peer}, ${(m.value / m.peer).toFixed(2)}×)` : ''}`,
+      );
   } catch (err) {
     failed++;
     opts.progress(`  ${name} failed: ${(err as Error).stack ?? err}`);

@@ -39,7 +39,14 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
   try {
     server = spawn(process.execPath, ['bin/portcullis.mjs', 'start'], {
       cwd: path.resolve(import.meta.dirname, '..'),
-      env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), PORTCULLIS_HOST: '127.0.0.1', PORTCULLIS_DATA_DIR: dataDir, PORTCULLIS_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        DATABASE_URL: url.toString(),
+        PORT: String(port),
+        PORTCULLIS_HOST: '127.0.0.1',
+        PORTCULLIS_DATA_DIR: dataDir,
+        PORTCULLIS_LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     await waitReady(`http://127.0.0.1:${port}`);
@@ -52,7 +59,10 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
     const createBody = (i: number) => ({
       organizationId: orgId,
       username: `bench-${i}`,
-      human: { profile: { givenName: 'Bench', familyName: `User ${i}` }, email: { email: `bench-${i}@example.com`, ...email } },
+      human: {
+        profile: { givenName: 'Bench', familyName: `User ${i}` },
+        email: { email: `bench-${i}@example.com`, ...email },
+      },
     });
     for (let i = 0; i < 200; i++) await call('CreateUser', createBody(USERS + i)); // warm-up
     let next = 0;
@@ -78,7 +88,9 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
     const cpu = { server: cpuAfter.server - cpuBefore.server, database: cpuAfter.database - cpuBefore.database };
     const cpuMsPerCreate = round(((cpu.server + cpu.database) * 1000) / USERS);
     const loadAverage = os.loadavg()[0];
-    log(`CreateUser: ${USERS} users, ${CONCURRENCY} clients, email ${EMAIL_MODE}: ${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 1,500/s)`);
+    log(
+      `CreateUser: ${USERS} users, ${CONCURRENCY} clients, email ${EMAIL_MODE}: ${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 1,500/s)`,
+    );
     log(
       `CreateUser CPU: server ${round((cpu.server * 1000) / USERS)} ms + PostgreSQL ${round((cpu.database * 1000) / USERS)} ms per create → at most ${Math.round(2000 / cpuMsPerCreate)}/s on 2 otherwise idle cores (load average during the run: ${loadAverage.toFixed(1)})`,
     );
@@ -92,7 +104,9 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
       }),
       'by username prefix': (i) => ({
         pagination: { limit: 100 },
-        filters: [{ usernameFilter: { value: `bench-${100 + ((i * 7919) % 900)}`, method: 'TEXT_FILTER_METHOD_STARTS_WITH' } }],
+        filters: [
+          { usernameFilter: { value: `bench-${100 + ((i * 7919) % 900)}`, method: 'TEXT_FILTER_METHOD_STARTS_WITH' } },
+        ],
       }),
     };
     const figures: Record<string, { p50: number; p95: number; users: number; total: number }> = {};
@@ -138,7 +152,13 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
     return {
       scenario: 'users',
       metrics: [
-        { name: 'CreateUser', value: createsPerSecond, unit: '/s', target: { op: '>=', value: 1500 }, errors: failures },
+        {
+          name: 'CreateUser',
+          value: createsPerSecond,
+          unit: '/s',
+          target: { op: '>=', value: 1500 },
+          errors: failures,
+        },
         { name: 'CreateUser CPU per create (server + PostgreSQL)', value: cpuMsPerCreate, unit: 'ms' },
         ...Object.entries(figures).map(([name, f]) => ({
           name: `ListUsers ${name} p95`,
@@ -196,7 +216,13 @@ function cpuSeconds(serverPid: number, dbName: string): { server: number; databa
 }
 
 /** One Connect JSON call over the keep-alive agent (lighter on the shared CPU than fetch). */
-function rpc(agent: http.Agent, port: number, pat: string, method: string, body: object): Promise<{ status: number; body: string }> {
+function rpc(
+  agent: http.Agent,
+  port: number,
+  pat: string,
+  method: string,
+  body: object,
+): Promise<{ status: number; body: string }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -206,7 +232,11 @@ function rpc(agent: http.Agent, port: number, pat: string, method: string, body:
         method: 'POST',
         path: `/portcullis.user.v2.UserService/${method}`,
         agent,
-        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Authorization: `Bearer ${pat}` },
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(payload),
+          Authorization: `Bearer ${pat}`,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -233,7 +263,13 @@ async function freePort(): Promise<number> {
 
 async function waitReady(base: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
-    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${base}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('the server did not become ready');

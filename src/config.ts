@@ -70,7 +70,12 @@ const S = {
     parse: integer(0, 65535),
     meaning: 'TCP port for everything: Connect, gRPC, gRPC-web, OIDC, login, v1.',
   },
-  host: { env: 'PORTCULLIS_HOST', default: '0.0.0.0', parse: text, meaning: 'Address to listen on (tests use 127.0.0.1).' },
+  host: {
+    env: 'PORTCULLIS_HOST',
+    default: '0.0.0.0',
+    parse: text,
+    meaning: 'Address to listen on (tests use 127.0.0.1).',
+  },
   externalUrl: {
     env: 'PORTCULLIS_EXTERNAL_URL',
     default: 'http://localhost:$PORT',
@@ -89,7 +94,8 @@ const S = {
     default: './.portcullis',
     // memory:// is a PGlite location, not a folder, so it is not resolved against the working directory
     parse: (raw) => (raw === 'memory://' ? raw : path.resolve(raw)),
-    meaning: 'Folder for PGlite data, the admin PAT and the generated master key; `memory://` keeps the database in memory.',
+    meaning:
+      'Folder for PGlite data, the admin PAT and the generated master key; `memory://` keeps the database in memory.',
   },
   dbConnectTimeoutMs: {
     env: 'PORTCULLIS_DB_CONNECT_TIMEOUT',
@@ -139,7 +145,12 @@ const S = {
     parse: text,
     meaning: 'PEM certificate file; with PORTCULLIS_TLS_KEY the port serves HTTPS (HTTP/2 and HTTP/1.1 by ALPN).',
   },
-  tlsKey: { env: 'PORTCULLIS_TLS_KEY', whenUnset: '(unset)', parse: text, meaning: 'PEM private key file for PORTCULLIS_TLS_CERT.' },
+  tlsKey: {
+    env: 'PORTCULLIS_TLS_KEY',
+    whenUnset: '(unset)',
+    parse: text,
+    meaning: 'PEM private key file for PORTCULLIS_TLS_CERT.',
+  },
   corsOrigins: {
     env: 'PORTCULLIS_CORS_ORIGINS',
     whenUnset: '(none)',
@@ -155,7 +166,8 @@ const S = {
     default: 'info',
     parse: (raw, env) => {
       const level = raw.toLowerCase();
-      if (!LOG_LEVELS.includes(level)) throw new ConfigError(`${env} must be one of ${LOG_LEVELS.join(', ')}; got "${level}"`);
+      if (!LOG_LEVELS.includes(level))
+        throw new ConfigError(`${env} must be one of ${LOG_LEVELS.join(', ')}; got "${level}"`);
       return level;
     },
     meaning: 'Log level: fatal, error, warn, info, debug, trace or silent.',
@@ -177,7 +189,8 @@ const S = {
     default: '1h',
     // JWT exp and iat are whole seconds
     parse: (raw, env) => Math.floor(parseDuration(env, raw) / 1000),
-    meaning: 'Longest lifetime (exp ahead of now, Go duration) of a JWT a client signs: private_key_jwt assertions and JWT profile grants.',
+    meaning:
+      'Longest lifetime (exp ahead of now, Go duration) of a JWT a client signs: private_key_jwt assertions and JWT profile grants.',
   },
   smtpUrl: {
     env: 'PORTCULLIS_SMTP_URL',
@@ -195,7 +208,8 @@ const S = {
     env: 'PORTCULLIS_BODY_LIMIT',
     default: '2gb',
     parse: (raw, env) => parseSize(env, raw),
-    meaning: 'Largest accepted body of `POST /admin/v1/import` (streamed to a temporary file, not held in memory); `0` = no limit. Every other HTTP route accepts at most 1 MB, RPCs at most 4 MB.',
+    meaning:
+      'Largest accepted body of `POST /admin/v1/import` (streamed to a temporary file, not held in memory); `0` = no limit. Every other HTTP route accepts at most 1 MB, RPCs at most 4 MB.',
   },
 } satisfies Record<string, DefaultedSetting<unknown> | OptionalSetting<unknown>>;
 
@@ -305,7 +319,9 @@ function checkUrl(name: string, raw: string, protocols: string[]) {
     throw new ConfigError(`${name} is not a valid URL: "${redact(raw)}"`);
   }
   if (!protocols.includes(url.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}; got "${redact(raw)}"`);
+    throw new ConfigError(
+      `${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}; got "${redact(raw)}"`,
+    );
   }
   if (!url.hostname && url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
     throw new ConfigError(`${name} has no host: "${redact(raw)}"`);

@@ -63,7 +63,16 @@ export async function startServer(deps: Deps): Promise<RunningServer> {
       const path = req.url?.split('?')[0] ?? '';
       const route = (res as any).routeLabel ?? (procedures.has(path) ? path : 'unmatched');
       httpDuration.observe({ route, method: req.method ?? '', status: String(res.statusCode) }, seconds);
-      log.info({ reqId: requestId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      log.info(
+        {
+          reqId: requestId,
+          method: req.method,
+          path: req.url?.split('?')[0],
+          status: res.statusCode,
+          ms: Math.round(seconds * 1e4) / 10,
+        },
+        'request',
+      );
       if (draining && inFlight === 0) drained?.();
     });
     const origin = req.headers.origin;
@@ -186,11 +195,20 @@ function answerUnknownRpc(
   const type = String(req.headers['content-type'] ?? '').toLowerCase();
   const message = `${path} is not a method of this server`;
   if (type.startsWith('application/grpc')) {
-    res.writeHead(200, { 'content-type': type.startsWith('application/grpc-web') ? type.split(';')[0] : 'application/grpc', 'grpc-status': '12', 'grpc-message': encodeURIComponent(message) });
+    res.writeHead(200, {
+      'content-type': type.startsWith('application/grpc-web') ? type.split(';')[0] : 'application/grpc',
+      'grpc-status': '12',
+      'grpc-message': encodeURIComponent(message),
+    });
     res.end();
     return true;
   }
-  if (RPC_PATH.test(path) && (type.startsWith('application/json') || type.startsWith('application/proto') || type.startsWith('application/connect+'))) {
+  if (
+    RPC_PATH.test(path) &&
+    (type.startsWith('application/json') ||
+      type.startsWith('application/proto') ||
+      type.startsWith('application/connect+'))
+  ) {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ code: 'unimplemented', message }));
     return true;

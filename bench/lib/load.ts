@@ -35,7 +35,8 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
   const windows: Window[] = [];
   for (let i = 0; i < WINDOWS; i++) windows.push(await runOnce(spec, spec.duration / WINDOWS));
   const times = windows.flatMap((w) => w.times).sort((a, b) => a - b);
-  const pct = (p: number) => (times.length ? round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]) : 0);
+  const pct = (p: number) =>
+    times.length ? round(times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]) : 0;
   const rates = windows.map((w) => w.rps).sort((a, b) => a - b);
   return {
     rps: rates[Math.floor(WINDOWS / 2)],
@@ -73,7 +74,11 @@ function runOnce(spec: LoadSpec, seconds: number): Promise<Window> {
       } as any,
       (err: Error | null, result: any) => {
         if (err) return reject(err);
-        resolve({ rps: Math.round(times.length / seconds), times, errors: errors + (result.errors ?? 0) + (result.timeouts ?? 0) });
+        resolve({
+          rps: Math.round(times.length / seconds),
+          times,
+          errors: errors + (result.errors ?? 0) + (result.timeouts ?? 0),
+        });
       },
     );
     instance.on('response', (_client: unknown, status: number, _bytes: number, responseTime: number) => {

@@ -16,7 +16,12 @@ export interface MachineInfo {
 export function machineInfo(): MachineInfo {
   const pkg = (name: string) => {
     try {
-      return JSON.parse(execFileSync('node', ['-p', `JSON.stringify(require('${name}/package.json').version)`], { cwd: ROOT, encoding: 'utf8' }));
+      return JSON.parse(
+        execFileSync('node', ['-p', `JSON.stringify(require('${name}/package.json').version)`], {
+          cwd: ROOT,
+          encoding: 'utf8',
+        }),
+      );
     } catch {
       return 'unknown';
     }

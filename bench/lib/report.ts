@@ -6,7 +6,8 @@ import type { Metric, ScenarioResult } from './types';
 
 export const RESULTS_DIR = path.join(ROOT, 'bench/results');
 
-const fmt = (n: number | undefined) => (n === undefined ? '' : n >= 100 ? Math.round(n).toLocaleString('en-US') : String(n));
+const fmt = (n: number | undefined) =>
+  n === undefined ? '' : n >= 100 ? Math.round(n).toLocaleString('en-US') : String(n);
 
 function targetCell(m: Metric): string {
   if (!m.target) return '';
@@ -40,7 +41,11 @@ export function markdown(machine: MachineInfo, results: ScenarioResult[], peerSe
 
 /** A horizontal bar chart of every throughput figure (unit ending in /s), Portcullis and peer. */
 export function svgChart(results: ScenarioResult[]): string {
-  const rows = results.flatMap((r) => r.metrics.filter((m) => m.unit.endsWith('/s')).map((m) => ({ label: `${r.scenario}: ${m.name}`, value: m.value, peer: m.peer })));
+  const rows = results.flatMap((r) =>
+    r.metrics
+      .filter((m) => m.unit.endsWith('/s'))
+      .map((m) => ({ label: `${r.scenario}: ${m.name}`, value: m.value, peer: m.peer })),
+  );
   const max = Math.max(1, ...rows.flatMap((r) => [r.value, r.peer ?? 0]));
   const rowH = 34;
   const width = 900;
@@ -74,7 +79,8 @@ export function writeReport(machine: MachineInfo, results: ScenarioResult[], pee
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   // A second run on the same day and commit gets its own files (-2, -3, …) so runs can be compared.
   let base = `${machine.date.slice(0, 10)}-${machine.commit}`;
-  for (let n = 2; fs.existsSync(path.join(RESULTS_DIR, `${base}.md`)); n++) base = `${machine.date.slice(0, 10)}-${machine.commit}-${n}`;
+  for (let n = 2; fs.existsSync(path.join(RESULTS_DIR, `${base}.md`)); n++)
+    base = `${machine.date.slice(0, 10)}-${machine.commit}-${n}`;
   const chart = `${base}.svg`;
   fs.writeFileSync(path.join(RESULTS_DIR, chart), svgChart(results));
   fs.writeFileSync(path.join(RESULTS_DIR, `${base}.md`), markdown(machine, results, peerSetup).replace('CHART', chart));

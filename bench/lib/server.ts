@@ -77,7 +77,10 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${stderr.slice(-2000)}`);
     if (Date.now() > deadline) throw new Error('server did not become ready in 120 s');
-    const ok = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -146,7 +149,12 @@ export async function raiseRateLimits(server: BenchServer): Promise<void> {
   const res = await fetch(`${server.url}/portcullis.instance.v2.InstanceService/UpdateInstanceSettings`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${server.pat}` },
-    body: JSON.stringify({ tokenRateLimitPerClient: max, tokenRateLimitPerAddress: max, loginRateLimitPerAddress: max, keysRateLimitPerAddress: max }),
+    body: JSON.stringify({
+      tokenRateLimitPerClient: max,
+      tokenRateLimitPerAddress: max,
+      loginRateLimitPerAddress: max,
+      keysRateLimitPerAddress: max,
+    }),
   });
   if (!res.ok) throw new Error(`raising the rate limits: ${res.status} ${await res.text()}`);
 }

@@ -43,7 +43,14 @@ const provider = new Provider(issuer, {
   jwks: { keys } as any,
   findAccount: async (_ctx: unknown, sub: string) => ({
     accountId: sub,
-    claims: async () => ({ sub, name: 'Bench User', given_name: 'Bench', family_name: 'User', email: `${sub}@example.com`, email_verified: true }),
+    claims: async () => ({
+      sub,
+      name: 'Bench User',
+      given_name: 'Bench',
+      family_name: 'User',
+      email: `${sub}@example.com`,
+      email_verified: true,
+    }),
   }),
   claims: { openid: ['sub'], profile: ['name', 'given_name', 'family_name'], email: ['email', 'email_verified'] },
   features: {
@@ -77,7 +84,13 @@ for (let i = 0; i < 200; i++) {
   const grant = new provider.Grant({ accountId, clientId: 'web' });
   grant.addOIDCScope('openid profile email');
   const grantId = await grant.save();
-  const at = new provider.AccessToken({ accountId, client: web, grantId, scope: 'openid profile email', gty: 'authorization_code' } as any);
+  const at = new provider.AccessToken({
+    accountId,
+    client: web,
+    grantId,
+    scope: 'openid profile email',
+    gty: 'authorization_code',
+  } as any);
   userinfoTokens.push(await at.save());
 }
 process.stdout.write(`${JSON.stringify({ ready: true, issuer, secret: SECRET, userinfoTokens })}\n`);

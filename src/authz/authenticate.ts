@@ -12,7 +12,10 @@ import { Principal } from './principal';
  * Resolves a bearer token that is not a PAT (an access token issued by the OIDC layer). The OIDC
  * module registers one at start-up; returns undefined when the token is not one of its own.
  */
-export type BearerResolver = (db: Db, token: string) => Promise<{ userId: string; clientId?: string; scopes?: string[] } | undefined>;
+export type BearerResolver = (
+  db: Db,
+  token: string,
+) => Promise<{ userId: string; clientId?: string; scopes?: string[] } | undefined>;
 const resolvers: BearerResolver[] = [];
 
 export function registerBearerResolver(resolver: BearerResolver): void {
@@ -73,10 +76,9 @@ export async function authenticateBearer(db: Db, authorization: string | null | 
 // change them call the invalidate functions below (evicted in every replica on commit); the short
 // maximum age bounds staleness even if an eviction were missed.
 const patCache = createCache<{ userId: string; expiresAt: Date | null } | undefined>('pat', { maxAgeMs: 5_000 });
-const principalCache = createCache<{ orgId: string; state: string; orgState: string; memberships: Awaited<ReturnType<typeof membershipsOf>> } | undefined>(
-  'principal',
-  { maxAgeMs: 5_000 },
-);
+const principalCache = createCache<
+  { orgId: string; state: string; orgState: string; memberships: Awaited<ReturnType<typeof membershipsOf>> } | undefined
+>('principal', { maxAgeMs: 5_000 });
 
 /** Call from any command that changes a user's state, organization or administrator memberships. */
 export function invalidatePrincipal(scope: Scope, userId: string): Promise<void> {

@@ -22,11 +22,17 @@ export class Principal {
     readonly orgId: string,
     readonly memberships: Membership[],
     /** the access token / PAT that authenticated the call, for audit and token exchange */
-    readonly tokenInfo: { kind: 'pat' | 'access_token' | 'system' | 'anonymous'; clientId?: string; scopes?: string[] } = {
+    readonly tokenInfo: {
+      kind: 'pat' | 'access_token' | 'system' | 'anonymous';
+      clientId?: string;
+      scopes?: string[];
+    } = {
       kind: 'system',
     },
   ) {
-    this.instancePerms = permissionsOf(memberships.filter((m) => m.resourceType === 'INSTANCE').flatMap((m) => m.roles));
+    this.instancePerms = permissionsOf(
+      memberships.filter((m) => m.resourceType === 'INSTANCE').flatMap((m) => m.roles),
+    );
     for (const m of memberships) {
       if (m.resourceType === 'ORG') this.orgPerms.set(m.resourceId, permissionsOf(m.roles));
       if (m.resourceType === 'PROJECT') this.projectPerms.set(m.resourceId, permissionsOf(m.roles));
@@ -86,7 +92,9 @@ export class Principal {
 
 /** The server itself (bootstrap, background jobs): holds every permission. */
 export function systemPrincipal(instanceId: string, service = 'system'): Principal {
-  return new Principal(service, '', [{ resourceType: 'INSTANCE', resourceId: instanceId, resourceOwner: '', roles: ['IAM_OWNER'] }]);
+  return new Principal(service, '', [
+    { resourceType: 'INSTANCE', resourceId: instanceId, resourceOwner: '', roles: ['IAM_OWNER'] },
+  ]);
 }
 
 export const ANONYMOUS = new Principal('', '', [], { kind: 'anonymous' });

@@ -9,7 +9,8 @@ export function rolesTableMarkdown(): string {
   const on = `| *granted on* | ${ROLE_NAMES.map((r) => ROLES[r].on.toLowerCase()).join(' | ')} |`;
   const rule = `| --- | ${ROLE_NAMES.map(() => ':-:').join(' | ')} |`;
   const rows = PERMISSIONS.map(
-    (p) => `| \`${p}\` | ${ROLE_NAMES.map((r) => ((ROLES[r].permissions as readonly string[]).includes(p) ? '✓' : '')).join(' | ')} |`,
+    (p) =>
+      `| \`${p}\` | ${ROLE_NAMES.map((r) => ((ROLES[r].permissions as readonly string[]).includes(p) ? '✓' : '')).join(' | ')} |`,
   );
   return [header, rule, on, ...rows].join('\n');
 }

@@ -36,7 +36,16 @@ const READ: Permission[] = PERMISSIONS.filter((p) => p.endsWith('.read'));
 const ORG_ALL: Permission[] = PERMISSIONS.filter(
   (p) => !p.startsWith('iam.') && p !== 'org.create' && p !== 'events.read' && p !== 'impersonation',
 );
-const USER_MANAGER: Permission[] = ['org.read', 'user.read', 'user.write', 'user.delete', 'user.credential.write', 'authorization.read', 'authorization.write', 'project.read'];
+const USER_MANAGER: Permission[] = [
+  'org.read',
+  'user.read',
+  'user.write',
+  'user.delete',
+  'user.credential.write',
+  'authorization.read',
+  'authorization.write',
+  'project.read',
+];
 const PROJECT_OWNER: Permission[] = [
   'project.read',
   'project.write',
@@ -50,7 +59,12 @@ const PROJECT_OWNER: Permission[] = [
   'administrator.read',
   'administrator.write',
 ];
-const PROJECT_OWNER_VIEWER: Permission[] = ['project.read', 'project.app.read', 'authorization.read', 'administrator.read'];
+const PROJECT_OWNER_VIEWER: Permission[] = [
+  'project.read',
+  'project.app.read',
+  'authorization.read',
+  'administrator.read',
+];
 
 export const ROLES = {
   IAM_OWNER: { on: 'INSTANCE', permissions: ALL },

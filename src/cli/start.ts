@@ -76,7 +76,9 @@ export const startCommand: Command = {
 function announce(app: Portcullis, workers: number) {
   const { config, bootstrap: boot } = app;
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(`Portcullis is listening on port ${config.port} (${workers} worker${workers > 1 ? 's' : ''}, ${app.database.kind})`);
+  out(
+    `Portcullis is listening on port ${config.port} (${workers} worker${workers > 1 ? 's' : ''}, ${app.database.kind})`,
+  );
   out(`  URL:        ${config.externalUrl}`);
   out(`  Discovery:  ${config.externalUrl}/.well-known/openid-configuration`);
   if (boot.created) {

@@ -69,8 +69,20 @@ export async function bootstrap(database: Database, opts: BootstrapOptions): Pro
         accessTokenType: 'BEARER',
       });
       for (const userId of [admin.id, machine.id]) {
-        await addAdministrator(scope, { userId, resourceType: 'INSTANCE', resourceId: instanceId, resourceOwner: instanceId, roles: ['IAM_OWNER'] });
-        await addAdministrator(scope, { userId, resourceType: 'ORG', resourceId: org.id, resourceOwner: org.id, roles: ['ORG_OWNER'] });
+        await addAdministrator(scope, {
+          userId,
+          resourceType: 'INSTANCE',
+          resourceId: instanceId,
+          resourceOwner: instanceId,
+          roles: ['IAM_OWNER'],
+        });
+        await addAdministrator(scope, {
+          userId,
+          resourceType: 'ORG',
+          resourceId: org.id,
+          resourceOwner: org.id,
+          roles: ['ORG_OWNER'],
+        });
       }
       const { token } = await addPersonalAccessToken(scope, { userId: machine.id, orgId: org.id });
       return token;

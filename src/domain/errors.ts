@@ -32,7 +32,25 @@ export const invalidArgument = (key: string, message: string) => new DomainError
 // Messages of invalid input start with the API field they concern ("username must not …",
 // "checks.user needs …", "metadata[2].value is required"); these words start sentences instead.
 const FIELD = /^([A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])?(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\[\d+\])?)*)(?::| )/;
-const NOT_FIELDS = new Set(['the', 'a', 'an', 'this', 'that', 'these', 'it', 'no', 'only', 'one', 'each', 'every', 'at', 'both', 'too', 'unknown', 'invalid']);
+const NOT_FIELDS = new Set([
+  'the',
+  'a',
+  'an',
+  'this',
+  'that',
+  'these',
+  'it',
+  'no',
+  'only',
+  'one',
+  'each',
+  'every',
+  'at',
+  'both',
+  'too',
+  'unknown',
+  'invalid',
+]);
 
 /** The request field an invalid_argument error concerns, read off its message; undefined for others. */
 export function fieldOf(err: DomainError): string | undefined {
@@ -62,11 +80,24 @@ export class LimitError extends DomainError {
 }
 
 /** Connection failures of the database drivers (postgres.js, node's sockets) and PostgreSQL's "shutting down / starting up". */
-const DATABASE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', 'CONNECTION_DESTROYED', '57P01', '57P03']);
+const DATABASE_DOWN = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_DESTROYED',
+  '57P01',
+  '57P03',
+]);
 
 /** The database cannot be reached (the error or one of its causes is a connection failure). */
 export function isDatabaseDown(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === 'string' && DATABASE_DOWN.has(e.code)) return true;
   }
   return false;
@@ -85,11 +116,19 @@ export function isDatabaseDown(err: unknown): boolean {
  */
 export function asDomainError(err: unknown): DomainError | undefined {
   if (err instanceof DomainError) return err;
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === 'string' && e.code.startsWith('22')) {
-      return invalidArgument('Errors.Invalid.Value', 'a value is out of range or holds characters that cannot be stored (such as NUL)');
+      return invalidArgument(
+        'Errors.Invalid.Value',
+        'a value is out of range or holds characters that cannot be stored (such as NUL)',
+      );
     }
   }
-  if (isDatabaseDown(err)) return new DomainError('unavailable', 'Errors.Database.Unavailable', 'the database is unavailable; retry later');
+  if (isDatabaseDown(err))
+    return new DomainError('unavailable', 'Errors.Database.Unavailable', 'the database is unavailable; retry later');
   return undefined;
 }

@@ -61,7 +61,8 @@ export class Scope {
     for (const e of this.pending) {
       const key = `${e.aggregateType}\u0000${e.aggregateId}`;
       let seq = next.get(key);
-      if (seq === undefined) seq = this.loaded.get(key) ?? (await currentSequence(this.tx, e.aggregateType, e.aggregateId));
+      if (seq === undefined)
+        seq = this.loaded.get(key) ?? (await currentSequence(this.tx, e.aggregateType, e.aggregateId));
       seq += 1;
       next.set(key, seq);
       this.appendedTypes.add(e.type);
@@ -113,7 +114,10 @@ let constraintErrors = new Map<string, () => DomainError>();
  * installed is written down in one place rather than left to which modules happen to be imported.
  * A second call replaces the first (several apps may start in one test process).
  */
-export function wireCommands(wiring: { observers: readonly CommitObserver[]; uniqueConstraintErrors: UniqueConstraintErrors }): void {
+export function wireCommands(wiring: {
+  observers: readonly CommitObserver[];
+  uniqueConstraintErrors: UniqueConstraintErrors;
+}): void {
   observers = [...wiring.observers];
   constraintErrors = new Map(Object.entries(wiring.uniqueConstraintErrors));
 }

@@ -39,12 +39,18 @@ export function createHttpApp(deps: Deps) {
   // The bulk import may be large (PORTCULLIS_BODY_LIMIT); every other route takes at most 1 MB.
   // The rest of such a body is never read, so the connection cannot be reused: say so.
   const tooLarge = (limit: number) => (c: any) =>
-    c.json({ error: 'request_too_large', error_description: `request body larger than ${limit} bytes` }, 413, { Connection: 'close' });
+    c.json({ error: 'request_too_large', error_description: `request body larger than ${limit} bytes` }, 413, {
+      Connection: 'close',
+    });
   // The import answers in the v1 error shape and counts a streamed body itself while it goes to disk
   // (src/v1/import/body.ts); 0 = no limit.
   const bulkLimit = deps.config.bodyLimitBytes;
   const importLimit: MiddlewareHandler =
-    bulkLimit > 0 ? limitBody(bulkLimit, (c) => c.json(tooLargeBody(bulkLimit), 413, { Connection: 'close' }), { countsItself: true }) : (_c, next) => next();
+    bulkLimit > 0
+      ? limitBody(bulkLimit, (c) => c.json(tooLargeBody(bulkLimit), 413, { Connection: 'close' }), {
+          countsItself: true,
+        })
+      : (_c, next) => next();
   const defaultLimit = limitBody(SMALL_BODY_LIMIT, tooLarge(SMALL_BODY_LIMIT));
   app.use('*', (c, next) => (c.req.path === IMPORT_PATH ? importLimit(c, next) : defaultLimit(c, next)));
   app.use('*', inputGuard(BULK_PATHS));
@@ -55,7 +61,12 @@ export function createHttpApp(deps: Deps) {
   app.route('/', loginRoutes(deps, limiter));
   app.route('/', v1Routes(deps));
 
-  app.notFound((c) => c.json({ error: 'not_found', error_description: safeDescription(`no route for ${c.req.method} ${c.req.path}`) }, 404));
+  app.notFound((c) =>
+    c.json(
+      { error: 'not_found', error_description: safeDescription(`no route for ${c.req.method} ${c.req.path}`) },
+      404,
+    ),
+  );
   // Errors no area answered itself go to the renderer of the area the path belongs to: v1 shape,
   // the HTML error page of the browser endpoints and the login, else OAuth JSON (the shape of
   // every other JSON error here). A domain error always gets its transport's status.

@@ -68,7 +68,8 @@ function jsonProblem(text: string): string | undefined {
     if (ch === 0) return 'the JSON body contains a NUL byte';
     if (inString) {
       if (ch === 0x5c) {
-        if (/^u0000/i.test(text.slice(i + 1, i + 6))) return `the JSON body contains a NUL character (\\u0000) in a string${fieldBefore(text, i)}`;
+        if (/^u0000/i.test(text.slice(i + 1, i + 6)))
+          return `the JSON body contains a NUL character (\\u0000) in a string${fieldBefore(text, i)}`;
         i++;
       } else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) inString = true;

@@ -19,7 +19,13 @@ export function userAgentHash(c: Context): string | undefined {
 /** A new cookie value after every login (no session fixation); returns the hash stored with the sessions. */
 export function rotateUserAgent(c: Context): string {
   const value = randomToken(32);
-  setCookie(c, UA_COOKIE, value, { path: '/', httpOnly: true, secure: secure(c), sameSite: 'Lax', maxAge: 400 * 24 * 3600 });
+  setCookie(c, UA_COOKIE, value, {
+    path: '/',
+    httpOnly: true,
+    secure: secure(c),
+    sameSite: 'Lax',
+    maxAge: 400 * 24 * 3600,
+  });
   return sha256Hex(value);
 }
 

@@ -76,14 +76,17 @@ const de: Messages = {
   passwordsDiffer: 'Die Passwörter stimmen nicht überein.',
   registrationRefused: 'Dieses Konto konnte nicht angelegt werden. Wenn Sie schon eines haben, melden Sie sich an.',
   logoutConfirmTitle: 'Abmelden?',
-  logoutConfirmText: 'Eine Anwendung möchte Sie in diesem Browser abmelden. Melden Sie sich nur ab, wenn Sie das veranlasst haben.',
+  logoutConfirmText:
+    'Eine Anwendung möchte Sie in diesem Browser abmelden. Melden Sie sich nur ab, wenn Sie das veranlasst haben.',
   logoutConfirmButton: 'Abmelden',
   loggedOutTitle: 'Sie sind abgemeldet',
   loggedOutText: 'Sie wurden abgemeldet. Sie können dieses Fenster schließen.',
   errorTitle: 'Etwas ist schiefgelaufen',
-  requestExpired: 'Die Anmeldeanfrage ist abgelaufen oder wurde bereits verwendet. Bitte starten Sie erneut in der Anwendung.',
+  requestExpired:
+    'Die Anmeldeanfrage ist abgelaufen oder wurde bereits verwendet. Bitte starten Sie erneut in der Anwendung.',
   csrf: 'Das Formular ist abgelaufen. Bitte versuchen Sie es erneut.',
-  tooManyRequests: 'Zu viele Anmeldeversuche aus Ihrem Netzwerk. Bitte warten Sie {seconds} Sekunden und versuchen Sie es dann erneut.',
+  tooManyRequests:
+    'Zu viele Anmeldeversuche aus Ihrem Netzwerk. Bitte warten Sie {seconds} Sekunden und versuchen Sie es dann erneut.',
   sessionEnded: 'Sitzung beendet',
   signedIn: 'angemeldet',
   emailCodeSent: 'Wir haben einen Bestätigungscode an Ihre E-Mail-Adresse gesendet.',

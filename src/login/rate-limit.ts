@@ -15,10 +15,16 @@ export function loginRateLimit(deps: Deps, limiter: RateLimiter) {
   return async (c: Context, next: Next) => {
     if (c.req.method !== 'POST') return next();
     const s = await getInstanceSettings(deps.database.db, deps.instanceId);
-    const seconds = await limiter.take('login-address', sourceAddress(c), { points: s.loginRateLimitPerAddress, windowSeconds: s.rateLimitWindowSeconds });
+    const seconds = await limiter.take('login-address', sourceAddress(c), {
+      points: s.loginRateLimitPerAddress,
+      windowSeconds: s.rateLimitWindowSeconds,
+    });
     if (seconds === 0) return next();
     c.header('Retry-After', String(seconds));
     const { t } = localeOf(c);
-    return errorPage(c, 'too many sign-in attempts from this address', { status: 429, text: t.tooManyRequests.replace('{seconds}', String(seconds)) });
+    return errorPage(c, 'too many sign-in attempts from this address', {
+      status: 429,
+      text: t.tooManyRequests.replace('{seconds}', String(seconds)),
+    });
   };
 }

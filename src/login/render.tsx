@@ -8,7 +8,10 @@ import { MessagePage } from './pages/message';
  * No form-action: browsers apply it to the redirects after a POST, and the last one goes to the client.
  */
 export function securityHeaders(c: Context): void {
-  c.header('Content-Security-Policy', "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'");
+  c.header(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   c.header('X-Frame-Options', 'DENY');
   c.header('Referrer-Policy', 'no-referrer');
   c.header('X-Content-Type-Options', 'nosniff');
@@ -26,7 +29,21 @@ export function renderPage(c: Context, page: Child, status = 200) {
 }
 
 /** The error page (HTTP 400 unless told): shown instead of redirecting when the redirect is unusable. */
-export function errorPage(c: Context, detail: string, opts: { status?: number; uiLocales?: string[]; text?: string } = {}) {
+export function errorPage(
+  c: Context,
+  detail: string,
+  opts: { status?: number; uiLocales?: string[]; text?: string } = {},
+) {
   const { locale, t } = localeOf(c, opts.uiLocales);
-  return renderPage(c, <MessagePage locale={locale} t={t} title={t.errorTitle} text={opts.text ?? detail} detail={opts.text ? detail : undefined} />, opts.status ?? 400);
+  return renderPage(
+    c,
+    <MessagePage
+      locale={locale}
+      t={t}
+      title={t.errorTitle}
+      text={opts.text ?? detail}
+      detail={opts.text ? detail : undefined}
+    />,
+    opts.status ?? 400,
+  );
 }

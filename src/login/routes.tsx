@@ -3,7 +3,12 @@ import { type Context, Hono } from 'hono';
 import type { Deps } from '../deps';
 import { DomainError, invalidArgument } from '../domain/errors';
 import { sessionFits } from '../domain/oidc/authorize';
-import { type AuthRequest, findPendingAuthRequest, linkSessionToAuthRequest, setAuthRequestLoginName } from '../domain/oidc/auth-requests';
+import {
+  type AuthRequest,
+  findPendingAuthRequest,
+  linkSessionToAuthRequest,
+  setAuthRequestLoginName,
+} from '../domain/oidc/auth-requests';
 import { checkPassword } from '../domain/session/password-check';
 import { createSession, rebindUserAgent, setSessionPasswordChecked } from '../domain/session/sessions';
 import { defaultOrgId, findUserById, findUserByLoginName, type LoginUser, loginNameOf } from '../domain/session/users';
@@ -48,7 +53,11 @@ async function readForm(c: Context): Promise<Form> {
   for (const [k, v] of Object.entries(body)) {
     if (typeof v !== 'string') continue;
     // the input guard sees urlencoded bodies only; multipart values get the same NUL check here
-    if (v.includes('\0') || k.includes('\0')) throw invalidArgument('Errors.Invalid.Form', `form parameter ${JSON.stringify(k.replace(/\0/g, ''))} contains a NUL byte`);
+    if (v.includes('\0') || k.includes('\0'))
+      throw invalidArgument(
+        'Errors.Invalid.Form',
+        `form parameter ${JSON.stringify(k.replace(/\0/g, ''))} contains a NUL byte`,
+      );
     out[k] = v;
   }
   return out;
@@ -64,7 +73,11 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
   const db = deps.database.db;
   const ctx = (userId?: string, orgId?: string) => oidcCtx(deps, 'login', userId, orgId);
 
-  async function withRequest(c: Context, id: string | undefined, fn: (r: AuthRequest) => Promise<Response>): Promise<Response> {
+  async function withRequest(
+    c: Context,
+    id: string | undefined,
+    fn: (r: AuthRequest) => Promise<Response>,
+  ): Promise<Response> {
     const r = id ? await findPendingAuthRequest(db, id) : undefined;
     if (!r) {
       const { t } = localeOf(c);
@@ -87,7 +100,15 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
       const canRegister = await mayRegister(r);
       return renderPage(
         c,
-        <LoginNamePage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} loginName={r.loginName ?? r.loginHint ?? ''} error={error} canRegister={canRegister} />,
+        <LoginNamePage
+          locale={locale}
+          t={t}
+          authRequest={r.id}
+          csrf={csrfToken(c)}
+          loginName={r.loginName ?? r.loginHint ?? ''}
+          error={error}
+          canRegister={canRegister}
+        />,
       );
     }),
   );
@@ -109,8 +130,19 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
       if (!r.loginName) return see(c, pageUrl('login', r.id));
       const { locale, t } = localeOf(c, r.uiLocales);
       const code = c.req.query('error');
-      const error = code === 'invalid' ? t.invalidCredentials : code === 'locked' ? t.locked : code === 'csrf' ? t.csrf : undefined;
-      return renderPage(c, <PasswordPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} loginName={r.loginName} error={error} />);
+      const error =
+        code === 'invalid' ? t.invalidCredentials : code === 'locked' ? t.locked : code === 'csrf' ? t.csrf : undefined;
+      return renderPage(
+        c,
+        <PasswordPage
+          locale={locale}
+          t={t}
+          authRequest={r.id}
+          csrf={csrfToken(c)}
+          loginName={r.loginName}
+          error={error}
+        />,
+      );
     }),
   );
 
@@ -143,7 +175,8 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
     await rebindUserAgent(uctx, oldUa, newUa);
     return existing
       ? (await setSessionPasswordChecked(uctx, existing.id, user)).id
-      : (await createSession(uctx, { userId: user.id, orgId: user.orgId, userAgentHash: newUa, passwordChecked: true })).id;
+      : (await createSession(uctx, { userId: user.id, orgId: user.orgId, userAgentHash: newUa, passwordChecked: true }))
+          .id;
   }
 
   /**
@@ -157,19 +190,36 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
     if (!user) return undefined;
     // A minute of slack: the request's creation time comes from the database clock, the check's from ours.
     const since = r.createdAt.getTime() - 60_000;
-    const session = (await browserSessions(c, deps)).find((s) => s.userId === user.id && s.passwordCheckedAt && s.passwordCheckedAt.getTime() >= since);
+    const session = (await browserSessions(c, deps)).find(
+      (s) => s.userId === user.id && s.passwordCheckedAt && s.passwordCheckedAt.getTime() >= since,
+    );
     return session ? { user, sessionId: session.id } : undefined;
   }
 
   /** The session answers the auth request: the browser goes on to the callback. */
-  async function finish(c: Context, r: AuthRequest, signedIn: { user: LoginUser; sessionId: string }): Promise<Response> {
+  async function finish(
+    c: Context,
+    r: AuthRequest,
+    signedIn: { user: LoginUser; sessionId: string },
+  ): Promise<Response> {
     await linkSessionToAuthRequest(ctx(signedIn.user.id, signedIn.user.orgId), r.id, signedIn.sessionId);
     return see(c, callbackUrl(r.id));
   }
 
   const passwordChangePage = (c: Context, r: AuthRequest, user: LoginUser, error?: string, status = 200) => {
     const { locale, t } = localeOf(c, r.uiLocales);
-    return renderPage(c, <PasswordChangePage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} loginName={loginNameOf(user)} error={error} />, status);
+    return renderPage(
+      c,
+      <PasswordChangePage
+        locale={locale}
+        t={t}
+        authRequest={r.id}
+        csrf={csrfToken(c)}
+        loginName={loginNameOf(user)}
+        error={error}
+      />,
+      status,
+    );
   };
 
   app.get('/ui/login/password/change', (c) =>
@@ -191,13 +241,19 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
       const { user } = signedIn;
       if (user.passwordChangeRequired) {
         const { t } = localeOf(c, r.uiLocales);
-        if ((form.password ?? '') !== (form.passwordConfirm ?? '')) return passwordChangePage(c, r, user, t.passwordsDiffer, 400);
+        if ((form.password ?? '') !== (form.passwordConfirm ?? ''))
+          return passwordChangePage(c, r, user, t.passwordsDiffer, 400);
         try {
           // The user proved the old password in this request (the session's fresh check): the server
           // sets the new one, under the instance's password policy.
-          await setPassword(oidcCtx(deps, 'login/password-change'), { userId: user.id, password: form.password ?? '', changeRequired: false });
+          await setPassword(oidcCtx(deps, 'login/password-change'), {
+            userId: user.id,
+            password: form.password ?? '',
+            changeRequired: false,
+          });
         } catch (err) {
-          if (err instanceof DomainError && err.kind === 'invalid_argument') return passwordChangePage(c, r, user, err.message, 400);
+          if (err instanceof DomainError && err.kind === 'invalid_argument')
+            return passwordChangePage(c, r, user, err.message, 400);
           throw err;
         }
       }
@@ -205,11 +261,25 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
     });
   });
 
-  const verifyEmailPage = (c: Context, r: AuthRequest, user: LoginUser, message?: { error?: string; notice?: string }, status = 200) => {
+  const verifyEmailPage = (
+    c: Context,
+    r: AuthRequest,
+    user: LoginUser,
+    message?: { error?: string; notice?: string },
+    status = 200,
+  ) => {
     const { locale, t } = localeOf(c, r.uiLocales);
     return renderPage(
       c,
-      <VerifyEmailPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} email={user.email ?? ''} error={message?.error} notice={message?.notice} />,
+      <VerifyEmailPage
+        locale={locale}
+        t={t}
+        authRequest={r.id}
+        csrf={csrfToken(c)}
+        email={user.email ?? ''}
+        error={message?.error}
+        notice={message?.notice}
+      />,
       status,
     );
   };
@@ -237,7 +307,8 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
         try {
           await verifyEmail(ctx(user.id, user.orgId), { userId: user.id, code: (form.code ?? '').trim() });
         } catch (err) {
-          if (err instanceof DomainError && err.kind === 'invalid_argument') return see(c, withError(pageUrl('verify-email', r.id), 'invalid'));
+          if (err instanceof DomainError && err.kind === 'invalid_argument')
+            return see(c, withError(pageUrl('verify-email', r.id), 'invalid'));
           throw err;
         }
       }
@@ -270,7 +341,10 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
         displayName: s.displayName ?? s.loginName ?? '',
         preselected: !!hint && (s.loginName ?? '').toLowerCase().startsWith(hint),
       }));
-      return renderPage(c, <SelectAccountPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} accounts={accounts} />);
+      return renderPage(
+        c,
+        <SelectAccountPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} accounts={accounts} />,
+      );
     }),
   );
 
@@ -301,7 +375,17 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
       if (!(await mayRegister(r))) return registrationClosed(c, r);
       const { locale, t } = localeOf(c, r.uiLocales);
       const error = c.req.query('error');
-      return renderPage(c, <RegisterPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} values={{}} error={error === 'csrf' ? t.csrf : undefined} />);
+      return renderPage(
+        c,
+        <RegisterPage
+          locale={locale}
+          t={t}
+          authRequest={r.id}
+          csrf={csrfToken(c)}
+          values={{}}
+          error={error === 'csrf' ? t.csrf : undefined}
+        />,
+      );
     }),
   );
 
@@ -311,9 +395,18 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
       if (!csrfValid(c, form.csrf)) return see(c, withError(pageUrl('register', r.id), 'csrf'));
       if (!(await mayRegister(r))) return registrationClosed(c, r);
       const { locale, t } = localeOf(c, r.uiLocales);
-      const values: RegisterValues = { givenName: form.givenName, familyName: form.familyName, email: form.email, username: form.username };
+      const values: RegisterValues = {
+        givenName: form.givenName,
+        familyName: form.familyName,
+        email: form.email,
+        username: form.username,
+      };
       const again = (error: string) =>
-        renderPage(c, <RegisterPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} values={values} error={error} />, 400);
+        renderPage(
+          c,
+          <RegisterPage locale={locale} t={t} authRequest={r.id} csrf={csrfToken(c)} values={values} error={error} />,
+          400,
+        );
       if ((form.password ?? '') !== (form.passwordConfirm ?? '')) return again(t.passwordsDiffer);
       const orgId = await registrationOrg(r);
       let userId: string;

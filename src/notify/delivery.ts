@@ -28,7 +28,10 @@ export async function claimPending(db: Db, limit = BATCH): Promise<Claimed[]> {
     .for('update', { skipLocked: true });
   return db
     .update(notifications)
-    .set({ attempts: sql`${notifications.attempts} + 1`, nextAttemptAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})` })
+    .set({
+      attempts: sql`${notifications.attempts} + 1`,
+      nextAttemptAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})`,
+    })
     .where(inArray(notifications.id, due))
     .returning();
 }
@@ -57,7 +60,11 @@ export async function deliverPending(db: Db, send: Sender): Promise<number> {
   }
   // A crash between sending and this update leaves the rows to be retried after their lease, so a
   // message is sent at least once and, short of a crash, exactly once.
-  if (sent.length) await db.update(notifications).set({ status: 'SENT', sentAt: new Date(), lastError: null }).where(inArray(notifications.id, sent));
+  if (sent.length)
+    await db
+      .update(notifications)
+      .set({ status: 'SENT', sentAt: new Date(), lastError: null })
+      .where(inArray(notifications.id, sent));
   return sent.length;
 }
 
@@ -71,7 +78,10 @@ export function senderFor(deps: Deps): Sender {
   }
   return async (m) => {
     // Without SMTP the log is the delivery channel, so the rendered message is logged in full.
-    deps.log.info({ notificationId: m.id, kind: m.kind, recipient: m.recipient, subject: m.subject, body: m.body }, 'notification (no SMTP configured)');
+    deps.log.info(
+      { notificationId: m.id, kind: m.kind, recipient: m.recipient, subject: m.subject, body: m.body },
+      'notification (no SMTP configured)',
+    );
   };
 }
 

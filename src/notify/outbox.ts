@@ -11,7 +11,13 @@ import './delivery';
  */
 export async function enqueueNotifications(tx: Db, inputs: MessageInput[]): Promise<string[]> {
   if (!inputs.length) return [];
-  const rows = inputs.map((input) => ({ id: newId(), userId: input.userId, kind: input.kind, recipient: input.email, ...renderMessage(input) }));
+  const rows = inputs.map((input) => ({
+    id: newId(),
+    userId: input.userId,
+    kind: input.kind,
+    recipient: input.email,
+    ...renderMessage(input),
+  }));
   await tx.insert(notifications).values(rows);
   return rows.map((r) => r.id);
 }

@@ -27,7 +27,15 @@ export function renderMessage(m: MessageInput): { subject: string; body: string 
     case 'EMAIL_VERIFICATION':
       return {
         subject: 'Verify your email address',
-        body: [greeting, '', `please confirm that ${m.email} is your email address with this code: ${m.code}`, ...linkLines(link, 'Or open'), '', expires, ''].join('\n'),
+        body: [
+          greeting,
+          '',
+          `please confirm that ${m.email} is your email address with this code: ${m.code}`,
+          ...linkLines(link, 'Or open'),
+          '',
+          expires,
+          '',
+        ].join('\n'),
       };
     case 'INVITATION':
       return {
@@ -46,7 +54,16 @@ export function renderMessage(m: MessageInput): { subject: string; body: string 
     case 'PASSWORD_RESET':
       return {
         subject: 'Reset your password',
-        body: [greeting, '', `a password reset was requested for ${m.loginName}. Your reset code: ${m.code}`, ...linkLines(link, 'Or open'), '', 'If you did not ask for this, ignore this message.', expires, ''].join('\n'),
+        body: [
+          greeting,
+          '',
+          `a password reset was requested for ${m.loginName}. Your reset code: ${m.code}`,
+          ...linkLines(link, 'Or open'),
+          '',
+          'If you did not ask for this, ignore this message.',
+          expires,
+          '',
+        ].join('\n'),
       };
   }
 }
@@ -57,5 +74,7 @@ function linkLines(link: string | undefined, label: string): string[] {
 
 function fillTemplate(template: string, m: MessageInput): string {
   const values: Record<string, string> = { Code: m.code, UserID: m.userId, OrgID: m.orgId, LoginName: m.loginName };
-  return template.replaceAll(/\{\{\.?(\w+)\}\}/g, (all, name: string) => (name in values ? encodeURIComponent(values[name]) : all));
+  return template.replaceAll(/\{\{\.?(\w+)\}\}/g, (all, name: string) =>
+    name in values ? encodeURIComponent(values[name]) : all,
+  );
 }

@@ -21,7 +21,10 @@ export function sendAuthorizationResponse(
   c.header('Referrer-Policy', 'no-referrer');
   if (r.mode === 'form_post') {
     const nonce = randomToken(16);
-    c.header('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; form-action ${new URL(r.redirectUri).origin}; frame-ancestors 'none'`);
+    c.header(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; form-action ${new URL(r.redirectUri).origin}; frame-ancestors 'none'`,
+    );
     c.header('X-Frame-Options', 'DENY');
     const inputs = Object.entries(params).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
     return c.html(

@@ -1,7 +1,12 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { answerAuthRequest, sessionFits } from '../domain/oidc/authorize';
-import { type AuthRequest, createAuthRequest, findPendingAuthRequest, linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
+import {
+  type AuthRequest,
+  createAuthRequest,
+  findPendingAuthRequest,
+  linkSessionToAuthRequest,
+} from '../domain/oidc/auth-requests';
 import { constantTimeEqual, sha256Hex } from '../crypto/random';
 import { getSession } from '../domain/session/sessions';
 import { userAgentHash } from '../login/cookies';
@@ -17,7 +22,11 @@ import { readParams } from './params';
 import { redirectUriCompliant } from '../domain/application/compliance';
 import { redirectUriAllowed, redirectUriWellFormed } from './redirect-uris';
 
-const RESPONSE_TYPES: Record<string, string> = { code: 'CODE', id_token: 'ID_TOKEN', 'id_token token': 'ID_TOKEN_TOKEN' };
+const RESPONSE_TYPES: Record<string, string> = {
+  code: 'CODE',
+  id_token: 'ID_TOKEN',
+  'id_token token': 'ID_TOKEN_TOKEN',
+};
 export const PROMPTS = ['none', 'login', 'select_account', 'create', 'consent'];
 
 function normalizeResponseType(raw: string): string {
@@ -56,18 +65,27 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
 
   const issuer = deps.config.externalUrl;
   const rawResponseType = params.get('response_type') ?? '';
-  const responseType = normalizeResponseType(rawResponseType) === 'id_token token' ? 'id_token token' : normalizeResponseType(rawResponseType);
+  const responseType =
+    normalizeResponseType(rawResponseType) === 'id_token token'
+      ? 'id_token token'
+      : normalizeResponseType(rawResponseType);
   const mode = responseModeFor(RESPONSE_TYPES[responseType] ? responseType : 'code', params.get('response_mode'));
   const state = repeated.includes('state') ? undefined : params.get('state');
   const fail = (error: string, description: string) =>
-    sendAuthorizationResponse(c, issuer, { redirectUri, mode, state, params: { error, error_description: safeDescription(description) } });
+    sendAuthorizationResponse(c, issuer, {
+      redirectUri,
+      mode,
+      state,
+      params: { error, error_description: safeDescription(description) },
+    });
 
   // From here on the client and redirect URI are known good: every failure, also an unexpected one,
   // goes back to the client as an error response (§7.1), never as a 500 page.
   try {
     if (repeated.length) return fail('invalid_request', `parameter repeated: ${repeated.join(', ')}`);
     if (!rawResponseType) return fail('invalid_request', 'response_type is missing');
-    if (!RESPONSE_TYPES[responseType]) return fail('unsupported_response_type', `response_type ${rawResponseType} is not supported`);
+    if (!RESPONSE_TYPES[responseType])
+      return fail('unsupported_response_type', `response_type ${rawResponseType} is not supported`);
     if (!client.oidc.responseTypes.includes(RESPONSE_TYPES[responseType])) {
       return fail('unauthorized_client', `the client may not use response_type ${rawResponseType}`);
     }
@@ -80,9 +98,11 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
     const challenge = params.get('code_challenge');
     const method = params.get('code_challenge_method');
     if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
-    if (challenge !== undefined && method === undefined) return fail('invalid_request', 'code_challenge_method S256 is required with code_challenge');
+    if (challenge !== undefined && method === undefined)
+      return fail('invalid_request', 'code_challenge_method S256 is required with code_challenge');
     if (method !== undefined && !challenge) return fail('invalid_request', 'code_challenge is missing');
-    if (challenge !== undefined && !/^[A-Za-z0-9\-._~]{43,128}$/.test(challenge)) return fail('invalid_request', 'code_challenge is malformed');
+    if (challenge !== undefined && !/^[A-Za-z0-9\-._~]{43,128}$/.test(challenge))
+      return fail('invalid_request', 'code_challenge is malformed');
     if (responseType === 'code' && client.authMethod === 'NONE' && !challenge) {
       return fail('invalid_request', 'public clients must use PKCE (code_challenge with S256)');
     }
@@ -90,17 +110,25 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
     if (responseType !== 'code' && !nonce) return fail('invalid_request', 'nonce is required for the implicit flow');
 
     const prompt = splitScopes(params.get('prompt')).filter((p) => PROMPTS.includes(p));
-    if (prompt.includes('none') && prompt.length > 1) return fail('invalid_request', 'prompt none cannot be combined with other values');
+    if (prompt.includes('none') && prompt.length > 1)
+      return fail('invalid_request', 'prompt none cannot be combined with other values');
     const maxAgeRaw = params.get('max_age');
-    if (maxAgeRaw !== undefined && !/^\d{1,9}$/.test(maxAgeRaw)) return fail('invalid_request', 'max_age must be a non-negative integer');
+    if (maxAgeRaw !== undefined && !/^\d{1,9}$/.test(maxAgeRaw))
+      return fail('invalid_request', 'max_age must be a non-negative integer');
     let hintUserId: string | null = null;
     const hint = params.get('id_token_hint');
     if (hint) {
       try {
-        const { payload } = await verifyOwnJwt(deps.database.db, oidcEnv(deps).masterKey, hint, { issuer, ignoreExpiration: true });
+        const { payload } = await verifyOwnJwt(deps.database.db, oidcEnv(deps).masterKey, hint, {
+          issuer,
+          ignoreExpiration: true,
+        });
         hintUserId = typeof payload.sub === 'string' ? payload.sub : null;
       } catch {
-        return fail(prompt.includes('none') ? 'login_required' : 'invalid_request', 'id_token_hint is not a valid ID token of this issuer');
+        return fail(
+          prompt.includes('none') ? 'login_required' : 'invalid_request',
+          'id_token_hint is not a valid ID token of this issuer',
+        );
       }
     }
 
@@ -177,7 +205,9 @@ async function answer(c: Context, deps: Deps, id: string) {
   const result = await answerAuthRequest(oidcCtx(deps, 'oidc/authorize'), oidcEnv(deps), id);
   if (!result) return errorPage(c, 'the authorization request has expired or was already answered');
   const r = result.request;
-  const params = result.ok ? result.params : { error: result.error, error_description: safeDescription(result.description) };
+  const params = result.ok
+    ? result.params
+    : { error: result.error, error_description: safeDescription(result.description) };
   return sendAuthorizationResponse(c, deps.config.externalUrl, {
     redirectUri: r.redirectUri,
     mode: r.responseMode as 'query',

@@ -29,7 +29,10 @@ export function parseBasic(header: string | undefined): { id: string; secret: st
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const i = decoded.indexOf(':');
     if (i < 0) return 'malformed';
-    return { id: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' ')) };
+    return {
+      id: decodeURIComponent(decoded.slice(0, i).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(decoded.slice(i + 1).replace(/\+/g, ' ')),
+    };
   } catch {
     return 'malformed';
   }
@@ -51,7 +54,9 @@ export async function authenticateClient(
   const bodySecret = params.get('client_secret');
   const assertion = params.get('client_assertion');
   const assertionType = params.get('client_assertion_type');
-  const presented = [basic, bodySecret !== undefined, assertion !== undefined || assertionType !== undefined].filter(Boolean).length;
+  const presented = [basic, bodySecret !== undefined, assertion !== undefined || assertionType !== undefined].filter(
+    Boolean,
+  ).length;
   if (presented > 1) throw invalidRequest('use exactly one client authentication method');
 
   let method: ClientAuthMethod;
@@ -60,13 +65,15 @@ export async function authenticateClient(
     method = 'client_secret_basic';
     clientId = basic.id;
     const bodyId = params.get('client_id');
-    if (bodyId !== undefined && bodyId !== basic.id) throw invalidRequest('client_id differs from the Basic credentials');
+    if (bodyId !== undefined && bodyId !== basic.id)
+      throw invalidRequest('client_id differs from the Basic credentials');
   } else if (bodySecret !== undefined) {
     method = 'client_secret_post';
     clientId = params.get('client_id');
   } else if (assertion !== undefined || assertionType !== undefined) {
     method = 'private_key_jwt';
-    if (assertionType !== CLIENT_ASSERTION_TYPE) throw invalidRequest(`client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
+    if (assertionType !== CLIENT_ASSERTION_TYPE)
+      throw invalidRequest(`client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
     if (!assertion) throw invalidRequest('client_assertion is missing');
     clientId = params.get('client_id') ?? issOf(assertion);
   } else {
@@ -77,7 +84,8 @@ export async function authenticateClient(
   if (!allowed.includes(method)) throw invalidClient(`client authentication method ${method} is not accepted here`);
 
   // A machine user is a client too (client credentials, revocation): client id = its username.
-  const client = (await findClient(deps.database.db, clientId)) ?? (await findMachineClient(deps.database.db, clientId));
+  const client =
+    (await findClient(deps.database.db, clientId)) ?? (await findMachineClient(deps.database.db, clientId));
   if (!client?.active) throw invalidClient('unknown or inactive client');
   if (!(ACCEPTS[client.authMethod] ?? []).includes(method)) {
     throw invalidClient(`the client is registered for ${client.authMethod}, not ${method}`);
@@ -88,7 +96,13 @@ export async function authenticateClient(
   } else if (method === 'private_key_jwt') {
     const issuer = deps.config.externalUrl;
     const endpoint = issuer + c.req.path;
-    const reason = await verifyClientAssertion(deps.database.db, client, assertion!, [issuer, `${issuer}/`, endpoint, `${issuer}/oauth/v2/token`], deps.config.assertionMaxLifetimeS);
+    const reason = await verifyClientAssertion(
+      deps.database.db,
+      client,
+      assertion!,
+      [issuer, `${issuer}/`, endpoint, `${issuer}/oauth/v2/token`],
+      deps.config.assertionMaxLifetimeS,
+    );
     if (reason) throw invalidClient(reason);
   }
   return { client, method };

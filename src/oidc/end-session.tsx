@@ -38,9 +38,16 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
   const rawHint = params.get('id_token_hint');
   if (rawHint) {
     try {
-      const { payload } = await verifyOwnJwt(deps.database.db, env.masterKey, rawHint, { issuer: env.issuer, ignoreExpiration: true });
+      const { payload } = await verifyOwnJwt(deps.database.db, env.masterKey, rawHint, {
+        issuer: env.issuer,
+        ignoreExpiration: true,
+      });
       const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
-      hint = { sub: payload.sub, azp: (payload.azp as string | undefined) ?? aud, sid: payload.sid as string | undefined };
+      hint = {
+        sub: payload.sub,
+        azp: (payload.azp as string | undefined) ?? aud,
+        sid: payload.sid as string | undefined,
+      };
     } catch {
       hintInvalid = true;
     }
@@ -50,7 +57,8 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
     return errorPage(c, 'client_id does not match the id_token_hint', { uiLocales });
   }
 
-  const confirmed = c.req.method === 'POST' && params.get('confirm') === '1' && csrfValid(c, params.get('csrf'), LOGOUT_CSRF);
+  const confirmed =
+    c.req.method === 'POST' && params.get('confirm') === '1' && csrfValid(c, params.get('csrf'), LOGOUT_CSRF);
   if (!hint && !confirmed) {
     const { locale, t } = localeOf(c, uiLocales);
     const carry: Record<string, string> = {};
@@ -72,7 +80,11 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
   const clientId = hintInvalid ? undefined : (hint?.azp ?? clientIdParam);
   if (redirect && clientId && !hintInvalid) {
     const client = await findClient(deps.database.db, clientId);
-    if (client?.active && client.oidc?.postLogoutRedirectUris.includes(redirect) && redirectUriCompliant(client.oidc, redirect)) {
+    if (
+      client?.active &&
+      client.oidc?.postLogoutRedirectUris.includes(redirect) &&
+      redirectUriCompliant(client.oidc, redirect)
+    ) {
       const url = new URL(redirect);
       const state = params.get('state');
       if (state !== undefined) url.searchParams.set('state', state);

@@ -7,7 +7,11 @@ import type { OidcEnv } from '../domain/oidc/env';
 
 /** The issuer is read on every call: it is the external URL (tests set it after the port is known). */
 export function oidcEnv(deps: Deps): OidcEnv {
-  return { issuer: deps.config.externalUrl, masterKey: loadMasterKey(deps.config), assertionMaxLifetimeS: deps.config.assertionMaxLifetimeS };
+  return {
+    issuer: deps.config.externalUrl,
+    masterKey: loadMasterKey(deps.config),
+    assertionMaxLifetimeS: deps.config.assertionMaxLifetimeS,
+  };
 }
 
 /** Domain context of a protocol request: the server acts, the end user (when known) is the editor. */

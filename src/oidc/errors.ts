@@ -37,7 +37,10 @@ export class OAuthError extends Error {
  * backslashes and non-ASCII are replaced here, once for every error the OAuth endpoints render.
  */
 export function safeDescription(text: string): string {
-  return text.replace(/"/g, "'").replace(/\\/g, '/').replace(/[^\x20-\x7e]/g, '?');
+  return text
+    .replace(/"/g, "'")
+    .replace(/\\/g, '/')
+    .replace(/[^\x20-\x7e]/g, '?');
 }
 
 const KIND_CODES: Partial<Record<DomainError['kind'], string>> = {
@@ -55,7 +58,13 @@ export function toOAuthError(err: unknown): OAuthError | undefined {
   err = asDomainError(err) ?? err;
   if (err instanceof DomainError) {
     const code = oauthCodeOf(err) ?? KIND_CODES[err.kind];
-    if (code) return new OAuthError(code, err.message, undefined, code === 'temporarily_unavailable' ? { 'Retry-After': RETRY_AFTER_S } : {});
+    if (code)
+      return new OAuthError(
+        code,
+        err.message,
+        undefined,
+        code === 'temporarily_unavailable' ? { 'Retry-After': RETRY_AFTER_S } : {},
+      );
   }
   return undefined;
 }

@@ -19,7 +19,10 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
   const params = await readForm(c);
   // §7.3: at introspection every failed client authentication (two methods, a wrong assertion type…)
   // is 401 invalid_client, not the token endpoint's invalid_request.
-  const { client: caller } = await authenticateClient(c, deps, params, ['client_secret_basic', 'private_key_jwt']).catch((err) => {
+  const { client: caller } = await authenticateClient(c, deps, params, [
+    'client_secret_basic',
+    'private_key_jwt',
+  ]).catch((err) => {
     throw oauthCodeOf(err) === 'invalid_request' ? invalidClient(err.message) : err;
   });
   const token = params.get('token');

@@ -14,7 +14,11 @@ export const keyRotationJob: Job = {
   name: 'oidc-key-rotation',
   intervalMs: 15_000,
   async run(deps) {
-    await rotateKeysIfDue(oidcCtx(deps, 'oidc/key-rotation'), loadMasterKey(deps.config), deps.config.keyRotationIntervalMs);
+    await rotateKeysIfDue(
+      oidcCtx(deps, 'oidc/key-rotation'),
+      loadMasterKey(deps.config),
+      deps.config.keyRotationIntervalMs,
+    );
     await pruneUsedAssertions(deps.database.db);
   },
 };

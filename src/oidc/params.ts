@@ -7,7 +7,10 @@ export type Params = Map<string, string>;
 const FORM = 'application/x-www-form-urlencoded';
 
 /** Parameters of a GET (query) or POST (form body); also reports names sent more than once. */
-export async function readParams(c: Context, opts: { formOnly?: boolean } = {}): Promise<{ params: Params; repeated: string[] }> {
+export async function readParams(
+  c: Context,
+  opts: { formOnly?: boolean } = {},
+): Promise<{ params: Params; repeated: string[] }> {
   let search: URLSearchParams;
   if (c.req.method === 'POST') {
     const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();

@@ -16,7 +16,9 @@ import { presentedClientId } from './presented-client';
 export const RATE_LIMITED = 'temporarily_unavailable';
 
 function refused(seconds: number, what: string): OAuthError {
-  return new OAuthError(RATE_LIMITED, `too many ${what}; retry after ${seconds} seconds`, 429, { 'Retry-After': String(seconds) });
+  return new OAuthError(RATE_LIMITED, `too many ${what}; retry after ${seconds} seconds`, 429, {
+    'Retry-After': String(seconds),
+  });
 }
 
 /** The limits of the OpenID Provider's endpoints; each check throws a 429 OAuthError when over. */
@@ -30,18 +32,36 @@ export function oidcRateLimits(deps: Deps, limiter: RateLimiter) {
     /** Before the body is read, so that a flood of junk costs no more than a count. */
     async tokenByAddress(c: Context): Promise<void> {
       const s = await settings();
-      await take('token-address', sourceAddress(c), s.tokenRateLimitPerAddress, s.rateLimitWindowSeconds, 'token requests from this address');
+      await take(
+        'token-address',
+        sourceAddress(c),
+        s.tokenRateLimitPerAddress,
+        s.rateLimitWindowSeconds,
+        'token requests from this address',
+      );
     },
     /** After the address passed: a refused address does not also use up the client's count. */
     async tokenByClient(c: Context, params: Params): Promise<void> {
       const clientId = presentedClientId(c.req.header('authorization'), params);
       if (!clientId) return;
       const s = await settings();
-      await take('token-client', clientId, s.tokenRateLimitPerClient, s.rateLimitWindowSeconds, 'token requests for this client');
+      await take(
+        'token-client',
+        clientId,
+        s.tokenRateLimitPerClient,
+        s.rateLimitWindowSeconds,
+        'token requests for this client',
+      );
     },
     async keysByAddress(c: Context): Promise<void> {
       const s = await settings();
-      await take('keys-address', sourceAddress(c), s.keysRateLimitPerAddress, s.rateLimitWindowSeconds, 'key set requests from this address');
+      await take(
+        'keys-address',
+        sourceAddress(c),
+        s.keysRateLimitPerAddress,
+        s.rateLimitWindowSeconds,
+        'key set requests from this address',
+      );
     },
   };
 }

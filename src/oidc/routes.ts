@@ -44,7 +44,10 @@ export function oidcRoutes(deps: Deps, limiter: RateLimiter) {
   });
   app.on(['GET', 'POST'], '/oauth/v2/authorize', browser(authorizeEndpoint));
   app.get('/oauth/v2/authorize/callback', browser(callbackEndpoint));
-  app.post('/oauth/v2/token', json((c) => tokenEndpoint(c, deps, limits)));
+  app.post(
+    '/oauth/v2/token',
+    json((c) => tokenEndpoint(c, deps, limits)),
+  );
   app.post('/oauth/v2/introspect', json(introspectEndpoint));
   app.post('/oauth/v2/revoke', json(revokeEndpoint));
   app.on(['GET', 'POST'], '/oidc/v1/userinfo', json(userinfoEndpoint));

@@ -20,12 +20,18 @@ export async function tokenEndpoint(c: Context, deps: Deps, limits: OidcRateLimi
   const grant = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
   if (!grant) throw unsupportedGrantType(`grant_type ${grantType} is not supported`);
   const sendsClientAuth =
-    !!c.req.header('authorization') || params.has('client_id') || params.has('client_secret') || params.has('client_assertion');
+    !!c.req.header('authorization') ||
+    params.has('client_id') ||
+    params.has('client_secret') ||
+    params.has('client_assertion');
   const client =
-    grant.clientAuth === 'optional' && !sendsClientAuth ? undefined : await authenticateClient(c, deps, params, grant.authMethods);
+    grant.clientAuth === 'optional' && !sendsClientAuth
+      ? undefined
+      : await authenticateClient(c, deps, params, grant.authMethods);
   if (client && grant.appGrantType) {
     const allowed = client.client.oidc?.grantTypes ?? [];
-    if (!allowed.includes(grant.appGrantType)) throw unauthorizedClient(`the client may not use grant_type ${grantType}`);
+    if (!allowed.includes(grant.appGrantType))
+      throw unauthorizedClient(`the client may not use grant_type ${grantType}`);
   }
   const body = await grant.handle({ c, deps, env: oidcEnv(deps), params, client });
   noStore(c);

@@ -19,7 +19,11 @@ function unauthorized(c: Context, text: string) {
 /** GET and POST /oidc/v1/userinfo: the user's claims for the scopes of a valid access token. */
 export async function userinfoEndpoint(c: Context, deps: Deps) {
   let token = parseBearer(c.req.header('authorization'));
-  if (!token && c.req.method === 'POST' && (c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+  if (
+    !token &&
+    c.req.method === 'POST' &&
+    (c.req.header('content-type') ?? '').startsWith('application/x-www-form-urlencoded')
+  ) {
     const form = new URLSearchParams(await c.req.text());
     token = form.get('access_token') ?? undefined;
   }
@@ -31,7 +35,10 @@ export async function userinfoEndpoint(c: Context, deps: Deps) {
   if (!at.scopes.includes('openid')) {
     noStore(c);
     c.header('WWW-Authenticate', 'Bearer error="insufficient_scope", scope="openid"');
-    return c.json({ error: 'insufficient_scope', error_description: 'the token was not issued with scope openid' }, 403);
+    return c.json(
+      { error: 'insufficient_scope', error_description: 'the token was not issued with scope openid' },
+      403,
+    );
   }
   const claims: Record<string, unknown> = { sub: at.userId, ...scopeClaims(at.user, at.scopes) };
   if (at.scopes.includes(RESERVED.metadata)) claims[RESERVED.metadata] = await metadataClaim(db, at.userId);

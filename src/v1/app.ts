@@ -27,7 +27,9 @@ export function v1Routes(deps: Deps) {
   app.route('/', authRoutes(deps));
   // Anything else under the v1 prefixes answers like grpc-gateway does for an unknown path.
   for (const prefix of V1_PREFIXES.map((p) => `${p}*`)) {
-    app.all(prefix, (c) => c.json({ code: 5, message: `no v1 operation at ${c.req.method} ${c.req.path}`, details: [] }, 404));
+    app.all(prefix, (c) =>
+      c.json({ code: 5, message: `no v1 operation at ${c.req.method} ${c.req.path}`, details: [] }, 404),
+    );
   }
   app.onError((err, c) => renderV1Error(c, err, deps.log));
   return app;

@@ -28,15 +28,22 @@ export async function v1Call(deps: Deps, c: Context, service: string): Promise<V
   let orgId = principal.orgId;
   if (header !== undefined) {
     const value = header.trim();
-    if (!ORG_ID.test(value)) throw invalidArgument('Errors.Org.Header.Invalid', `${ORG_HEADER} must be an organization id`);
-    if (!principal.canOrg('org.read', value)) throw permissionDenied(`the caller may not administer organization ${value}`);
+    if (!ORG_ID.test(value))
+      throw invalidArgument('Errors.Org.Header.Invalid', `${ORG_HEADER} must be an organization id`);
+    if (!principal.canOrg('org.read', value))
+      throw permissionDenied(`the caller may not administer organization ${value}`);
     orgId = value;
   }
   return { ctx: v1Ctx(deps, principal, service), principal, orgId };
 }
 
 /** `details` of v1 responses: the aggregate's sequence, the date and the owning organization. */
-export async function details(ctx: Ctx, aggregate: { type: string; id: string }, resourceOwner: string, dates: { created?: Date; changed?: Date }) {
+export async function details(
+  ctx: Ctx,
+  aggregate: { type: string; id: string },
+  resourceOwner: string,
+  dates: { created?: Date; changed?: Date },
+) {
   const sequence = await aggregateSequence(ctx, aggregate.type, aggregate.id);
   return {
     sequence: String(sequence),

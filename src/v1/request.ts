@@ -16,7 +16,10 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw invalidArgument('Errors.Request.MalformedJson', `the request body is not valid JSON: ${(err as Error).message}`);
+    throw invalidArgument(
+      'Errors.Request.MalformedJson',
+      `the request body is not valid JSON: ${(err as Error).message}`,
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw invalidArgument('Errors.Request.InvalidShape', 'the request body must be a JSON object');

@@ -24,7 +24,8 @@ export function arr(o: Obj, key: string, path: string): unknown[] {
 
 export function objects(o: Obj, key: string, path: string): Obj[] {
   return arr(o, key, path).map((item, i) => {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw wrong(`${path}.${key}[${i}]`, 'an object');
+    if (item === null || typeof item !== 'object' || Array.isArray(item))
+      throw wrong(`${path}.${key}[${i}]`, 'an object');
     return item as Obj;
   });
 }
@@ -64,7 +65,8 @@ export function int(o: Obj, key: string, path: string, max = Number.MAX_SAFE_INT
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > max) throw wrong(`${path}.${key}`, `an integer from 0 to ${max}`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > max)
+    throw wrong(`${path}.${key}`, `an integer from 0 to ${max}`);
   return n;
 }
 

@@ -31,18 +31,29 @@ describe('structured error details', () => {
         users.createUser({
           organizationId: orgId,
           username: `bad-${protocol}`,
-          userType: { case: 'human', value: { profile: { givenName: 'A', familyName: 'B' }, email: { email: 'not an address' } } },
+          userType: {
+            case: 'human',
+            value: { profile: { givenName: 'A', familyName: 'B' }, email: { email: 'not an address' } },
+          },
         }),
       );
       expect(bad.code).toBe(Code.InvalidArgument);
       const [info] = bad.findDetails(ErrorInfoSchema);
-      expect(info).toMatchObject({ reason: 'Errors.User.Invalid', domain: 'portcullis', metadata: { field: 'human.email.email' } });
+      expect(info).toMatchObject({
+        reason: 'Errors.User.Invalid',
+        domain: 'portcullis',
+        metadata: { field: 'human.email.email' },
+      });
 
       const name = `taken-${protocol}`;
       await users.createUser({ organizationId: orgId, username: name, userType: { case: 'machine', value: { name } } });
-      const taken = await failure(users.createUser({ organizationId: orgId, username: name, userType: { case: 'machine', value: { name } } }));
+      const taken = await failure(
+        users.createUser({ organizationId: orgId, username: name, userType: { case: 'machine', value: { name } } }),
+      );
       expect(taken.code).toBe(Code.AlreadyExists);
-      expect(taken.findDetails(ErrorInfoSchema)).toEqual([expect.objectContaining({ reason: 'Errors.User.AlreadyExisting', metadata: {} })]);
+      expect(taken.findDetails(ErrorInfoSchema)).toEqual([
+        expect.objectContaining({ reason: 'Errors.User.AlreadyExisting', metadata: {} }),
+      ]);
 
       const missing = await failure(users.getUserByID({ userId: 'no-such-user' }));
       expect(missing.findDetails(ErrorInfoSchema)[0]?.reason).toBe('Errors.User.NotFound');

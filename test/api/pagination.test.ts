@@ -43,29 +43,70 @@ beforeAll(async () => {
   for (let i = 0; i < 105; i += 15) {
     await Promise.all(
       Array.from({ length: 15 }, (_, j) =>
-        ok('user.v2.UserService', 'CreateUser', { organizationId, username: `pager-${i + j}`, machine: { name: `Pager ${i + j}` } }),
+        ok('user.v2.UserService', 'CreateUser', {
+          organizationId,
+          username: `pager-${i + j}`,
+          machine: { name: `Pager ${i + j}` },
+        }),
       ),
     );
   }
-  const { projectId } = await ok('project.v2.ProjectService', 'CreateProject', { organizationId, name: 'Paging Project' });
-  const { applicationId } = await ok('application.v2.ApplicationService', 'CreateApplication', { projectId, name: 'Paging API', api: {} });
+  const { projectId } = await ok('project.v2.ProjectService', 'CreateProject', {
+    organizationId,
+    name: 'Paging Project',
+  });
+  const { applicationId } = await ok('application.v2.ApplicationService', 'CreateApplication', {
+    projectId,
+    name: 'Paging API',
+    api: {},
+  });
 
   lists = [
     { service: 'user.v2.UserService', method: 'ListUsers', request: {}, items: 'result' },
     { service: 'user.v2.UserService', method: 'ListKeys', request: { userId: machineId }, items: 'result' },
-    { service: 'user.v2.UserService', method: 'ListPersonalAccessTokens', request: { userId: machineId }, items: 'result' },
+    {
+      service: 'user.v2.UserService',
+      method: 'ListPersonalAccessTokens',
+      request: { userId: machineId },
+      items: 'result',
+    },
     { service: 'user.v2.UserService', method: 'ListUserMetadata', request: { userId: machineId }, items: 'metadata' },
     { service: 'org.v2.OrganizationService', method: 'ListOrganizations', request: {}, items: 'organizations' },
-    { service: 'org.v2.OrganizationService', method: 'ListOrganizationDomains', request: { organizationId }, items: 'domains' },
-    { service: 'org.v2.OrganizationService', method: 'ListOrganizationMetadata', request: { organizationId }, items: 'metadata' },
+    {
+      service: 'org.v2.OrganizationService',
+      method: 'ListOrganizationDomains',
+      request: { organizationId },
+      items: 'domains',
+    },
+    {
+      service: 'org.v2.OrganizationService',
+      method: 'ListOrganizationMetadata',
+      request: { organizationId },
+      items: 'metadata',
+    },
     { service: 'instance.v2.InstanceService', method: 'ListInstanceDomains', request: {}, items: 'domains' },
     { service: 'project.v2.ProjectService', method: 'ListProjects', request: {}, items: 'projects' },
     { service: 'project.v2.ProjectService', method: 'ListProjectRoles', request: { projectId }, items: 'projectRoles' },
     { service: 'project.v2.ProjectService', method: 'ListProjectGrants', request: {}, items: 'projectGrants' },
     { service: 'application.v2.ApplicationService', method: 'ListApplications', request: {}, items: 'applications' },
-    { service: 'application.v2.ApplicationService', method: 'ListApplicationKeys', request: { applicationId }, items: 'keys' },
-    { service: 'authorization.v2.AuthorizationService', method: 'ListAuthorizations', request: {}, items: 'authorizations' },
-    { service: 'administrator.v2.AdministratorService', method: 'ListAdministrators', request: {}, items: 'administrators' },
+    {
+      service: 'application.v2.ApplicationService',
+      method: 'ListApplicationKeys',
+      request: { applicationId },
+      items: 'keys',
+    },
+    {
+      service: 'authorization.v2.AuthorizationService',
+      method: 'ListAuthorizations',
+      request: {},
+      items: 'authorizations',
+    },
+    {
+      service: 'administrator.v2.AdministratorService',
+      method: 'ListAdministrators',
+      request: {},
+      items: 'administrators',
+    },
     { service: 'session.v2.SessionService', method: 'ListSessions', request: {}, items: 'sessions' },
   ];
 });
@@ -104,7 +145,10 @@ describe('the paging rule of every v2 list', () => {
     for (const l of lists) {
       const r = await call(l.service, l.method, { ...l.request, pagination: { limit: 1001 } });
       expect(r.status, l.method).toBe(400);
-      expect(r.body, l.method).toMatchObject({ code: 'invalid_argument', message: 'pagination.limit must be at most 1000' });
+      expect(r.body, l.method).toMatchObject({
+        code: 'invalid_argument',
+        message: 'pagination.limit must be at most 1000',
+      });
     }
   });
 
@@ -112,7 +156,10 @@ describe('the paging rule of every v2 list', () => {
     for (const l of lists) {
       const r = await call(l.service, l.method, { ...l.request, pagination: { offset: '18446744073709551615' } });
       expect(r.status, l.method).toBe(400);
-      expect(r.body, l.method).toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('pagination.offset') });
+      expect(r.body, l.method).toMatchObject({
+        code: 'invalid_argument',
+        message: expect.stringContaining('pagination.offset'),
+      });
     }
     const negative = await call('user.v2.UserService', 'ListUsers', { pagination: { offset: '-1' } });
     expect(negative.status).toBe(400);
@@ -120,7 +167,9 @@ describe('the paging rule of every v2 list', () => {
   });
 
   it('answers an offset past the end with an empty page and the full total', async () => {
-    const body = await ok('user.v2.UserService', 'ListUsers', { pagination: { offset: String(Number.MAX_SAFE_INTEGER) } });
+    const body = await ok('user.v2.UserService', 'ListUsers', {
+      pagination: { offset: String(Number.MAX_SAFE_INTEGER) },
+    });
     expect(body.result ?? []).toHaveLength(0);
     expect(Number(body.pagination.totalResult)).toBeGreaterThan(105);
   });
@@ -129,7 +178,10 @@ describe('the paging rule of every v2 list', () => {
     const filters = [{ usernameFilter: { value: 'pager-', method: 'TEXT_FILTER_METHOD_STARTS_WITH' } }];
     const seen: string[] = [];
     for (let offset = 0; offset < 105; offset += 40) {
-      const body = await ok('user.v2.UserService', 'ListUsers', { filters, pagination: { offset: String(offset), limit: 40, asc: true } });
+      const body = await ok('user.v2.UserService', 'ListUsers', {
+        filters,
+        pagination: { offset: String(offset), limit: 40, asc: true },
+      });
       expect(body.pagination).toEqual({ totalResult: '105', appliedLimit: '40' });
       seen.push(...body.result.map((u: { userId: string }) => u.userId));
     }
@@ -142,11 +194,15 @@ describe('the paging rule of every v2 list', () => {
     const userId = user.result[0].userId;
     const created: string[] = [];
     for (let i = 0; i < 3; i++) {
-      created.push((await ok('session.v2.SessionService', 'CreateSession', { checks: { user: { userId } } })).sessionId);
+      created.push(
+        (await ok('session.v2.SessionService', 'CreateSession', { checks: { user: { userId } } })).sessionId,
+      );
       await new Promise((r) => setTimeout(r, 5));
     }
     const ids = async (pagination: object) =>
-      (await ok('session.v2.SessionService', 'ListSessions', { userId, pagination })).sessions.map((s: { id: string }) => s.id);
+      (await ok('session.v2.SessionService', 'ListSessions', { userId, pagination })).sessions.map(
+        (s: { id: string }) => s.id,
+      );
     expect(await ids({ asc: true })).toEqual(created);
     expect(await ids({})).toEqual([...created].reverse());
     expect(await ids({ offset: '1', limit: 1, asc: true })).toEqual([created[1]]);

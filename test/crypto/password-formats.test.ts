@@ -21,7 +21,12 @@ async function expectVerifies(stored: string, password: string) {
 describe('imported password hash formats', () => {
   it('pbkdf2 with sha1, sha256 and sha512, any key length, standard or adapted base64', async () => {
     const salt = randomBytes(16);
-    for (const [name, digest] of [['pbkdf2', 'sha1'], ['pbkdf2-sha1', 'sha1'], ['pbkdf2-sha256', 'sha256'], ['pbkdf2-sha512', 'sha512']]) {
+    for (const [name, digest] of [
+      ['pbkdf2', 'sha1'],
+      ['pbkdf2-sha1', 'sha1'],
+      ['pbkdf2-sha256', 'sha256'],
+      ['pbkdf2-sha512', 'sha512'],
+    ]) {
       for (const keyLength of [20, 32, 64]) {
         const key = pbkdf2Sync('s3cret pässword', salt, 1000, keyLength, digest);
         await expectVerifies(`$${name}$1000$${b64(salt)}$${b64(key)}`, 's3cret pässword');
@@ -58,11 +63,23 @@ describe('imported password hash formats', () => {
   });
 
   it('argon2i and argon2id with any parameters, and our own hashes', async () => {
-    await expectVerifies(await hash('frodo', { algorithm: ARGON2I, memoryCost: 4096, timeCost: 3, parallelism: 2 }), 'frodo');
-    await expectVerifies(await hash('frodo', { algorithm: ARGON2ID, memoryCost: 7168, timeCost: 5, parallelism: 1, outputLen: 64 }), 'frodo');
-    await expectVerifies(await hash('sam', { algorithm: ARGON2D, memoryCost: 4096, timeCost: 2, parallelism: 1 }), 'sam');
+    await expectVerifies(
+      await hash('frodo', { algorithm: ARGON2I, memoryCost: 4096, timeCost: 3, parallelism: 2 }),
+      'frodo',
+    );
+    await expectVerifies(
+      await hash('frodo', { algorithm: ARGON2ID, memoryCost: 7168, timeCost: 5, parallelism: 1, outputLen: 64 }),
+      'frodo',
+    );
+    await expectVerifies(
+      await hash('sam', { algorithm: ARGON2D, memoryCost: 4096, timeCost: 2, parallelism: 1 }),
+      'sam',
+    );
     // Argon2 version 1.0 (v=16), which Keycloak writes when configured with version 1.0.
-    await expectVerifies(await hash('sam', { algorithm: ARGON2ID, memoryCost: 4096, timeCost: 2, parallelism: 1, version: 0 }), 'sam');
+    await expectVerifies(
+      await hash('sam', { algorithm: ARGON2ID, memoryCost: 4096, timeCost: 2, parallelism: 1, version: 0 }),
+      'sam',
+    );
     await expectVerifies(await hashPassword('new one'), 'new one');
   });
 
@@ -71,7 +88,9 @@ describe('imported password hash formats', () => {
     expect(checkImportedHash('{SSHA}abcdef')).toBe('unsupported password hash format');
     expect(checkImportedHash('$pbkdf2-sha256$27500$!!!$abcd')).toMatch(/salt/);
     expect(checkImportedHash('$pbkdf2-sha256$0$c2FsdA$YWJjZGVmZ2hpamtsbW5vcA')).toMatch(/iterations/);
-    expect(checkImportedHash('$pbkdf2-md5$1000$c2FsdA$YWJjZGVmZ2hpamtsbW5vcA')).toBe('unsupported password hash format');
+    expect(checkImportedHash('$pbkdf2-md5$1000$c2FsdA$YWJjZGVmZ2hpamtsbW5vcA')).toBe(
+      'unsupported password hash format',
+    );
     expect(checkImportedHash('$2b$99$abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyza')).toMatch(/cost/);
     expect(checkImportedHash('$6$rounds=999999999$salt$' + 'a'.repeat(86))).toMatch(/rounds/);
     expect(checkImportedHash('$argon2id$v=19$m=99999999,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g')).toMatch(/malformed|memory/);

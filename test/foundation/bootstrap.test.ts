@@ -57,38 +57,45 @@ describe('first-start bootstrap', () => {
     }
   });
 
-  it.skipIf(!onPostgres)('two processes starting at once on one empty PostgreSQL create one instance, one admin, one PAT', async () => {
-    const db = await freshDatabase();
-    const dirs = [0, 1].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'pc-race-')));
-    const ports = [await freePort(), await freePort()];
-    const procs = [0, 1].map((i) =>
-      runCli(['start'], {
-        DATABASE_URL: db.url,
-        PORT: String(ports[i]),
-        PORTCULLIS_HOST: '127.0.0.1',
-        PORTCULLIS_DATA_DIR: dirs[i],
-        PORTCULLIS_WORKERS: '1',
-      }),
-    );
-    try {
-      for (const port of ports) {
-        await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 60_000, `replica on ${port}`);
+  it.skipIf(!onPostgres)(
+    'two processes starting at once on one empty PostgreSQL create one instance, one admin, one PAT',
+    async () => {
+      const db = await freshDatabase();
+      const dirs = [0, 1].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'pc-race-')));
+      const ports = [await freePort(), await freePort()];
+      const procs = [0, 1].map((i) =>
+        runCli(['start'], {
+          DATABASE_URL: db.url,
+          PORT: String(ports[i]),
+          PORTCULLIS_HOST: '127.0.0.1',
+          PORTCULLIS_DATA_DIR: dirs[i],
+          PORTCULLIS_WORKERS: '1',
+        }),
+      );
+      try {
+        for (const port of ports) {
+          await waitFor(
+            async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
+            60_000,
+            `replica on ${port}`,
+          );
+        }
+        const sql = postgres(db.url!, { max: 1, onnotice: () => {} });
+        const [{ n: instances }] = await sql`select count(*)::int as n from instances`;
+        const [{ n: admins }] = await sql`select count(*)::int as n from users where username = 'admin'`;
+        const [{ n: pats }] = await sql`select count(*)::int as n from personal_access_tokens`;
+        const [{ n: added }] = await sql`select count(*)::int as n from events where event_type = 'instance.added'`;
+        await sql.end();
+        expect({ instances, admins, pats, added }).toEqual({ instances: 1, admins: 1, pats: 1, added: 1 });
+        const written = dirs.filter((d) => fs.existsSync(path.join(d, 'admin.pat')));
+        expect(written).toHaveLength(1);
+        expect(procs.map((p) => p.stdout()).filter((o) => o.includes('First start'))).toHaveLength(1);
+      } finally {
+        for (const p of procs) p.child.kill('SIGTERM');
+        await Promise.all(procs.map((p) => p.exited));
+        await db.drop();
+        for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
       }
-      const sql = postgres(db.url!, { max: 1, onnotice: () => {} });
-      const [{ n: instances }] = await sql`select count(*)::int as n from instances`;
-      const [{ n: admins }] = await sql`select count(*)::int as n from users where username = 'admin'`;
-      const [{ n: pats }] = await sql`select count(*)::int as n from personal_access_tokens`;
-      const [{ n: added }] = await sql`select count(*)::int as n from events where event_type = 'instance.added'`;
-      await sql.end();
-      expect({ instances, admins, pats, added }).toEqual({ instances: 1, admins: 1, pats: 1, added: 1 });
-      const written = dirs.filter((d) => fs.existsSync(path.join(d, 'admin.pat')));
-      expect(written).toHaveLength(1);
-      expect(procs.map((p) => p.stdout()).filter((o) => o.includes('First start'))).toHaveLength(1);
-    } finally {
-      for (const p of procs) p.child.kill('SIGTERM');
-      await Promise.all(procs.map((p) => p.exited));
-      await db.drop();
-      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

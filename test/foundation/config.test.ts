@@ -62,7 +62,9 @@ describe('start-up failures', () => {
     expect(await p.exited).toBe(1);
     const lines = p.stderr().trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^portcullis: cannot reach PostgreSQL at 127\.0\.0\.1:1\/portcullis: .*ECONNREFUSED.*\(gave up after 2s\)$/);
+    expect(lines[0]).toMatch(
+      /^portcullis: cannot reach PostgreSQL at 127\.0\.0\.1:1\/portcullis: .*ECONNREFUSED.*\(gave up after 2s\)$/,
+    );
     expect(p.stderr()).not.toMatch(/\bat .*\.ts:\d+/);
   });
 

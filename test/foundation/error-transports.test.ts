@@ -34,7 +34,10 @@ describe('domain errors on HTTP routes', () => {
   it('the token endpoint answers client errors as OAuth JSON with WWW-Authenticate for a Basic attempt', async () => {
     const res = await fetch(`${server.url}/oauth/v2/token`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from('nobody:wrong').toString('base64')}` },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from('nobody:wrong').toString('base64')}`,
+      },
       body: 'grant_type=client_credentials',
     });
     expect(res.status).toBe(401);
@@ -46,38 +49,44 @@ describe('domain errors on HTTP routes', () => {
 describe.skipIf(!onPostgres)('a database outage on every transport', () => {
   it('is unavailable / 503 / temporarily_unavailable, never 500', async () => {
     await withServerBehindProxy(async (server, proxy) => {
-    await proxy.cut();
-    await waitFor(async () => (await fetch(`${server.url}/readyz`)).status === 503, 15_000, '/readyz 503');
+      await proxy.cut();
+      await waitFor(async () => (await fetch(`${server.url}/readyz`)).status === 503, 15_000, '/readyz 503');
 
-    const token = await fetch(`${server.url}/oauth/v2/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from('someone:secret').toString('base64')}` },
-      body: 'grant_type=client_credentials',
-    });
-    expect(token.status).toBe(503);
-    expect((await token.json()).error).toBe('temporarily_unavailable');
+      const token = await fetch(`${server.url}/oauth/v2/token`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Authorization: `Basic ${Buffer.from('someone:secret').toString('base64')}`,
+        },
+        body: 'grant_type=client_credentials',
+      });
+      expect(token.status).toBe(503);
+      expect((await token.json()).error).toBe('temporarily_unavailable');
 
-    const v1 = await server.fetch('/management/v1/users/someone');
-    expect(v1.status).toBe(503);
-    expect((await v1.json()).code).toBe(14);
+      const v1 = await server.fetch('/management/v1/users/someone');
+      expect(v1.status).toBe(503);
+      expect((await v1.json()).code).toBe(14);
 
-    const rpc = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: '{}',
-    });
-    expect(rpc.status).toBe(503);
-    expect((await rpc.json()).code).toBe('unavailable');
+      const rpc = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      expect(rpc.status).toBe(503);
+      expect((await rpc.json()).code).toBe('unavailable');
 
-    const authorize = await fetch(`${server.url}/oauth/v2/authorize?client_id=someone&redirect_uri=https://app.example/cb&response_type=code&scope=openid`, {
-      redirect: 'manual',
-    });
-    expect(authorize.status).toBe(503);
-    expect(authorize.headers.get('content-type')).toMatch(/text\/html/);
+      const authorize = await fetch(
+        `${server.url}/oauth/v2/authorize?client_id=someone&redirect_uri=https://app.example/cb&response_type=code&scope=openid`,
+        {
+          redirect: 'manual',
+        },
+      );
+      expect(authorize.status).toBe(503);
+      expect(authorize.headers.get('content-type')).toMatch(/text\/html/);
 
-    const login = await fetch(`${server.url}/ui/login/login?authRequest=someone`);
-    expect(login.status).toBe(503);
-    expect(login.headers.get('content-type')).toMatch(/text\/html/);
+      const login = await fetch(`${server.url}/ui/login/login?authRequest=someone`);
+      expect(login.status).toBe(503);
+      expect(login.headers.get('content-type')).toMatch(/text\/html/);
     });
   });
 });

@@ -50,7 +50,9 @@ describe('event store', () => {
     const username = `dup-${newId()}`;
     await execute(ctx, (scope) => addHumanUser(scope, human(username)));
     const id = newId();
-    const err = await execute(ctx, (scope) => addHumanUser(scope, { ...human(username.toUpperCase()), id })).catch((e) => e);
+    const err = await execute(ctx, (scope) => addHumanUser(scope, { ...human(username.toUpperCase()), id })).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(DomainError);
     expect(err.kind).toBe('already_exists');
     expect(await eventsOf(id)).toEqual([]);
@@ -73,7 +75,13 @@ describe('event store', () => {
     for (let i = 0; i < 5; i++) {
       await execute(ctx, async (scope) => {
         await scope.load('counter', id);
-        scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', payload: { i }, resourceOwner: orgId });
+        scope.push({
+          aggregateType: 'counter',
+          aggregateId: id,
+          type: 'counter.incremented',
+          payload: { i },
+          resourceOwner: orgId,
+        });
       });
     }
     const evs = await eventsOf(id);
@@ -89,7 +97,13 @@ describe('event store', () => {
       Array.from({ length: 12 }, (_, i) =>
         execute(ctx, async (scope) => {
           await scope.load('counter', id);
-          scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', payload: { i }, resourceOwner: orgId });
+          scope.push({
+            aggregateType: 'counter',
+            aggregateId: id,
+            type: 'counter.incremented',
+            payload: { i },
+            resourceOwner: orgId,
+          });
         }),
       ),
     );
@@ -139,7 +153,12 @@ describe('event store: flushing twice in one command', () => {
 
   it('continues the aggregate sequence after a mid-command flush', async () => {
     const deps = server.app.deps;
-    const ctx: Ctx = { db: deps.database.db, instanceId: deps.instanceId, principal: systemPrincipal(deps.instanceId, 'test'), service: 'test' };
+    const ctx: Ctx = {
+      db: deps.database.db,
+      instanceId: deps.instanceId,
+      principal: systemPrincipal(deps.instanceId, 'test'),
+      service: 'test',
+    };
     const id = newId();
     await execute(ctx, async (scope) => {
       scope.created('counter', id);
@@ -147,7 +166,11 @@ describe('event store: flushing twice in one command', () => {
       await scope.flush();
       scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', resourceOwner: 'o' });
     });
-    const rows = await ctx.db.select({ seq: events.sequence, type: events.eventType }).from(events).where(eq(events.aggregateId, id)).orderBy(asc(events.position));
+    const rows = await ctx.db
+      .select({ seq: events.sequence, type: events.eventType })
+      .from(events)
+      .where(eq(events.aggregateId, id))
+      .orderBy(asc(events.position));
     expect(rows).toEqual([
       { seq: 1, type: 'counter.created' },
       { seq: 2, type: 'counter.incremented' },

@@ -17,11 +17,21 @@ describe('graceful shutdown', () => {
       ...(db.url ? { DATABASE_URL: db.url } : {}),
     });
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 60_000, 'server ready');
+      await waitFor(
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
+        60_000,
+        'server ready',
+      );
       // A request whose body is still arriving when SIGTERM comes.
       const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = http.request(
-          { host: '127.0.0.1', port, method: 'POST', path: '/portcullis.instance.v2.InstanceService/GetInstance', headers: { 'Content-Type': 'application/json', 'Content-Length': '2' } },
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/portcullis.instance.v2.InstanceService/GetInstance',
+            headers: { 'Content-Type': 'application/json', 'Content-Length': '2' },
+          },
           (res) => {
             let body = '';
             res.on('data', (d) => (body += d));
@@ -60,7 +70,11 @@ describe('graceful shutdown', () => {
       ...(db.url ? { DATABASE_URL: db.url } : {}),
     });
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 60_000, 'server ready');
+      await waitFor(
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
+        60_000,
+        'server ready',
+      );
       const pat = fs.readFileSync(patFile, 'utf8').trim();
       // 64 clients keep API calls going for a second, then drop their connections with calls
       // unanswered, as a load generator does when its time is up; SIGTERM follows at once.
@@ -68,8 +82,19 @@ describe('graceful shutdown', () => {
       const call = () =>
         new Promise<void>((resolve) => {
           const req = http.request(
-            { host: '127.0.0.1', port, agent, method: 'POST', path: '/portcullis.instance.v2.InstanceService/GetInstance', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${pat}` } },
-            (res) => res.resume().on('end', resolve).on('error', () => resolve()),
+            {
+              host: '127.0.0.1',
+              port,
+              agent,
+              method: 'POST',
+              path: '/portcullis.instance.v2.InstanceService/GetInstance',
+              headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${pat}` },
+            },
+            (res) =>
+              res
+                .resume()
+                .on('end', resolve)
+                .on('error', () => resolve()),
           );
           req.on('error', () => resolve());
           req.end('{}');
@@ -77,12 +102,14 @@ describe('graceful shutdown', () => {
       const until = Date.now() + 1000;
       let answered = 0;
       await Promise.race([
-        Promise.all(Array.from({ length: 64 }, async () => {
-          while (Date.now() < until + 5000) {
-            await call();
-            answered++;
-          }
-        })),
+        Promise.all(
+          Array.from({ length: 64 }, async () => {
+            while (Date.now() < until + 5000) {
+              await call();
+              answered++;
+            }
+          }),
+        ),
         new Promise((r) => setTimeout(r, 1000)),
       ]);
       agent.destroy();

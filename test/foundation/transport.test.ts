@@ -17,12 +17,33 @@ describe('TLS', () => {
   let dir: string;
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    server = await startTestServer({ PORTCULLIS_TLS_CERT: path.join(dir, 'cert.pem'), PORTCULLIS_TLS_KEY: path.join(dir, 'key.pem') });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    server = await startTestServer({
+      PORTCULLIS_TLS_CERT: path.join(dir, 'cert.pem'),
+      PORTCULLIS_TLS_KEY: path.join(dir, 'key.pem'),
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -55,7 +76,9 @@ describe('TLS', () => {
     }
     const https = await import('node:https');
     const status = await new Promise<number>((resolve, reject) => {
-      https.get(`https://127.0.0.1:${server.port}/healthz`, { ca }, (res) => resolve(res.statusCode!)).on('error', reject);
+      https
+        .get(`https://127.0.0.1:${server.port}/healthz`, { ca }, (res) => resolve(res.statusCode!))
+        .on('error', reject);
     });
     expect(status).toBe(200);
   });
@@ -69,13 +92,21 @@ describe('request robustness', () => {
   afterAll(() => server?.stop());
 
   it('answers malformed JSON to an RPC with invalid_argument, not a 5xx', async () => {
-    const res = await server.fetch(GET_INSTANCE, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{not json' });
+    const res = await server.fetch(GET_INSTANCE, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{not json',
+    });
     expect(res.status).toBe(400);
     expect((await res.json()).code).toBe('invalid_argument');
   });
 
   it('answers a wrong content type with 415', async () => {
-    const res = await server.fetch(GET_INSTANCE, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
+    const res = await server.fetch(GET_INSTANCE, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: '{}',
+    });
     expect(res.status).toBe(415);
   });
 });
@@ -84,22 +115,33 @@ describe.skipIf(!onPostgres)('worker processes', () => {
   it('serves from PORTCULLIS_WORKERS processes on one port and drains them all on SIGTERM', async () => {
     await withWorkers(async ({ port, pat, proc }) => {
       expect(proc.stdout()).toMatch(/2 workers, postgres/);
-      await waitFor(async () => {
-        // New connections (no keep-alive) are spread over the workers.
-        const status = await new Promise<number>((resolve, reject) => {
-          const req = http.request(
-            { host: '127.0.0.1', port, method: 'POST', path: GET_INSTANCE, agent: false, headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${pat}` } },
-            (res) => {
-              res.resume();
-              res.on('end', () => resolve(res.statusCode!));
-            },
-          );
-          req.on('error', reject);
-          req.end('{}');
-        });
-        expect(status).toBe(200);
-        return pidsLogging(proc, /"path":"\/portcullis/).size >= 2;
-      }, 30_000, 'requests served by two workers');
+      await waitFor(
+        async () => {
+          // New connections (no keep-alive) are spread over the workers.
+          const status = await new Promise<number>((resolve, reject) => {
+            const req = http.request(
+              {
+                host: '127.0.0.1',
+                port,
+                method: 'POST',
+                path: GET_INSTANCE,
+                agent: false,
+                headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${pat}` },
+              },
+              (res) => {
+                res.resume();
+                res.on('end', () => resolve(res.statusCode!));
+              },
+            );
+            req.on('error', reject);
+            req.end('{}');
+          });
+          expect(status).toBe(200);
+          return pidsLogging(proc, /"path":"\/portcullis/).size >= 2;
+        },
+        30_000,
+        'requests served by two workers',
+      );
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
     });
@@ -129,7 +171,17 @@ describe('body limits', () => {
     const status = await new Promise<number>((resolve, reject) => {
       const body = Buffer.alloc(2 * 1024 * 1024 + 100, 'x');
       const req = http.request(
-        { host: '127.0.0.1', port: server.port, method: 'POST', path: '/admin/v1/import', headers: { 'Content-Type': 'application/json', 'Content-Length': body.length, Authorization: `Bearer ${server.pat}` } },
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          method: 'POST',
+          path: '/admin/v1/import',
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': body.length,
+            Authorization: `Bearer ${server.pat}`,
+          },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode!);

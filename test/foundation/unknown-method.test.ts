@@ -2,7 +2,7 @@ import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-describe('an unknown method answers in the caller\'s protocol', () => {
+describe("an unknown method answers in the caller's protocol", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer();
@@ -13,7 +13,12 @@ describe('an unknown method answers in the caller\'s protocol', () => {
     const session = http2.connect(server.url);
     try {
       const headers = await new Promise<http2.IncomingHttpHeaders>((resolve, reject) => {
-        const req = session.request({ ':method': 'POST', ':path': '/portcullis.nothing.v2.NoService/Nothing', 'content-type': 'application/grpc', te: 'trailers' });
+        const req = session.request({
+          ':method': 'POST',
+          ':path': '/portcullis.nothing.v2.NoService/Nothing',
+          'content-type': 'application/grpc',
+          te: 'trailers',
+        });
         req.on('response', resolve);
         req.on('error', reject);
         req.end(Buffer.from([0, 0, 0, 0, 0]));
@@ -26,10 +31,18 @@ describe('an unknown method answers in the caller\'s protocol', () => {
   });
 
   it('Connect: HTTP 404 with the Connect error code unimplemented; gRPC-web likewise in its headers', async () => {
-    const res = await fetch(`${server.url}/portcullis.user.v2.UserService/NoSuchMethod`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${server.url}/portcullis.user.v2.UserService/NoSuchMethod`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ code: 'unimplemented' });
-    const web = await fetch(`${server.url}/portcullis.user.v2.UserService/NoSuchMethod`, { method: 'POST', headers: { 'content-type': 'application/grpc-web+proto' }, body: new Uint8Array(5) });
+    const web = await fetch(`${server.url}/portcullis.user.v2.UserService/NoSuchMethod`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/grpc-web+proto' },
+      body: new Uint8Array(5),
+    });
     expect(web.headers.get('grpc-status')).toBe('12');
   });
 });

@@ -25,15 +25,28 @@ function refusal(fn: () => unknown): { key: string; message: string } {
 describe('the shared validation rules', () => {
   it('text: trimmed, required, bounded, no control characters; free text keeps line breaks', () => {
     expect(requireText(key, 'name', '  Ann ')).toBe('Ann');
-    expect(refusal(() => requireText(key, 'name', '  '))).toMatchObject({ key: 'Errors.Test.name.missing', message: expect.stringMatching(/name is required/) });
-    expect(refusal(() => requireText(key, 'name', 'x'.repeat(201))).message).toMatch(/name must be at most 200 characters/);
+    expect(refusal(() => requireText(key, 'name', '  '))).toMatchObject({
+      key: 'Errors.Test.name.missing',
+      message: expect.stringMatching(/name is required/),
+    });
+    expect(refusal(() => requireText(key, 'name', 'x'.repeat(201))).message).toMatch(
+      /name must be at most 200 characters/,
+    );
     for (const bad of ['a\u0000b', 'a\nb', 'a\tb', 'a\u001bb', 'a\u007fb']) {
-      expect(refusal(() => requireText(key, 'name', bad)), JSON.stringify(bad)).toMatchObject({ key: 'Errors.Test.name.invalid', message: expect.stringMatching(/name must not contain control characters/) });
+      expect(
+        refusal(() => requireText(key, 'name', bad)),
+        JSON.stringify(bad),
+      ).toMatchObject({
+        key: 'Errors.Test.name.invalid',
+        message: expect.stringMatching(/name must not contain control characters/),
+      });
     }
     expect(optionalFreeText(key, 'description', 'line 1\r\n\tline 2')).toBe('line 1\r\n\tline 2');
     expect(optionalFreeText(key, 'description', '')).toBe('');
     expect(optionalFreeText(key, 'description', undefined)).toBeUndefined();
-    expect(refusal(() => optionalFreeText(key, 'description', 'a\u0000b')).message).toMatch(/description must not contain control characters/);
+    expect(refusal(() => optionalFreeText(key, 'description', 'a\u0000b')).message).toMatch(
+      /description must not contain control characters/,
+    );
   });
 
   it('ids: resource ids without @ or ., user ids with them, referenced ids only bounded', () => {
@@ -49,16 +62,32 @@ describe('the shared validation rules', () => {
   });
 
   it('email: one rule, dotless hosts accepted, control characters and spaces refused', () => {
-    for (const ok of ['ann@example.com', 'admin@localhost', 'a.b+c@sub.example.co', 'x@a-b.example']) expect(isEmailAddress(ok), ok).toBe(true);
-    for (const bad of ['not-an-email', 'a b@example.com', 'a@-bad-.example', 'a@@b', '"q"@example.com', '<a>@example.com', 'a\u0000@example.com', 'a\u0001b@example.com', 'a@example.com\n', `${'x'.repeat(190)}@example.com`]) {
+    for (const ok of ['ann@example.com', 'admin@localhost', 'a.b+c@sub.example.co', 'x@a-b.example'])
+      expect(isEmailAddress(ok), ok).toBe(true);
+    for (const bad of [
+      'not-an-email',
+      'a b@example.com',
+      'a@-bad-.example',
+      'a@@b',
+      '"q"@example.com',
+      '<a>@example.com',
+      'a\u0000@example.com',
+      'a\u0001b@example.com',
+      'a@example.com\n',
+      `${'x'.repeat(190)}@example.com`,
+    ]) {
       expect(isEmailAddress(bad), JSON.stringify(bad)).toBe(false);
     }
   });
 
   it('username: text without whitespace; an email address is one', () => {
     expect(requireUsername(key, 'username', ' ann@example.com ')).toBe('ann@example.com');
-    expect(refusal(() => requireUsername(key, 'username', 'ann smith')).message).toMatch(/username must not contain whitespace/);
-    expect(refusal(() => requireUsername(key, 'username', 'ann\u0000')).message).toMatch(/username must not contain control characters/);
+    expect(refusal(() => requireUsername(key, 'username', 'ann smith')).message).toMatch(
+      /username must not contain whitespace/,
+    );
+    expect(refusal(() => requireUsername(key, 'username', 'ann\u0000')).message).toMatch(
+      /username must not contain control characters/,
+    );
   });
 
   it('domain names: lower-cased labels, no scheme or port', () => {
@@ -74,7 +103,8 @@ describe('the shared validation rules', () => {
     expect(parseUrl('/relative')).toBeUndefined();
     expect(httpUrl('https://example.com/x')?.hostname).toBe('example.com');
     expect(httpUrl('http://localhost:8080')?.port).toBe('8080');
-    for (const bad of ['ftp://example.com', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url']) expect(httpUrl(bad), bad).toBeUndefined();
+    for (const bad of ['ftp://example.com', 'javascript:alert(1)', 'file:///etc/passwd', 'not a url'])
+      expect(httpUrl(bad), bad).toBeUndefined();
   });
 
   it('durations: every Go unit, combined terms, fractions; a bare number is seconds', () => {

@@ -56,7 +56,13 @@ describe('wiring', () => {
   afterAll(() => server?.stop());
 
   it('runs every background job', () => {
-    expect(server.app.jobs?.names).toEqual(['oidc-key-rotation', 'oidc-cleanup', 'm2m-cleanup', 'notification-delivery', 'user-count-compaction']);
+    expect(server.app.jobs?.names).toEqual([
+      'oidc-key-rotation',
+      'oidc-cleanup',
+      'm2m-cleanup',
+      'notification-delivery',
+      'user-count-compaction',
+    ]);
   });
 
   it('tells the access token cache of every commit', () => {
@@ -67,7 +73,9 @@ describe('wiring', () => {
     const result = await ctx.db.execute(
       `select indexname from pg_indexes where schemaname = 'public' and indexdef like 'CREATE UNIQUE%' order by indexname`,
     );
-    const indexes: string[] = ((result as { rows?: unknown[] }).rows ?? (result as unknown[])).map((r) => (r as { indexname: string }).indexname);
+    const indexes: string[] = ((result as { rows?: unknown[] }).rows ?? (result as unknown[])).map(
+      (r) => (r as { indexname: string }).indexname,
+    );
     const mapped = Object.keys(uniqueConstraintErrors);
     expect(mapped.filter((name) => !indexes.includes(name))).toEqual([]);
     expect(mapped.filter((name) => name in NOT_A_CALLER_CONFLICT)).toEqual([]);

@@ -52,10 +52,12 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     client(service, opts = {}) {
       const token = opts.token === undefined ? pat : opts.token;
       const interceptors = token
-        ? [(next: any) => async (req: any) => {
-            req.header.set('Authorization', `Bearer ${token}`);
-            return next(req);
-          }]
+        ? [
+            (next: any) => async (req: any) => {
+              req.header.set('Authorization', `Bearer ${token}`);
+              return next(req);
+            },
+          ]
         : [];
       const transport =
         opts.protocol === 'grpc'

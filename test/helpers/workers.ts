@@ -22,12 +22,21 @@ export async function withWorkers(fn: (server: WorkerServer) => Promise<void>): 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-workers-'));
-  const proc = runCli(['start'], { DATABASE_URL: db.url, PORT: String(port), PORTCULLIS_HOST: '127.0.0.1', PORTCULLIS_WORKERS: '2', PORTCULLIS_DATA_DIR: dataDir, PORTCULLIS_LOG_LEVEL: 'info' });
+  const proc = runCli(['start'], {
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    PORTCULLIS_HOST: '127.0.0.1',
+    PORTCULLIS_WORKERS: '2',
+    PORTCULLIS_DATA_DIR: dataDir,
+    PORTCULLIS_LOG_LEVEL: 'info',
+  });
   try {
     await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000, 'workers ready');
     await fn({ base, port, pat: fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim(), proc });
   } catch (err) {
-    throw new Error(`${(err as Error).message}\n--- stdout\n${proc.stdout().slice(-3000)}\n--- stderr\n${proc.stderr().slice(-3000)}`);
+    throw new Error(
+      `${(err as Error).message}\n--- stdout\n${proc.stdout().slice(-3000)}\n--- stderr\n${proc.stderr().slice(-3000)}`,
+    );
   } finally {
     proc.child.kill('SIGKILL');
     await db.drop();

@@ -26,7 +26,13 @@ describe('credentials and organization scope at login', () => {
 
   const url = (extra: Record<string, string> = {}) =>
     client
-      .buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...extra })
+      .buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        ...extra,
+      })
       .toString();
 
   it('an imported bcrypt hash verifies and is re-hashed with argon2id after login (with an event)', async () => {
@@ -60,19 +66,30 @@ describe('credentials and organization scope at login', () => {
     const { id } = await createUser(systemCtx(server), {
       orgId: await defaultOrg(server),
       username,
-      human: { profile: { givenName: 'Im', familyName: 'Ported' }, email: { email: `${username}@example.com`, verification: { verified: true } }, password: { hash } },
+      human: {
+        profile: { givenName: 'Im', familyName: 'Ported' },
+        email: { email: `${username}@example.com`, verification: { verified: true } },
+        password: { hash },
+      },
     });
     return { id, username };
   };
   /** The stored hash now, and the payloads of the user's hash-updated events. */
   const afterLogin = async (id: string) => {
     const [user] = await rows(server, `select password_hash from users where id = '${id}'`);
-    const events = await rows(server, `select payload from events where aggregate_id = '${id}' and event_type = 'user.human.password.hash.updated'`);
-    return { hash: user.password_hash as string, payloads: events.map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload)) };
+    const events = await rows(
+      server,
+      `select payload from events where aggregate_id = '${id}' and event_type = 'user.human.password.hash.updated'`,
+    );
+    return {
+      hash: user.password_hash as string,
+      payloads: events.map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload)),
+    };
   };
 
   it('pbkdf2-sha256 (hosted login) and weak argon2id (SessionService CreateSession / SetSession) re-hash to argon2id with an event naming the old scheme', async () => {
-    const weakArgon = () => argon2Hash('Legacy-Passw0rd!', { algorithm: 2, memoryCost: 4096, timeCost: 1, parallelism: 1 });
+    const weakArgon = () =>
+      argon2Hash('Legacy-Passw0rd!', { algorithm: 2, memoryCost: 4096, timeCost: 1, parallelism: 1 });
     const cases = [
       { scheme: 'pbkdf2-sha256', hash: pbkdf2Sha256('Legacy-Passw0rd!', 27500), via: 'hosted' },
       { scheme: 'argon2id', hash: await weakArgon(), via: 'create' },
@@ -82,13 +99,24 @@ describe('credentials and organization scope at login', () => {
     for (const c of cases) {
       const u = await importUser(c.hash);
       // a wrong password changes nothing
-      await expect(new Browser(server.url).login(url(), u.username, 'Wrong-Passw0rd!')).rejects.toThrow(/error=invalid/);
+      await expect(new Browser(server.url).login(url(), u.username, 'Wrong-Passw0rd!')).rejects.toThrow(
+        /error=invalid/,
+      );
       expect((await afterLogin(u.id)).hash).toBe(c.hash);
       if (c.via === 'hosted') await new Browser(server.url).login(url(), u.username, 'Legacy-Passw0rd!');
-      if (c.via === 'create') await sessions.createSession({ checks: { user: { search: { case: 'userId', value: u.id } }, password: { password: 'Legacy-Passw0rd!' } } });
+      if (c.via === 'create')
+        await sessions.createSession({
+          checks: { user: { search: { case: 'userId', value: u.id } }, password: { password: 'Legacy-Passw0rd!' } },
+        });
       if (c.via === 'set') {
-        const s = await sessions.createSession({ checks: { user: { search: { case: 'loginName', value: u.username } } } });
-        await sessions.setSession({ sessionId: s.sessionId, sessionToken: s.sessionToken, checks: { password: { password: 'Legacy-Passw0rd!' } } });
+        const s = await sessions.createSession({
+          checks: { user: { search: { case: 'loginName', value: u.username } } },
+        });
+        await sessions.setSession({
+          sessionId: s.sessionId,
+          sessionToken: s.sessionToken,
+          checks: { password: { password: 'Legacy-Passw0rd!' } },
+        });
       }
       const { hash, payloads } = await afterLogin(u.id);
       expect(hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
@@ -96,7 +124,9 @@ describe('credentials and organization scope at login', () => {
       // no hash material in the event log
       expect(JSON.stringify(payloads)).not.toContain('$');
       // the new hash verifies, and needs no further re-hash
-      await sessions.createSession({ checks: { user: { search: { case: 'userId', value: u.id } }, password: { password: 'Legacy-Passw0rd!' } } });
+      await sessions.createSession({
+        checks: { user: { search: { case: 'userId', value: u.id } }, password: { password: 'Legacy-Passw0rd!' } },
+      });
       expect((await afterLogin(u.id)).payloads).toHaveLength(1);
     }
   });
@@ -106,10 +136,15 @@ describe('credentials and organization scope at login', () => {
     const outsider = await addUser(server);
     const insider = await addUser(server, { orgId: otherOrgId });
     const scoped = url({ scope: `openid urn:service:iam:org:id:${otherOrgId}` });
-    await expect(new Browser(server.url).login(scoped, outsider.username, outsider.password)).rejects.toThrow(/error=invalid/);
+    await expect(new Browser(server.url).login(scoped, outsider.username, outsider.password)).rejects.toThrow(
+      /error=invalid/,
+    );
     const landed = await new Browser(server.url).login(scoped, insider.username, insider.password);
     // RFC 7636 appendix B: the verifier of the fixed challenge above
-    const tokens = await client.authorizationCodeGrant(config, new URL(landed), { pkceCodeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', expectedState: client.skipStateCheck });
+    const tokens = await client.authorizationCodeGrant(config, new URL(landed), {
+      pkceCodeVerifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+      expectedState: client.skipStateCheck,
+    });
     expect(tokens.claims()!['urn:service:iam:org:id']).toBe(otherOrgId);
   });
 
@@ -117,7 +152,13 @@ describe('credentials and organization scope at login', () => {
     const b = new Browser(server.url);
     const page = await b.go(url({ prompt: 'create' }));
     const email = `reg${Date.now()}@example.com`;
-    await b.submit(page, '/ui/login/register', { givenName: 'Reg', familyName: 'User', email, password: 'Regist-Passw0rd!', passwordConfirm: 'Regist-Passw0rd!' });
+    await b.submit(page, '/ui/login/register', {
+      givenName: 'Reg',
+      familyName: 'User',
+      email,
+      password: 'Regist-Passw0rd!',
+      passwordConfirm: 'Regist-Passw0rd!',
+    });
     const [user] = await rows(server, `select id, email_verified from users where email = '${email}'`);
     expect(user.email_verified).toBe(false);
     const mails = await rows(server, `select kind, recipient from notifications where user_id = '${user.id}'`);

@@ -16,7 +16,11 @@ describe('signing in with the email address', () => {
 
   const signIn = (loginName: string, password: string) =>
     new Browser(server.url)
-      .login(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid' }).toString(), loginName, password)
+      .login(
+        client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid' }).toString(),
+        loginName,
+        password,
+      )
       .then(
         (url) => new URL(url).searchParams.has('code'),
         () => false,

@@ -63,7 +63,10 @@ describe('hosted login in a browser', () => {
     await expect(page.title()).resolves.toBe('Sign in');
     await signIn(page, user.username, user.password);
     const landed = await callback;
-    const tokens = await client.authorizationCodeGrant(config, new URL(landed), { pkceCodeVerifier: verifier, expectedState: 'st' });
+    const tokens = await client.authorizationCodeGrant(config, new URL(landed), {
+      pkceCodeVerifier: verifier,
+      expectedState: 'st',
+    });
     expect(tokens.claims()!.sub).toBe(user.id);
     await ctx.close();
   });
@@ -99,7 +102,10 @@ describe('hosted login in a browser', () => {
     await third.goto(choose.url);
     await expect(third.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Choose an account');
     await third.getByRole('button', { name: new RegExp(other.username) }).click();
-    const tokens = await client.authorizationCodeGrant(config, new URL(await done), { pkceCodeVerifier: choose.verifier, expectedState: 'st' });
+    const tokens = await client.authorizationCodeGrant(config, new URL(await done), {
+      pkceCodeVerifier: choose.verifier,
+      expectedState: 'st',
+    });
     expect(tokens.claims()!.sub).toBe(other.id);
     await ctx.close();
   });
@@ -120,7 +126,10 @@ describe('hosted login in a browser', () => {
     const code = /with this code: ([A-Z0-9]+)/.exec((((r as any).rows ?? r) as { body: string }[])[0].body)![1];
     await page.getByLabel('Verification code').fill(code);
     await page.getByRole('button', { name: 'Verify' }).click();
-    const tokens = await client.authorizationCodeGrant(config, new URL(await callback), { pkceCodeVerifier: verifier, expectedState: 'st' });
+    const tokens = await client.authorizationCodeGrant(config, new URL(await callback), {
+      pkceCodeVerifier: verifier,
+      expectedState: 'st',
+    });
     const info = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
     expect(info.given_name).toBe('Katherine');
     await ctx.close();

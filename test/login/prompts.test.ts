@@ -86,7 +86,9 @@ describe('prompt values, max_age, hints and sessions', () => {
     const t = await exchange((await browser.go(withHint.url)).url, withHint.verifier);
     expect(t.claims()!.sub).toBe(alice.id);
     // a fresh browser has no session for the hint's subject
-    const other = await new Browser(server.url).request((await authUrl({ prompt: 'none', id_token_hint: tb.id_token! })).url);
+    const other = await new Browser(server.url).request(
+      (await authUrl({ prompt: 'none', id_token_hint: tb.id_token! })).url,
+    );
     expect(new URL(other.headers.get('location')!).searchParams.get('error')).toBe('login_required');
   });
 
@@ -101,7 +103,9 @@ describe('prompt values, max_age, hints and sessions', () => {
     expect(page.url).toContain('/ui/login/accounts');
     expect(page.html).toContain(alice.username);
     expect(page.html).toContain(bob.username);
-    const sessionId = new RegExp(`name="sessionId" value="([^"]+)"[^>]*aria-label="[^"]*${bob.username}`).exec(page.html)![1];
+    const sessionId = new RegExp(`name="sessionId" value="([^"]+)"[^>]*aria-label="[^"]*${bob.username}`).exec(
+      page.html,
+    )![1];
     const done = await browser.submit(page, '/ui/login/accounts', { sessionId });
     const t = await exchange(done.url, sel.verifier);
     expect(t.claims()!.sub).toBe(bob.id);
@@ -118,7 +122,9 @@ describe('prompt values, max_age, hints and sessions', () => {
     const de = await new Browser(server.url).go((await authUrl({ ui_locales: 'de-CH en' })).url);
     expect(de.html).toContain('<html lang="de">');
     expect(de.html).toContain('Anmelden');
-    const viaHeader = await new Browser(server.url, { 'accept-language': 'fr;q=0.9, de;q=0.8' }).go((await authUrl({ ui_locales: 'fr' })).url);
+    const viaHeader = await new Browser(server.url, { 'accept-language': 'fr;q=0.9, de;q=0.8' }).go(
+      (await authUrl({ ui_locales: 'fr' })).url,
+    );
     expect(viaHeader.html).toContain('<html lang="de">');
     const en = await new Browser(server.url).go((await authUrl()).url);
     expect(en.html).toContain('<html lang="en">');
@@ -154,7 +160,13 @@ describe('prompt values, max_age, hints and sessions', () => {
   it('registration with differing passwords shows the form again', async () => {
     const browser = new Browser(server.url);
     const page = await browser.go((await authUrl({ prompt: 'create' })).url);
-    const res = await browser.submit(page, '/ui/login/register', { givenName: 'A', familyName: 'B', email: 'x@example.com', password: 'Aa-1aaaaaa', passwordConfirm: 'other' });
+    const res = await browser.submit(page, '/ui/login/register', {
+      givenName: 'A',
+      familyName: 'B',
+      email: 'x@example.com',
+      password: 'Aa-1aaaaaa',
+      passwordConfirm: 'other',
+    });
     expect(res.res.status).toBe(400);
     expect(res.html).toContain('role="alert"');
   });
@@ -185,7 +197,11 @@ describe('prompt values, max_age, hints and sessions', () => {
       const raw = await b.request('/ui/login/password', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ authRequest: /name="authRequest" value="([^"]+)"/.exec(p2.html)![1], csrf: b.cookies.get('pc_csrf')!, password: 'wrong-password' }),
+        body: new URLSearchParams({
+          authRequest: /name="authRequest" value="([^"]+)"/.exec(p2.html)![1],
+          csrf: b.cookies.get('pc_csrf')!,
+          password: 'wrong-password',
+        }),
       });
       expect(raw.status).toBe(303);
       const p3 = await b.go(raw.headers.get('location')!);
@@ -207,7 +223,9 @@ describe('prompt values, max_age, hints and sessions', () => {
     const p2 = await b.submit(p1, '/ui/login/login', { loginName: victim.username });
     const p3 = await b.submit(p2, '/ui/login/password', { password: victim.password });
     expect(p3.url).toContain('error=locked');
-    const events = await server.app.database.db.execute(`select event_type from events where aggregate_id = '${victim.id}' order by position`);
+    const events = await server.app.database.db.execute(
+      `select event_type from events where aggregate_id = '${victim.id}' order by position`,
+    );
     const types = ((events as any).rows ?? events).map((r: any) => r.event_type);
     expect(types.filter((t: string) => t === 'user.human.password.check.failed')).toHaveLength(10);
     expect(types).toContain('user.locked');
@@ -221,7 +239,11 @@ describe('prompt values, max_age, hints and sessions', () => {
     const res = await b.request('/ui/login/password', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ authRequest: /name="authRequest" value="([^"]+)"/.exec(p2.html)![1], csrf: b.cookies.get('pc_csrf')!, password: alice.password }),
+      body: new URLSearchParams({
+        authRequest: /name="authRequest" value="([^"]+)"/.exec(p2.html)![1],
+        csrf: b.cookies.get('pc_csrf')!,
+        password: alice.password,
+      }),
     });
     expect(res.status).toBe(303);
     const sc = res.headers.getSetCookie().find((c) => c.startsWith('pc_ua='))!;

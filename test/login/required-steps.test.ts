@@ -35,11 +35,15 @@ describe('steps after the password: email verification at registration, required
     });
     return { url: url.toString(), verifier };
   };
-  const exchange = (landed: string, verifier: string) => client.authorizationCodeGrant(config, new URL(landed), { pkceCodeVerifier: verifier, expectedState: 's' });
+  const exchange = (landed: string, verifier: string) =>
+    client.authorizationCodeGrant(config, new URL(landed), { pkceCodeVerifier: verifier, expectedState: 's' });
   const codesSentTo = async (email: string) =>
-    (await rows(server, `select body from notifications where recipient = '${email}' and kind = 'EMAIL_VERIFICATION' order by created_at`)).map(
-      (r) => /with this code: ([A-Z0-9]+)/.exec(r.body)![1],
-    );
+    (
+      await rows(
+        server,
+        `select body from notifications where recipient = '${email}' and kind = 'EMAIL_VERIFICATION' order by created_at`,
+      )
+    ).map((r) => /with this code: ([A-Z0-9]+)/.exec(r.body)![1]);
 
   it('registration: the emailed code verifies the address (a resent code replaces it), then the client gets its code', async () => {
     const browser = new Browser(server.url);
@@ -105,14 +109,23 @@ describe('steps after the password: email verification at registration, required
     const silent = await browser.request((await authUrl({ prompt: 'none' })).url);
     expect(new URL(silent.headers.get('location')!).searchParams.get('error')).toBe('login_required');
 
-    const differ = await browser.submit(page, '/ui/login/password/change', { password: 'Changed-Passw0rd!', passwordConfirm: 'other' });
+    const differ = await browser.submit(page, '/ui/login/password/change', {
+      password: 'Changed-Passw0rd!',
+      passwordConfirm: 'other',
+    });
     expect(differ.res.status).toBe(400);
     expect(alertOf(differ.html)).toBe('The passwords do not match.');
-    const weak = await browser.submit(differ, '/ui/login/password/change', { password: 'short', passwordConfirm: 'short' });
+    const weak = await browser.submit(differ, '/ui/login/password/change', {
+      password: 'short',
+      passwordConfirm: 'short',
+    });
     expect(weak.res.status).toBe(400);
     expect(alertOf(weak.html)).toMatch(/at least 8 characters/);
 
-    const done = await browser.submit(weak, '/ui/login/password/change', { password: 'Changed-Passw0rd!', passwordConfirm: 'Changed-Passw0rd!' });
+    const done = await browser.submit(weak, '/ui/login/password/change', {
+      password: 'Changed-Passw0rd!',
+      passwordConfirm: 'Changed-Passw0rd!',
+    });
     expect(done.url.startsWith(REDIRECT)).toBe(true);
     expect((await exchange(done.url, first.verifier)).claims()!.sub).toBe(id);
     const [user] = await rows(server, `select password_change_required from users where id = '${id}'`);
@@ -123,7 +136,9 @@ describe('steps after the password: email verification at registration, required
     // the new password signs in directly; the old one no longer does
     const again = await authUrl({ prompt: 'login' });
     await exchange(await new Browser(server.url).login(again.url, username, 'Changed-Passw0rd!'), again.verifier);
-    await expect(new Browser(server.url).login((await authUrl()).url, username, 'Initial-Passw0rd!')).rejects.toThrow(/error=invalid/);
+    await expect(new Browser(server.url).login((await authUrl()).url, username, 'Initial-Passw0rd!')).rejects.toThrow(
+      /error=invalid/,
+    );
   });
 
   it('custom login UIs: CreateCallback refuses a session whose user must change the password', async () => {

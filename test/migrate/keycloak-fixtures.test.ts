@@ -8,8 +8,18 @@ const CASES: { files: string[]; passwords: Record<string, string>; algorithm: st
   { files: ['kc23-realm-users-inside.json'], passwords: { admin: 'admin', user: 'user' }, algorithm: 'pbkdf2-sha256' },
   { files: ['kc11-users-0.json'], passwords: { admin: 'admin', user: 'user' }, algorithm: 'pbkdf2-sha256' },
   { files: ['kc3-legacy-users-0.json'], passwords: { admin: 'admin', user: 'user' }, algorithm: 'pbkdf2-sha256' },
-  { files: ['kc24-realm.json', 'kc24-users-0.json'], passwords: { test: '1234' }, algorithm: 'pbkdf2-sha512', skipped: 3 },
-  { files: ['kc26-argon2-users-0.json'], passwords: { bilbo: 'bilbo', frodo: 'frodo', gimli: 'gimli' }, algorithm: 'argon2id', skipped: 5 },
+  {
+    files: ['kc24-realm.json', 'kc24-users-0.json'],
+    passwords: { test: '1234' },
+    algorithm: 'pbkdf2-sha512',
+    skipped: 3,
+  },
+  {
+    files: ['kc26-argon2-users-0.json'],
+    passwords: { bilbo: 'bilbo', frodo: 'frodo', gimli: 'gimli' },
+    algorithm: 'argon2id',
+    skipped: 5,
+  },
 ];
 
 describe('known-answer conversion of real Keycloak exports', () => {
@@ -42,7 +52,11 @@ describe('known-answer conversion of real Keycloak exports', () => {
     const { users, org } = await convertToBody([`--realm=${join(FIXTURES, 'kc23-realm-users-inside.json')}`]);
     const admin = users.find((u) => u.user.userName === 'admin');
     expect(admin.userId).toBe('4c973896-5761-41fc-8217-07c5d13a004b');
-    expect(admin.user.profile).toEqual({ firstName: 'Admin', lastName: 'Administrator', displayName: 'Admin Administrator' });
+    expect(admin.user.profile).toEqual({
+      firstName: 'Admin',
+      lastName: 'Administrator',
+      displayName: 'Admin Administrator',
+    });
     expect(admin.user.email).toEqual({ email: 'admin@localhost', isEmailVerified: true });
     // "user" has an empty first name: the username stands in, the display name uses the real names only.
     const user = users.find((u) => u.user.userName === 'user');
@@ -55,7 +69,9 @@ describe('known-answer conversion of real Keycloak exports', () => {
     const { org } = await convertToBody([`--realm=${join(FIXTURES, 'kc26-argon2-users-0.json')}`]);
     const frodo = '7c07b850-cf34-4a65-b640-697ab35337b6';
     const meta = Object.fromEntries(
-      org.userMetadata.filter((m: any) => m.id === frodo).map((m: any) => [m.key, Buffer.from(m.value, 'base64').toString()]),
+      org.userMetadata
+        .filter((m: any) => m.id === frodo)
+        .map((m: any) => [m.key, Buffer.from(m.value, 'base64').toString()]),
     );
     expect(meta).toEqual({ race: 'HOBBIT', waist: '80', age: '33' });
     const cell = org.userMetadata.find((m: any) => m.key === 'cell');

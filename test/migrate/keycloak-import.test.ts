@@ -25,7 +25,15 @@ describe('migrate keycloak --url: straight into a running server', () => {
   afterAll(() => server?.stop());
 
   const upload = (fixture: string, org: string) =>
-    portcullis(['migrate', 'keycloak', `--org=${org}`, `--realm=${join(FIXTURES, fixture)}`, `--url=${server.url}`, `--token-file=${tokenFile}`, '--batch-size=2']);
+    portcullis([
+      'migrate',
+      'keycloak',
+      `--org=${org}`,
+      `--realm=${join(FIXTURES, fixture)}`,
+      `--url=${server.url}`,
+      `--token-file=${tokenFile}`,
+      '--batch-size=2',
+    ]);
 
   it('imports in batches; the known passwords sign in, a wrong one does not; a re-run skips what exists', async () => {
     const first = await upload('kc26-argon2-users-0.json', 'middle-earth-org');
@@ -44,7 +52,12 @@ describe('migrate keycloak --url: straight into a running server', () => {
 
     const pbkdf2 = await upload('kc24-users-0.json', 'test-org');
     expect(pbkdf2.stderr).toContain('import: 1 imported');
-    for (const [user, password] of [['bilbo', 'bilbo'], ['frodo', 'frodo'], ['gimli', 'gimli'], ['test', '1234']]) {
+    for (const [user, password] of [
+      ['bilbo', 'bilbo'],
+      ['frodo', 'frodo'],
+      ['gimli', 'gimli'],
+      ['test', '1234'],
+    ]) {
       expect(await signIn(server, user, password), user).toBe(true);
       expect(await signIn(server, user, `${password}-wrong`), user).toBe(false);
     }
@@ -53,7 +66,14 @@ describe('migrate keycloak --url: straight into a running server', () => {
   it('a refused token is a clear failure with exit status 1', async () => {
     const bad = join(tempDir(), 'bad.pat');
     writeFileSync(bad, 'not-a-token');
-    const res = await portcullis(['migrate', 'keycloak', '--org=x', `--realm=${join(FIXTURES, 'kc11-users-0.json')}`, `--url=${server.url}`, `--token-file=${bad}`]);
+    const res = await portcullis([
+      'migrate',
+      'keycloak',
+      '--org=x',
+      `--realm=${join(FIXTURES, 'kc11-users-0.json')}`,
+      `--url=${server.url}`,
+      `--token-file=${bad}`,
+    ]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/answered 401/);
   });

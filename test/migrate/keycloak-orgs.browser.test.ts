@@ -45,7 +45,11 @@ describe('imported Keycloak users in a real browser', () => {
         reached(route.request().url());
         await route.fulfill({ status: 200, contentType: 'text/html', body: '<p>RP</p>' });
       });
-      await page.goto(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid profile', state: 'st' }).toString());
+      await page.goto(
+        client
+          .buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid profile', state: 'st' })
+          .toString(),
+      );
       await page.getByLabel(/Login name|Loginname/).fill(`${name}@${domains.get(org)}`);
       await page.getByRole('button', { name: /Next|Weiter/ }).click();
       await page.getByLabel(/^(Password|Passwort)$/).fill(password);

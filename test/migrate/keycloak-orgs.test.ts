@@ -22,7 +22,8 @@ describe('real Keycloak exports, each in its own organization of one server', ()
   }, 120_000);
   afterAll(() => server?.stop());
 
-  const signIn = (loginName: string, password: string, scope?: string) => signedInSubject(server, config, loginName, password, scope);
+  const signIn = (loginName: string, password: string, scope?: string) =>
+    signedInSubject(server, config, loginName, password, scope);
 
   it('imports every user: usernames shared between realms and with the bootstrap administrator collide nowhere', async () => {
     const users = (await server.client(UserService).listUsers({})).result;
@@ -32,7 +33,10 @@ describe('real Keycloak exports, each in its own organization of one server', ()
     expect(admins).toHaveLength(4);
     for (const realm of FIXTURE_REALMS) {
       for (const name of Object.keys(realm.passwords)) {
-        expect(users.find((u) => u.username === name && u.organizationId === realm.org), `${name} in ${realm.org}`).toBeDefined();
+        expect(
+          users.find((u) => u.username === name && u.organizationId === realm.org),
+          `${name} in ${realm.org}`,
+        ).toBeDefined();
       }
     }
     expect(users.some((u) => u.organizationId === 'kc22')).toBe(true);
@@ -43,7 +47,12 @@ describe('real Keycloak exports, each in its own organization of one server', ()
       for (const [name, password] of Object.entries(realm.passwords)) {
         const loginName = `${name}@${domains.get(realm.org)}`;
         const sub = await signIn(loginName, password);
-        const user = (await server.client(UserService).getUserByID({ userId: sub ?? 'none' }).catch(() => undefined))?.user;
+        const user = (
+          await server
+            .client(UserService)
+            .getUserByID({ userId: sub ?? 'none' })
+            .catch(() => undefined)
+        )?.user;
         expect(user?.organizationId, loginName).toBe(realm.org);
         expect(user?.username).toBe(name);
         expect(await signIn(loginName, `${password}-wrong`), `${loginName} with a wrong password`).toBeUndefined();

@@ -10,8 +10,19 @@ const SALT = Buffer.from('0123456789abcdef');
 const b64 = (b: Buffer) => b.toString('base64');
 
 /** A Keycloak 10+ password credential (secretData/credentialData as JSON strings). */
-function pbkdf2Credential(password: string, algorithm: string, digest: string, iterations: number, keyLength: number, asObjects = false) {
-  const secretData = { value: b64(pbkdf2Sync(password, SALT, iterations, keyLength, digest)), salt: b64(SALT), additionalParameters: {} };
+function pbkdf2Credential(
+  password: string,
+  algorithm: string,
+  digest: string,
+  iterations: number,
+  keyLength: number,
+  asObjects = false,
+) {
+  const secretData = {
+    value: b64(pbkdf2Sync(password, SALT, iterations, keyLength, digest)),
+    salt: b64(SALT),
+    additionalParameters: {},
+  };
   const credentialData = { hashIterations: iterations, algorithm, additionalParameters: {} };
   return {
     type: 'password',
@@ -52,33 +63,71 @@ const VARIANTS = {
       ],
     }),
     user('bcrypt', {
-      credentials: [{ type: 'password', secretData: JSON.stringify({ value: bcrypt.hashSync('pw-bcrypt', 4) }), credentialData: '{"algorithm":"bcrypt","hashIterations":4}' }],
+      credentials: [
+        {
+          type: 'password',
+          secretData: JSON.stringify({ value: bcrypt.hashSync('pw-bcrypt', 4) }),
+          credentialData: '{"algorithm":"bcrypt","hashIterations":4}',
+        },
+      ],
     }),
-    user('noemail', { email: undefined, emailVerified: false, credentials: [pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32)] }),
+    user('noemail', {
+      email: undefined,
+      emailVerified: false,
+      credentials: [pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32)],
+    }),
     user('disabled', { enabled: false, credentials: [pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32)] }),
-    user('mustchange', { requiredActions: ['VERIFY_EMAIL', 'UPDATE_PASSWORD'], credentials: [pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32)] }),
+    user('mustchange', {
+      requiredActions: ['VERIFY_EMAIL', 'UPDATE_PASSWORD'],
+      credentials: [pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32)],
+    }),
     user('otptext', {
       credentials: [
         pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32),
-        { type: 'otp', secretData: '{"value":"abcdefghij"}', credentialData: '{"subType":"totp","digits":6,"counter":0,"period":30,"algorithm":"HmacSHA1"}' },
+        {
+          type: 'otp',
+          secretData: '{"value":"abcdefghij"}',
+          credentialData: '{"subType":"totp","digits":6,"counter":0,"period":30,"algorithm":"HmacSHA1"}',
+        },
       ],
     }),
     user('otpbase32', {
       credentials: [
         pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32),
-        { type: 'otp', secretData: '{"value":"JBSWY3DPEHPK3PXP"}', credentialData: '{"subType":"totp","digits":6,"period":30,"algorithm":"HmacSHA1","secretEncoding":"BASE32"}' },
+        {
+          type: 'otp',
+          secretData: '{"value":"JBSWY3DPEHPK3PXP"}',
+          credentialData: '{"subType":"totp","digits":6,"period":30,"algorithm":"HmacSHA1","secretEncoding":"BASE32"}',
+        },
       ],
     }),
     user('legacytotp', {
-      credentials: [pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32), { type: 'totp', value: 'abcdefghij', digits: 6, period: 30, algorithm: 'HmacSHA1' }],
+      credentials: [
+        pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32),
+        { type: 'totp', value: 'abcdefghij', digits: 6, period: 30, algorithm: 'HmacSHA1' },
+      ],
     }),
     user('hotp', {
-      credentials: [pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32), { type: 'otp', secretData: '{"value":"x"}', credentialData: '{"subType":"hotp"}' }],
+      credentials: [
+        pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32),
+        { type: 'otp', secretData: '{"value":"x"}', credentialData: '{"subType":"hotp"}' },
+      ],
     }),
     user('nocreds', { credentials: [] }),
     user('federated', { federationLink: 'ldap-1' }),
-    user('md5', { credentials: [{ type: 'password', secretData: '{"value":"abc","salt":"c2FsdA=="}', credentialData: '{"algorithm":"md5","hashIterations":1}' }] }),
-    user('locale', { attributes: { locale: ['de'], team: ['blue'] }, credentials: [pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32)] }),
+    user('md5', {
+      credentials: [
+        {
+          type: 'password',
+          secretData: '{"value":"abc","salt":"c2FsdA=="}',
+          credentialData: '{"algorithm":"md5","hashIterations":1}',
+        },
+      ],
+    }),
+    user('locale', {
+      attributes: { locale: ['de'], team: ['blue'] },
+      credentials: [pbkdf2Credential('pw', 'pbkdf2-sha256', 'sha256', 1000, 32)],
+    }),
   ],
 };
 
@@ -152,7 +201,10 @@ describe('keycloak input variants', () => {
 
   it('--include-without-password creates those users without a password', async () => {
     const dir = tempDir();
-    const { users: list } = await convertToBody([`--realm=${writeExport(dir, 'r.json', VARIANTS)}`, '--include-without-password']);
+    const { users: list } = await convertToBody([
+      `--realm=${writeExport(dir, 'r.json', VARIANTS)}`,
+      '--include-without-password',
+    ]);
     const byName = Object.fromEntries(list.map((u) => [u.user.userName, u]));
     expect(byName.nocreds.user.hashedPassword).toBeUndefined();
     expect(byName.federated).toBeDefined();
@@ -164,8 +216,14 @@ describe('keycloak export layouts and command line', () => {
   it('a directory: realm file plus <realm>-users-N.json files; --timeout and --multiline', async () => {
     const dir = tempDir();
     writeExport(dir, 'shop-realm.json', { realm: 'shop', displayName: 'Shop' });
-    writeExport(dir, 'shop-users-0.json', { realm: 'shop', users: [user('a', { credentials: [pbkdf2Credential('pa', 'pbkdf2-sha256', 'sha256', 1000, 32)] })] });
-    writeExport(dir, 'shop-users-1.json', { realm: 'shop', users: [user('b', { credentials: [pbkdf2Credential('pb', 'pbkdf2-sha256', 'sha256', 1000, 32)] })] });
+    writeExport(dir, 'shop-users-0.json', {
+      realm: 'shop',
+      users: [user('a', { credentials: [pbkdf2Credential('pa', 'pbkdf2-sha256', 'sha256', 1000, 32)] })],
+    });
+    writeExport(dir, 'shop-users-1.json', {
+      realm: 'shop',
+      users: [user('b', { credentials: [pbkdf2Credential('pb', 'pbkdf2-sha256', 'sha256', 1000, 32)] })],
+    });
     const { body, users, out } = await convertToBody([`--realm=${dir}`, '--timeout=10m0s', '--multiline']);
     expect(users.map((u) => u.user.userName)).toEqual(['a', 'b']);
     expect(body.timeout).toBe('10m0s');
@@ -176,15 +234,27 @@ describe('keycloak export layouts and command line', () => {
 
   it('a multi-realm array export with --realm-name, and stdin with -', async () => {
     const realms = [
-      { realm: 'one', users: [user('u1', { credentials: [pbkdf2Credential('p1', 'pbkdf2-sha256', 'sha256', 1000, 32)] })] },
-      { realm: 'two', users: [user('u2', { credentials: [pbkdf2Credential('p2', 'pbkdf2-sha256', 'sha256', 1000, 32)] })] },
+      {
+        realm: 'one',
+        users: [user('u1', { credentials: [pbkdf2Credential('p1', 'pbkdf2-sha256', 'sha256', 1000, 32)] })],
+      },
+      {
+        realm: 'two',
+        users: [user('u2', { credentials: [pbkdf2Credential('p2', 'pbkdf2-sha256', 'sha256', 1000, 32)] })],
+      },
     ];
     const { users, body } = await convertToBody(['--realm=-', '--realm-name=two'], { stdin: JSON.stringify(realms) });
     expect(users.map((u) => u.user.userName)).toEqual(['u2']);
     expect(body.timeout).toBe('5m0s');
     const dir = tempDir();
     const file = writeExport(dir, 'all.json', realms);
-    const res = await portcullis(['migrate', 'keycloak', '--org=o', `--realm=${file}`, `--output=${join(dir, 'out.json')}`]);
+    const res = await portcullis([
+      'migrate',
+      'keycloak',
+      '--org=o',
+      `--realm=${file}`,
+      `--output=${join(dir, 'out.json')}`,
+    ]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('--realm-name');
     expect(existsSync(join(dir, 'out.json'))).toBe(false);
@@ -192,14 +262,20 @@ describe('keycloak export layouts and command line', () => {
 
   it('an empty realm converts to an empty body with a warning', async () => {
     const dir = tempDir();
-    const { users, stderr } = await convertToBody([`--realm=${writeExport(dir, 'empty.json', { realm: 'empty', users: [] })}`]);
+    const { users, stderr } = await convertToBody([
+      `--realm=${writeExport(dir, 'empty.json', { realm: 'empty', users: [] })}`,
+    ]);
     expect(users).toEqual([]);
     expect(stderr).toContain('no users');
   });
 
   it('invalid JSON fails with the file, line and column, and writes no output', async () => {
     const dir = tempDir();
-    const file = writeExport(dir, 'broken.json', '{\n  "realm": "x",\n  "users": [\n    {"id": "a", "username": "a"},\n    {"id": "b", "username": nul}\n  ]\n}');
+    const file = writeExport(
+      dir,
+      'broken.json',
+      '{\n  "realm": "x",\n  "users": [\n    {"id": "a", "username": "a"},\n    {"id": "b", "username": nul}\n  ]\n}',
+    );
     const out = join(dir, 'out.json');
     const res = await portcullis(['migrate', 'keycloak', '--org=o', `--realm=${file}`, `--output=${out}`]);
     expect(res.code).toBe(1);
@@ -227,7 +303,9 @@ describe('keycloak export layouts and command line', () => {
 
   it('writes ./importBody.json by default', async () => {
     const dir = tempDir();
-    const res = await portcullis(['migrate', 'keycloak', '--org=o', `--realm=${join(FIXTURES, 'kc11-users-0.json')}`], { cwd: dir });
+    const res = await portcullis(['migrate', 'keycloak', '--org=o', `--realm=${join(FIXTURES, 'kc11-users-0.json')}`], {
+      cwd: dir,
+    });
     expect(res.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'importBody.json'), 'utf8')).dataOrgs.orgs[0].humanUsers).toHaveLength(2);
   });

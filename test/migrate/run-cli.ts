@@ -51,11 +51,21 @@ export async function convertToBody(args: string[], opts: { stdin?: string } = {
 /** Every real export under shared/fixtures/keycloak, with the passwords its README lists. */
 export const FIXTURE_REALMS: { org: string; name: string; files: string[]; passwords: Record<string, string> }[] = [
   { org: 'kc22', name: 'KC22 my-realm', files: ['kc22-realm-minimal.json'], passwords: {} },
-  { org: 'kc23', name: 'KC23 jhipster', files: ['kc23-realm-users-inside.json'], passwords: { admin: 'admin', user: 'user' } },
+  {
+    org: 'kc23',
+    name: 'KC23 jhipster',
+    files: ['kc23-realm-users-inside.json'],
+    passwords: { admin: 'admin', user: 'user' },
+  },
   { org: 'kc11', name: 'KC11 jhipster', files: ['kc11-users-0.json'], passwords: { admin: 'admin', user: 'user' } },
   { org: 'kc3', name: 'KC3 jhipster', files: ['kc3-legacy-users-0.json'], passwords: { admin: 'admin', user: 'user' } },
   { org: 'kc24', name: 'KC24 Test', files: ['kc24-realm.json', 'kc24-users-0.json'], passwords: { test: '1234' } },
-  { org: 'kc26', name: 'KC26 middle-earth', files: ['kc26-argon2-users-0.json'], passwords: { bilbo: 'bilbo', frodo: 'frodo', gimli: 'gimli' } },
+  {
+    org: 'kc26',
+    name: 'KC26 middle-earth',
+    files: ['kc26-argon2-users-0.json'],
+    passwords: { bilbo: 'bilbo', frodo: 'frodo', gimli: 'gimli' },
+  },
 ];
 
 /**
@@ -67,7 +77,16 @@ function migrateInto(server: { url: string; pat: string }, realm: (typeof FIXTUR
   writeFileSync(tokenFile, `${server.pat}\n`);
   const files = realm.files.map((f) => `--realm=${join(FIXTURES, f)}`);
   // kc11, kc23 and kc3 are versions of one realm: the same user ids, so each copy gets its own prefix.
-  return portcullis(['migrate', 'keycloak', `--org=${realm.org}`, `--org-name=${realm.name}`, `--id-prefix=${realm.org}-`, ...files, `--url=${server.url}`, `--token-file=${tokenFile}`]);
+  return portcullis([
+    'migrate',
+    'keycloak',
+    `--org=${realm.org}`,
+    `--org-name=${realm.name}`,
+    `--id-prefix=${realm.org}-`,
+    ...files,
+    `--url=${server.url}`,
+    `--token-file=${tokenFile}`,
+  ]);
 }
 
 /**

@@ -23,7 +23,13 @@ describe('authorization endpoint errors', () => {
     const qs = typeof params === 'string' ? params : new URLSearchParams(params).toString();
     return fetch(`${server.url}/oauth/v2/authorize?${qs}`, { redirect: 'manual', ...init });
   };
-  const base = () => ({ client_id: app.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 'st-1' });
+  const base = () => ({
+    client_id: app.clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'st-1',
+  });
   const errorOf = async (res: Response) => {
     expect(res.status).toBe(303);
     const loc = new URL(res.headers.get('location')!);
@@ -42,7 +48,12 @@ describe('authorization endpoint errors', () => {
 
   it('missing, unregistered or malformed redirect_uri: error page 400', async () => {
     const { redirect_uri: _, ...noRedirect } = base();
-    for (const params of [noRedirect, { ...base(), redirect_uri: 'https://evil.example.com/cb' }, { ...base(), redirect_uri: `${REDIRECT}/` }, { ...base(), redirect_uri: 'not a url' }]) {
+    for (const params of [
+      noRedirect,
+      { ...base(), redirect_uri: 'https://evil.example.com/cb' },
+      { ...base(), redirect_uri: `${REDIRECT}/` },
+      { ...base(), redirect_uri: 'not a url' },
+    ]) {
       const res = await authorize(params);
       expect(res.status).toBe(400);
       expect(res.headers.get('location')).toBeNull();
@@ -62,8 +73,12 @@ describe('authorization endpoint errors', () => {
   it('missing response_type → invalid_request; unknown → unsupported_response_type; not allowed → unauthorized_client', async () => {
     const { response_type: _, ...rest } = base();
     expect((await errorOf(await authorize(rest))).error).toBe('invalid_request');
-    expect((await errorOf(await authorize({ ...base(), response_type: 'token' }))).error).toBe('unsupported_response_type');
-    const e = await errorOf(await authorize({ ...base(), client_id: codeOnly.clientId, response_type: 'id_token', nonce: 'n' }));
+    expect((await errorOf(await authorize({ ...base(), response_type: 'token' }))).error).toBe(
+      'unsupported_response_type',
+    );
+    const e = await errorOf(
+      await authorize({ ...base(), client_id: codeOnly.clientId, response_type: 'id_token', nonce: 'n' }),
+    );
     expect(e.error).toBe('unauthorized_client');
   });
 
@@ -75,9 +90,13 @@ describe('authorization endpoint errors', () => {
   });
 
   it('PKCE: plain is invalid_request, challenge without method too; public clients must use PKCE', async () => {
-    expect((await errorOf(await authorize({ ...base(), code_challenge: challenge, code_challenge_method: 'plain' }))).error).toBe('invalid_request');
+    expect(
+      (await errorOf(await authorize({ ...base(), code_challenge: challenge, code_challenge_method: 'plain' }))).error,
+    ).toBe('invalid_request');
     expect((await errorOf(await authorize({ ...base(), code_challenge: challenge }))).error).toBe('invalid_request');
-    expect((await errorOf(await authorize({ ...base(), client_id: publicApp.clientId }))).error).toBe('invalid_request');
+    expect((await errorOf(await authorize({ ...base(), client_id: publicApp.clientId }))).error).toBe(
+      'invalid_request',
+    );
   });
 
   it('implicit flow without nonce → invalid_request (in the fragment)', async () => {
@@ -97,7 +116,9 @@ describe('authorization endpoint errors', () => {
 
   it('a forged id_token_hint with prompt=none → login_required', async () => {
     const forged = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"1"}').toString('base64url')}.`;
-    expect((await errorOf(await authorize({ ...base(), prompt: 'none', id_token_hint: forged }))).error).toBe('login_required');
+    expect((await errorOf(await authorize({ ...base(), prompt: 'none', id_token_hint: forged }))).error).toBe(
+      'login_required',
+    );
   });
 
   it('unknown parameters and invalid response_mode are ignored; POST works too', async () => {

@@ -3,7 +3,19 @@ import { importPKCS8 } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplicationKey } from '../../src/domain/application/keys';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, basic, Browser, codeFlowTokens, postForm, REDIRECT, rp, systemCtx } from './helpers';
+import {
+  addApiApp,
+  addOidcApp,
+  addProject,
+  addUser,
+  basic,
+  Browser,
+  codeFlowTokens,
+  postForm,
+  REDIRECT,
+  rp,
+  systemCtx,
+} from './helpers';
 
 describe('authorization code flow', () => {
   let server: TestServer;
@@ -32,7 +44,13 @@ describe('authorization code flow', () => {
     expect(tokens.access_token).toMatch(/^pco_/);
     expect(tokens.scope).toBe('openid profile email offline_access');
     const info = await client.fetchUserInfo(config, tokens.access_token, user.id);
-    expect(info).toMatchObject({ sub: user.id, email: `${user.username}@example.com`, email_verified: true, given_name: 'Ada', family_name: 'Lovelace' });
+    expect(info).toMatchObject({
+      sub: user.id,
+      email: `${user.username}@example.com`,
+      email_verified: true,
+      given_name: 'Ada',
+      family_name: 'Lovelace',
+    });
     const post = await fetch(`${server.url}/oidc/v1/userinfo`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -79,12 +97,17 @@ describe('authorization code flow', () => {
     const app = await addOidcApp(server, project, { accessTokenType: 'JWT' });
     const config = await rp(server, app.clientId, app.clientSecret);
     const { tokens } = await codeFlowTokens(server, config, user);
-    const [h, p] = tokens.access_token.split('.').slice(0, 2).map((s) => JSON.parse(Buffer.from(s, 'base64url').toString()));
+    const [h, p] = tokens.access_token
+      .split('.')
+      .slice(0, 2)
+      .map((s) => JSON.parse(Buffer.from(s, 'base64url').toString()));
     expect(h.typ).toBe('at+jwt');
     expect(p).toMatchObject({ iss: server.url, sub: user.id, client_id: app.clientId, scope: 'openid profile email' });
     for (const c of ['aud', 'exp', 'iat', 'nbf', 'jti']) expect(p[c]).toBeDefined();
     const { createRemoteJWKSet, jwtVerify } = await import('jose');
-    await jwtVerify(tokens.access_token, createRemoteJWKSet(new URL(`${server.url}/oauth/v2/keys`)), { issuer: server.url });
+    await jwtVerify(tokens.access_token, createRemoteJWKSet(new URL(`${server.url}/oauth/v2/keys`)), {
+      issuer: server.url,
+    });
     const info = await client.fetchUserInfo(config, tokens.access_token, user.id);
     expect(info.sub).toBe(user.id);
   });
@@ -102,10 +125,19 @@ describe('authorization code flow', () => {
     const narrower = await client.refreshTokenGrant(config, first.refresh_token!, { scope: 'openid email' });
     expect(narrower.scope).toBe('openid email');
     // reuse of the rotated token
-    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     // the whole grant is revoked: the newest refresh token and the access tokens
-    await expect(client.refreshTokenGrant(config, narrower.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-    const introspect = await postForm(server, '/oauth/v2/introspect', { token: narrower.access_token }, { authorization: basic(api.clientId, api.clientSecret) });
+    await expect(client.refreshTokenGrant(config, narrower.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    const introspect = await postForm(
+      server,
+      '/oauth/v2/introspect',
+      { token: narrower.access_token },
+      { authorization: basic(api.clientId, api.clientSecret) },
+    );
     expect(await introspect.json()).toEqual({ active: false });
   });
 
@@ -113,7 +145,9 @@ describe('authorization code flow', () => {
     const app = await addOidcApp(server, project);
     const config = await rp(server, app.clientId, app.clientSecret);
     const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid offline_access' });
-    await expect(client.refreshTokenGrant(config, tokens.refresh_token!, { scope: 'openid email' })).rejects.toMatchObject({ error: 'invalid_scope' });
+    await expect(
+      client.refreshTokenGrant(config, tokens.refresh_token!, { scope: 'openid email' }),
+    ).rejects.toMatchObject({ error: 'invalid_scope' });
     // invalid_scope does not consume the token
     expect((await client.refreshTokenGrant(config, tokens.refresh_token!)).access_token).toBeTruthy();
   });
@@ -126,7 +160,12 @@ describe('authorization code flow', () => {
   });
 
   it('a native app may use any loopback port', async () => {
-    const app = await addOidcApp(server, project, { applicationType: 'NATIVE', authMethodType: 'NONE', redirectUris: ['http://127.0.0.1/callback'], developmentMode: true });
+    const app = await addOidcApp(server, project, {
+      applicationType: 'NATIVE',
+      authMethodType: 'NONE',
+      redirectUris: ['http://127.0.0.1/callback'],
+      developmentMode: true,
+    });
     const browser = new Browser(server.url);
     const res = await browser.request(
       `/oauth/v2/authorize?client_id=${app.clientId}&redirect_uri=${encodeURIComponent('http://127.0.0.1:4711/callback')}&response_type=code&scope=openid&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`,

@@ -24,21 +24,32 @@ describe('discovery matches behaviour', () => {
     expect(d.claims_supported).not.toContain('c_hash');
     expect(d.scopes_supported).not.toContain('address');
     expect(d.prompt_values_supported).toEqual(expect.arrayContaining(['none', 'login', 'select_account', 'create']));
-    expect(d.token_endpoint_auth_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'PS256', 'ES256', 'EdDSA']));
+    expect(d.token_endpoint_auth_signing_alg_values_supported).toEqual(
+      expect.arrayContaining(['RS256', 'PS256', 'ES256', 'EdDSA']),
+    );
   });
 
   it('every claim of an issued ID token, access token introspection and userinfo is advertised', async () => {
     const user = await addUser(server);
-    const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid profile email phone offline_access' });
+    const { tokens } = await codeFlowTokens(server, config, user, {
+      scope: 'openid profile email phone offline_access',
+    });
     const idClaims = Object.keys(tokens.claims()!);
-    const info = (await (await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as Record<string, unknown>;
+    const info = (await (
+      await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    ).json()) as Record<string, unknown>;
     for (const claim of [...idClaims, ...Object.keys(info)]) expect(d.claims_supported, claim).toContain(claim);
   });
 
   it('every advertised grant type and prompt value is understood', async () => {
     for (const grant of d.grant_types_supported as string[]) {
       if (grant === 'implicit') continue;
-      const res = await postForm(server, '/oauth/v2/token', { grant_type: grant }, { authorization: basic(app.clientId, app.clientSecret!) });
+      const res = await postForm(
+        server,
+        '/oauth/v2/token',
+        { grant_type: grant },
+        { authorization: basic(app.clientId, app.clientSecret!) },
+      );
       expect(((await res.json()) as { error: string }).error, grant).not.toBe('unsupported_grant_type');
     }
     for (const prompt of d.prompt_values_supported as string[]) {

@@ -37,7 +37,9 @@ describe('discovery and signing keys', () => {
     expect(d.response_types_supported).toEqual(['code', 'id_token', 'id_token token']);
     expect(d.response_modes_supported).toEqual(['query', 'fragment', 'form_post']);
     expect(d.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token']));
-    expect(d.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']));
+    expect(d.token_endpoint_auth_methods_supported).toEqual(
+      expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt']),
+    );
     expect(d.ui_locales_supported).toEqual(['en', 'de']);
     expect((await fetch(`${server.url}/.well-known/oauth-authorization-server`)).status).toBe(404);
   });
@@ -75,7 +77,16 @@ describe('discovery and signing keys', () => {
     expect(list.webKeys.find((k) => k.id === oldKid)?.state).toBe(WebKeyState.INACTIVE);
     const jwks2 = await (await fetch(`${server.url}/oauth/v2/keys`)).json();
     expect(jwks2.keys.map((k: { kid: string }) => k.kid)).toEqual(expect.arrayContaining([oldKid, created.keyId]));
-    const none = await before.browser.request(client.buildAuthorizationUrl(fresh, { redirect_uri: 'https://rp.example.com/cb', scope: 'openid', prompt: 'none', id_token_hint: before.tokens.id_token! }).toString());
+    const none = await before.browser.request(
+      client
+        .buildAuthorizationUrl(fresh, {
+          redirect_uri: 'https://rp.example.com/cb',
+          scope: 'openid',
+          prompt: 'none',
+          id_token_hint: before.tokens.id_token!,
+        })
+        .toString(),
+    );
     expect(new URL(none.headers.get('location')!).searchParams.get('code')).toBeTruthy();
     // the active key cannot be deleted
     await expect(keysApi.deleteWebKey({ keyId: created.keyId })).rejects.toThrow(/active/);
@@ -92,8 +103,12 @@ describe('discovery and signing keys', () => {
   });
 
   it('web key RPCs need instance permissions', async () => {
-    const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid urn:service:iam:org:project:id:api:aud' });
-    await expect(server.client(InstanceService, { token: tokens.access_token }).listWebKeys({})).rejects.toThrow(/iam.read/);
+    const { tokens } = await codeFlowTokens(server, config, user, {
+      scope: 'openid urn:service:iam:org:project:id:api:aud',
+    });
+    await expect(server.client(InstanceService, { token: tokens.access_token }).listWebKeys({})).rejects.toThrow(
+      /iam.read/,
+    );
   });
 });
 
@@ -109,7 +124,9 @@ describe('scheduled key rotation and keys at rest', () => {
     const { loadMasterKey } = await import('../../src/crypto/keys/master-key');
     const { systemCtx } = await import('./helpers');
     const db = server.app.database.db;
-    const keysBefore = (await (await fetch(`${server.url}/oauth/v2/keys`)).json()).keys.map((k: { kid: string }) => k.kid);
+    const keysBefore = (await (await fetch(`${server.url}/oauth/v2/keys`)).json()).keys.map(
+      (k: { kid: string }) => k.kid,
+    );
     const list = await server.client(InstanceService).listWebKeys({});
     const active = list.webKeys.find((k) => k.state === WebKeyState.ACTIVE)!;
     const next = list.webKeys.find((k) => k.state === WebKeyState.INITIAL)!;
@@ -118,7 +135,9 @@ describe('scheduled key rotation and keys at rest', () => {
     // not due yet
     expect(await rotateKeysIfDue(systemCtx(server), masterKey, 3_600_000)).toBe(false);
     // pretend both keys are an hour old: the successor has been published for longer than the JWKS max-age
-    await db.execute(`update web_keys set created_at = now() - interval '1 hour', activated_at = now() - interval '1 hour'`);
+    await db.execute(
+      `update web_keys set created_at = now() - interval '1 hour', activated_at = now() - interval '1 hour'`,
+    );
     expect(await rotateKeysIfDue(systemCtx(server), masterKey, 60_000)).toBe(true);
     const after = await server.client(InstanceService).listWebKeys({});
     expect(after.webKeys.find((k) => k.id === next.id)?.state).toBe(WebKeyState.ACTIVE);

@@ -12,7 +12,12 @@ export const PASSWORD = 'Secret-Passw0rd!';
 
 export function systemCtx(server: TestServer): Ctx {
   const { deps } = server.app;
-  return { db: deps.database.db, instanceId: deps.instanceId, principal: systemPrincipal(deps.instanceId, 'test'), service: 'test' };
+  return {
+    db: deps.database.db,
+    instanceId: deps.instanceId,
+    principal: systemPrincipal(deps.instanceId, 'test'),
+    service: 'test',
+  };
 }
 
 export async function defaultOrg(server: TestServer): Promise<string> {
@@ -22,7 +27,10 @@ export async function defaultOrg(server: TestServer): Promise<string> {
 let counter = 0;
 const unique = (p: string) => `${p}${Date.now().toString(36)}${(counter++).toString(36)}`;
 
-export async function addUser(server: TestServer, opts: { orgId?: string; username?: string; password?: string; email?: string } = {}) {
+export async function addUser(
+  server: TestServer,
+  opts: { orgId?: string; username?: string; password?: string; email?: string } = {},
+) {
   const orgId = opts.orgId ?? (await defaultOrg(server));
   const username = opts.username ?? unique('user');
   const { id } = await createUser(systemCtx(server), {
@@ -37,7 +45,10 @@ export async function addUser(server: TestServer, opts: { orgId?: string; userna
   return { id, username, orgId, password: opts.password ?? PASSWORD };
 }
 
-export async function addProject(server: TestServer, flags: { projectRoleAssertion?: boolean; authorizationRequired?: boolean } = {}) {
+export async function addProject(
+  server: TestServer,
+  flags: { projectRoleAssertion?: boolean; authorizationRequired?: boolean } = {},
+) {
   const orgId = await defaultOrg(server);
   const { id } = await createProject(systemCtx(server), { orgId, name: unique('project'), ...flags });
   return id;
@@ -66,13 +77,24 @@ export async function addOidcApp(server: TestServer, projectId: string, oidc: Pa
 }
 
 export async function addApiApp(server: TestServer, projectId: string) {
-  const app = await createApplication(systemCtx(server), { projectId, name: unique('api'), config: { type: 'API', api: { authMethodType: 'BASIC' } } });
+  const app = await createApplication(systemCtx(server), {
+    projectId,
+    name: unique('api'),
+    config: { type: 'API', api: { authMethodType: 'BASIC' } },
+  });
   return { applicationId: app.id, clientId: app.clientId!, clientSecret: app.clientSecret! };
 }
 
 /** An openid-client Configuration for the app against the test server (http allowed). */
-export async function rp(server: TestServer, clientId: string, secretOrMetadata?: string | Partial<client.ClientMetadata>, auth?: client.ClientAuth) {
-  return client.discovery(new URL(server.url), clientId, secretOrMetadata, auth, { execute: [client.allowInsecureRequests] });
+export async function rp(
+  server: TestServer,
+  clientId: string,
+  secretOrMetadata?: string | Partial<client.ClientMetadata>,
+  auth?: client.ClientAuth,
+) {
+  return client.discovery(new URL(server.url), clientId, secretOrMetadata, auth, {
+    execute: [client.allowInsecureRequests],
+  });
 }
 
 /** A tiny browser: a cookie jar and manual redirects, enough to drive the server-rendered login. */
@@ -122,7 +144,8 @@ export class Browser {
     const form = formRe.exec(page.html);
     if (!form) throw new Error(`no form ${action} in page: ${page.html.slice(0, 500)}`);
     const body = new URLSearchParams();
-    for (const m of form[1].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) body.set(m[1], decodeHtml(m[2]));
+    for (const m of form[1].matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g))
+      body.set(m[1], decodeHtml(m[2]));
     for (const [k, v] of Object.entries(fields)) body.set(k, v);
     return this.go(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
   }
@@ -140,14 +163,24 @@ export class Browser {
 }
 
 function decodeHtml(s: string): string {
-  return s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 export function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }
 
-export async function postForm(server: { url: string }, path: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+export async function postForm(
+  server: { url: string },
+  path: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   return fetch(server.url + path, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -178,9 +211,18 @@ export async function getCode(
 }
 
 /** Code flow all the way to tokens. */
-export async function codeFlowTokens(server: TestServer, config: client.Configuration, user: { username: string; password: string }, extra: Record<string, string> = {}) {
+export async function codeFlowTokens(
+  server: TestServer,
+  config: client.Configuration,
+  user: { username: string; password: string },
+  extra: Record<string, string> = {},
+) {
   const r = await getCode(server, config, user, extra);
-  const tokens = await client.authorizationCodeGrant(config, r.landed, { pkceCodeVerifier: r.verifier, expectedState: r.state, expectedNonce: extra.nonce });
+  const tokens = await client.authorizationCodeGrant(config, r.landed, {
+    pkceCodeVerifier: r.verifier,
+    expectedState: r.state,
+    expectedNonce: extra.nonce,
+  });
   return { ...r, tokens };
 }
 
@@ -188,9 +230,19 @@ export async function codeFlowTokens(server: TestServer, config: client.Configur
  * A whole sign-in through the hosted login and the code exchange; answers the subject the ID token
  * names, or undefined when the sign-in fails anywhere (wrong password, unknown or ambiguous name).
  */
-export async function signedInSubject(server: { url: string }, config: client.Configuration, loginName: string, password: string, scope = 'openid') {
+export async function signedInSubject(
+  server: { url: string },
+  config: client.Configuration,
+  loginName: string,
+  password: string,
+  scope = 'openid',
+) {
   try {
-    const url = await new Browser(server.url).login(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope }).toString(), loginName, password);
+    const url = await new Browser(server.url).login(
+      client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope }).toString(),
+      loginName,
+      password,
+    );
     const tokens = await client.authorizationCodeGrant(config, new URL(url), { expectedState: client.skipStateCheck });
     return tokens.claims()?.sub;
   } catch {

@@ -20,14 +20,21 @@ describe('impersonation and refresh', () => {
     const ctx = systemCtx(server);
     await updateInstanceSettings(ctx, { impersonationAllowed: true });
     const project = await addProject(server);
-    const app = await addOidcApp(server, project, { grantTypes: ['AUTHORIZATION_CODE', 'REFRESH_TOKEN', 'TOKEN_EXCHANGE'], accessTokenType: 'JWT' });
+    const app = await addOidcApp(server, project, {
+      grantTypes: ['AUTHORIZATION_CODE', 'REFRESH_TOKEN', 'TOKEN_EXCHANGE'],
+      accessTokenType: 'JWT',
+    });
     const api = await addApiApp(server, project);
     appConfig = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
     apiConfig = await rp(server, api.clientId, api.clientSecret, client.ClientSecretBasic(api.clientSecret));
     // the subject signed in with offline_access: only then may an exchange bring a refresh token
     subject = await addUser(server);
     actor = await addMachine(server, { accessTokenType: 'JWT' });
-    await createAdministrator(ctx, { userId: actor.id, resource: { orgId: await defaultOrg(server) }, roles: ['ORG_IMPERSONATOR'] });
+    await createAdministrator(ctx, {
+      userId: actor.id,
+      resource: { orgId: await defaultOrg(server) },
+      roles: ['ORG_IMPERSONATOR'],
+    });
     const scope = `openid profile ${audScope(project)}`;
     subjectToken = (await codeFlowTokens(server, appConfig, subject)).tokens.access_token;
     actorToken = (await client.clientCredentialsGrant(await machineConfig(server, actor), { scope })).access_token;
@@ -43,14 +50,28 @@ describe('impersonation and refresh', () => {
     });
 
   it('refreshed access and ID tokens keep act (JWT and introspection), through several rotations', async () => {
-    const first = await exchange({ actor_token: actorToken, actor_token_type: TT.access, requested_token_type: TT.jwt });
-    expect(decodePayload(first.access_token).act).toEqual({ sub: actor.id, client_id: appConfig.clientMetadata().client_id });
+    const first = await exchange({
+      actor_token: actorToken,
+      actor_token_type: TT.access,
+      requested_token_type: TT.jwt,
+    });
+    expect(decodePayload(first.access_token).act).toEqual({
+      sub: actor.id,
+      client_id: appConfig.clientMetadata().client_id,
+    });
     let refreshToken = first.refresh_token!;
     for (let i = 0; i < 2; i++) {
       const next = await client.refreshTokenGrant(appConfig, refreshToken);
-      expect(decodePayload(next.access_token)).toMatchObject({ sub: subject.id, act: { sub: actor.id, client_id: appConfig.clientMetadata().client_id } });
+      expect(decodePayload(next.access_token)).toMatchObject({
+        sub: subject.id,
+        act: { sub: actor.id, client_id: appConfig.clientMetadata().client_id },
+      });
       expect(decodePayload(next.id_token!)).toMatchObject({ sub: subject.id, act: { sub: actor.id } });
-      expect(await client.tokenIntrospection(apiConfig, next.access_token)).toMatchObject({ active: true, sub: subject.id, act: { sub: actor.id } });
+      expect(await client.tokenIntrospection(apiConfig, next.access_token)).toMatchObject({
+        active: true,
+        sub: subject.id,
+        act: { sub: actor.id },
+      });
       refreshToken = next.refresh_token!;
     }
   });

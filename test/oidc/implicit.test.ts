@@ -21,7 +21,12 @@ describe('implicit flow', () => {
     config = await rp(server, app.clientId, { token_endpoint_auth_method: 'none' }, client.None());
     browser = new Browser(server.url);
     // sign in once; later requests answer silently from the session
-    const url = client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', response_type: 'id_token', nonce: 'n0' });
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      response_type: 'id_token',
+      nonce: 'n0',
+    });
     await browser.login(url.toString(), user.username, user.password);
   });
   afterAll(() => server?.stop());
@@ -29,7 +34,13 @@ describe('implicit flow', () => {
   const run = async (responseType: string, mode?: string) => {
     const nonce = client.randomNonce();
     const state = client.randomState();
-    const params: Record<string, string> = { redirect_uri: REDIRECT, scope: 'openid profile email', response_type: responseType, nonce, state };
+    const params: Record<string, string> = {
+      redirect_uri: REDIRECT,
+      scope: 'openid profile email',
+      response_type: responseType,
+      nonce,
+      state,
+    };
     if (mode) params.response_mode = mode;
     const res = await browser.request(client.buildAuthorizationUrl(config, params).toString());
     return { res, nonce, state };
@@ -57,10 +68,14 @@ describe('implicit flow', () => {
     expect(Number(frag.get('expires_in'))).toBeGreaterThan(0);
     expect(frag.get('scope')).toBe('openid profile email');
     // openid-client validates only response_type=id_token; check this one with jose and at_hash by hand
-    const { payload: claims } = await jwtVerify(frag.get('id_token')!, createRemoteJWKSet(new URL(`${server.url}/oauth/v2/keys`)), {
-      issuer: server.url,
-      audience: app.clientId,
-    });
+    const { payload: claims } = await jwtVerify(
+      frag.get('id_token')!,
+      createRemoteJWKSet(new URL(`${server.url}/oauth/v2/keys`)),
+      {
+        issuer: server.url,
+        audience: app.clientId,
+      },
+    );
     expect(claims.nonce).toBe(nonce);
     expect(frag.get('state')).toBe(state);
     const digest = createHash('sha256').update(frag.get('access_token')!).digest();
@@ -100,16 +115,31 @@ describe('implicit flow', () => {
     const decode = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString());
     const implicitToken = async (clientId: string) => {
       const cfg = await rp(server, clientId, { token_endpoint_auth_method: 'none' }, client.None());
-      const res = await browser.request(client.buildAuthorizationUrl(cfg, { redirect_uri: REDIRECT, scope, response_type: 'id_token token', nonce: 'n' }).toString());
+      const res = await browser.request(
+        client
+          .buildAuthorizationUrl(cfg, { redirect_uri: REDIRECT, scope, response_type: 'id_token token', nonce: 'n' })
+          .toString(),
+      );
       return decode(new URLSearchParams(new URL(res.headers.get('location')!).hash.slice(1)).get('access_token')!);
     };
     const codeToken = async (clientId: string) => {
       const cfg = await rp(server, clientId, { token_endpoint_auth_method: 'none' }, client.None());
       const verifier = client.randomPKCECodeVerifier();
       const res = await browser.request(
-        client.buildAuthorizationUrl(cfg, { redirect_uri: REDIRECT, scope, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 's' }).toString(),
+        client
+          .buildAuthorizationUrl(cfg, {
+            redirect_uri: REDIRECT,
+            scope,
+            code_challenge: await client.calculatePKCECodeChallenge(verifier),
+            code_challenge_method: 'S256',
+            state: 's',
+          })
+          .toString(),
       );
-      const tokens = await client.authorizationCodeGrant(cfg, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier, expectedState: 's' });
+      const tokens = await client.authorizationCodeGrant(cfg, new URL(res.headers.get('location')!), {
+        pkceCodeVerifier: verifier,
+        expectedState: 's',
+      });
       return decode(tokens.access_token);
     };
     const implicit = await implicitToken(asserting.clientId);
@@ -124,13 +154,15 @@ describe('implicit flow', () => {
 
   it('code with form_post', async () => {
     const res = await browser.request(
-      client.buildAuthorizationUrl(config, {
-        redirect_uri: REDIRECT,
-        scope: 'openid',
-        response_mode: 'form_post',
-        code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
-        code_challenge_method: 'S256',
-      }).toString(),
+      client
+        .buildAuthorizationUrl(config, {
+          redirect_uri: REDIRECT,
+          scope: 'openid',
+          response_mode: 'form_post',
+          code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+          code_challenge_method: 'S256',
+        })
+        .toString(),
     );
     expect(await res.text()).toMatch(/name="code" value="[\w-]{40,}"/);
   });

@@ -21,7 +21,14 @@ describe('introspection conformance (§7.3, RFC 7662)', () => {
     const cases: [Record<string, string>, Record<string, string>][] = [
       [{ token: 'x', client_secret: api.clientSecret }, { authorization: basic(api.clientId, api.clientSecret) }],
       [{ token: 'x', client_id: api.clientId, client_assertion_type: 'urn:wrong', client_assertion: 'a.b.c' }, {}],
-      [{ token: 'x', client_id: api.clientId, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' }, {}],
+      [
+        {
+          token: 'x',
+          client_id: api.clientId,
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        },
+        {},
+      ],
       [{ token: 'x' }, { authorization: basic(api.clientId, 'wrong') }],
     ];
     for (const [form, headers] of cases) {
@@ -37,7 +44,12 @@ describe('introspection conformance (§7.3, RFC 7662)', () => {
     expect(own).toMatchObject({ active: true, client_id: app.clientId, token_type: 'refresh_token' });
     expect(own.scope).toContain('offline_access');
     expect(own.exp).toBeGreaterThan(Date.now() / 1000);
-    const other = await postForm(server, '/oauth/v2/introspect', { token: tokens.refresh_token! }, { authorization: basic(api.clientId, api.clientSecret) });
+    const other = await postForm(
+      server,
+      '/oauth/v2/introspect',
+      { token: tokens.refresh_token! },
+      { authorization: basic(api.clientId, api.clientSecret) },
+    );
     expect(await other.json()).toEqual({ active: false });
     await client.refreshTokenGrant(config, tokens.refresh_token!);
     expect((await client.tokenIntrospection(config, tokens.refresh_token!)).active).toBe(false);

@@ -4,7 +4,20 @@ import { addProjectRole } from '../../src/domain/project/roles';
 import { createAuthorization, deleteAuthorization } from '../../src/domain/authorization/commands';
 import { changeUserState } from '../../src/domain/user/commands';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, basic, Browser, codeFlowTokens, LOGOUT_REDIRECT, postForm, REDIRECT, rp, systemCtx } from './helpers';
+import {
+  addApiApp,
+  addOidcApp,
+  addProject,
+  addUser,
+  basic,
+  Browser,
+  codeFlowTokens,
+  LOGOUT_REDIRECT,
+  postForm,
+  REDIRECT,
+  rp,
+  systemCtx,
+} from './helpers';
 
 describe('introspection, revocation, end session', () => {
   let server: TestServer;
@@ -28,12 +41,26 @@ describe('introspection, revocation, end session', () => {
   afterAll(() => server?.stop());
 
   const introspectAs = async (caller: { clientId: string; clientSecret: string }, token: string) =>
-    (await postForm(server, '/oauth/v2/introspect', { token }, { authorization: basic(caller.clientId, caller.clientSecret) })).json();
+    (
+      await postForm(
+        server,
+        '/oauth/v2/introspect',
+        { token },
+        { authorization: basic(caller.clientId, caller.clientSecret) },
+      )
+    ).json();
 
   it('introspection: active for an API of the same project, with the §2.6 fields; inactive for a foreign audience', async () => {
     const { tokens } = await codeFlowTokens(server, config, user);
     const r = await client.tokenIntrospection(apiConfig, tokens.access_token);
-    expect(r).toMatchObject({ active: true, client_id: app.clientId, token_type: 'Bearer', iss: server.url, sub: user.id, scope: 'openid profile email' });
+    expect(r).toMatchObject({
+      active: true,
+      client_id: app.clientId,
+      token_type: 'Bearer',
+      iss: server.url,
+      sub: user.id,
+      scope: 'openid profile email',
+    });
     expect(r.username).toMatch(new RegExp(`^${user.username}@`));
     expect(r.aud).toEqual(expect.arrayContaining([app.clientId, api.clientId, project]));
     for (const f of ['exp', 'iat', 'nbf', 'jti']) expect(r[f]).toBeDefined();
@@ -43,12 +70,21 @@ describe('introspection, revocation, end session', () => {
   });
 
   it('introspection accepts only Basic or private_key_jwt: client_secret_post and no auth → 401 invalid_client', async () => {
-    const post = await postForm(server, '/oauth/v2/introspect', { token: 'x', client_id: api.clientId, client_secret: api.clientSecret });
+    const post = await postForm(server, '/oauth/v2/introspect', {
+      token: 'x',
+      client_id: api.clientId,
+      client_secret: api.clientSecret,
+    });
     expect(post.status).toBe(401);
     expect((await post.json()).error).toBe('invalid_client');
     const none = await postForm(server, '/oauth/v2/introspect', { token: 'x' });
     expect(none.status).toBe(401);
-    const wrong = await postForm(server, '/oauth/v2/introspect', { token: 'x' }, { authorization: basic(api.clientId, 'wrong') });
+    const wrong = await postForm(
+      server,
+      '/oauth/v2/introspect',
+      { token: 'x' },
+      { authorization: basic(api.clientId, 'wrong') },
+    );
     expect(wrong.status).toBe(401);
   });
 
@@ -77,7 +113,9 @@ describe('introspection, revocation, end session', () => {
     expect((await client.tokenIntrospection(apiConfig, tokens.access_token)).active).toBe(true);
     await client.tokenRevocation(jwtConfig, tokens.access_token);
     expect(await introspectAs(api, tokens.access_token)).toEqual({ active: false });
-    const info = await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const info = await fetch(`${server.url}/oidc/v1/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(info.status).toBe(401);
     expect((await client.tokenIntrospection(apiConfig, second.access_token)).active).toBe(true);
   });
@@ -90,7 +128,9 @@ describe('introspection, revocation, end session', () => {
     expect((await client.tokenIntrospection(apiConfig, tokens.access_token)).active).toBe(true);
     await client.tokenRevocation(config, tokens.refresh_token!);
     expect((await client.tokenIntrospection(apiConfig, tokens.access_token)).active).toBe(false);
-    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
   });
 
   it('deactivating the user makes their tokens inactive at introspection and userinfo', async () => {
@@ -99,15 +139,23 @@ describe('introspection, revocation, end session', () => {
     expect((await client.tokenIntrospection(apiConfig, tokens.access_token)).active).toBe(true);
     await changeUserState(systemCtx(server), victim.id, 'deactivate');
     expect((await client.tokenIntrospection(apiConfig, tokens.access_token)).active).toBe(false);
-    const res = await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const res = await fetch(`${server.url}/oidc/v1/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(res.status).toBe(401);
   });
 
   it('roles claims when requested; revoking the authorization makes the token inactive', async () => {
     await addProjectRole(systemCtx(server), { projectId: project, key: 'reader', displayName: 'Reader' });
     const member = await addUser(server);
-    const { id: authzId } = await createAuthorization(systemCtx(server), { userId: member.id, projectId: project, roleKeys: ['reader'] });
-    const { tokens } = await codeFlowTokens(server, config, member, { scope: 'openid urn:service:iam:org:project:role:reader' });
+    const { id: authzId } = await createAuthorization(systemCtx(server), {
+      userId: member.id,
+      projectId: project,
+      roleKeys: ['reader'],
+    });
+    const { tokens } = await codeFlowTokens(server, config, member, {
+      scope: 'openid urn:service:iam:org:project:role:reader',
+    });
     const info = await client.fetchUserInfo(config, tokens.access_token, member.id);
     const roles = info['urn:service:iam:org:project:roles'] as Record<string, Record<string, string>>;
     expect(Object.keys(roles)).toEqual(['reader']);
@@ -120,31 +168,45 @@ describe('introspection, revocation, end session', () => {
 
   it('end_session with a valid id_token_hint: redirect with state, session gone, tokens inactive', async () => {
     const r = await codeFlowTokens(server, config, user);
-    const url = client.buildEndSessionUrl(config, { id_token_hint: r.tokens.id_token!, post_logout_redirect_uri: LOGOUT_REDIRECT, state: 'bye' });
+    const url = client.buildEndSessionUrl(config, {
+      id_token_hint: r.tokens.id_token!,
+      post_logout_redirect_uri: LOGOUT_REDIRECT,
+      state: 'bye',
+    });
     const res = await r.browser.request(url.toString());
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`${LOGOUT_REDIRECT}?state=bye`);
     expect((await client.tokenIntrospection(apiConfig, r.tokens.access_token)).active).toBe(false);
-    await expect(client.refreshTokenGrant(config, r.tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
-    const none = await r.browser.request(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', prompt: 'none' }).toString());
+    await expect(client.refreshTokenGrant(config, r.tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    const none = await r.browser.request(
+      client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', prompt: 'none' }).toString(),
+    );
     expect(new URL(none.headers.get('location')!).searchParams.get('error')).toBe('login_required');
   });
 
   it('end_session with client_id and a registered URI redirects after the confirmation; an unregistered URI does not', async () => {
     const r = await codeFlowTokens(server, config, user);
-    const page = await r.browser.go(`/oidc/v1/end_session?client_id=${app.clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`);
+    const page = await r.browser.go(
+      `/oidc/v1/end_session?client_id=${app.clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`,
+    );
     expect((await client.tokenIntrospection(apiConfig, r.tokens.access_token)).active).toBe(true);
     const ok = await r.browser.submit(page, '/oidc/v1/end_session', {});
     expect(ok.url).toBe(LOGOUT_REDIRECT);
     expect((await client.tokenIntrospection(apiConfig, r.tokens.access_token)).active).toBe(false);
-    const bad = await new Browser(server.url).request(`/oidc/v1/end_session?client_id=${app.clientId}&post_logout_redirect_uri=${encodeURIComponent('https://evil.example.com/')}`);
+    const bad = await new Browser(server.url).request(
+      `/oidc/v1/end_session?client_id=${app.clientId}&post_logout_redirect_uri=${encodeURIComponent('https://evil.example.com/')}`,
+    );
     expect(bad.status).toBe(200);
     expect(bad.headers.get('location')).toBeNull();
   });
 
   it('end_session without hint and client_id ignores post_logout_redirect_uri but logs out once confirmed', async () => {
     const r = await codeFlowTokens(server, config, user);
-    const page = await r.browser.go(`/oidc/v1/end_session?post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`);
+    const page = await r.browser.go(
+      `/oidc/v1/end_session?post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`,
+    );
     const res = await r.browser.submit(page, '/oidc/v1/end_session', {});
     expect(res.res.status).toBe(200);
     expect(res.html).toContain('signed out');
@@ -157,7 +219,9 @@ describe('introspection, revocation, end session', () => {
     const tampered = `${h}.${p}.${s.slice(0, -4)}AAAA`;
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${p}.`;
     for (const hint of [tampered, none]) {
-      const res = await new Browser(server.url).request(`/oidc/v1/end_session?id_token_hint=${hint}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`);
+      const res = await new Browser(server.url).request(
+        `/oidc/v1/end_session?id_token_hint=${hint}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`,
+      );
       expect(res.headers.get('location')).toBeNull();
     }
     const other = await addOidcApp(server, project);
@@ -169,7 +233,9 @@ describe('introspection, revocation, end session', () => {
   });
 
   it('the v2 API accepts our access tokens as bearer tokens when issued for it (the API audience scope)', async () => {
-    const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid urn:service:iam:org:project:id:api:aud' });
+    const { tokens } = await codeFlowTokens(server, config, user, {
+      scope: 'openid urn:service:iam:org:project:id:api:aud',
+    });
     const res = await fetch(`${server.url}/portcullis.instance.v2.InstanceService/GetInstance`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.access_token}` },

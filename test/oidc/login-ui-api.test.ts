@@ -39,7 +39,12 @@ describe('SessionService and OIDCService for custom login UIs', () => {
     const sessions = server.client(SessionService);
     const { authRequestId, verifier } = await start();
     const { authRequest } = await oidc.getAuthRequest({ authRequestId });
-    expect(authRequest).toMatchObject({ clientId: config.clientMetadata().client_id, redirectUri: REDIRECT, loginHint: user.username, scope: ['openid', 'email'] });
+    expect(authRequest).toMatchObject({
+      clientId: config.clientMetadata().client_id,
+      redirectUri: REDIRECT,
+      loginHint: user.username,
+      scope: ['openid', 'email'],
+    });
     const created = await sessions.createSession({
       checks: { user: { search: { case: 'loginName', value: user.username } }, password: { password: user.password } },
     });
@@ -51,27 +56,48 @@ describe('SessionService and OIDCService for custom login UIs', () => {
       callbackKind: { case: 'session', value: { sessionId: created.sessionId, sessionToken: created.sessionToken } },
     });
     const res = await fetch(callbackUrl, { redirect: 'manual' });
-    const tokens = await client.authorizationCodeGrant(config, new URL(res.headers.get('location')!), { pkceCodeVerifier: verifier, expectedState: 'xyz' });
+    const tokens = await client.authorizationCodeGrant(config, new URL(res.headers.get('location')!), {
+      pkceCodeVerifier: verifier,
+      expectedState: 'xyz',
+    });
     expect(tokens.claims()!.sub).toBe(user.id);
     expect(tokens.claims()!.sid).toBe(created.sessionId);
     // the callback answers once
     expect((await fetch(callbackUrl, { redirect: 'manual' })).status).toBe(400);
     // DeleteSession ends it and its tokens
     await sessions.deleteSession({ sessionId: created.sessionId });
-    const info = await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const info = await fetch(`${server.url}/oidc/v1/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(info.status).toBe(401);
   });
 
   it('SetSession adds the password later; a wrong password is INVALID_ARGUMENT; a wrong session token is refused', async () => {
     const sessions = server.client(SessionService);
     const created = await sessions.createSession({ checks: { user: { search: { case: 'userId', value: user.id } } } });
-    await expect(sessions.setSession({ sessionId: created.sessionId, sessionToken: created.sessionToken, checks: { password: { password: 'wrong' } } })).rejects.toMatchObject({
+    await expect(
+      sessions.setSession({
+        sessionId: created.sessionId,
+        sessionToken: created.sessionToken,
+        checks: { password: { password: 'wrong' } },
+      }),
+    ).rejects.toMatchObject({
       code: Code.InvalidArgument,
     });
-    await expect(sessions.setSession({ sessionId: created.sessionId, sessionToken: 'pcs_wrong', checks: { password: { password: user.password } } })).rejects.toMatchObject({
+    await expect(
+      sessions.setSession({
+        sessionId: created.sessionId,
+        sessionToken: 'pcs_wrong',
+        checks: { password: { password: user.password } },
+      }),
+    ).rejects.toMatchObject({
       code: Code.Unauthenticated,
     });
-    await sessions.setSession({ sessionId: created.sessionId, sessionToken: created.sessionToken, checks: { password: { password: user.password } } });
+    await sessions.setSession({
+      sessionId: created.sessionId,
+      sessionToken: created.sessionToken,
+      checks: { password: { password: user.password } },
+    });
     const got = await sessions.getSession({ sessionId: created.sessionId });
     expect(got.session?.passwordCheckedAt).toBeDefined();
     const list = await sessions.listSessions({ userId: user.id });
@@ -82,9 +108,17 @@ describe('SessionService and OIDCService for custom login UIs', () => {
     const oidc = server.client(OIDCService);
     const sessions = server.client(SessionService);
     const a = await start();
-    const unchecked = await sessions.createSession({ checks: { user: { search: { case: 'userId', value: user.id } } } });
+    const unchecked = await sessions.createSession({
+      checks: { user: { search: { case: 'userId', value: user.id } } },
+    });
     await expect(
-      oidc.createCallback({ authRequestId: a.authRequestId, callbackKind: { case: 'session', value: { sessionId: unchecked.sessionId, sessionToken: unchecked.sessionToken } } }),
+      oidc.createCallback({
+        authRequestId: a.authRequestId,
+        callbackKind: {
+          case: 'session',
+          value: { sessionId: unchecked.sessionId, sessionToken: unchecked.sessionToken },
+        },
+      }),
     ).rejects.toMatchObject({ code: Code.InvalidArgument });
     const { callbackUrl } = await oidc.createCallback({
       authRequestId: a.authRequestId,
@@ -97,7 +131,11 @@ describe('SessionService and OIDCService for custom login UIs', () => {
   });
 
   it('callers without user.write on the instance are refused; unknown auth requests are NOT_FOUND', async () => {
-    await expect(server.client(OIDCService).getAuthRequest({ authRequestId: 'ar_nope' })).rejects.toMatchObject({ code: Code.NotFound });
-    await expect(server.client(SessionService, { token: null }).listSessions({})).rejects.toMatchObject({ code: Code.Unauthenticated });
+    await expect(server.client(OIDCService).getAuthRequest({ authRequestId: 'ar_nope' })).rejects.toMatchObject({
+      code: Code.NotFound,
+    });
+    await expect(server.client(SessionService, { token: null }).listSessions({})).rejects.toMatchObject({
+      code: Code.Unauthenticated,
+    });
   });
 });

@@ -19,6 +19,8 @@ describe('master key', () => {
   it('PORTCULLIS_MASTER_KEY wins (base64 or hex) and must be 32 bytes', () => {
     const hex = 'ab'.repeat(32);
     expect(loadMasterKey({ masterKey: hex, dataDir: '/nonexistent', inMemory: false }).toString('hex')).toBe(hex);
-    expect(() => loadMasterKey({ masterKey: 'c2hvcnQ=', dataDir: '/nonexistent', inMemory: false })).toThrow(/32 bytes/);
+    expect(() => loadMasterKey({ masterKey: 'c2hvcnQ=', dataDir: '/nonexistent', inMemory: false })).toThrow(
+      /32 bytes/,
+    );
   });
 });

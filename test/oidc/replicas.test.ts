@@ -40,29 +40,56 @@ describe.runIf(onPostgres)('two replicas on one PostgreSQL', () => {
     const user = await addUser(one);
     const config = await rp(one, app.clientId, app.clientSecret);
     const { code, verifier } = await getCode(one, config, user);
-    const res = await postForm({ url: twoUrl } as TestServer, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }, {
-      authorization: basic(app.clientId, app.clientSecret!),
-    });
+    const res = await postForm(
+      { url: twoUrl } as TestServer,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+      {
+        authorization: basic(app.clientId, app.clientSecret!),
+      },
+    );
     expect(res.status).toBe(200);
     const tokens = await res.json();
     // the ID token signed on replica two verifies with replica one's JWKS
-    const { payload } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(`${one.url}/oauth/v2/keys`)), { issuer: one.url, audience: app.clientId });
+    const { payload } = await jwtVerify(tokens.id_token, createRemoteJWKSet(new URL(`${one.url}/oauth/v2/keys`)), {
+      issuer: one.url,
+      audience: app.clientId,
+    });
     expect(payload.sub).toBe(user.id);
     const introspect = (base: string, token: string) =>
-      postForm({ url: base } as TestServer, '/oauth/v2/introspect', { token }, { authorization: basic(api.clientId, api.clientSecret) }).then((r) => r.json());
+      postForm(
+        { url: base } as TestServer,
+        '/oauth/v2/introspect',
+        { token },
+        { authorization: basic(api.clientId, api.clientSecret) },
+      ).then((r) => r.json());
     expect((await introspect(one.url, tokens.access_token)).active).toBe(true);
     expect((await introspect(twoUrl, tokens.access_token)).active).toBe(true);
     // Revoked on one: inactive there at once; replica two, which has the lookup cached, learns of it
     // by PostgreSQL's notification as the revocation commits (milliseconds; bounded here by 2 s).
-    await postForm(one, '/oauth/v2/revoke', { token: tokens.access_token }, { authorization: basic(app.clientId, app.clientSecret!) });
+    await postForm(
+      one,
+      '/oauth/v2/revoke',
+      { token: tokens.access_token },
+      { authorization: basic(app.clientId, app.clientSecret!) },
+    );
     expect((await introspect(one.url, tokens.access_token)).active).toBe(false);
     const revokedAt = Date.now();
-    await waitFor(async () => !(await introspect(twoUrl, tokens.access_token)).active, 2_000, 'replica two sees the revocation');
+    await waitFor(
+      async () => !(await introspect(twoUrl, tokens.access_token)).active,
+      2_000,
+      'replica two sees the revocation',
+    );
     expect(Date.now() - revokedAt).toBeLessThan(2_000);
     // refresh on two with the refresh token from the exchange
-    const refreshed = await postForm({ url: twoUrl } as TestServer, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, {
-      authorization: basic(app.clientId, app.clientSecret!),
-    });
+    const refreshed = await postForm(
+      { url: twoUrl } as TestServer,
+      '/oauth/v2/token',
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      {
+        authorization: basic(app.clientId, app.clientSecret!),
+      },
+    );
     expect(refreshed.status).toBe(200);
   });
 });

@@ -26,7 +26,14 @@ describe('cached token lookups follow every change', () => {
     return { status: res.status, body: await res.json() };
   };
   const introspect = async (token: string) =>
-    (await postForm(server, '/oauth/v2/introspect', { token }, { authorization: basic(api.clientId, api.clientSecret) })).json();
+    (
+      await postForm(
+        server,
+        '/oauth/v2/introspect',
+        { token },
+        { authorization: basic(api.clientId, api.clientSecret) },
+      )
+    ).json();
 
   it('a profile and email change made after the token was looked up shows in the next userinfo and introspection', async () => {
     const user = await addUser(server);
@@ -35,7 +42,13 @@ describe('cached token lookups follow every change', () => {
     expect((await introspect(tokens.access_token)).active).toBe(true);
     await server.client(UserService).updateUser({
       userId: user.id,
-      userType: { case: 'human', value: { profile: { givenName: 'Changed' }, email: { email: 'changed@example.com', verification: { case: 'isVerified', value: true } } } },
+      userType: {
+        case: 'human',
+        value: {
+          profile: { givenName: 'Changed' },
+          email: { email: 'changed@example.com', verification: { case: 'isVerified', value: true } },
+        },
+      },
     });
     const after = await userinfo(tokens.access_token);
     expect(after.status).toBe(200);

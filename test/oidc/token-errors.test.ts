@@ -4,7 +4,20 @@ import { importPKCS8, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplicationKey } from '../../src/domain/application/keys';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, basic, Browser, codeFlowTokens, getCode, postForm, REDIRECT, rp, systemCtx } from './helpers';
+import {
+  addApiApp,
+  addOidcApp,
+  addProject,
+  addUser,
+  basic,
+  Browser,
+  codeFlowTokens,
+  getCode,
+  postForm,
+  REDIRECT,
+  rp,
+  systemCtx,
+} from './helpers';
 
 /** Negative tests of the baseline's token endpoint rules. */
 describe('token endpoint errors', () => {
@@ -24,7 +37,8 @@ describe('token endpoint errors', () => {
   });
   afterAll(() => server?.stop());
 
-  const token = (form: Record<string, string>, headers: Record<string, string> = {}) => postForm(server, '/oauth/v2/token', form, headers);
+  const token = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+    postForm(server, '/oauth/v2/token', form, headers);
   const auth = () => ({ authorization: basic(app.clientId, app.clientSecret!) });
   const expectError = async (res: Response, error: string, status = 400) => {
     expect(res.status).toBe(status);
@@ -35,7 +49,14 @@ describe('token endpoint errors', () => {
     return body;
   };
   const introspect = async (t: string) =>
-    (await postForm(server, '/oauth/v2/introspect', { token: t }, { authorization: basic(api.clientId, api.clientSecret) })).json();
+    (
+      await postForm(
+        server,
+        '/oauth/v2/introspect',
+        { token: t },
+        { authorization: basic(api.clientId, api.clientSecret) },
+      )
+    ).json();
 
   it('a second use of a code → invalid_grant and revokes the tokens issued from it', async () => {
     const { code, verifier } = await getCode(server, config, user);
@@ -46,62 +67,137 @@ describe('token endpoint errors', () => {
     expect((await introspect(tokens.access_token)).active).toBe(true);
     await expectError(await token(form, auth()), 'invalid_grant');
     expect((await introspect(tokens.access_token)).active).toBe(false);
-    await expectError(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, auth()), 'invalid_grant');
+    await expectError(
+      await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, auth()),
+      'invalid_grant',
+    );
   });
 
   it('PKCE: wrong verifier, missing verifier → invalid_grant', async () => {
     const a = await getCode(server, config, user);
-    await expectError(await token({ grant_type: 'authorization_code', code: a.code, redirect_uri: REDIRECT, code_verifier: 'x'.repeat(43) }, auth()), 'invalid_grant');
+    await expectError(
+      await token(
+        { grant_type: 'authorization_code', code: a.code, redirect_uri: REDIRECT, code_verifier: 'x'.repeat(43) },
+        auth(),
+      ),
+      'invalid_grant',
+    );
     const b = await getCode(server, config, user);
-    await expectError(await token({ grant_type: 'authorization_code', code: b.code, redirect_uri: REDIRECT }, auth()), 'invalid_grant');
+    await expectError(
+      await token({ grant_type: 'authorization_code', code: b.code, redirect_uri: REDIRECT }, auth()),
+      'invalid_grant',
+    );
   });
 
   it('PKCE downgrade: a verifier for a code issued without challenge → invalid_grant', async () => {
     const url = client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid' });
     const landed = new URL(await new Browser(server.url).login(url.toString(), user.username, user.password));
     const code = landed.searchParams.get('code')!;
-    await expectError(await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: 'v'.repeat(43) }, auth()), 'invalid_grant');
+    await expectError(
+      await token(
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: 'v'.repeat(43) },
+        auth(),
+      ),
+      'invalid_grant',
+    );
   });
 
   it('redirect_uri must equal the one of the request; code of another client → invalid_grant', async () => {
     const a = await getCode(server, config, user);
-    await expectError(await token({ grant_type: 'authorization_code', code: a.code, redirect_uri: 'https://rp.example.com/other', code_verifier: a.verifier }, auth()), 'invalid_grant');
+    await expectError(
+      await token(
+        {
+          grant_type: 'authorization_code',
+          code: a.code,
+          redirect_uri: 'https://rp.example.com/other',
+          code_verifier: a.verifier,
+        },
+        auth(),
+      ),
+      'invalid_grant',
+    );
     const other = await addOidcApp(server, project);
     const b = await getCode(server, config, user);
     await expectError(
-      await token({ grant_type: 'authorization_code', code: b.code, redirect_uri: REDIRECT, code_verifier: b.verifier }, { authorization: basic(other.clientId, other.clientSecret!) }),
+      await token(
+        { grant_type: 'authorization_code', code: b.code, redirect_uri: REDIRECT, code_verifier: b.verifier },
+        { authorization: basic(other.clientId, other.clientSecret!) },
+      ),
       'invalid_grant',
     );
   });
 
   it('grant_type password → unsupported_grant_type; missing grant_type → invalid_request', async () => {
-    await expectError(await token({ grant_type: 'password', username: user.username, password: user.password }, auth()), 'unsupported_grant_type');
+    await expectError(
+      await token({ grant_type: 'password', username: user.username, password: user.password }, auth()),
+      'unsupported_grant_type',
+    );
     await expectError(await token({}, auth()), 'invalid_request');
   });
 
   it('a grant the client may not use → unauthorized_client', async () => {
     const noRefresh = await addOidcApp(server, project, { grantTypes: ['AUTHORIZATION_CODE'] });
-    await expectError(await token({ grant_type: 'refresh_token', refresh_token: 'pcr_x' }, { authorization: basic(noRefresh.clientId, noRefresh.clientSecret!) }), 'unauthorized_client');
+    await expectError(
+      await token(
+        { grant_type: 'refresh_token', refresh_token: 'pcr_x' },
+        { authorization: basic(noRefresh.clientId, noRefresh.clientSecret!) },
+      ),
+      'unauthorized_client',
+    );
   });
 
   it('client authentication: wrong secret → 401 invalid_client with WWW-Authenticate for Basic; unknown client; none for a confidential client', async () => {
-    const res = await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT }, { authorization: basic(app.clientId, 'wrong') });
+    const res = await token(
+      { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT },
+      { authorization: basic(app.clientId, 'wrong') },
+    );
     await expectError(res, 'invalid_client', 401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic/);
-    await expectError(await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT, client_id: 'nope', client_secret: 's' }), 'invalid_client', 401);
-    await expectError(await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT, client_id: app.clientId }), 'invalid_client', 401);
-    await expectError(await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT }), 'invalid_client', 401);
+    await expectError(
+      await token({
+        grant_type: 'authorization_code',
+        code: 'x',
+        redirect_uri: REDIRECT,
+        client_id: 'nope',
+        client_secret: 's',
+      }),
+      'invalid_client',
+      401,
+    );
+    await expectError(
+      await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT, client_id: app.clientId }),
+      'invalid_client',
+      401,
+    );
+    await expectError(
+      await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT }),
+      'invalid_client',
+      401,
+    );
   });
 
   it('two client authentication methods → invalid_request', async () => {
     await expectError(
-      await token({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT, client_id: app.clientId, client_secret: app.clientSecret! }, auth()),
+      await token(
+        {
+          grant_type: 'authorization_code',
+          code: 'x',
+          redirect_uri: REDIRECT,
+          client_id: app.clientId,
+          client_secret: app.clientSecret!,
+        },
+        auth(),
+      ),
       'invalid_request',
     );
   });
 
   it('malformed requests: wrong content type, repeated parameter, invalid UTF-8 → invalid_request', async () => {
-    const json = await fetch(`${server.url}/oauth/v2/token`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: '{"grant_type":"x"}' });
+    const json = await fetch(`${server.url}/oauth/v2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth() },
+      body: '{"grant_type":"x"}',
+    });
     await expectError(json, 'invalid_request');
     const repeated = await fetch(`${server.url}/oauth/v2/token`, {
       method: 'POST',
@@ -120,7 +216,13 @@ describe('token endpoint errors', () => {
   it('refresh token of another client → invalid_grant', async () => {
     const { tokens } = await codeFlowTokens(server, config, user);
     const other = await addOidcApp(server, project);
-    await expectError(await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { authorization: basic(other.clientId, other.clientSecret!) }), 'invalid_grant');
+    await expectError(
+      await token(
+        { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
+        { authorization: basic(other.clientId, other.clientSecret!) },
+      ),
+      'invalid_grant',
+    );
   });
 
   describe('private_key_jwt assertions', () => {
@@ -135,12 +237,25 @@ describe('token endpoint errors', () => {
     });
     const assertion = (claims: Record<string, unknown>, signWith: CryptoKey = key) => {
       const now = Math.floor(Date.now() / 1000);
-      return new SignJWT({ iss: keyApp.clientId, sub: keyApp.clientId, aud: server.url, jti: randomUUID(), iat: now, exp: now + 60, ...claims })
+      return new SignJWT({
+        iss: keyApp.clientId,
+        sub: keyApp.clientId,
+        aud: server.url,
+        jti: randomUUID(),
+        iat: now,
+        exp: now + 60,
+        ...claims,
+      })
         .setProtectedHeader({ alg: 'RS256', kid })
         .sign(signWith);
     };
     const send = async (a: string) =>
-      token({ grant_type: 'refresh_token', refresh_token: 'pcr_unknown', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: a });
+      token({
+        grant_type: 'refresh_token',
+        refresh_token: 'pcr_unknown',
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: a,
+      });
 
     it('a valid assertion authenticates (then the unknown refresh token fails as invalid_grant); its replay fails', async () => {
       const a = await assertion({});

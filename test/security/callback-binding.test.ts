@@ -5,7 +5,10 @@ import { SessionService } from '../../gen/portcullis/session/v2/session_service_
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp } from '../oidc/helpers';
 
-const hidden = (html: string) => Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+const hidden = (html: string) =>
+  Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+  );
 
 describe('the authorization callback completes only where the sign-in happened', () => {
   let server: TestServer;
@@ -17,7 +20,8 @@ describe('the authorization callback completes only where the sign-in happened',
   });
   afterAll(() => server?.stop());
 
-  const authUrl = () => client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', state: 's' }).toString();
+  const authUrl = () =>
+    client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', state: 's' }).toString();
 
   it('hosted login: another browser holding the request id gets no code', async () => {
     const user = await addUser(server);

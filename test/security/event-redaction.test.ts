@@ -13,7 +13,11 @@ describe('password hashes in the event log', () => {
   beforeAll(async () => {
     server = await startTestServer();
     viewer = await makeCaller(server, await defaultOrg(server), 'auditor');
-    await createAdministrator(systemCtx(server), { userId: viewer.userId, resource: { instance: true }, roles: ['IAM_OWNER_VIEWER'] });
+    await createAdministrator(systemCtx(server), {
+      userId: viewer.userId,
+      resource: { instance: true },
+      roles: ['IAM_OWNER_VIEWER'],
+    });
     userId = (await addUser(server)).id;
     await server.client(UserService).setPassword({ userId, newPassword: { password: 'Changed-Passw0rd!1' } });
   });
@@ -28,10 +32,10 @@ describe('password hashes in the event log', () => {
     });
     expect(res.status).toBe(200);
     const text = await res.text();
-    return { text, events: (JSON.parse(text).events as { type: { type: string }; payload: Record<string, unknown> }[]) };
+    return { text, events: JSON.parse(text).events as { type: { type: string }; payload: Record<string, unknown> }[] };
   };
 
-  it('a read-only role never sees a hash; the instance owner sees the added user\'s hash', async () => {
+  it("a read-only role never sees a hash; the instance owner sees the added user's hash", async () => {
     const asViewer = await search(viewer.token);
     expect(asViewer.events.length).toBeGreaterThanOrEqual(2);
     expect(asViewer.text).not.toMatch(/\$argon2|passwordHash/);

@@ -22,7 +22,19 @@ function prng(seed: number) {
   };
 }
 
-const BAD_STRINGS = ['\u0000', 'a\u0000b', '%00', 'x\r\ny', '\t', '😀'.repeat(50), 'A'.repeat(5000), '../../etc/passwd', "'; drop table users; --", '<script>', ''];
+const BAD_STRINGS = [
+  '\u0000',
+  'a\u0000b',
+  '%00',
+  'x\r\ny',
+  '\t',
+  '😀'.repeat(50),
+  'A'.repeat(5000),
+  '../../etc/passwd',
+  "'; drop table users; --",
+  '<script>',
+  '',
+];
 const BAD_NUMBERS = [1e20, -1e20, 3000000000, -1, 1.5, Number.MAX_SAFE_INTEGER * 10, '1e400', 'NaN'];
 
 describe('seeded fuzz of every endpoint family', () => {
@@ -45,18 +57,52 @@ describe('seeded fuzz of every endpoint family', () => {
     const deep = (n: number): unknown => (n === 0 ? 'x' : rnd() < 0.5 ? [deep(n - 1)] : { a: deep(n - 1) });
 
     const formTargets: { path: string; fields: string[]; auth?: boolean }[] = [
-      { path: '/oauth/v2/token', fields: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'client_id', 'assertion', 'subject_token', 'subject_token_type'], auth: true },
+      {
+        path: '/oauth/v2/token',
+        fields: [
+          'grant_type',
+          'code',
+          'redirect_uri',
+          'code_verifier',
+          'refresh_token',
+          'scope',
+          'client_id',
+          'assertion',
+          'subject_token',
+          'subject_token_type',
+        ],
+        auth: true,
+      },
       { path: '/oauth/v2/introspect', fields: ['token', 'token_type_hint'], auth: true },
       { path: '/oauth/v2/revoke', fields: ['token', 'token_type_hint'], auth: true },
       { path: '/oidc/v1/userinfo', fields: ['access_token'] },
       { path: '/oidc/v1/end_session', fields: ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id'] },
       { path: '/ui/login/login', fields: ['loginName', 'authRequestId', 'organization'] },
       { path: '/ui/login/password', fields: ['password', 'authRequestId'] },
-      { path: '/ui/login/register', fields: ['username', 'email', 'password', 'givenName', 'familyName', 'authRequestId'] },
+      {
+        path: '/ui/login/register',
+        fields: ['username', 'email', 'password', 'givenName', 'familyName', 'authRequestId'],
+      },
       { path: '/ui/login/verify-email', fields: ['code', 'authRequestId'] },
     ];
     const queryTargets: { path: string; fields: string[] }[] = [
-      { path: '/oauth/v2/authorize', fields: ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'nonce', 'prompt', 'max_age', 'code_challenge', 'login_hint', 'id_token_hint', 'ui_locales'] },
+      {
+        path: '/oauth/v2/authorize',
+        fields: [
+          'client_id',
+          'redirect_uri',
+          'response_type',
+          'scope',
+          'state',
+          'nonce',
+          'prompt',
+          'max_age',
+          'code_challenge',
+          'login_hint',
+          'id_token_hint',
+          'ui_locales',
+        ],
+      },
       { path: '/oauth/v2/authorize/callback', fields: ['id', 'authRequest'] },
       { path: '/oidc/v1/end_session', fields: ['id_token_hint', 'post_logout_redirect_uri', 'state', 'client_id'] },
       { path: '/ui/login/login', fields: ['authRequestId', 'authRequest'] },
@@ -64,18 +110,70 @@ describe('seeded fuzz of every endpoint family', () => {
       { path: '/ui/login/accounts', fields: ['authRequestId'] },
     ];
     const jsonTargets: { path: string; body: () => Record<string, unknown>; v1?: boolean }[] = [
-      { path: '/admin/v1/events/_search', body: () => ({ limit: badValue(), sequence: badValue(), position: badValue(), editorUserId: badValue(), eventTypes: [badValue()], aggregateId: badValue() }) },
-      { path: '/management/v1/users/_search', body: () => ({ query: { offset: badValue(), limit: badValue() }, queries: [{ userNameQuery: { userName: badValue() } }] }) },
-      { path: '/management/v1/users/human', body: () => ({ userName: badValue(), profile: { firstName: badValue(), lastName: 'x' }, email: { email: badValue() } }) },
+      {
+        path: '/admin/v1/events/_search',
+        body: () => ({
+          limit: badValue(),
+          sequence: badValue(),
+          position: badValue(),
+          editorUserId: badValue(),
+          eventTypes: [badValue()],
+          aggregateId: badValue(),
+        }),
+      },
+      {
+        path: '/management/v1/users/_search',
+        body: () => ({
+          query: { offset: badValue(), limit: badValue() },
+          queries: [{ userNameQuery: { userName: badValue() } }],
+        }),
+      },
+      {
+        path: '/management/v1/users/human',
+        body: () => ({
+          userName: badValue(),
+          profile: { firstName: badValue(), lastName: 'x' },
+          email: { email: badValue() },
+        }),
+      },
       { path: '/management/v1/orgs', body: () => ({ name: badValue() }) },
       { path: '/management/v1/projects', body: () => ({ name: badValue() }) },
-      { path: '/portcullis.org.v2.OrganizationService/CreateOrganization', body: () => ({ name: badValue(), organizationId: badValue() }) },
-      { path: '/portcullis.user.v2.UserService/ListUsers', body: () => ({ pagination: { offset: badValue(), limit: badValue() }, filters: [{ usernameFilter: { username: badValue() } }] }) },
-      { path: '/portcullis.user.v2.UserService/CreateUser', body: () => ({ organizationId: badValue(), username: badValue(), human: { profile: { givenName: badValue(), familyName: 'x' }, email: { email: badValue() } } }) },
-      { path: '/portcullis.project.v2.ProjectService/CreateProject', body: () => ({ organizationId: badValue(), name: badValue() }) },
-      { path: '/portcullis.instance.v2.InstanceService/UpdateInstanceSettings', body: () => ({ settings: { accessTokenLifetime: badValue(), idTokenLifetime: badValue() } }) },
+      {
+        path: '/portcullis.org.v2.OrganizationService/CreateOrganization',
+        body: () => ({ name: badValue(), organizationId: badValue() }),
+      },
+      {
+        path: '/portcullis.user.v2.UserService/ListUsers',
+        body: () => ({
+          pagination: { offset: badValue(), limit: badValue() },
+          filters: [{ usernameFilter: { username: badValue() } }],
+        }),
+      },
+      {
+        path: '/portcullis.user.v2.UserService/CreateUser',
+        body: () => ({
+          organizationId: badValue(),
+          username: badValue(),
+          human: { profile: { givenName: badValue(), familyName: 'x' }, email: { email: badValue() } },
+        }),
+      },
+      {
+        path: '/portcullis.project.v2.ProjectService/CreateProject',
+        body: () => ({ organizationId: badValue(), name: badValue() }),
+      },
+      {
+        path: '/portcullis.instance.v2.InstanceService/UpdateInstanceSettings',
+        body: () => ({ settings: { accessTokenLifetime: badValue(), idTokenLifetime: badValue() } }),
+      },
     ];
-    const contentTypes = ['application/x-www-form-urlencoded', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/xml', ''];
+    const contentTypes = [
+      'application/x-www-form-urlencoded',
+      'application/json',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      '',
+    ];
 
     const failures: string[] = [];
     for (let i = 0; i < ROUNDS; i++) {
@@ -88,7 +186,9 @@ describe('seeded fuzz of every endpoint family', () => {
         const form = new URLSearchParams();
         for (const f of t.fields) if (rnd() < 0.7) form.set(f, String(badValue()));
         if (rnd() < 0.5) form.set('client_id', clientId);
-        const headers: Record<string, string> = { 'content-type': rnd() < 0.8 ? 'application/x-www-form-urlencoded' : pick(contentTypes) };
+        const headers: Record<string, string> = {
+          'content-type': rnd() < 0.8 ? 'application/x-www-form-urlencoded' : pick(contentTypes),
+        };
         if (t.auth && rnd() < 0.5) headers.authorization = basic(clientId, secret);
         let body: BodyInit = form.toString();
         if (rnd() < 0.15) body = Buffer.concat([Buffer.from(`${t.fields[0]}=`), Buffer.from([0xc3, 0x28, 0xff, 0xfe])]);
@@ -109,13 +209,21 @@ describe('seeded fuzz of every endpoint family', () => {
         let body: BodyInit = JSON.stringify(t.body());
         const r = rnd();
         if (r < 0.15) body = JSON.stringify(deep(200 + Math.floor(rnd() * 2000)));
-        else if (r < 0.25) body = Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+        else if (r < 0.25)
+          body = Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
         else if (r < 0.3) body = '{"name": "unterminated';
-        init = { method: 'POST', headers: { 'content-type': rnd() < 0.85 ? 'application/json' : pick(contentTypes) }, body };
+        init = {
+          method: 'POST',
+          headers: { 'content-type': rnd() < 0.85 ? 'application/json' : pick(contentTypes) },
+          body,
+        };
       }
       const res = await server.fetch(path, { ...init, redirect: 'manual' });
       await res.arrayBuffer();
-      if (res.status >= 500) failures.push(`${res.status} ${init.method} ${path.slice(0, 160)} ${String(init.body).slice(0, 200)} ${init.headers ? JSON.stringify(init.headers) : ""}`);
+      if (res.status >= 500)
+        failures.push(
+          `${res.status} ${init.method} ${path.slice(0, 160)} ${String(init.body).slice(0, 200)} ${init.headers ? JSON.stringify(init.headers) : ''}`,
+        );
     }
     expect(failures).toEqual([]);
   });

@@ -38,7 +38,11 @@ describe('lockout that holds', () => {
     const res = await server.fetch('/admin/v1/events/_search', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ aggregateId: user.id, eventTypes: ['user.human.password.check.failed', 'user.locked'], limit: 100 }),
+      body: JSON.stringify({
+        aggregateId: user.id,
+        eventTypes: ['user.human.password.check.failed', 'user.locked'],
+        limit: 100,
+      }),
     });
     const events = ((await res.json()) as { events: { type: { type: string } }[] }).events.map((e) => e.type.type);
     expect(events.filter((t) => t === 'user.human.password.check.failed').length).toBeLessThanOrEqual(MAX);

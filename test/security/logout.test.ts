@@ -1,7 +1,17 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, Browser, codeFlowTokens, LOGOUT_REDIRECT, postForm, rp } from '../oidc/helpers';
+import {
+  addApiApp,
+  addOidcApp,
+  addProject,
+  addUser,
+  Browser,
+  codeFlowTokens,
+  LOGOUT_REDIRECT,
+  postForm,
+  rp,
+} from '../oidc/helpers';
 
 describe('end session cannot be forced on another browser', () => {
   let server: TestServer;
@@ -24,7 +34,9 @@ describe('end session cannot be forced on another browser', () => {
 
   it('a cross-site GET (an image, a link) without id_token_hint only shows a confirmation', async () => {
     const victim = await codeFlowTokens(server, config, await addUser(server));
-    const res = await victim.browser.request(`/oidc/v1/end_session?client_id=${clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`);
+    const res = await victim.browser.request(
+      `/oidc/v1/end_session?client_id=${clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`,
+    );
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('<form method="post" action="/oidc/v1/end_session"');
     expect(await stillSignedIn(victim.tokens.access_token)).toBe(true);

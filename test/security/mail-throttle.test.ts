@@ -16,9 +16,15 @@ describe('outgoing mail cannot be abused', () => {
     const app = await addOidcApp(server, await addProject(server));
     const config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
     const user = await addUser(server);
-    const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid urn:service:iam:org:project:id:api:aud' });
+    const { tokens } = await codeFlowTokens(server, config, user, {
+      scope: 'openid urn:service:iam:org:project:id:api:aud',
+    });
     const self = server.client(UserService, { token: tokens.access_token });
-    await self.setEmail({ userId: user.id, email: 'me-again@example.com', verification: { case: 'sendCode', value: {} } });
+    await self.setEmail({
+      userId: user.id,
+      email: 'me-again@example.com',
+      verification: { case: 'sendCode', value: {} },
+    });
     let refused: ConnectError | undefined;
     for (let i = 0; i < 10 && !refused; i++) {
       refused = await self.resendEmailCode({ userId: user.id, verification: { case: 'sendCode', value: {} } }).then(
@@ -45,10 +51,19 @@ describe('outgoing mail cannot be abused', () => {
       users.createUser({
         organizationId: orgId,
         username: `flood-${i}`,
-        userType: { case: 'human', value: { profile: { givenName: 'F', familyName: 'L' }, email: { email: 'Inbox@Victim.example' } } },
+        userType: {
+          case: 'human',
+          value: { profile: { givenName: 'F', familyName: 'L' }, email: { email: 'Inbox@Victim.example' } },
+        },
       });
     const results = [];
-    for (let i = 0; i < 12; i++) results.push(await create(i).then(() => 'ok', (e: ConnectError) => e.code));
+    for (let i = 0; i < 12; i++)
+      results.push(
+        await create(i).then(
+          () => 'ok',
+          (e: ConnectError) => e.code,
+        ),
+      );
     expect(results.filter((r) => r === 'ok').length).toBeLessThanOrEqual(10);
     expect(results).toContain(Code.ResourceExhausted);
   });

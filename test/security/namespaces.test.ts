@@ -31,24 +31,44 @@ describe('client ids, audiences and login names cannot be confused', () => {
     }
     // any machine user, whatever its name, is only ever in the audience of its own tokens
     const m = await addMachine(server, { orgId: tenant.id });
-    const res = await postForm(server, '/oauth/v2/introspect', { token: tokens.access_token }, { authorization: basic(m.username, m.clientSecret) });
+    const res = await postForm(
+      server,
+      '/oauth/v2/introspect',
+      { token: tokens.access_token },
+      { authorization: basic(m.username, m.clientSecret) },
+    );
     expect(await res.json()).toEqual({ active: false });
-    const own = await postForm(server, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(m.username, m.clientSecret) });
+    const own = await postForm(
+      server,
+      '/oauth/v2/token',
+      { grant_type: 'client_credentials', scope: 'openid' },
+      { authorization: basic(m.username, m.clientSecret) },
+    );
     const ownToken = ((await own.json()) as { access_token: string }).access_token;
-    const self = await postForm(server, '/oauth/v2/introspect', { token: ownToken }, { authorization: basic(m.username, m.clientSecret) });
+    const self = await postForm(
+      server,
+      '/oauth/v2/introspect',
+      { token: ownToken },
+      { authorization: basic(m.username, m.clientSecret) },
+    );
     expect(await self.json()).toMatchObject({ active: true, sub: m.id });
   });
 
   it("a username cannot shadow another organization's login names", async () => {
     const victim = await makeOrg(server, 'Victim');
-    await server.client(OrganizationService).addOrganizationDomain({ organizationId: victim.id, domain: 'victim.example' });
+    await server
+      .client(OrganizationService)
+      .addOrganizationDomain({ organizationId: victim.id, domain: 'victim.example' });
     const attackerOrg = await makeOrg(server, 'Attacker');
     const owner = await makeCaller(server, attackerOrg.id, 'attacker-owner', ['ORG_OWNER']);
     const users = server.client(UserService, { token: owner.token });
     const human = (username: string) => ({
       organizationId: attackerOrg.id,
       username,
-      userType: { case: 'human' as const, value: { profile: { givenName: 'C', familyName: 'E' }, email: { email: 'ceo@example.com' } } },
+      userType: {
+        case: 'human' as const,
+        value: { profile: { givenName: 'C', familyName: 'E' }, email: { email: 'ceo@example.com' } },
+      },
     });
     const err = await users.createUser(human('ceo@victim.example')).catch((e) => e);
     expect(err?.code).toBe(Code.InvalidArgument);

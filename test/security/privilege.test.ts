@@ -10,7 +10,17 @@ import { createAdministrator } from '../../src/domain/administrator/manage';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
 import { makeCaller, makeOrg } from '../api/user/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, basic, codeFlowTokens, defaultOrg, postForm, rp, systemCtx } from '../oidc/helpers';
+import {
+  addOidcApp,
+  addProject,
+  addUser,
+  basic,
+  codeFlowTokens,
+  defaultOrg,
+  postForm,
+  rp,
+  systemCtx,
+} from '../oidc/helpers';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -34,11 +44,21 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
     server = await startTestServer();
     orgId = await defaultOrg(server);
     const db = server.app.database.db;
-    const idOf = async (username: string) => (await db.select({ id: users.id }).from(users).where(and(eq(users.username, username), eq(users.orgId, orgId))))[0].id;
+    const idOf = async (username: string) =>
+      (
+        await db
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.username, username), eq(users.orgId, orgId)))
+      )[0].id;
     admin = await idOf('admin');
     adminMachine = await idOf('admin-machine');
     const iamUserManager = await makeCaller(server, orgId, 'iam-user-manager');
-    await createAdministrator(systemCtx(server), { userId: iamUserManager.userId, resource: { instance: true }, roles: ['IAM_USER_MANAGER'] });
+    await createAdministrator(systemCtx(server), {
+      userId: iamUserManager.userId,
+      resource: { instance: true },
+      roles: ['IAM_USER_MANAGER'],
+    });
     attackers = {
       ORG_USER_MANAGER: await makeCaller(server, orgId, 'org-user-manager', ['ORG_USER_MANAGER']),
       ORG_OWNER: await makeCaller(server, orgId, 'org-owner', ['ORG_OWNER']),
@@ -52,13 +72,37 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
       const api = server.client(UserService, { token: attacker.token });
       const attacks: [string, () => Promise<unknown>][] = [
         ['setPassword admin', () => api.setPassword({ userId: admin, newPassword: { password: 'Hijack-Passw0rd!1' } })],
-        ['passwordReset admin (code back)', () => api.passwordReset({ userId: admin, medium: { case: 'returnCode', value: {} } })],
-        ['updateUser admin password', () => api.updateUser({ userId: admin, userType: { case: 'human', value: { passwordType: { case: 'password', value: { password: 'Hijack-Passw0rd!1' } } } } })],
-        ['setEmail admin', () => api.setEmail({ userId: admin, email: 'attacker@evil.example', verification: { case: 'isVerified', value: true } })],
+        [
+          'passwordReset admin (code back)',
+          () => api.passwordReset({ userId: admin, medium: { case: 'returnCode', value: {} } }),
+        ],
+        [
+          'updateUser admin password',
+          () =>
+            api.updateUser({
+              userId: admin,
+              userType: {
+                case: 'human',
+                value: { passwordType: { case: 'password', value: { password: 'Hijack-Passw0rd!1' } } },
+              },
+            }),
+        ],
+        [
+          'setEmail admin',
+          () =>
+            api.setEmail({
+              userId: admin,
+              email: 'attacker@evil.example',
+              verification: { case: 'isVerified', value: true },
+            }),
+        ],
         ['lockUser admin', () => api.lockUser({ userId: admin })],
         ['deactivateUser admin', () => api.deactivateUser({ userId: admin })],
         ['deleteUser admin', () => api.deleteUser({ userId: admin })],
-        ['setUserMetadata admin', () => api.setUserMetadata({ userId: admin, metadata: [{ key: 'k', value: new Uint8Array([1]) }] })],
+        [
+          'setUserMetadata admin',
+          () => api.setUserMetadata({ userId: admin, metadata: [{ key: 'k', value: new Uint8Array([1]) }] }),
+        ],
         ['addPersonalAccessToken admin-machine', () => api.addPersonalAccessToken({ userId: adminMachine })],
         ['addSecret admin-machine', () => api.addSecret({ userId: adminMachine })],
         ['addKey admin-machine', () => api.addKey({ userId: adminMachine })],
@@ -83,13 +127,23 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
     const api = server.client(AdministratorService, { token: attackers.ORG_OWNER.token });
     const plain = await addUser(server);
     // granting the roles it holds itself is fine
-    await api.createAdministrator({ userId: plain.id, resource: { resource: { case: 'organizationId', value: orgId } }, roles: ['ORG_USER_MANAGER'] });
+    await api.createAdministrator({
+      userId: plain.id,
+      resource: { resource: { case: 'organizationId', value: orgId } },
+      roles: ['ORG_USER_MANAGER'],
+    });
     // an org membership for the instance owner would let it be removed or changed later: refused
-    const err = await failureOf(api.deleteAdministrator({ userId: admin, resource: { resource: { case: 'organizationId', value: orgId } } }));
+    const err = await failureOf(
+      api.deleteAdministrator({ userId: admin, resource: { resource: { case: 'organizationId', value: orgId } } }),
+    );
     expect(err?.code).toBe(Code.PermissionDenied);
     const managerApi = server.client(AdministratorService, { token: attackers.ORG_USER_MANAGER.token });
     const lower = await failureOf(
-      managerApi.createAdministrator({ userId: attackers.ORG_USER_MANAGER.userId, resource: { resource: { case: 'organizationId', value: orgId } }, roles: ['ORG_OWNER'] }),
+      managerApi.createAdministrator({
+        userId: attackers.ORG_USER_MANAGER.userId,
+        resource: { resource: { case: 'organizationId', value: orgId } },
+        roles: ['ORG_OWNER'],
+      }),
     );
     expect(lower?.code).toBe(Code.PermissionDenied);
   });
@@ -100,10 +154,16 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
     await manager.setPassword({ userId: plain.id, newPassword: { password: 'Another-Passw0rd!1' } });
     await manager.lockUser({ userId: plain.id });
     const owner = server.client(UserService, { token: attackers.ORG_OWNER.token });
-    await owner.setUserMetadata({ userId: attackers.ORG_USER_MANAGER.userId, metadata: [{ key: 'team', value: new Uint8Array([1]) }] });
+    await owner.setUserMetadata({
+      userId: attackers.ORG_USER_MANAGER.userId,
+      metadata: [{ key: 'team', value: new Uint8Array([1]) }],
+    });
     // self-service on one's own machine user: its own metadata
     const self = server.client(UserService, { token: attackers.ORG_USER_MANAGER.token });
-    await self.setUserMetadata({ userId: attackers.ORG_USER_MANAGER.userId, metadata: [{ key: 'mine', value: new Uint8Array([2]) }] });
+    await self.setUserMetadata({
+      userId: attackers.ORG_USER_MANAGER.userId,
+      metadata: [{ key: 'mine', value: new Uint8Array([2]) }],
+    });
   });
 });
 
@@ -123,15 +183,27 @@ describe('the API accepts only tokens issued for it', () => {
     const { tokens } = await codeFlowTokens(server, config, { username: 'admin', password: server.adminPassword });
     const err = await failureOf(server.client(UserService, { token: tokens.access_token }).listUsers({}));
     expect(err?.code).toBe(Code.Unauthenticated);
-    const v1 = await server.fetch('/management/v1/users/_search', { method: 'POST', token: tokens.access_token, headers: { 'content-type': 'application/json' }, body: '{}' });
+    const v1 = await server.fetch('/management/v1/users/_search', {
+      method: 'POST',
+      token: tokens.access_token,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(v1.status).toBe(401);
     // the same token is fine at userinfo: it was issued for the application
-    const info = await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const info = await fetch(`${server.url}/oidc/v1/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(info.status).toBe(200);
   });
 
   it('with the API audience scope the user reaches the API with its own rights', async () => {
-    const { tokens } = await codeFlowTokens(server, config, { username: 'admin', password: server.adminPassword }, { scope: `openid ${API_SCOPE}` });
+    const { tokens } = await codeFlowTokens(
+      server,
+      config,
+      { username: 'admin', password: server.adminPassword },
+      { scope: `openid ${API_SCOPE}` },
+    );
     const list = await server.client(UserService, { token: tokens.access_token }).listUsers({});
     expect(list.result.length).toBeGreaterThan(0);
   });
@@ -157,7 +229,12 @@ describe('impersonation never reaches upwards', () => {
   async function actorToken() {
     const { addSecret } = await import('../../src/domain/user/credentials');
     const { clientSecret, clientId } = await addSecret(systemCtx(server), { userId: impersonator.userId });
-    const res = await postForm(server, '/oauth/v2/token', { grant_type: 'client_credentials', scope: `openid urn:service:iam:org:project:id:${project}:aud` }, { authorization: basic(clientId, clientSecret) });
+    const res = await postForm(
+      server,
+      '/oauth/v2/token',
+      { grant_type: 'client_credentials', scope: `openid urn:service:iam:org:project:id:${project}:aud` },
+      { authorization: basic(clientId, clientSecret) },
+    );
     return ((await res.json()) as { access_token: string }).access_token;
   }
 
@@ -169,7 +246,13 @@ describe('impersonation never reaches upwards', () => {
       postForm(
         server,
         '/oauth/v2/token',
-        { grant_type: TOKEN_EXCHANGE, subject_token: subject, subject_token_type: USER_ID_TYPE, actor_token: actor, actor_token_type: ACCESS_TOKEN_TYPE },
+        {
+          grant_type: TOKEN_EXCHANGE,
+          subject_token: subject,
+          subject_token_type: USER_ID_TYPE,
+          actor_token: actor,
+          actor_token_type: ACCESS_TOKEN_TYPE,
+        },
         { authorization: basic(app.clientId, app.clientSecret!) },
       );
     const up = await exchange(admin.id);
@@ -199,30 +282,65 @@ describe('a user cannot verify an address it does not control', () => {
   it('self-service SetEmail and ResendEmailCode never hand the code back, nor mark the address verified', async () => {
     const self = server.client(UserService, { token });
     const attacks: [string, () => Promise<unknown>][] = [
-      ['setEmail returnCode', () => self.setEmail({ userId: victim.id, email: 'ceo@victim.example', verification: { case: 'returnCode', value: {} } })],
-      ['setEmail isVerified', () => self.setEmail({ userId: victim.id, email: 'ceo@victim.example', verification: { case: 'isVerified', value: true } })],
+      [
+        'setEmail returnCode',
+        () =>
+          self.setEmail({
+            userId: victim.id,
+            email: 'ceo@victim.example',
+            verification: { case: 'returnCode', value: {} },
+          }),
+      ],
+      [
+        'setEmail isVerified',
+        () =>
+          self.setEmail({
+            userId: victim.id,
+            email: 'ceo@victim.example',
+            verification: { case: 'isVerified', value: true },
+          }),
+      ],
     ];
     for (const [name, attack] of attacks) expect((await failureOf(attack()))?.code, name).toBe(Code.PermissionDenied);
     // the allowed path: the code goes to the new address, not to the caller
-    const sent = await self.setEmail({ userId: victim.id, email: 'me@victim.example', verification: { case: 'sendCode', value: {} } });
+    const sent = await self.setEmail({
+      userId: victim.id,
+      email: 'me@victim.example',
+      verification: { case: 'sendCode', value: {} },
+    });
     expect(sent.verificationCode).toBeUndefined();
-    const resend = await failureOf(self.resendEmailCode({ userId: victim.id, verification: { case: 'returnCode', value: {} } }));
+    const resend = await failureOf(
+      self.resendEmailCode({ userId: victim.id, verification: { case: 'returnCode', value: {} } }),
+    );
     expect(resend?.code).toBe(Code.PermissionDenied);
     const { user } = await self.getUserByID({ userId: victim.id });
-    expect(user?.type.case === 'human' && user.type.value.email).toMatchObject({ email: 'me@victim.example', isVerified: false });
+    expect(user?.type.case === 'human' && user.type.value.email).toMatchObject({
+      email: 'me@victim.example',
+      isVerified: false,
+    });
   });
 
   it('a user cannot have the server mail a link to a host of its choosing', async () => {
     const self = server.client(UserService, { token });
     const err = await failureOf(
-      self.setEmail({ userId: victim.id, email: 'me2@victim.example', verification: { case: 'sendCode', value: { urlTemplate: 'https://evil.example/verify?code={{.Code}}' } } }),
+      self.setEmail({
+        userId: victim.id,
+        email: 'me2@victim.example',
+        verification: { case: 'sendCode', value: { urlTemplate: 'https://evil.example/verify?code={{.Code}}' } },
+      }),
     );
     expect(err?.code).toBe(Code.PermissionDenied);
     const { instanceDomains } = await import('../../src/db/schema/index');
     const [{ domain: host }] = await server.app.database.db.select().from(instanceDomains);
-    await self.resendEmailCode({ userId: victim.id, verification: { case: 'sendCode', value: { urlTemplate: `http://${host}/verify?code={{.Code}}` } } });
+    await self.resendEmailCode({
+      userId: victim.id,
+      verification: { case: 'sendCode', value: { urlTemplate: `http://${host}/verify?code={{.Code}}` } },
+    });
     // an administrator may choose any link
-    await server.client(UserService).resendEmailCode({ userId: victim.id, verification: { case: 'sendCode', value: { urlTemplate: 'https://app.example/verify?code={{.Code}}' } } });
+    await server.client(UserService).resendEmailCode({
+      userId: victim.id,
+      verification: { case: 'sendCode', value: { urlTemplate: 'https://app.example/verify?code={{.Code}}' } },
+    });
   });
 });
 
@@ -244,13 +362,23 @@ describe('administrators do not learn of users in organizations they cannot read
     const project = await createProject(systemCtx(server), { orgId: a.id, name: 'A project' });
     await addProjectRole(systemCtx(server), { projectId: project.id, key: 'reader', displayName: 'Reader' });
     const members = server.client(AdministratorService, { token: ownerA.token });
-    const err = await failureOf(members.createAdministrator({ userId: userB.userId, resource: { resource: { case: 'organizationId', value: a.id } }, roles: ['ORG_OWNER'] }));
+    const err = await failureOf(
+      members.createAdministrator({
+        userId: userB.userId,
+        resource: { resource: { case: 'organizationId', value: a.id } },
+        roles: ['ORG_OWNER'],
+      }),
+    );
     expect(err?.code).toBe(Code.NotFound);
     const authz = server.client(AuthorizationService, { token: ownerA.token });
-    const err2 = await failureOf(authz.createAuthorization({ userId: userB.userId, projectId: project.id, roleKeys: ['reader'] }));
+    const err2 = await failureOf(
+      authz.createAuthorization({ userId: userB.userId, projectId: project.id, roleKeys: ['reader'] }),
+    );
     expect(err2?.code).toBe(Code.NotFound);
     // an unknown id reads the same
-    const err3 = await failureOf(authz.createAuthorization({ userId: '999999999', projectId: project.id, roleKeys: ['reader'] }));
+    const err3 = await failureOf(
+      authz.createAuthorization({ userId: '999999999', projectId: project.id, roleKeys: ['reader'] }),
+    );
     expect(err3?.code).toBe(Code.NotFound);
   });
 });

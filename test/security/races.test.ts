@@ -1,7 +1,18 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, basic, codeFlowTokens, getCode, postForm, REDIRECT, rp } from '../oidc/helpers';
+import {
+  addApiApp,
+  addOidcApp,
+  addProject,
+  addUser,
+  basic,
+  codeFlowTokens,
+  getCode,
+  postForm,
+  REDIRECT,
+  rp,
+} from '../oidc/helpers';
 
 const ROUNDS = 8;
 
@@ -51,7 +62,11 @@ describe('token races', () => {
       const answers = await Promise.all([token(form), token(form)]);
       for (const a of answers) {
         if (a.access_token) expect(await active(a.access_token), `round ${i}`).toBe(false);
-        if (a.refresh_token) expect((await token({ grant_type: 'refresh_token', refresh_token: a.refresh_token })).error, `round ${i}`).toBe('invalid_grant');
+        if (a.refresh_token)
+          expect(
+            (await token({ grant_type: 'refresh_token', refresh_token: a.refresh_token })).error,
+            `round ${i}`,
+          ).toBe('invalid_grant');
       }
     }
   });

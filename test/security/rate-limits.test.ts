@@ -21,11 +21,23 @@ interface Answer {
  * on Linux), so that the server sees the attacker and the bystander as different sources; a new
  * connection each time also lets the cluster hand requests to different workers.
  */
-function send(base: string, p: string, opts: { from?: string; method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function send(
+  base: string,
+  p: string,
+  opts: { from?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   const url = new URL(p, base);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: opts.method ?? 'GET', headers: opts.headers, localAddress: opts.from, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: opts.method ?? 'GET',
+        headers: opts.headers,
+        localAddress: opts.from,
+        agent: false,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -69,26 +81,43 @@ describe('rate limits', () => {
 
   it('are instance settings with defaults that the settings API reads and changes', async () => {
     const { settings: before } = await server.client(InstanceService).getInstanceSettings({});
-    expect(before).toMatchObject({ rateLimitWindowSeconds: 60, tokenRateLimitPerClient: 6000, tokenRateLimitPerAddress: 1200, loginRateLimitPerAddress: 300, keysRateLimitPerAddress: 600 });
-    await expect(settings({ rateLimitWindowSeconds: 0 })).rejects.toThrow(/rate_limit_window_seconds must be between 1 and 3600/);
+    expect(before).toMatchObject({
+      rateLimitWindowSeconds: 60,
+      tokenRateLimitPerClient: 6000,
+      tokenRateLimitPerAddress: 1200,
+      loginRateLimitPerAddress: 300,
+      keysRateLimitPerAddress: 600,
+    });
+    await expect(settings({ rateLimitWindowSeconds: 0 })).rejects.toThrow(
+      /rate_limit_window_seconds must be between 1 and 3600/,
+    );
   });
 
   it('an address guessing client secrets gets 429 after the limit, lowered through the settings API; other addresses do not', async () => {
     const attacker = '127.0.0.2';
     await settings({ tokenRateLimitPerAddress: 1200, tokenRateLimitPerClient: 6000 });
     // under the default limit, eight guesses are eight wrong answers
-    for (let i = 0; i < 8; i++) expect((await send(server.url, '/oauth/v2/token', { from: attacker, ...guess(`nobody-${i}`, i) })).status).toBe(401);
+    for (let i = 0; i < 8; i++)
+      expect((await send(server.url, '/oauth/v2/token', { from: attacker, ...guess(`nobody-${i}`, i) })).status).toBe(
+        401,
+      );
     await settings({ tokenRateLimitPerAddress: 5 });
     const answers: Answer[] = [];
-    for (let i = 0; i < 8; i++) answers.push(await send(server.url, '/oauth/v2/token', { from: attacker, ...guess(`someone-${i}`, i) }));
+    for (let i = 0; i < 8; i++)
+      answers.push(await send(server.url, '/oauth/v2/token', { from: attacker, ...guess(`someone-${i}`, i) }));
     // a changed limit starts a new count: five more guesses are answered, then the address is refused
     expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
     expectTokenRefusal(answers[5]);
     // refused before the body is read: not even a malformed request gets further
-    expect((await send(server.url, '/oauth/v2/token', { from: attacker, method: 'POST', headers: FORM, body: '' })).status).toBe(429);
+    expect(
+      (await send(server.url, '/oauth/v2/token', { from: attacker, method: 'POST', headers: FORM, body: '' })).status,
+    ).toBe(429);
     // a client on another address gets its tokens
     const machine = await addMachine(server);
-    const ok = await send(server.url, '/oauth/v2/token', { from: '127.0.0.1', ...clientCredentials(machine.username, machine.clientSecret) });
+    const ok = await send(server.url, '/oauth/v2/token', {
+      from: '127.0.0.1',
+      ...clientCredentials(machine.username, machine.clientSecret),
+    });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body).access_token).toBeTruthy();
   });
@@ -113,7 +142,10 @@ describe('rate limits', () => {
       body: `grant_type=client_credentials&scope=openid&client_id=${encodeURIComponent(victim.username)}&client_secret=x`,
     });
     expect(inBody.status).toBe(429);
-    const ok = await send(server.url, '/oauth/v2/token', { from: '127.0.1.15', ...clientCredentials(other.username, other.clientSecret) });
+    const ok = await send(server.url, '/oauth/v2/token', {
+      from: '127.0.1.15',
+      ...clientCredentials(other.username, other.clientSecret),
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -150,7 +182,9 @@ describe('rate limits', () => {
     expect(refused.body).toMatch(/^<!DOCTYPE html>/);
     expect(refused.body).toContain(`Please wait ${refused.headers['retry-after']} seconds`);
     // the login pages themselves are still shown (they check nothing)
-    expect((await send(server.url, `/ui/login/login?authRequest=${authRequest}`, { from: "127.0.0.3" })).status).toBe(200);
+    expect((await send(server.url, `/ui/login/login?authRequest=${authRequest}`, { from: '127.0.0.3' })).status).toBe(
+      200,
+    );
     // a person on another address completes the sign-in
     const landed = await new Browser(server.url).login(authUrl.toString(), user.username, user.password);
     expect(new URL(landed).searchParams.get('code')).toBeTruthy();
@@ -175,7 +209,8 @@ describe('rate limits', () => {
 
   it('0 turns a limit off', async () => {
     await settings({ keysRateLimitPerAddress: 0 });
-    for (let i = 0; i < 5; i++) expect((await send(server.url, '/oauth/v2/keys', { from: '127.0.0.4' })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await send(server.url, '/oauth/v2/keys', { from: '127.0.0.4' })).status).toBe(200);
   });
 });
 
@@ -205,13 +240,19 @@ describe.skipIf(!onPostgres)('rate limits with worker processes', () => {
       // The worker that did not run the update hears of it through PostgreSQL a moment later: wait
       // until both refuse a probe address that the new key-set limit of 1 allows once.
       await send(base, '/oauth/v2/keys', { from: '127.0.2.1' });
-      await waitFor(async () => {
-        for (let i = 0; i < 10; i++) if ((await send(base, '/oauth/v2/keys', { from: '127.0.2.1' })).status !== 429) return false;
-        return true;
-      }, 30_000, 'both workers use the new settings');
+      await waitFor(
+        async () => {
+          for (let i = 0; i < 10; i++)
+            if ((await send(base, '/oauth/v2/keys', { from: '127.0.2.1' })).status !== 429) return false;
+          return true;
+        },
+        30_000,
+        'both workers use the new settings',
+      );
 
       const statuses: number[] = [];
-      for (let i = 0; i < 30; i++) statuses.push((await send(base, '/oauth/v2/token', { from: '127.0.2.2', ...guess(`nobody-${i}`, i) })).status);
+      for (let i = 0; i < 30; i++)
+        statuses.push((await send(base, '/oauth/v2/token', { from: '127.0.2.2', ...guess(`nobody-${i}`, i) })).status);
       // each worker alone would have let up to 10 through
       expect(statuses.filter((s) => s !== 429)).toHaveLength(10);
       expect(statuses.slice(10).every((s) => s === 429)).toBe(true);

@@ -12,14 +12,28 @@ describe('/authorize enforces the redirect URI rules it reports at registration'
   afterAll(() => server?.stop());
 
   const authorize = (clientId: string, redirectUri: string) =>
-    server.fetch(`/oauth/v2/authorize?client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(redirectUri)}&response_type=code&scope=openid&state=s`, {
-      redirect: 'manual',
-      token: null,
-    });
+    server.fetch(
+      `/oauth/v2/authorize?client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(redirectUri)}&response_type=code&scope=openid&state=s`,
+      {
+        redirect: 'manual',
+        token: null,
+      },
+    );
 
   it('refuses http on a public host for WEB without development mode, and script or custom schemes for non-native apps', async () => {
-    const bad = ['http://rp.example.com/cb', 'javascript:alert(1)//', 'data:text/html,hi', 'file:///etc/passwd', 'vbscript:msgbox', 'myapp://cb'];
-    const app = await addOidcApp(server, project, { redirectUris: bad, applicationType: 'WEB', developmentMode: false });
+    const bad = [
+      'http://rp.example.com/cb',
+      'javascript:alert(1)//',
+      'data:text/html,hi',
+      'file:///etc/passwd',
+      'vbscript:msgbox',
+      'myapp://cb',
+    ];
+    const app = await addOidcApp(server, project, {
+      redirectUris: bad,
+      applicationType: 'WEB',
+      developmentMode: false,
+    });
     for (const uri of bad) {
       const res = await authorize(app.clientId, uri);
       expect(res.status, uri).toBe(400);

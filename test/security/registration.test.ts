@@ -19,7 +19,11 @@ describe('self-registration', () => {
   const registerPage = (browser: Browser, orgId?: string) =>
     browser.go(
       client
-        .buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: orgId ? `openid urn:service:iam:org:id:${orgId}` : 'openid', prompt: 'create' })
+        .buildAuthorizationUrl(config, {
+          redirect_uri: REDIRECT,
+          scope: orgId ? `openid urn:service:iam:org:id:${orgId}` : 'openid',
+          prompt: 'create',
+        })
         .toString(),
     );
   const register = (browser: Browser, page: { html: string }, email: string, username?: string) =>
@@ -40,7 +44,10 @@ describe('self-registration', () => {
     expect(page.html).not.toContain('action="/ui/login/register"');
     // posting the form anyway is refused too
     const open = await registerPage(new Browser(server.url));
-    const forged = open.html.replace(/name="authRequest" value="[^"]*"/, `name="authRequest" value="${new URL(page.url).searchParams.get('authRequest')}"`);
+    const forged = open.html.replace(
+      /name="authRequest" value="[^"]*"/,
+      `name="authRequest" value="${new URL(page.url).searchParams.get('authRequest')}"`,
+    );
     const res = await register(browser, { html: forged }, 'intruder@example.com');
     expect(res.res.status).toBeGreaterThanOrEqual(400);
     const { organizations } = await server.client(OrganizationService).listOrganizations({});
@@ -49,7 +56,9 @@ describe('self-registration', () => {
 
   it('an organization that allows registration gets new users; the instance setting closes the default organization', async () => {
     const opened = await makeOrg(server, 'Open Org');
-    await server.client(OrganizationService).setOrganizationLoginPolicy({ organizationId: opened.id, allowRegistration: true });
+    await server
+      .client(OrganizationService)
+      .setOrganizationLoginPolicy({ organizationId: opened.id, allowRegistration: true });
     const browser = new Browser(server.url);
     const page = await registerPage(browser, opened.id);
     expect(page.res.status).toBe(200);

@@ -3,7 +3,8 @@ import { TokenBuckets } from '../../src/http/rate-limit/token-bucket';
 
 /** The counting behind every rate limit, on a clock the test sets. */
 describe('token buckets', () => {
-  const passes = (b: TokenBuckets, n: number, now: number) => Array.from({ length: n }, () => b.take('k', 10, 60, now)).filter((w) => w === 0).length;
+  const passes = (b: TokenBuckets, n: number, now: number) =>
+    Array.from({ length: n }, () => b.take('k', 10, 60, now)).filter((w) => w === 0).length;
 
   it('let the whole limit through at once, then one request per refill interval', () => {
     const b = new TokenBuckets();

@@ -9,7 +9,21 @@ import { createProject } from '../../src/domain/project/commands';
 import { addProjectRole } from '../../src/domain/project/roles';
 import { makeOrg } from '../api/user/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, Browser, basic, codeFlowTokens, defaultOrg, LOGOUT_REDIRECT, postForm, REDIRECT, rp, systemCtx } from '../oidc/helpers';
+import {
+  addApiApp,
+  addOidcApp,
+  addProject,
+  addUser,
+  Browser,
+  basic,
+  codeFlowTokens,
+  defaultOrg,
+  LOGOUT_REDIRECT,
+  postForm,
+  REDIRECT,
+  rp,
+  systemCtx,
+} from '../oidc/helpers';
 import { addMachine } from '../oidc/m2m/helpers';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -33,14 +47,24 @@ describe('token lifecycle', () => {
   afterAll(() => server?.stop());
 
   const exchange = (params: Record<string, string>) =>
-    postForm(server, '/oauth/v2/token', { grant_type: TOKEN_EXCHANGE, ...params }, { authorization: basic(app.clientId, app.clientSecret!) });
+    postForm(
+      server,
+      '/oauth/v2/token',
+      { grant_type: TOKEN_EXCHANGE, ...params },
+      { authorization: basic(app.clientId, app.clientSecret!) },
+    );
   const active = async (token: string, cfg = api) => (await client.tokenIntrospection(cfg, token)).active;
-  const userinfo = (token: string) => fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${token}` } });
+  const userinfo = (token: string) =>
+    fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${token}` } });
 
   it('token exchange never widens: an ID token of an `openid` session gives `openid` only, and no refresh token', async () => {
     const user = await addUser(server);
     const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid' });
-    const wide = await exchange({ subject_token: tokens.id_token!, subject_token_type: TT.id, scope: 'openid profile email phone address offline_access' });
+    const wide = await exchange({
+      subject_token: tokens.id_token!,
+      subject_token_type: TT.id,
+      scope: 'openid profile email phone address offline_access',
+    });
     expect(wide.status).toBe(400);
     expect(((await wide.json()) as { error: string }).error).toBe('invalid_scope');
     const plain = await exchange({ subject_token: tokens.id_token!, subject_token_type: TT.id });
@@ -56,7 +80,10 @@ describe('token lifecycle', () => {
   it('ended sessions stay ended: after logout neither the ID token nor the access token can be exchanged', async () => {
     const user = await addUser(server);
     const r = await codeFlowTokens(server, config, user);
-    const logout = client.buildEndSessionUrl(config, { id_token_hint: r.tokens.id_token!, post_logout_redirect_uri: LOGOUT_REDIRECT });
+    const logout = client.buildEndSessionUrl(config, {
+      id_token_hint: r.tokens.id_token!,
+      post_logout_redirect_uri: LOGOUT_REDIRECT,
+    });
     await r.browser.request(logout.toString());
     for (const [token, type] of [
       [r.tokens.id_token!, TT.id],
@@ -74,7 +101,12 @@ describe('token lifecycle', () => {
     const machine = await addMachine(server, { orgId: org.id });
     const { tokens } = await codeFlowTokens(server, config, user);
     const machineToken = async () =>
-      postForm(server, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { authorization: basic(machine.username, machine.clientSecret) });
+      postForm(
+        server,
+        '/oauth/v2/token',
+        { grant_type: 'client_credentials', scope: 'openid' },
+        { authorization: basic(machine.username, machine.clientSecret) },
+      );
     const mt = ((await (await machineToken()).json()) as { access_token: string }).access_token;
     expect(await active(tokens.access_token)).toBe(true);
     const orgs = server.client(OrganizationService);
@@ -82,12 +114,18 @@ describe('token lifecycle', () => {
 
     expect(await active(tokens.access_token)).toBe(false);
     expect((await userinfo(tokens.access_token)).status).toBe(401);
-    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
     expect((await machineToken()).status).toBeGreaterThanOrEqual(400);
     expect(await active(mt)).toBe(false);
     const browser = new Browser(server.url);
     const landed = await browser
-      .login(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid' }).toString(), user.username, user.password)
+      .login(
+        client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid' }).toString(),
+        user.username,
+        user.password,
+      )
       .catch((e: Error) => e.message);
     expect(landed).not.toMatch(/[?&]code=/);
 
@@ -100,7 +138,12 @@ describe('token lifecycle', () => {
 
   it('a deactivated application loses its tokens and its refresh', async () => {
     const other = await addOidcApp(server, project, { grantTypes: ['AUTHORIZATION_CODE', 'REFRESH_TOKEN'] });
-    const otherConfig = await rp(server, other.clientId, other.clientSecret, client.ClientSecretBasic(other.clientSecret!));
+    const otherConfig = await rp(
+      server,
+      other.clientId,
+      other.clientSecret,
+      client.ClientSecretBasic(other.clientSecret!),
+    );
     const { tokens } = await codeFlowTokens(server, otherConfig, await addUser(server));
     expect(await active(tokens.access_token)).toBe(true);
     await server.client(ApplicationService).deactivateApplication({ applicationId: other.applicationId });
@@ -132,11 +175,17 @@ describe('token lifecycle', () => {
     const a = await addOidcApp(server, p, { grantTypes: ['AUTHORIZATION_CODE', 'REFRESH_TOKEN'] });
     const cfg = await rp(server, a.clientId, a.clientSecret, client.ClientSecretBasic(a.clientSecret!));
     const user = await addUser(server);
-    const { id } = await createAuthorization(systemCtx(server), { userId: user.id, projectId: p, roleKeys: ['member'] });
+    const { id } = await createAuthorization(systemCtx(server), {
+      userId: user.id,
+      projectId: p,
+      roleKeys: ['member'],
+    });
     const { tokens } = await codeFlowTokens(server, cfg, user);
     expect((await userinfo(tokens.access_token)).status).toBe(200);
     await server.client(AuthorizationService).deleteAuthorization({ id });
     expect((await userinfo(tokens.access_token)).status).toBe(401);
-    await expect(client.refreshTokenGrant(cfg, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(client.refreshTokenGrant(cfg, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
   });
 });

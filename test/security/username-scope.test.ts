@@ -19,7 +19,8 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
   let server: TestServer;
   let config: client.Configuration;
   const orgs = () => server.client(OrganizationService);
-  const domainOf = async (orgId: string) => (await orgs().getOrganization({ organizationId: orgId })).organization!.primaryDomain;
+  const domainOf = async (orgId: string) =>
+    (await orgs().getOrganization({ organizationId: orgId })).organization!.primaryDomain;
   const org = async (name: string) => (await orgs().createOrganization({ name })).organizationId;
 
   beforeAll(async () => {
@@ -30,14 +31,17 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
   afterAll(() => server?.stop());
 
   /** The user id the sign-in ends as, or undefined when it fails. */
-  const signIn = (loginName: string, password: string, scope?: string) => signedInSubject(server, config, loginName, password, scope);
+  const signIn = (loginName: string, password: string, scope?: string) =>
+    signedInSubject(server, config, loginName, password, scope);
 
   it('two organizations each have an alice; each signs in with her login name and never as the other', async () => {
     const [a, b] = [await org('Scope A'), await org('Scope B')];
     const alice = await addUser(server, { orgId: a, username: 'alice', password: 'Alice-A-passw0rd' });
     const twin = await addUser(server, { orgId: b, username: 'Alice', password: 'Alice-B-passw0rd' });
     // Unique within the organization, case-insensitively.
-    await expect(addUser(server, { orgId: a, username: 'ALICE' })).rejects.toMatchObject({ key: 'Errors.User.AlreadyExisting' });
+    await expect(addUser(server, { orgId: a, username: 'ALICE' })).rejects.toMatchObject({
+      key: 'Errors.User.AlreadyExisting',
+    });
 
     const [da, db] = [await domainOf(a), await domainOf(b)];
     expect(await signIn(`alice@${da}`, alice.password)).toBe(alice.id);
@@ -59,21 +63,30 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
     const c = await org('Scope C');
     const grace = await addUser(server, { orgId: c, username: 'grace-unique' });
     expect(await signIn('grace-unique', grace.password)).toBe(grace.id);
-    await execute(systemCtx(server), (scope) => addOrganizationDomainIn(scope, { orgId: c, domain: 'navy.example', verified: true }));
-    await execute(systemCtx(server), (scope) => addOrganizationDomainIn(scope, { orgId: c, domain: 'unverified.example' }));
+    await execute(systemCtx(server), (scope) =>
+      addOrganizationDomainIn(scope, { orgId: c, domain: 'navy.example', verified: true }),
+    );
+    await execute(systemCtx(server), (scope) =>
+      addOrganizationDomainIn(scope, { orgId: c, domain: 'unverified.example' }),
+    );
     expect(await signIn('grace-unique@navy.example', grace.password)).toBe(grace.id);
     expect(await signIn('grace-unique@unverified.example', grace.password)).toBeUndefined();
     // A username that looks like another organization's login name is refused, so it cannot shadow it.
     const d = await org('Scope D');
-    await expect(addUser(server, { orgId: d, username: 'grace-unique@navy.example', email: 'g@d.example' })).rejects.toMatchObject({ key: 'Errors.User.Username.ForeignDomain' });
+    await expect(
+      addUser(server, { orgId: d, username: 'grace-unique@navy.example', email: 'g@d.example' }),
+    ).rejects.toMatchObject({ key: 'Errors.User.Username.ForeignDomain' });
   });
 
   it('an organization with the policy off has instance-unique usernames that are login names alone', async () => {
     const [loose, loose2, strict] = [await org('Loose'), await org('Loose 2'), await org('Strict')];
-    for (const o of [loose, loose2]) await orgs().setOrganizationLoginPolicy({ organizationId: o, userLoginMustBeDomain: false });
+    for (const o of [loose, loose2])
+      await orgs().setOrganizationLoginPolicy({ organizationId: o, userLoginMustBeDomain: false });
     expect((await orgs().getOrganization({ organizationId: loose })).organization?.userLoginMustBeDomain).toBe(false);
     const carol = await addUser(server, { orgId: loose, username: 'carol' });
-    await expect(addUser(server, { orgId: loose2, username: 'CAROL' })).rejects.toMatchObject({ key: 'Errors.User.AlreadyExisting' });
+    await expect(addUser(server, { orgId: loose2, username: 'CAROL' })).rejects.toMatchObject({
+      key: 'Errors.User.AlreadyExisting',
+    });
     // A strict organization's carol is carol@<its domain>; the bare name stays the loose one's login name.
     const strictCarol = await addUser(server, { orgId: strict, username: 'carol', password: 'Strict-passw0rd' });
     expect(await signIn('carol', carol.password)).toBe(carol.id);
@@ -82,10 +95,14 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
     expect((await server.client(UserService).getUserByID({ userId: carol.id })).user?.loginNames).toContain('carol');
 
     // Turning the policy off where it would make two users share a username is refused, and changes nothing.
-    const err = await orgs().setOrganizationLoginPolicy({ organizationId: strict, userLoginMustBeDomain: false }).catch((e) => e);
+    const err = await orgs()
+      .setOrganizationLoginPolicy({ organizationId: strict, userLoginMustBeDomain: false })
+      .catch((e) => e);
     expect(err.code).toBe(Code.FailedPrecondition);
     expect(err.rawMessage).toContain('"carol"');
-    expect((await orgs().getOrganization({ organizationId: strict })).organization?.userLoginMustBeDomain).toBeUndefined();
+    expect(
+      (await orgs().getOrganization({ organizationId: strict })).organization?.userLoginMustBeDomain,
+    ).toBeUndefined();
     expect(await signIn(`carol@${await domainOf(strict)}`, strictCarol.password)).toBe(strictCarol.id);
     // Back to the default: the loose organization's usernames become per-organization again.
     await orgs().setOrganizationLoginPolicy({ organizationId: loose });
@@ -99,7 +116,9 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
     const owner = await makeCaller(server, mine, 'owner-of-mine', ['ORG_OWNER']);
     const asOwner = server.client(OrganizationService, { token: owner.token });
     for (const target of [mine, other]) {
-      const err = await asOwner.setOrganizationLoginPolicy({ organizationId: target, userLoginMustBeDomain: false }).catch((e) => e);
+      const err = await asOwner
+        .setOrganizationLoginPolicy({ organizationId: target, userLoginMustBeDomain: false })
+        .catch((e) => e);
       expect([Code.PermissionDenied, Code.NotFound]).toContain(err.code);
     }
     const own = await orgs().getOrganization({ organizationId: mine });
@@ -113,8 +132,14 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
   it('machine usernames are client ids: unique in the instance whatever the policy', async () => {
     const [g, h] = [await org('Machines G'), await org('Machines H')];
     const users = server.client(UserService);
-    await users.createUser({ organizationId: g, username: 'ci-bot', userType: { case: 'machine', value: { name: 'ci' } } });
-    const err = await users.createUser({ organizationId: h, username: 'CI-BOT', userType: { case: 'machine', value: { name: 'ci' } } }).catch((x) => x);
+    await users.createUser({
+      organizationId: g,
+      username: 'ci-bot',
+      userType: { case: 'machine', value: { name: 'ci' } },
+    });
+    const err = await users
+      .createUser({ organizationId: h, username: 'CI-BOT', userType: { case: 'machine', value: { name: 'ci' } } })
+      .catch((x) => x);
     expect(err.code).toBe(Code.AlreadyExists);
   });
 
@@ -159,10 +184,16 @@ describe('the instance domain policy', () => {
     await orgs.setOrganizationLoginPolicy({ organizationId: f, userLoginMustBeDomain: true });
     await settings.updateInstanceSettings({ userLoginMustBeDomain: false });
     expect((await server.client(UserService).getUserByID({ userId: dup.id })).user?.loginNames).toContain('dupname');
-    expect((await server.client(UserService).getUserByID({ userId: other.id })).user?.loginNames).not.toContain('DupName');
-    await expect(addUser(server, { orgId: e, username: 'DUPNAME' })).rejects.toMatchObject({ key: 'Errors.User.AlreadyExisting' });
+    expect((await server.client(UserService).getUserByID({ userId: other.id })).user?.loginNames).not.toContain(
+      'DupName',
+    );
+    await expect(addUser(server, { orgId: e, username: 'DUPNAME' })).rejects.toMatchObject({
+      key: 'Errors.User.AlreadyExisting',
+    });
     const g = (await orgs.createOrganization({ name: 'Inst G' })).organizationId;
-    await expect(addUser(server, { orgId: g, username: 'dupname' })).rejects.toMatchObject({ key: 'Errors.User.AlreadyExisting' });
+    await expect(addUser(server, { orgId: g, username: 'dupname' })).rejects.toMatchObject({
+      key: 'Errors.User.AlreadyExisting',
+    });
     await settings.updateInstanceSettings({ userLoginMustBeDomain: true });
     await addUser(server, { orgId: g, username: 'dupname' });
   });

@@ -17,7 +17,15 @@ describe('POST /admin/v1/events/_search', () => {
     otherEditor = await userWithPat(server, await defaultOrgId(server), ['IAM_OWNER']);
     // 3 users by the bootstrap admin, 1 by another editor, and an organization of 1,100 users.
     await post(server, '/admin/v1/import', {
-      dataOrgs: { orgs: [{ orgId, org: { name: `Events ${orgId}` }, humanUsers: [1, 2, 3].map((i) => human(`${orgId}${i}`, `ev${i}x${orgId}`)) }] },
+      dataOrgs: {
+        orgs: [
+          {
+            orgId,
+            org: { name: `Events ${orgId}` },
+            humanUsers: [1, 2, 3].map((i) => human(`${orgId}${i}`, `ev${i}x${orgId}`)),
+          },
+        ],
+      },
     });
     await post(
       server,
@@ -25,8 +33,12 @@ describe('POST /admin/v1/events/_search', () => {
       { dataOrgs: { orgs: [{ orgId, humanUsers: [human(`${orgId}4`, `ev4x${orgId}`)] }] } },
       { token: otherEditor.pat },
     );
-    const many = Array.from({ length: 1100 }, (_, i) => human(`${bigOrgId}${i}`, `big${i}x${bigOrgId}`, { hashedPassword: { value: hash } }));
-    const big = await post(server, '/admin/v1/import', { dataOrgs: { orgs: [{ orgId: bigOrgId, org: { name: `Big ${bigOrgId}` }, humanUsers: many }] } });
+    const many = Array.from({ length: 1100 }, (_, i) =>
+      human(`${bigOrgId}${i}`, `big${i}x${bigOrgId}`, { hashedPassword: { value: hash } }),
+    );
+    const big = await post(server, '/admin/v1/import', {
+      dataOrgs: { orgs: [{ orgId: bigOrgId, org: { name: `Big ${bigOrgId}` }, humanUsers: many }] },
+    });
     expect(big.body.success.orgs[0].humanUserIds).toHaveLength(1100);
   });
   afterAll(() => server?.stop());
@@ -37,10 +49,25 @@ describe('POST /admin/v1/events/_search', () => {
     expect(body.events.map((e: any) => e.aggregate.id)).toEqual([`${orgId}4`, `${orgId}3`, `${orgId}2`, `${orgId}1`]);
     const e = body.events[3];
     expect(e).toEqual({
-      type: { type: 'user.human.added', localized: { key: 'EventTypes.user.human.added', localizedMessage: 'Person added' } },
-      payload: expect.objectContaining({ userName: `ev1x${orgId}`, email: `ev1x${orgId}@example.com`, displayName: `Ada ev1x${orgId}` }),
-      aggregate: { id: `${orgId}1`, type: { type: 'user', localized: { key: 'AggregateTypes.user', localizedMessage: 'User' } }, resourceOwner: orgId },
-      editor: { userId: server.app.bootstrap.instanceId ? expect.any(String) : '', displayName: 'Administrator (machine)', service: 'admin/v1/import' },
+      type: {
+        type: 'user.human.added',
+        localized: { key: 'EventTypes.user.human.added', localizedMessage: 'Person added' },
+      },
+      payload: expect.objectContaining({
+        userName: `ev1x${orgId}`,
+        email: `ev1x${orgId}@example.com`,
+        displayName: `Ada ev1x${orgId}`,
+      }),
+      aggregate: {
+        id: `${orgId}1`,
+        type: { type: 'user', localized: { key: 'AggregateTypes.user', localizedMessage: 'User' } },
+        resourceOwner: orgId,
+      },
+      editor: {
+        userId: server.app.bootstrap.instanceId ? expect.any(String) : '',
+        displayName: 'Administrator (machine)',
+        service: 'admin/v1/import',
+      },
       sequence: '1',
       position: expect.stringMatching(/^\d+$/),
       creationDate: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -63,7 +90,11 @@ describe('POST /admin/v1/events/_search', () => {
     expect(orgOnly.body.events.length).toBeGreaterThanOrEqual(3);
     const byEditor = await post(server, SEARCH, { editorUserId: otherEditor.userId, eventTypes: ['user.human.added'] });
     expect(byEditor.body.events.map((e: any) => e.aggregate.id)).toEqual([`${orgId}4`]);
-    expect(byEditor.body.events[0].editor).toEqual({ userId: otherEditor.userId, displayName: 'v1 test', service: 'admin/v1/import' });
+    expect(byEditor.body.events[0].editor).toEqual({
+      userId: otherEditor.userId,
+      displayName: 'v1 test',
+      service: 'admin/v1/import',
+    });
   });
 
   it('merges several event types in position order', async () => {
@@ -81,9 +112,15 @@ describe('POST /admin/v1/events/_search', () => {
     const future = new Date(Date.now() + 3600_000).toISOString();
     const none = await post(server, SEARCH, { resourceOwner: orgId, creationDateFilter: { range: { since: future } } });
     expect(none.body.events).toEqual([]);
-    const all = await post(server, SEARCH, { resourceOwner: orgId, creationDateFilter: { range: { since: '2000-01-01T00:00:00Z', until: future } } });
+    const all = await post(server, SEARCH, {
+      resourceOwner: orgId,
+      creationDateFilter: { range: { since: '2000-01-01T00:00:00Z', until: future } },
+    });
     expect(all.body.events.length).toBeGreaterThanOrEqual(7);
-    const before = await post(server, SEARCH, { resourceOwner: orgId, creationDateFilter: { from: '2000-01-01T00:00:00Z' } });
+    const before = await post(server, SEARCH, {
+      resourceOwner: orgId,
+      creationDateFilter: { from: '2000-01-01T00:00:00Z' },
+    });
     expect(before.body.events).toEqual([]);
   });
 
@@ -94,21 +131,39 @@ describe('POST /admin/v1/events/_search', () => {
     expect(capped.body.events).toHaveLength(1000);
     const few = await post(server, SEARCH, { resourceOwner: bigOrgId, limit: 10 });
     expect(few.body.events).toHaveLength(10);
-    const next = await post(server, SEARCH, { resourceOwner: bigOrgId, limit: 10, position: few.body.events[9].position });
+    const next = await post(server, SEARCH, {
+      resourceOwner: bigOrgId,
+      limit: 10,
+      position: few.body.events[9].position,
+    });
     expect(Number(next.body.events[0].position)).toBeLessThan(Number(few.body.events[9].position));
   });
 
   it('localizes type names in German by Accept-Language', async () => {
-    const { body } = await post(server, SEARCH, { aggregateId: `${orgId}1` }, { headers: { 'Accept-Language': 'de-CH, en;q=0.5' } });
-    expect(body.events[0].type.localized).toEqual({ key: 'EventTypes.user.human.added', localizedMessage: 'Person hinzugefügt' });
+    const { body } = await post(
+      server,
+      SEARCH,
+      { aggregateId: `${orgId}1` },
+      { headers: { 'Accept-Language': 'de-CH, en;q=0.5' } },
+    );
+    expect(body.events[0].type.localized).toEqual({
+      key: 'EventTypes.user.human.added',
+      localizedMessage: 'Person hinzugefügt',
+    });
     expect(body.events[0].aggregate.type.localized.localizedMessage).toBe('Benutzer');
   });
 
   it('lists event and aggregate types with localized names', async () => {
     const types = await post(server, '/admin/v1/events/types/_search', {}, { headers: { 'Accept-Language': 'de' } });
-    expect(types.body.eventTypes).toContainEqual({ type: 'org.added', localized: { key: 'EventTypes.org.added', localizedMessage: 'Organisation hinzugefügt' } });
+    expect(types.body.eventTypes).toContainEqual({
+      type: 'org.added',
+      localized: { key: 'EventTypes.org.added', localizedMessage: 'Organisation hinzugefügt' },
+    });
     const aggregates = await post(server, '/admin/v1/aggregates/types/_search', {});
-    expect(aggregates.body.aggregateTypes).toContainEqual({ type: 'user', localized: { key: 'AggregateTypes.user', localizedMessage: 'User' } });
+    expect(aggregates.body.aggregateTypes).toContainEqual({
+      type: 'user',
+      localized: { key: 'AggregateTypes.user', localizedMessage: 'User' },
+    });
   });
 
   it('needs events.read', async () => {

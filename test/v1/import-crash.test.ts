@@ -51,7 +51,10 @@ describe('import crash safety', () => {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     for (let i = 0; i < 600; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -60,7 +63,10 @@ describe('import crash safety', () => {
   const api = (p: string, body: unknown) =>
     fetch(`http://127.0.0.1:${port}${p}`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim()}` },
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim()}`,
+      },
       body: JSON.stringify(body),
     });
 
@@ -115,8 +121,12 @@ describe('import crash safety', () => {
     await startServer();
     const complete: string[] = [];
     for (const orgId of orgIds) {
-      const orgEvents = (await (await api('/admin/v1/events/_search', { aggregateId: orgId, eventTypes: ['org.added'] })).json()) as any;
-      const users = (await (await api('/admin/v1/events/_search', { resourceOwner: orgId, eventTypes: ['user.human.added'] })).json()) as any;
+      const orgEvents = (await (
+        await api('/admin/v1/events/_search', { aggregateId: orgId, eventTypes: ['org.added'] })
+      ).json()) as any;
+      const users = (await (
+        await api('/admin/v1/events/_search', { resourceOwner: orgId, eventTypes: ['user.human.added'] })
+      ).json()) as any;
       const hasOrg = orgEvents.events.length === 1;
       expect(users.events.length, `organization ${orgId}`).toBe(hasOrg ? USERS : 0);
       if (hasOrg) complete.push(orgId);

@@ -39,7 +39,9 @@ function orgBody(id: string, extra: Record<string, unknown[]> = {}) {
         },
       },
     ],
-    apiApps: [{ appId: `aa${id}`, app: { projectId: p, name: 'Backend', authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' } }],
+    apiApps: [
+      { appId: `aa${id}`, app: { projectId: p, name: 'Backend', authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' } },
+    ],
     userGrants: [{ userId: `h${id}`, projectId: p, roleKeys: ['admin', 'viewer'] }],
     domains: [{ domainName: `shop${id}.example.com`, isVerified: true, isPrimary: true }],
     orgMembers: [{ userId: `h${id}`, roles: ['ORG_OWNER'] }],
@@ -61,10 +63,14 @@ describe('POST /admin/v1/import: projects, applications, grants, domains, member
       filters: [{ filter: { case: 'projectOrganizationId', value: { organizationId: orgId } } }],
     });
     const { projectRoles } = await server.client(ProjectService).listProjectRoles({ projectId });
-    const { applications } = await server.client(ApplicationService).listApplications({ filters: [{ filter: { case: 'projectId', value: projectId } }] });
+    const { applications } = await server
+      .client(ApplicationService)
+      .listApplications({ filters: [{ filter: { case: 'projectId', value: projectId } }] });
     const { authorizations } = await server.client(AuthorizationService).listAuthorizations({ organizationId: orgId });
     const { domains } = await server.client(OrganizationService).listOrganizationDomains({ organizationId: orgId });
-    const { administrators } = await server.client(AdministratorService).listAdministrators({ resource: { resource: { case: 'organizationId', value: orgId } } });
+    const { administrators } = await server
+      .client(AdministratorService)
+      .listAdministrators({ resource: { resource: { case: 'organizationId', value: orgId } } });
     return { projects, projectRoles, applications, authorizations, domains, administrators };
   }
 
@@ -91,19 +97,28 @@ describe('POST /admin/v1/import: projects, applications, grants, domains, member
     expect(JSON.stringify(res.body)).not.toMatch(/secret/i);
 
     const seen = await visible(id);
-    expect(seen.projects.map((p) => ({ id: p.id, name: p.name, assert: p.projectRoleAssertion, check: p.authorizationRequired }))).toEqual([
-      { id: `p${id}`, name: 'Shop Portal', assert: true, check: true },
-    ]);
+    expect(
+      seen.projects.map((p) => ({
+        id: p.id,
+        name: p.name,
+        assert: p.projectRoleAssertion,
+        check: p.authorizationRequired,
+      })),
+    ).toEqual([{ id: `p${id}`, name: 'Shop Portal', assert: true, check: true }]);
     expect(seen.projectRoles.map((r) => [r.key, r.displayName, r.group]).sort()).toEqual([
       ['admin', 'Administrator', 'staff'],
       ['viewer', 'Viewer', ''],
     ]);
-    const apps = seen.applications.map((a) => [a.applicationId, a.name, (a.configuration.value as { clientId?: string } | undefined)?.clientId]).sort();
+    const apps = seen.applications
+      .map((a) => [a.applicationId, a.name, (a.configuration.value as { clientId?: string } | undefined)?.clientId])
+      .sort();
     expect(apps).toEqual([
       [`aa${id}`, 'Backend', `aa${id}@shop-portal`],
       [`oa${id}`, 'Web', `oa${id}@shop-portal`],
     ]);
-    expect(seen.authorizations.map((a) => [a.userId, a.projectId, [...a.roleKeys].sort()])).toEqual([[`h${id}`, `p${id}`, ['admin', 'viewer']]]);
+    expect(seen.authorizations.map((a) => [a.userId, a.projectId, [...a.roleKeys].sort()])).toEqual([
+      [`h${id}`, `p${id}`, ['admin', 'viewer']],
+    ]);
     const domain = seen.domains.find((d) => d.domain === `shop${id}.example.com`);
     expect(domain).toMatchObject({ isPrimary: true, isVerified: true });
     expect(seen.administrators.filter((a) => a.userId === `h${id}`).map((a) => a.roles)).toEqual([['ORG_OWNER']]);
@@ -122,7 +137,9 @@ describe('POST /admin/v1/import: projects, applications, grants, domains, member
     const again = await post(server, '/admin/v1/import', body);
     expect(again.status).toBe(200);
     expect(again.body.success.orgs).toEqual([success]);
-    expect(again.body.errors).toEqual([{ type: 'org', id: `o${id}`, message: expect.stringContaining('Errors.Org.AlreadyExisting') }]);
+    expect(again.body.errors).toEqual([
+      { type: 'org', id: `o${id}`, message: expect.stringContaining('Errors.Org.AlreadyExisting') },
+    ]);
     const after = await visible(id);
     expect(after.projects).toHaveLength(1);
     expect(after.projectRoles).toHaveLength(2);
@@ -138,7 +155,9 @@ describe('POST /admin/v1/import: projects, applications, grants, domains, member
     const p = `p${id}`;
     // A domain another organization already has: the database refuses it; only that item is lost.
     const taken = `taken${id}.example.com`;
-    const other = await post(server, '/admin/v1/import', { dataOrgs: { orgs: [{ orgId: `x${id}`, org: { name: `Other ${id}` }, domains: [{ domainName: taken }] }] } });
+    const other = await post(server, '/admin/v1/import', {
+      dataOrgs: { orgs: [{ orgId: `x${id}`, org: { name: `Other ${id}` }, domains: [{ domainName: taken }] }] },
+    });
     expect(other.body.errors).toEqual([]);
     const body = orgBody(id, {
       domains: [{ domainName: taken }, { domainName: `shop${id}.example.com`, isVerified: true, isPrimary: true }],
@@ -148,7 +167,9 @@ describe('POST /admin/v1/import: projects, applications, grants, domains, member
         { projectId: `missing${id}`, roleKey: 'x', displayName: 'X' },
       ],
       orgMembers: [{ userId: `h${id}`, roles: ['NOT_A_ROLE'] }],
-      apiApps: [{ appId: `aa${id}`, app: { projectId: p, name: 'Backend', authMethodType: 'API_AUTH_METHOD_TYPE_MAGIC' } }],
+      apiApps: [
+        { appId: `aa${id}`, app: { projectId: p, name: 'Backend', authMethodType: 'API_AUTH_METHOD_TYPE_MAGIC' } },
+      ],
     });
     const res = await post(server, '/admin/v1/import', { dataOrgs: { orgs: [body] } });
     expect(res.status).toBe(200);

@@ -44,7 +44,9 @@ describe('POST /admin/v1/import reads its body as a stream', () => {
 
   it('imports users spread over several batches in any key order, and reports repeats across batches', async () => {
     const id = uniq();
-    const users = Array.from({ length: 5600 }, (_, i) => human(`s${i}x${id}`, `user${i}x${id}`, { hashedPassword: { value: hash } }));
+    const users = Array.from({ length: 5600 }, (_, i) =>
+      human(`s${i}x${id}`, `user${i}x${id}`, { hashedPassword: { value: hash } }),
+    );
     users.push(human(`s5x${id}`, `again${id}`), human(`other${id}`, `USER7x${id}`)); // in the second batch of 5,000
     // Metadata before the users, the users before the organization's name, snake_case keys.
     const text = `{"timeout":"5m","data_orgs":{"orgs":[{"user_metadata":[{"id":"s1x${id}","key":"k","value":"${Buffer.from('v').toString('base64')}"}],
@@ -62,14 +64,25 @@ describe('POST /admin/v1/import reads its body as a stream', () => {
     const again = await postStreamed(server, text);
     expect(again.body.success.orgs[0].humanUserIds).toHaveLength(5600);
     expect(again.body.success.orgs[0].userMetadata).toEqual([]);
-    expect(again.body.errors.map((e: any) => e.id)).toEqual(expect.arrayContaining([`s5x${id}`, `other${id}`, `o${id}`]));
+    expect(again.body.errors.map((e: any) => e.id)).toEqual(
+      expect.arrayContaining([`s5x${id}`, `other${id}`, `o${id}`]),
+    );
     expect(await countUsers(server, `o${id}`)).toBe(5600);
   });
 
   it('a body broken at its very end imports nothing at all', async () => {
     const id = uniq();
-    const users = Array.from({ length: 500 }, (_, i) => human(`b${i}x${id}`, `broken${i}x${id}`, { hashedPassword: { value: hash } }));
-    const whole = JSON.stringify({ dataOrgs: { orgs: [{ orgId: `first${id}`, org: { name: `First ${id}` }, humanUsers: users }, { orgId: `second${id}`, org: { name: `Second ${id}` } }] } });
+    const users = Array.from({ length: 500 }, (_, i) =>
+      human(`b${i}x${id}`, `broken${i}x${id}`, { hashedPassword: { value: hash } }),
+    );
+    const whole = JSON.stringify({
+      dataOrgs: {
+        orgs: [
+          { orgId: `first${id}`, org: { name: `First ${id}` }, humanUsers: users },
+          { orgId: `second${id}`, org: { name: `Second ${id}` } },
+        ],
+      },
+    });
     for (const broken of [whole.slice(0, -3), `${whole.slice(0, -2)},]}}`, `${whole}x`]) {
       const res = await postStreamed(server, broken);
       expect(res.status).toBe(400);
@@ -83,18 +96,29 @@ describe('POST /admin/v1/import reads its body as a stream', () => {
   it('a body over PORTCULLIS_BODY_LIMIT is 413 in the v1 error shape, declared or streamed', async () => {
     const id = uniq();
     const users = Array.from({ length: 20000 }, (_, i) => human(`l${i}x${id}`, `large${i}x${id}`));
-    const text = JSON.stringify({ dataOrgs: { orgs: [{ orgId: `large${id}`, org: { name: `Large ${id}` }, humanUsers: users }] } });
+    const text = JSON.stringify({
+      dataOrgs: { orgs: [{ orgId: `large${id}`, org: { name: `Large ${id}` }, humanUsers: users }] },
+    });
     expect(text.length).toBeGreaterThan(4 * 1024 * 1024);
     for (const res of [await post(server, '/admin/v1/import', text), await postStreamed(server, text)]) {
       expect(res.status).toBe(413);
-      expect(res.body).toEqual({ code: 8, message: expect.stringContaining('PORTCULLIS_BODY_LIMIT'), details: [{ id: expect.any(String), message: 'Errors.Import.TooLarge' }] });
+      expect(res.body).toEqual({
+        code: 8,
+        message: expect.stringContaining('PORTCULLIS_BODY_LIMIT'),
+        details: [{ id: expect.any(String), message: 'Errors.Import.TooLarge' }],
+      });
     }
     expect(await countUsers(server, `large${id}`)).toBe(0);
   });
 
   it('a caller without a token is refused before its body is read', async () => {
     const body = JSON.stringify({ dataOrgs: { orgs: [] } }).padEnd(1024 * 1024, ' ');
-    const anonymous = await server.fetch('/admin/v1/import', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, token: null });
+    const anonymous = await server.fetch('/admin/v1/import', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+      token: null,
+    });
     expect(anonymous.status).toBe(401);
   });
 });

@@ -6,7 +6,10 @@ import { defaultOrgId, get, human, post, userWithPat } from './helpers';
 const uniq = () => `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
 
 async function humanEvents(server: TestServer, userId: string) {
-  const { body } = await post(server, '/admin/v1/events/_search', { aggregateId: userId, eventTypes: ['user.human.added'] });
+  const { body } = await post(server, '/admin/v1/events/_search', {
+    aggregateId: userId,
+    eventTypes: ['user.human.added'],
+  });
   return body.events as any[];
 }
 
@@ -70,7 +73,7 @@ describe('POST /admin/v1/import', () => {
     expect(plain.payload.passwordHash).toMatch(/^\$argon2id\$/);
   });
 
-  it('a NUL or control character in a username, email or name is that user\'s error, not a failed request', async () => {
+  it("a NUL or control character in a username, email or name is that user's error, not a failed request", async () => {
     const id = uniq();
     const res = await post(server, '/admin/v1/import', {
       timeout: '1500ms',
@@ -105,7 +108,15 @@ describe('POST /admin/v1/import', () => {
     const id = uniq();
     const displayName = 'Tab\there, new\nline, back\\slash, "quotes", ünïcødé \\N';
     const res = await post(server, '/admin/v1/import', {
-      dataOrgs: { orgs: [{ orgId: `o${id}`, org: { name: `Odd ${id}` }, humanUsers: [human(`h${id}`, `odd${id}`, { profile: { firstName: 'A', lastName: 'B', displayName } })] }] },
+      dataOrgs: {
+        orgs: [
+          {
+            orgId: `o${id}`,
+            org: { name: `Odd ${id}` },
+            humanUsers: [human(`h${id}`, `odd${id}`, { profile: { firstName: 'A', lastName: 'B', displayName } })],
+          },
+        ],
+      },
     });
     expect(res.body.errors).toEqual([]);
     const [added] = await humanEvents(server, `h${id}`);
@@ -120,14 +131,22 @@ describe('POST /admin/v1/import', () => {
           {
             orgId: `o${id}`,
             org: { name: `Tool ${id}` },
-            humanUsers: [{ ...human(`h${id}`, `tool${id}`, { otpCode: 'JBSWY3DPEHPK3PXPJBSWY3DP' }), state: 'USER_STATE_INACTIVE' }, human(`b${id}`, `badotp${id}`, { otpCode: 'not base32!' })],
+            humanUsers: [
+              {
+                ...human(`h${id}`, `tool${id}`, { otpCode: 'JBSWY3DPEHPK3PXPJBSWY3DP' }),
+                state: 'USER_STATE_INACTIVE',
+              },
+              human(`b${id}`, `badotp${id}`, { otpCode: 'not base32!' }),
+            ],
             userMetadata: [{ id: `h${id}`, key: 'keycloak.id', value: Buffer.from('abc').toString('base64') }],
           },
         ],
       },
     });
     expect(res.body.success.orgs[0].humanUserIds).toEqual([`h${id}`]);
-    expect(res.body.errors).toEqual([{ type: 'human_user', id: `b${id}`, message: expect.stringContaining('Errors.User.MFA.OTP.Invalid') }]);
+    expect(res.body.errors).toEqual([
+      { type: 'human_user', id: `b${id}`, message: expect.stringContaining('Errors.User.MFA.OTP.Invalid') },
+    ]);
     const events = await post(server, '/admin/v1/events/_search', { aggregateId: `h${id}`, asc: true });
     expect(events.body.events.map((e: any) => [e.type.type, e.sequence])).toEqual([
       ['user.human.added', '1'],
@@ -141,7 +160,14 @@ describe('POST /admin/v1/import', () => {
 
   it('records the same user.human.added payload as CreateUser does', async () => {
     const id = uniq();
-    const profile = { firstName: 'Same', lastName: 'Shape', nickName: 'ss', displayName: 'Same Shape', preferredLanguage: 'de', gender: 'GENDER_FEMALE' };
+    const profile = {
+      firstName: 'Same',
+      lastName: 'Shape',
+      nickName: 'ss',
+      displayName: 'Same Shape',
+      preferredLanguage: 'de',
+      gender: 'GENDER_FEMALE',
+    };
     const created = await post(server, '/management/v1/users/human', {
       userName: `created${id}`,
       profile,
@@ -181,7 +207,20 @@ describe('POST /admin/v1/import', () => {
   it('accepts snake_case field names', async () => {
     const id = uniq();
     const res = await post(server, '/admin/v1/import', {
-      data_orgs: { orgs: [{ org_id: `o${id}`, org: { name: `Snake ${id}` }, human_users: [{ user_id: `h${id}`, user: { user_name: `snake${id}`, email: { email: `s${id}@example.com`, is_email_verified: true } } }] }] },
+      data_orgs: {
+        orgs: [
+          {
+            org_id: `o${id}`,
+            org: { name: `Snake ${id}` },
+            human_users: [
+              {
+                user_id: `h${id}`,
+                user: { user_name: `snake${id}`, email: { email: `s${id}@example.com`, is_email_verified: true } },
+              },
+            ],
+          },
+        ],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.success.orgs[0].humanUserIds).toEqual([`h${id}`]);
@@ -190,9 +229,13 @@ describe('POST /admin/v1/import', () => {
   it('reports an existing organization and still adds its users', async () => {
     const orgId = await defaultOrgId(server);
     const id = uniq();
-    const res = await post(server, '/admin/v1/import', { dataOrgs: { orgs: [{ orgId, org: { name: 'ignored' }, humanUsers: [human(`h${id}`, `carol${id}`)] }] } });
+    const res = await post(server, '/admin/v1/import', {
+      dataOrgs: { orgs: [{ orgId, org: { name: 'ignored' }, humanUsers: [human(`h${id}`, `carol${id}`)] }] },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.errors).toEqual([{ type: 'org', id: orgId, message: expect.stringMatching(/^ID=\S+ Message=Errors\.Org\.AlreadyExisting$/) }]);
+    expect(res.body.errors).toEqual([
+      { type: 'org', id: orgId, message: expect.stringMatching(/^ID=\S+ Message=Errors\.Org\.AlreadyExisting$/) },
+    ]);
     expect(res.body.success.orgs[0].humanUserIds).toEqual([`h${id}`]);
     const [added] = await humanEvents(server, `h${id}`);
     expect(added.aggregate.resourceOwner).toBe(orgId);
@@ -220,7 +263,11 @@ describe('POST /admin/v1/import', () => {
     expect(res.status).toBe(200);
     expect(res.body.success.orgs[0].humanUserIds).toEqual([`ok${id}`]);
     const byId = Object.fromEntries(res.body.errors.map((e: any) => [e.id, e]));
-    expect(byId[`dup${id}`]).toEqual({ type: 'human_user', id: `dup${id}`, message: expect.stringContaining('Message=Errors.User.AlreadyExisting') });
+    expect(byId[`dup${id}`]).toEqual({
+      type: 'human_user',
+      id: `dup${id}`,
+      message: expect.stringContaining('Message=Errors.User.AlreadyExisting'),
+    });
     expect(byId[`hash${id}`].message).toContain('Message=Errors.User.Password.HashUnsupported');
     expect(byId[`mail${id}`].message).toContain('Message=Errors.User.Email.Invalid');
     expect(byId[`twice${id}`].message).toContain('Message=Errors.User.AlreadyExisting');
@@ -248,19 +295,31 @@ describe('POST /admin/v1/import', () => {
     const second = await post(server, '/admin/v1/import', body);
     expect(second.status).toBe(200);
     expect(second.body.success.orgs[0].humanUserIds).toEqual([`a${id}`, `b${id}`]);
-    expect(second.body.errors).toEqual([{ type: 'org', id: `o${id}`, message: expect.stringContaining('Errors.Org.AlreadyExisting') }]);
+    expect(second.body.errors).toEqual([
+      { type: 'org', id: `o${id}`, message: expect.stringContaining('Errors.Org.AlreadyExisting') },
+    ]);
     expect(await humanEvents(server, `a${id}`)).toHaveLength(1);
-    const orgEvents = await post(server, '/admin/v1/events/_search', { aggregateId: `o${id}`, eventTypes: ['org.added'] });
+    const orgEvents = await post(server, '/admin/v1/events/_search', {
+      aggregateId: `o${id}`,
+      eventTypes: ['org.added'],
+    });
     expect(orgEvents.body.events).toHaveLength(1);
   });
 
   it('rolls back the organization that runs out of time and reports it', async () => {
     const id = uniq();
-    const humanUsers = Array.from({ length: 40 }, (_, i) => human(`t${i}x${id}`, `slow${i}x${id}`, { password: 'Plain-Passw0rd' }));
-    const res = await post(server, '/admin/v1/import', { dataOrgs: { orgs: [{ orgId: `o${id}`, org: { name: `Slow ${id}` }, humanUsers }] }, timeout: '0.05s' });
+    const humanUsers = Array.from({ length: 40 }, (_, i) =>
+      human(`t${i}x${id}`, `slow${i}x${id}`, { password: 'Plain-Passw0rd' }),
+    );
+    const res = await post(server, '/admin/v1/import', {
+      dataOrgs: { orgs: [{ orgId: `o${id}`, org: { name: `Slow ${id}` }, humanUsers }] },
+      timeout: '0.05s',
+    });
     expect(res.status).toBe(200);
     expect(res.body.success.orgs).toEqual([]);
-    expect(res.body.errors).toEqual([{ type: 'org', id: `o${id}`, message: expect.stringContaining('Message=Errors.Import.Timeout') }]);
+    expect(res.body.errors).toEqual([
+      { type: 'org', id: `o${id}`, message: expect.stringContaining('Message=Errors.Import.Timeout') },
+    ]);
     expect(await humanEvents(server, `t0x${id}`)).toEqual([]);
     const orgEvents = await post(server, '/admin/v1/events/_search', { aggregateId: `o${id}` });
     expect(orgEvents.body.events).toEqual([]);
@@ -274,7 +333,10 @@ describe('POST /admin/v1/import', () => {
       [{ dataOrgs: { orgs: [{ org: { name: 'x' } }] } }, /orgs\[0\]\.orgId is required/],
       [{ dataOrgs: { orgs: [{ orgId: '1', humanUsers: {} }] } }, /orgs\[0\]\.humanUsers must be an array/],
       [{ dataOrgs: { orgs: [{ orgId: 'has space' }] } }, /orgs\[0\]\.orgId may contain only/],
-      [{ dataOrgs: { orgs: [{ orgId: '1', humanUsers: [{ user: { userName: 5 } }] }] } }, /humanUsers\[0\]\.user\.userName must be a string/],
+      [
+        { dataOrgs: { orgs: [{ orgId: '1', humanUsers: [{ user: { userName: 5 } }] }] } },
+        /humanUsers\[0\]\.user\.userName must be a string/,
+      ],
       [{ dataOrgs: { orgs: [] }, timeout: 'soon' }, /timeout must be a duration/],
     ];
     for (const [body, message] of cases) {

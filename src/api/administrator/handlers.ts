@@ -5,7 +5,12 @@ import {
   ResourceType,
 } from '../../../gen/portcullis/administrator/v2/administrator_service_pb';
 import type { Deps } from '../../deps';
-import { type ResourceRef, createAdministrator, deleteAdministrator, updateAdministrator } from '../../domain/administrator/manage';
+import {
+  type ResourceRef,
+  createAdministrator,
+  deleteAdministrator,
+  updateAdministrator,
+} from '../../domain/administrator/manage';
 import { listAdministrators } from '../../domain/administrator/queries';
 import { ctxOf } from '../context';
 import { pageIn, pageOut, ts } from '../instance/paging';
@@ -32,11 +37,19 @@ const TYPES: Record<string, ResourceType> = {
 export function administratorHandlers(deps: Deps): ServiceImpl<typeof AdministratorService> {
   return {
     async createAdministrator(req, hc) {
-      const r = await createAdministrator(ctxOf(deps, hc), { userId: req.userId, resource: resourceIn(req.resource), roles: req.roles });
+      const r = await createAdministrator(ctxOf(deps, hc), {
+        userId: req.userId,
+        resource: resourceIn(req.resource),
+        roles: req.roles,
+      });
       return { creationDate: ts(r.createdAt) };
     },
     async updateAdministrator(req, hc) {
-      const r = await updateAdministrator(ctxOf(deps, hc), { userId: req.userId, resource: resourceIn(req.resource), roles: req.roles });
+      const r = await updateAdministrator(ctxOf(deps, hc), {
+        userId: req.userId,
+        resource: resourceIn(req.resource),
+        roles: req.roles,
+      });
       return { changeDate: ts(r.changedAt) };
     },
     async deleteAdministrator(req, hc) {

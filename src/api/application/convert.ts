@@ -17,10 +17,19 @@ import {
   OidcResponseType,
   type SamlConfiguration,
 } from '../../../gen/portcullis/application/v2/application_pb';
-import type { UpdateApiConfiguration, UpdateApplicationRequest, UpdateOidcConfiguration } from '../../../gen/portcullis/application/v2/application_service_pb';
+import type {
+  UpdateApiConfiguration,
+  UpdateApplicationRequest,
+  UpdateOidcConfiguration,
+} from '../../../gen/portcullis/application/v2/application_service_pb';
 import { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
 import type { AppConfigInput, OidcAppConfig } from '../../domain/application/model';
-import type { ApplicationFilter, ApplicationKeyView, ApplicationView, TextMethod } from '../../domain/application/queries';
+import type {
+  ApplicationFilter,
+  ApplicationKeyView,
+  ApplicationView,
+  TextMethod,
+} from '../../domain/application/queries';
 import { invalidArgument } from '../../domain/errors';
 
 // Proto enums ↔ the names the domain and the database use. UNSPECIFIED and unknown numbers pass
@@ -76,7 +85,13 @@ function samlFromProto(c: SamlConfiguration) {
   return {};
 }
 
-export function configFromProto(c: { case: 'oidc'; value: OidcConfiguration } | { case: 'saml'; value: SamlConfiguration } | { case: 'api'; value: ApiConfiguration } | { case: undefined }): AppConfigInput {
+export function configFromProto(
+  c:
+    | { case: 'oidc'; value: OidcConfiguration }
+    | { case: 'saml'; value: SamlConfiguration }
+    | { case: 'api'; value: ApiConfiguration }
+    | { case: undefined },
+): AppConfigInput {
   switch (c.case) {
     case 'oidc':
       return { type: 'OIDC', oidc: oidcFromProto(c.value) };
@@ -136,11 +151,15 @@ export function updateFromProto(req: UpdateApplicationRequest): { name?: string;
     for (const path of mask) {
       const [head, field] = path.split('.');
       const known =
-        (path === 'name') ||
+        path === 'name' ||
         (head === 'oidc' && prefix === 'oidc' && field in OIDC_UPDATE_FIELDS) ||
         (head === 'api' && prefix === 'api' && field === 'auth_method_type') ||
         (head === 'saml' && prefix === 'saml' && (field === 'metadata_xml' || field === 'metadata_url'));
-      if (!known) throw invalidArgument('Errors.Application.UpdateMask.Invalid', `update_mask names "${path}", which this request cannot change`);
+      if (!known)
+        throw invalidArgument(
+          'Errors.Application.UpdateMask.Invalid',
+          `update_mask names "${path}", which this request cannot change`,
+        );
     }
   }
   const out: { name?: string; config?: AppConfigInput } = {};
@@ -215,7 +234,11 @@ export function applicationToProto(a: ApplicationView): Application {
   } else if (a.type === 'API' && a.api) {
     configuration = {
       case: 'api',
-      value: { $typeName: 'portcullis.application.v2.ApiConfiguration', authMethodType: enumValue(ApiAuthMethodType, a.api.authMethodType), clientId: a.clientId ?? '' },
+      value: {
+        $typeName: 'portcullis.application.v2.ApiConfiguration',
+        authMethodType: enumValue(ApiAuthMethodType, a.api.authMethodType),
+        clientId: a.clientId ?? '',
+      },
     };
   }
   return create(ApplicationSchema, {
@@ -244,7 +267,8 @@ export function filterFromProto(f: ApplicationSearchFilter, index: number): Appl
     }
     case 'type': {
       const type = ApplicationType[c.value] as string | undefined;
-      if (!type || type === 'UNSPECIFIED') throw invalidArgument('Errors.Filter.Invalid', `filters[${index}].type must be OIDC, SAML or API`);
+      if (!type || type === 'UNSPECIFIED')
+        throw invalidArgument('Errors.Filter.Invalid', `filters[${index}].type must be OIDC, SAML or API`);
       return { type: type as 'OIDC' | 'SAML' | 'API' };
     }
     default:

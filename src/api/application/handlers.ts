@@ -2,7 +2,10 @@ import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { ApplicationKeyFileSchema } from '../../../gen/portcullis/application/v2/application_pb';
-import { ApplicationService, type CreateApplicationResponseSchema } from '../../../gen/portcullis/application/v2/application_service_pb';
+import {
+  ApplicationService,
+  type CreateApplicationResponseSchema,
+} from '../../../gen/portcullis/application/v2/application_service_pb';
 import type { Deps } from '../../deps';
 import {
   createApplication,
@@ -32,10 +35,17 @@ export function applicationHandlers(deps: Deps): ServiceImpl<typeof ApplicationS
       if (created.type === 'OIDC') {
         configuration = {
           case: 'oidc',
-          value: { clientId: created.clientId ?? '', clientSecret: created.clientSecret, complianceProblems: created.complianceProblems },
+          value: {
+            clientId: created.clientId ?? '',
+            clientSecret: created.clientSecret,
+            complianceProblems: created.complianceProblems,
+          },
         };
       } else if (created.type === 'API') {
-        configuration = { case: 'api', value: { clientId: created.clientId ?? '', clientSecret: created.clientSecret } };
+        configuration = {
+          case: 'api',
+          value: { clientId: created.clientId ?? '', clientSecret: created.clientSecret },
+        };
       } else {
         configuration = { case: 'saml', value: {} };
       }
@@ -58,8 +68,15 @@ export function applicationHandlers(deps: Deps): ServiceImpl<typeof ApplicationS
     },
 
     async updateApplication(req, hc) {
-      const res = await updateApplication(ctxOf(deps, hc), { applicationId: req.applicationId, ...updateFromProto(req) });
-      return { changeDate: timestampFromDate(res.changedAt), clientSecret: res.clientSecret, complianceProblems: res.complianceProblems };
+      const res = await updateApplication(ctxOf(deps, hc), {
+        applicationId: req.applicationId,
+        ...updateFromProto(req),
+      });
+      return {
+        changeDate: timestampFromDate(res.changedAt),
+        clientSecret: res.clientSecret,
+        complianceProblems: res.complianceProblems,
+      };
     },
 
     async deactivateApplication(req, hc) {

@@ -15,7 +15,9 @@ const ALGORITHMS: Record<InstanceSettings['signingAlgorithm'], SigningAlgorithm>
   ES256: SigningAlgorithm.ES256,
   EdDSA: SigningAlgorithm.EDDSA,
 };
-const ALGORITHM_NAMES = new Map(Object.entries(ALGORITHMS).map(([k, v]) => [v, k as InstanceSettings['signingAlgorithm']]));
+const ALGORITHM_NAMES = new Map(
+  Object.entries(ALGORITHMS).map(([k, v]) => [v, k as InstanceSettings['signingAlgorithm']]),
+);
 
 // Web key RPCs (ListWebKeys, CreateWebKey, …) are added by the OIDC area, hence Partial.
 export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof InstanceService>> {
@@ -44,7 +46,12 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
       const r = await listInstanceDomains(ctxOf(deps, hc), { page: pageIn(req.pagination) });
       return {
         pagination: pageOut(r),
-        domains: r.items.map((d) => ({ domain: d.domain, isGenerated: d.generated, isTrusted: d.trusted, creationDate: ts(d.createdAt) })),
+        domains: r.items.map((d) => ({
+          domain: d.domain,
+          isGenerated: d.generated,
+          isTrusted: d.trusted,
+          creationDate: ts(d.createdAt),
+        })),
       };
     },
     async addTrustedDomain(req, hc) {

@@ -10,7 +10,8 @@ export function inputGuardInterceptor(): Interceptor {
   return (next) => async (req) => {
     if (!req.stream) {
       const field = nulField(req.message, '', 0);
-      if (field !== undefined) throw new ConnectError(`${field || 'the request'} contains a NUL character`, Code.InvalidArgument);
+      if (field !== undefined)
+        throw new ConnectError(`${field || 'the request'} contains a NUL character`, Code.InvalidArgument);
     }
     return next(req);
   };
@@ -29,7 +30,8 @@ function nulField(value: unknown, path: string, depth: number): string | undefin
   for (const [key, v] of Object.entries(value)) {
     if (key === '$typeName') continue;
     // oneof members are {case, value}: name the case, not "value"
-    const name = key === 'value' && 'case' in value ? String((value as { case: unknown }).case) : key === 'case' ? '' : key;
+    const name =
+      key === 'value' && 'case' in value ? String((value as { case: unknown }).case) : key === 'case' ? '' : key;
     if (!name) continue;
     const found = nulField(v, path && name ? `${path}.${snake(name)}` : snake(name), depth + 1);
     if (found !== undefined) return found;

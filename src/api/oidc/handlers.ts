@@ -30,10 +30,19 @@ export function oidcHandlers(deps: Deps): ServiceImpl<typeof OIDCService> {
       const ctx = ctxOf(deps, hc);
       const kind = req.callbackKind;
       let r: Awaited<ReturnType<typeof createCallback>>;
-      if (kind.case === 'session') r = await createCallback(ctx, req.authRequestId, { session: { id: kind.value.sessionId, token: kind.value.sessionToken } });
-      else if (kind.case === 'error') r = await createCallback(ctx, req.authRequestId, { error: { error: kind.value.error, description: kind.value.errorDescription } });
+      if (kind.case === 'session')
+        r = await createCallback(ctx, req.authRequestId, {
+          session: { id: kind.value.sessionId, token: kind.value.sessionToken },
+        });
+      else if (kind.case === 'error')
+        r = await createCallback(ctx, req.authRequestId, {
+          error: { error: kind.value.error, description: kind.value.errorDescription },
+        });
       else throw invalidArgument('Errors.AuthRequest.Callback', 'one of session or error is required');
-      return { callbackUrl: `${deps.config.externalUrl}${callbackUrl(r.request.id)}&key=${r.callbackKey}`, changeDate: timestampFromDate(new Date()) };
+      return {
+        callbackUrl: `${deps.config.externalUrl}${callbackUrl(r.request.id)}&key=${r.callbackKey}`,
+        changeDate: timestampFromDate(new Date()),
+      };
     },
   };
 }

@@ -1,17 +1,24 @@
 import { genderIn } from '../user/convert';
 import type { ServiceImpl } from '@connectrpc/connect';
-import {
-  OrganizationService,
-  OrganizationState,
-} from '../../../gen/portcullis/org/v2/org_service_pb';
+import { OrganizationService, OrganizationState } from '../../../gen/portcullis/org/v2/org_service_pb';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { OrganizationSchema } from '../../../gen/portcullis/org/v2/org_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
 import type { Org } from '../../domain/org/access';
 import { createOrganization } from '../../domain/org/create-organization';
-import { addOrganizationDomain, deleteOrganizationDomain, setPrimaryOrganizationDomain } from '../../domain/org/domains';
-import { activateOrganization, deactivateOrganization, deleteOrganization, setOrganizationLoginPolicy, updateOrganization } from '../../domain/org/lifecycle';
+import {
+  addOrganizationDomain,
+  deleteOrganizationDomain,
+  setPrimaryOrganizationDomain,
+} from '../../domain/org/domains';
+import {
+  activateOrganization,
+  deactivateOrganization,
+  deleteOrganization,
+  setOrganizationLoginPolicy,
+  updateOrganization,
+} from '../../domain/org/lifecycle';
 import { deleteOrganizationMetadata, setOrganizationMetadata } from '../../domain/org/metadata';
 import {
   type OrgFilter,
@@ -74,7 +81,11 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
           throw invalidArgument('Errors.Invalid.admins', `admins[${i}] needs user_id or human`);
         }),
       });
-      return { organizationId: r.id, createdAdmins: r.adminIds.map((userId) => ({ userId })), creationDate: ts(r.createdAt) };
+      return {
+        organizationId: r.id,
+        createdAdmins: r.adminIds.map((userId) => ({ userId })),
+        creationDate: ts(r.createdAt),
+      };
     },
     async getOrganization(req, hc) {
       return { organization: orgOut(await getOrganization(ctxOf(deps, hc), req.organizationId)) };
@@ -129,7 +140,10 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
       return { creationDate: ts(r.createdAt) };
     },
     async listOrganizationDomains(req, hc) {
-      const r = await listOrganizationDomains(ctxOf(deps, hc), { orgId: req.organizationId, page: pageIn(req.pagination) });
+      const r = await listOrganizationDomains(ctxOf(deps, hc), {
+        orgId: req.organizationId,
+        page: pageIn(req.pagination),
+      });
       return {
         pagination: pageOut(r),
         domains: r.items.map((d) => ({
@@ -154,8 +168,14 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
       return { setDate: ts(r.setAt) };
     },
     async listOrganizationMetadata(req, hc) {
-      const r = await listOrganizationMetadata(ctxOf(deps, hc), { orgId: req.organizationId, page: pageIn(req.pagination) });
-      return { pagination: pageOut(r), metadata: r.items.map((m) => ({ key: m.key, value: Buffer.from(m.value, 'base64') })) };
+      const r = await listOrganizationMetadata(ctxOf(deps, hc), {
+        orgId: req.organizationId,
+        page: pageIn(req.pagination),
+      });
+      return {
+        pagination: pageOut(r),
+        metadata: r.items.map((m) => ({ key: m.key, value: Buffer.from(m.value, 'base64') })),
+      };
     },
     async deleteOrganizationMetadata(req, hc) {
       const r = await deleteOrganizationMetadata(ctxOf(deps, hc), { orgId: req.organizationId, keys: req.keys });

@@ -8,7 +8,13 @@ import {
 } from '../../../gen/portcullis/project/v2/project_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
-import { activateProject, createProject, deactivateProject, deleteProject, updateProject } from '../../domain/project/commands';
+import {
+  activateProject,
+  createProject,
+  deactivateProject,
+  deleteProject,
+  updateProject,
+} from '../../domain/project/commands';
 import {
   activateProjectGrant,
   createProjectGrant,
@@ -16,7 +22,14 @@ import {
   deleteProjectGrant,
   updateProjectGrant,
 } from '../../domain/project/grants';
-import { type ProjectFilter, type ProjectRecord, getProject, listProjectGrants, listProjectRoles, listProjects } from '../../domain/project/queries';
+import {
+  type ProjectFilter,
+  type ProjectRecord,
+  getProject,
+  listProjectGrants,
+  listProjectRoles,
+  listProjects,
+} from '../../domain/project/queries';
 import { addProjectRole, removeProjectRole, updateProjectRole } from '../../domain/project/roles';
 import { ctxOf } from '../context';
 import { pageIn, pageOut, textMethod, ts } from '../instance/paging';
@@ -77,7 +90,10 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
             break;
           case 'kind':
             if (f.filter.value.ownedOnly && f.filter.value.grantedOnly) {
-              throw invalidArgument('Errors.Invalid.filters', 'filters.kind: owned_only and granted_only exclude each other');
+              throw invalidArgument(
+                'Errors.Invalid.filters',
+                'filters.kind: owned_only and granted_only exclude each other',
+              );
             }
             if (f.filter.value.ownedOnly) filters.push({ ownedOnly: true });
             if (f.filter.value.grantedOnly) filters.push({ grantedOnly: true });
@@ -131,7 +147,11 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
       return { removalDate: ts(r.removedAt) };
     },
     async listProjectRoles(req, hc) {
-      const r = await listProjectRoles(ctxOf(deps, hc), { projectId: req.projectId, keyPrefix: req.roleKeyPrefix, page: pageIn(req.pagination) });
+      const r = await listProjectRoles(ctxOf(deps, hc), {
+        projectId: req.projectId,
+        keyPrefix: req.roleKeyPrefix,
+        page: pageIn(req.pagination),
+      });
       return {
         pagination: pageOut(r),
         projectRoles: r.items.map((x) => ({
@@ -161,15 +181,24 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
       return { changeDate: ts(r.changedAt) };
     },
     async deactivateProjectGrant(req, hc) {
-      const r = await deactivateProjectGrant(ctxOf(deps, hc), { projectId: req.projectId, grantedOrgId: req.grantedOrganizationId });
+      const r = await deactivateProjectGrant(ctxOf(deps, hc), {
+        projectId: req.projectId,
+        grantedOrgId: req.grantedOrganizationId,
+      });
       return { changeDate: ts(r.changedAt) };
     },
     async activateProjectGrant(req, hc) {
-      const r = await activateProjectGrant(ctxOf(deps, hc), { projectId: req.projectId, grantedOrgId: req.grantedOrganizationId });
+      const r = await activateProjectGrant(ctxOf(deps, hc), {
+        projectId: req.projectId,
+        grantedOrgId: req.grantedOrganizationId,
+      });
       return { changeDate: ts(r.changedAt) };
     },
     async deleteProjectGrant(req, hc) {
-      const r = await deleteProjectGrant(ctxOf(deps, hc), { projectId: req.projectId, grantedOrgId: req.grantedOrganizationId });
+      const r = await deleteProjectGrant(ctxOf(deps, hc), {
+        projectId: req.projectId,
+        grantedOrgId: req.grantedOrganizationId,
+      });
       return { deletionDate: ts(r.deletedAt) };
     },
     async listProjectGrants(req, hc) {

@@ -1,6 +1,9 @@
 import type { DescService } from '@bufbuild/protobuf';
 import type { ConnectRouter } from '@connectrpc/connect';
-import { ServerReflection as ReflectionV1, type ServerReflectionRequest as RequestV1 } from '../../../gen/grpc/reflection/v1/reflection_pb';
+import {
+  ServerReflection as ReflectionV1,
+  type ServerReflectionRequest as RequestV1,
+} from '../../../gen/grpc/reflection/v1/reflection_pb';
 import {
   ServerReflection as ReflectionV1alpha,
   type ServerReflectionRequest as RequestV1alpha,
@@ -16,7 +19,10 @@ type Answer =
   | { case: 'listServicesResponse'; value: { service: { name: string }[] } }
   | { case: 'errorResponse'; value: { errorCode: number; errorMessage: string } };
 
-const notFound = (message: string): Answer => ({ case: 'errorResponse', value: { errorCode: NOT_FOUND, errorMessage: message } });
+const notFound = (message: string): Answer => ({
+  case: 'errorResponse',
+  value: { errorCode: NOT_FOUND, errorMessage: message },
+});
 
 function answer(api: ApiDescriptions, req: RequestV1 | RequestV1alpha): Answer {
   const q = req.messageRequest;
@@ -25,11 +31,15 @@ function answer(api: ApiDescriptions, req: RequestV1 | RequestV1alpha): Answer {
       return { case: 'listServicesResponse', value: { service: api.serviceNames.map((name) => ({ name })) } };
     case 'fileByFilename': {
       const files = api.fileWithImports(q.value);
-      return files ? { case: 'fileDescriptorResponse', value: { fileDescriptorProto: files } } : notFound(`file "${q.value}" not found`);
+      return files
+        ? { case: 'fileDescriptorResponse', value: { fileDescriptorProto: files } }
+        : notFound(`file "${q.value}" not found`);
     }
     case 'fileContainingSymbol': {
       const files = api.fileContainingSymbol(q.value);
-      return files ? { case: 'fileDescriptorResponse', value: { fileDescriptorProto: files } } : notFound(`symbol "${q.value}" not found`);
+      return files
+        ? { case: 'fileDescriptorResponse', value: { fileDescriptorProto: files } }
+        : notFound(`symbol "${q.value}" not found`);
     }
     case 'fileContainingExtension':
       // The API declares no extensions.

@@ -4,7 +4,12 @@ import { SessionService } from '../../../gen/portcullis/session/v2/session_servi
 import type { Checks } from '../../../gen/portcullis/session/v2/session_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
-import { createSessionWithChecks, requireLoginUiPermission, type SessionChecks, setSessionChecks } from '../../domain/session/api';
+import {
+  createSessionWithChecks,
+  requireLoginUiPermission,
+  type SessionChecks,
+  setSessionChecks,
+} from '../../domain/session/api';
 import { getSession, listSessions, type Session, terminateSessions } from '../../domain/session/sessions';
 import { notFound } from '../../domain/errors';
 import { ctxOf } from '../context';
@@ -39,7 +44,11 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
     async createSession(req, hc) {
       const ctx = ctxOf(deps, hc);
       const lifetime = Number(req.lifetimeSeconds);
-      const { id, token, session } = await createSessionWithChecks(ctx, checksOf(req.checks), lifetime > 0 ? lifetime : undefined);
+      const { id, token, session } = await createSessionWithChecks(
+        ctx,
+        checksOf(req.checks),
+        lifetime > 0 ? lifetime : undefined,
+      );
       return { sessionId: id, sessionToken: token, creationDate: timestampFromDate(session.createdAt) };
     },
     async setSession(req, hc) {
@@ -56,7 +65,10 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
     async listSessions(req, hc) {
       const ctx = ctxOf(deps, hc);
       requireLoginUiPermission(ctx);
-      const { rows, total, limit } = await listSessions(ctx.db, { userId: req.userId || undefined, page: pageIn(req.pagination) });
+      const { rows, total, limit } = await listSessions(ctx.db, {
+        userId: req.userId || undefined,
+        page: pageIn(req.pagination),
+      });
       return { pagination: { totalResult: BigInt(total), appliedLimit: BigInt(limit) }, sessions: rows.map(toProto) };
     },
     async deleteSession(req, hc) {

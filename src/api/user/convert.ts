@@ -32,7 +32,8 @@ const GENDERS: Record<number, string | undefined> = {
   [Gender.DIVERSE]: 'DIVERSE',
 };
 export const genderIn = (g: Gender | undefined) => (g === undefined ? undefined : (GENDERS[g] ?? ''));
-const genderOut = (g: string | null) => (g === 'FEMALE' ? Gender.FEMALE : g === 'MALE' ? Gender.MALE : g === 'DIVERSE' ? Gender.DIVERSE : Gender.UNSPECIFIED);
+const genderOut = (g: string | null) =>
+  g === 'FEMALE' ? Gender.FEMALE : g === 'MALE' ? Gender.MALE : g === 'DIVERSE' ? Gender.DIVERSE : Gender.UNSPECIFIED;
 
 export const accessTokenTypeIn = (t: AccessTokenType | undefined) =>
   t === AccessTokenType.JWT ? ('JWT' as const) : t === AccessTokenType.BEARER ? ('BEARER' as const) : undefined;

@@ -13,9 +13,22 @@ import {
   removeSecret,
   setPassword,
 } from '../../domain/user/credentials';
-import { createInviteCode, resendEmailCode, resendInviteCode, setEmail, verifyEmail, verifyInviteCode } from '../../domain/user/email';
+import {
+  createInviteCode,
+  resendEmailCode,
+  resendInviteCode,
+  setEmail,
+  verifyEmail,
+  verifyInviteCode,
+} from '../../domain/user/email';
 import { deleteUserMetadata, setUserMetadata } from '../../domain/user/metadata';
-import { getUserById, listKeys, listPersonalAccessTokens, listUserMetadata, listUsers } from '../../domain/user/queries';
+import {
+  getUserById,
+  listKeys,
+  listPersonalAccessTokens,
+  listUserMetadata,
+  listUsers,
+} from '../../domain/user/queries';
 import { ctxOf } from '../context';
 import { pageIn } from '../instance/paging';
 import {
@@ -44,7 +57,11 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
         username: req.username,
         machine:
           u.case === 'machine'
-            ? { name: u.value.name, description: u.value.description, accessTokenType: accessTokenTypeIn(u.value.accessTokenType) }
+            ? {
+                name: u.value.name,
+                description: u.value.description,
+                accessTokenType: accessTokenTypeIn(u.value.accessTokenType),
+              }
             : undefined,
         human:
           u.case === 'human'
@@ -57,13 +74,25 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
                   preferredLanguage: u.value.profile.preferredLanguage,
                   gender: genderIn(u.value.profile.gender),
                 },
-                email: u.value.email && { email: u.value.email.email, verification: emailVerificationIn(u.value.email) },
-                phone: u.value.phone && { phone: u.value.phone.phone, verification: phoneVerificationIn(u.value.phone) },
+                email: u.value.email && {
+                  email: u.value.email.email,
+                  verification: emailVerificationIn(u.value.email),
+                },
+                phone: u.value.phone && {
+                  phone: u.value.phone.phone,
+                  verification: phoneVerificationIn(u.value.phone),
+                },
                 password:
                   u.value.passwordType.case === 'password'
-                    ? { password: u.value.passwordType.value.password, changeRequired: u.value.passwordType.value.changeRequired }
+                    ? {
+                        password: u.value.passwordType.value.password,
+                        changeRequired: u.value.passwordType.value.changeRequired,
+                      }
                     : u.value.passwordType.case === 'hashedPassword'
-                      ? { hash: u.value.passwordType.value.hash, changeRequired: u.value.passwordType.value.changeRequired }
+                      ? {
+                          hash: u.value.passwordType.value.hash,
+                          changeRequired: u.value.passwordType.value.changeRequired,
+                        }
                       : undefined,
                 metadata: u.value.metadata.map((m) => ({ key: m.key, value: m.value })),
               }
@@ -106,7 +135,11 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
                 ? { hash: h.passwordType.value.hash, changeRequired: h.passwordType.value.changeRequired }
                 : undefined,
         },
-        machine: m && { name: m.name, description: m.description, accessTokenType: accessTokenTypeIn(m.accessTokenType) },
+        machine: m && {
+          name: m.name,
+          description: m.description,
+          accessTokenType: accessTokenTypeIn(m.accessTokenType),
+        },
       });
       return { changeDate: ts(r.changedAt), emailCode: r.emailCode, phoneCode: r.phoneCode };
     },
@@ -144,13 +177,20 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
       const m = req.medium;
       const r = await passwordReset(ctxOf(deps, hc), {
         userId: req.userId,
-        delivery: m.case === 'returnCode' ? { return: true } : { send: { urlTemplate: m.case === 'sendLink' ? m.value.urlTemplate : undefined } },
+        delivery:
+          m.case === 'returnCode'
+            ? { return: true }
+            : { send: { urlTemplate: m.case === 'sendLink' ? m.value.urlTemplate : undefined } },
       });
       return { changeDate: ts(r.changedAt), verificationCode: r.code };
     },
 
     async setEmail(req, hc) {
-      const r = await setEmail(ctxOf(deps, hc), { userId: req.userId, email: req.email, verification: emailVerificationIn(req) });
+      const r = await setEmail(ctxOf(deps, hc), {
+        userId: req.userId,
+        email: req.email,
+        verification: emailVerificationIn(req),
+      });
       return { changeDate: ts(r.changedAt), verificationCode: r.code };
     },
 
@@ -158,7 +198,10 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
       const v = req.verification;
       const r = await resendEmailCode(ctxOf(deps, hc), {
         userId: req.userId,
-        verification: v.case === 'returnCode' ? { return: true } : { send: { urlTemplate: v.case === 'sendCode' ? v.value.urlTemplate : undefined } },
+        verification:
+          v.case === 'returnCode'
+            ? { return: true }
+            : { send: { urlTemplate: v.case === 'sendCode' ? v.value.urlTemplate : undefined } },
       });
       return { changeDate: ts(r.changedAt), verificationCode: r.code };
     },
@@ -174,7 +217,12 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
         delivery:
           v.case === 'returnCode'
             ? { return: true }
-            : { send: v.case === 'sendCode' ? { urlTemplate: v.value.urlTemplate, applicationName: v.value.applicationName } : {} },
+            : {
+                send:
+                  v.case === 'sendCode'
+                    ? { urlTemplate: v.value.urlTemplate, applicationName: v.value.applicationName }
+                    : {},
+              },
       });
       return { changeDate: ts(r.changedAt), inviteCode: r.code };
     },
@@ -184,7 +232,11 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
 
     async verifyInviteCode(req, hc) {
-      const at = await verifyInviteCode(ctxOf(deps, hc), { userId: req.userId, code: req.verificationCode, password: req.password });
+      const at = await verifyInviteCode(ctxOf(deps, hc), {
+        userId: req.userId,
+        code: req.verificationCode,
+        password: req.password,
+      });
       return { changeDate: ts(at) };
     },
 
@@ -197,7 +249,11 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
 
     async addKey(req, hc) {
-      const r = await addKey(ctxOf(deps, hc), { userId: req.userId, expiresAt: optDate(req.expirationDate), publicKey: req.publicKey });
+      const r = await addKey(ctxOf(deps, hc), {
+        userId: req.userId,
+        expiresAt: optDate(req.expirationDate),
+        publicKey: req.publicKey,
+      });
       return {
         keyId: r.keyId,
         creationDate: ts(r.createdAt),
@@ -222,11 +278,18 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
 
     async addPersonalAccessToken(req, hc) {
-      const r = await createPersonalAccessToken(ctxOf(deps, hc), { userId: req.userId, expiresAt: optDate(req.expirationDate) });
+      const r = await createPersonalAccessToken(ctxOf(deps, hc), {
+        userId: req.userId,
+        expiresAt: optDate(req.expirationDate),
+      });
       return { tokenId: r.id, token: r.token, creationDate: ts(r.createdAt) };
     },
     async removePersonalAccessToken(req, hc) {
-      return { deletionDate: ts(await removePersonalAccessToken(ctxOf(deps, hc), { userId: req.userId, tokenId: req.tokenId })) };
+      return {
+        deletionDate: ts(
+          await removePersonalAccessToken(ctxOf(deps, hc), { userId: req.userId, tokenId: req.tokenId }),
+        ),
+      };
     },
     async listPersonalAccessTokens(req, hc) {
       const r = await listPersonalAccessTokens(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
@@ -243,7 +306,10 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
 
     async setUserMetadata(req, hc) {
-      const at = await setUserMetadata(ctxOf(deps, hc), { userId: req.userId, metadata: req.metadata.map((m) => ({ key: m.key, value: m.value })) });
+      const at = await setUserMetadata(ctxOf(deps, hc), {
+        userId: req.userId,
+        metadata: req.metadata.map((m) => ({ key: m.key, value: m.value })),
+      });
       return { setDate: ts(at) };
     },
     async deleteUserMetadata(req, hc) {

@@ -9,13 +9,21 @@ import { permissionDenied } from '../../domain/errors';
 import { activateWebKey, createWebKey, deleteWebKey, listWebKeys } from '../../domain/oidc/web-keys';
 import { ctxOf } from '../context';
 
-const ALG_TO_PROTO: Record<string, WebKeyAlgorithm> = { RS256: WebKeyAlgorithm.RS256, ES256: WebKeyAlgorithm.ES256, EdDSA: WebKeyAlgorithm.EDDSA };
+const ALG_TO_PROTO: Record<string, WebKeyAlgorithm> = {
+  RS256: WebKeyAlgorithm.RS256,
+  ES256: WebKeyAlgorithm.ES256,
+  EdDSA: WebKeyAlgorithm.EDDSA,
+};
 const PROTO_TO_ALG: Partial<Record<WebKeyAlgorithm, SigningAlgorithm>> = {
   [WebKeyAlgorithm.RS256]: 'RS256',
   [WebKeyAlgorithm.ES256]: 'ES256',
   [WebKeyAlgorithm.EDDSA]: 'EdDSA',
 };
-const STATE_TO_PROTO: Record<string, WebKeyState> = { INITIAL: WebKeyState.INITIAL, ACTIVE: WebKeyState.ACTIVE, INACTIVE: WebKeyState.INACTIVE };
+const STATE_TO_PROTO: Record<string, WebKeyState> = {
+  INITIAL: WebKeyState.INITIAL,
+  ACTIVE: WebKeyState.ACTIVE,
+  INACTIVE: WebKeyState.INACTIVE,
+};
 
 /** The web key RPCs of InstanceService (rotation of the signing keys on demand). */
 export function webKeyHandlers(deps: Deps): Partial<ServiceImpl<typeof InstanceService>> {

@@ -12,7 +12,10 @@ export interface GeneratedKey {
 
 /** A fresh key pair for the algorithm; `kid` is random (128 bits). */
 export async function generateSigningKey(alg: SigningAlgorithm): Promise<GeneratedKey> {
-  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: 2048 } : {}) });
+  const { publicKey, privateKey } = await generateKeyPair(alg, {
+    extractable: true,
+    ...(alg === 'RS256' ? { modulusLength: 2048 } : {}),
+  });
   const kid = randomBytes(16).toString('base64url');
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
   const privateJwk = { ...(await exportJWK(privateKey)), kid, alg };

@@ -17,7 +17,11 @@ interface Variant {
 }
 
 /** The byte order of the output encoding: groups of (k, k+step, k+2·step), rotated as the spec says. */
-function triples(count: number, step: number, rotation: (k: number, a: number, b: number, c: number) => number[]): number[][] {
+function triples(
+  count: number,
+  step: number,
+  rotation: (k: number, a: number, b: number, c: number) => number[],
+): number[][] {
   return Array.from({ length: count }, (_, k) => rotation(k, k, k + step, k + 2 * step));
 }
 
@@ -26,14 +30,32 @@ const VARIANTS: Record<string, Variant> = {
     algorithm: 'sha256',
     size: 32,
     length: 43,
-    triples: triples(10, 10, (k, a, b, c) => [[a, b, c], [c, a, b], [b, c, a]][k % 3]),
+    triples: triples(
+      10,
+      10,
+      (k, a, b, c) =>
+        [
+          [a, b, c],
+          [c, a, b],
+          [b, c, a],
+        ][k % 3],
+    ),
     tail: [-1, 31, 30, 3],
   },
   '6': {
     algorithm: 'sha512',
     size: 64,
     length: 86,
-    triples: triples(21, 21, (k, a, b, c) => [[a, b, c], [b, c, a], [c, a, b]][k % 3]),
+    triples: triples(
+      21,
+      21,
+      (k, a, b, c) =>
+        [
+          [a, b, c],
+          [b, c, a],
+          [c, a, b],
+        ][k % 3],
+    ),
     tail: [-1, -1, 63, 2],
   },
 };

@@ -80,4 +80,3 @@ export const instanceDomains = pgTable('instance_domains', {
   trusted: boolean('trusted').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });
-

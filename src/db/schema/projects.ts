@@ -71,7 +71,9 @@ export const authorizations = pgTable(
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('authorizations_user_project_org_uq').on(t.userId, t.projectId, t.orgId).where(sql`${t.state} <> 'REMOVED'`),
+    uniqueIndex('authorizations_user_project_org_uq')
+      .on(t.userId, t.projectId, t.orgId)
+      .where(sql`${t.state} <> 'REMOVED'`),
     index('authorizations_project_idx').on(t.projectId),
   ],
 );

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 
 /**
  * Human and machine users in one table (v2 has one CreateUser). Columns that only apply to one type
@@ -157,7 +167,11 @@ export const notifications = pgTable(
  * counter row. ListUsers sums them instead of counting 100,000 rows; a background job folds the
  * deltas of an organization into one row now and then.
  */
-export const userCounts = pgTable('user_counts', {
-  orgId: text('org_id').notNull(),
-  live: bigint('live', { mode: 'number' }).notNull(),
-}, (t) => [index('user_counts_org_idx').on(t.orgId)]);
+export const userCounts = pgTable(
+  'user_counts',
+  {
+    orgId: text('org_id').notNull(),
+    live: bigint('live', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('user_counts_org_idx').on(t.orgId)],
+);

@@ -6,7 +6,8 @@ import { type Scope, type UniqueConstraintErrors } from '../execute';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const administratorUniqueConstraints: UniqueConstraintErrors = {
-  administrators_user_id_resource_type_resource_id_pk: () => alreadyExists('Errors.Member.AlreadyExists', 'the user is already an administrator of this resource'),
+  administrators_user_id_resource_type_resource_id_pk: () =>
+    alreadyExists('Errors.Member.AlreadyExists', 'the user is already an administrator of this resource'),
 };
 
 export interface AddAdministratorInput {
@@ -21,7 +22,10 @@ export function checkRoles(resourceType: AddAdministratorInput['resourceType'], 
   if (roles.length === 0) throw invalidArgument('Errors.Member.Roles.Empty', 'roles must not be empty');
   for (const r of roles) {
     if (!isRole(r) || ROLES[r].on !== resourceType) {
-      throw invalidArgument('Errors.Member.Role.Invalid', `role "${r}" cannot be granted on ${resourceType.toLowerCase()}`);
+      throw invalidArgument(
+        'Errors.Member.Role.Invalid',
+        `role "${r}" cannot be granted on ${resourceType.toLowerCase()}`,
+      );
     }
   }
 }
@@ -31,7 +35,8 @@ export async function addAdministrator(scope: Scope, input: AddAdministratorInpu
   checkRoles(input.resourceType, input.roles);
   await scope.tx.insert(administrators).values(input);
   await invalidatePrincipal(scope, input.userId);
-  const aggregateType = input.resourceType === 'INSTANCE' ? 'instance' : input.resourceType === 'ORG' ? 'org' : 'project';
+  const aggregateType =
+    input.resourceType === 'INSTANCE' ? 'instance' : input.resourceType === 'ORG' ? 'org' : 'project';
   scope.push({
     aggregateType,
     aggregateId: input.resourceId,

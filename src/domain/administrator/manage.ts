@@ -29,7 +29,12 @@ export async function resolveResource(scope: Scope, ref: ResourceRef | undefined
   if ('instance' in ref) {
     if (!ctx.principal.canInstance(perm)) throw permissionDenied(`needs ${perm} on the instance`);
     await lockInstance(scope);
-    return { resourceType: 'INSTANCE', resourceId: ctx.instanceId, resourceOwner: ctx.instanceId, aggregateType: 'instance' };
+    return {
+      resourceType: 'INSTANCE',
+      resourceId: ctx.instanceId,
+      resourceOwner: ctx.instanceId,
+      aggregateType: 'instance',
+    };
   }
   if ('orgId' in ref) {
     const id = requireId('resource.organization_id', ref.orgId);
@@ -53,17 +58,27 @@ function invalidResource() {
  */
 async function memberForChange(scope: Scope, userId: string, r: Resolved, roles: string[]): Promise<void> {
   const p = scope.ctx.principal;
-  const [user] = await scope.tx.select({ orgId: users.orgId }).from(users).where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
-  if (!user || (user.orgId !== r.resourceOwner && !p.canOrg('user.read', user.orgId))) throw notFound('Errors.User.NotFound', 'user not found');
+  const [user] = await scope.tx
+    .select({ orgId: users.orgId })
+    .from(users)
+    .where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
+  if (!user || (user.orgId !== r.resourceOwner && !p.canOrg('user.read', user.orgId)))
+    throw notFound('Errors.User.NotFound', 'user not found');
   await requireCovers(scope.tx, p, userId);
   if (!p.covers([{ resourceType: r.resourceType, resourceId: r.resourceId, resourceOwner: r.resourceOwner, roles }])) {
-    throw permissionDenied('roles: the caller cannot grant permissions it does not hold itself', 'Errors.Member.Privileged');
+    throw permissionDenied(
+      'roles: the caller cannot grant permissions it does not hold itself',
+      'Errors.Member.Privileged',
+    );
   }
 }
 
 const memberNotFound = () => notFound('Errors.Member.NotFound', 'the user is not an administrator of this resource');
 
-export async function createAdministrator(ctx: Ctx, input: { userId: string; resource?: ResourceRef; roles: string[] }): Promise<{ createdAt: Date }> {
+export async function createAdministrator(
+  ctx: Ctx,
+  input: { userId: string; resource?: ResourceRef; roles: string[] },
+): Promise<{ createdAt: Date }> {
   requireId('user_id', input.userId);
   return execute(ctx, (scope) => createAdministratorIn(scope, input));
 }
@@ -77,11 +92,20 @@ export async function createAdministratorIn(
   const r = await resolveResource(scope, input.resource, 'administrator.write');
   checkRoles(r.resourceType, input.roles);
   await memberForChange(scope, userId, r, input.roles);
-  await addAdministrator(scope, { userId, resourceType: r.resourceType, resourceId: r.resourceId, resourceOwner: r.resourceOwner, roles: [...new Set(input.roles)] });
+  await addAdministrator(scope, {
+    userId,
+    resourceType: r.resourceType,
+    resourceId: r.resourceId,
+    resourceOwner: r.resourceOwner,
+    roles: [...new Set(input.roles)],
+  });
   return { createdAt: new Date() };
 }
 
-export async function updateAdministrator(ctx: Ctx, input: { userId: string; resource?: ResourceRef; roles: string[] }): Promise<{ changedAt: Date }> {
+export async function updateAdministrator(
+  ctx: Ctx,
+  input: { userId: string; resource?: ResourceRef; roles: string[] },
+): Promise<{ changedAt: Date }> {
   const userId = requireId('user_id', input.userId);
   return execute(ctx, async (scope) => {
     const r = await resolveResource(scope, input.resource, 'administrator.write');
@@ -92,27 +116,54 @@ export async function updateAdministrator(ctx: Ctx, input: { userId: string; res
     const updated = await scope.tx
       .update(administrators)
       .set({ roles, changedAt })
-      .where(and(eq(administrators.userId, userId), eq(administrators.resourceType, r.resourceType), eq(administrators.resourceId, r.resourceId)))
+      .where(
+        and(
+          eq(administrators.userId, userId),
+          eq(administrators.resourceType, r.resourceType),
+          eq(administrators.resourceId, r.resourceId),
+        ),
+      )
       .returning({ userId: administrators.userId });
     if (!updated.length) throw memberNotFound();
     await invalidatePrincipal(scope, userId);
-    scope.push({ aggregateType: r.aggregateType, aggregateId: r.resourceId, type: 'administrator.changed', payload: { userId, roles }, resourceOwner: r.resourceOwner });
+    scope.push({
+      aggregateType: r.aggregateType,
+      aggregateId: r.resourceId,
+      type: 'administrator.changed',
+      payload: { userId, roles },
+      resourceOwner: r.resourceOwner,
+    });
     return { changedAt };
   });
 }
 
-export async function deleteAdministrator(ctx: Ctx, input: { userId: string; resource?: ResourceRef }): Promise<{ deletedAt: Date }> {
+export async function deleteAdministrator(
+  ctx: Ctx,
+  input: { userId: string; resource?: ResourceRef },
+): Promise<{ deletedAt: Date }> {
   const userId = requireId('user_id', input.userId);
   return execute(ctx, async (scope) => {
     const r = await resolveResource(scope, input.resource, 'administrator.write');
     await memberForChange(scope, userId, r, []);
     const gone = await scope.tx
       .delete(administrators)
-      .where(and(eq(administrators.userId, userId), eq(administrators.resourceType, r.resourceType), eq(administrators.resourceId, r.resourceId)))
+      .where(
+        and(
+          eq(administrators.userId, userId),
+          eq(administrators.resourceType, r.resourceType),
+          eq(administrators.resourceId, r.resourceId),
+        ),
+      )
       .returning({ userId: administrators.userId });
     if (gone.length) {
       await invalidatePrincipal(scope, userId);
-      scope.push({ aggregateType: r.aggregateType, aggregateId: r.resourceId, type: 'administrator.removed', payload: { userId }, resourceOwner: r.resourceOwner });
+      scope.push({
+        aggregateType: r.aggregateType,
+        aggregateId: r.resourceId,
+        type: 'administrator.removed',
+        payload: { userId },
+        resourceOwner: r.resourceOwner,
+      });
     }
     return { deletedAt: new Date() };
   });

@@ -26,17 +26,23 @@ export async function listAdministrators(
     if (orgScope.length) {
       visible.push(and(ne(administrators.resourceType, 'INSTANCE'), inArray(administrators.resourceOwner, orgScope))!);
     }
-    if (projectScope.length) visible.push(and(eq(administrators.resourceType, 'PROJECT'), inArray(administrators.resourceId, projectScope))!);
+    if (projectScope.length)
+      visible.push(and(eq(administrators.resourceType, 'PROJECT'), inArray(administrators.resourceId, projectScope))!);
     conds.push(or(...visible)!);
   }
   const r = req.resource;
   if (r && 'instance' in r) conds.push(eq(administrators.resourceType, 'INSTANCE'));
   if (r && 'orgId' in r) conds.push(eq(administrators.resourceType, 'ORG'), eq(administrators.resourceId, r.orgId));
-  if (r && 'projectId' in r) conds.push(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceId, r.projectId));
+  if (r && 'projectId' in r)
+    conds.push(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceId, r.projectId));
   if (req.userId) conds.push(eq(administrators.userId, req.userId));
   if (req.role) conds.push(sql`${req.role} = any(${administrators.roles})`);
   const where = and(...conds);
-  const [{ n }] = await ctx.db.select({ n: count() }).from(administrators).innerJoin(users, eq(users.id, administrators.userId)).where(where);
+  const [{ n }] = await ctx.db
+    .select({ n: count() })
+    .from(administrators)
+    .innerJoin(users, eq(users.id, administrators.userId))
+    .where(where);
   const dir = p.asc ? asc : desc;
   const rows = await ctx.db
     .select({ a: administrators })

@@ -22,12 +22,21 @@ import {
   withOidcDefaults,
 } from './model';
 import { applicationNotFound } from './queries';
-import { checkApiConfig, checkApplicationId, checkName, checkOidcConfig, checkRequiredId, checkSamlConfig } from './validate';
+import {
+  checkApiConfig,
+  checkApplicationId,
+  checkName,
+  checkOidcConfig,
+  checkRequiredId,
+  checkSamlConfig,
+} from './validate';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const applicationUniqueConstraints: UniqueConstraintErrors = {
-  applications_pkey: () => alreadyExists('Errors.Application.AlreadyExists', 'an application with this id already exists'),
-  applications_client_id_uq: () => alreadyExists('Errors.Application.AlreadyExists', 'an application with this client id already exists'),
+  applications_pkey: () =>
+    alreadyExists('Errors.Application.AlreadyExists', 'an application with this id already exists'),
+  applications_client_id_uq: () =>
+    alreadyExists('Errors.Application.AlreadyExists', 'an application with this client id already exists'),
 };
 
 // Application events live on the project aggregate (`project.application.*`), owned by the
@@ -107,7 +116,10 @@ export async function createApplicationIn(scope: Scope, input: CreateApplication
   };
 }
 
-type CompleteConfig = { type: 'OIDC'; oidc: OidcAppConfig } | { type: 'SAML'; saml: SamlAppConfig } | { type: 'API'; api: ApiAppConfig };
+type CompleteConfig =
+  | { type: 'OIDC'; oidc: OidcAppConfig }
+  | { type: 'SAML'; saml: SamlAppConfig }
+  | { type: 'API'; api: ApiAppConfig };
 
 function completeConfig(input: AppConfigInput): CompleteConfig {
   if (input.type === 'OIDC') {
@@ -140,10 +152,17 @@ async function writableProject(scope: Scope, projectId: string) {
     .innerJoin(orgs, eq(orgs.id, projects.orgId))
     .where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED'), ne(orgs.state, 'REMOVED')));
   const p = scope.ctx.principal;
-  if (!project || !(p.canProject('project.app.read', project.id, project.orgId) || p.canProject('project.read', project.id, project.orgId))) {
+  if (
+    !project ||
+    !(
+      p.canProject('project.app.read', project.id, project.orgId) ||
+      p.canProject('project.read', project.id, project.orgId)
+    )
+  ) {
     throw notFound('Errors.Project.NotFound', 'project not found');
   }
-  if (!p.canProject('project.app.write', project.id, project.orgId)) throw permissionDenied('needs project.app.write on the project');
+  if (!p.canProject('project.app.write', project.id, project.orgId))
+    throw permissionDenied('needs project.app.write on the project');
   return project;
 }
 
@@ -159,7 +178,10 @@ function eventsFor(scope: Scope, projectId: string, orgId: string) {
  */
 async function writableApplication(scope: Scope, applicationId: string, opts: { removed?: boolean } = {}) {
   checkRequiredId(applicationId, 'application_id');
-  const [ref] = await scope.tx.select({ projectId: applications.projectId }).from(applications).where(eq(applications.id, applicationId));
+  const [ref] = await scope.tx
+    .select({ projectId: applications.projectId })
+    .from(applications)
+    .where(eq(applications.id, applicationId));
   if (!ref) throw applicationNotFound();
   await scope.load('project', ref.projectId);
   const [row] = await scope.tx
@@ -172,10 +194,12 @@ async function writableApplication(scope: Scope, applicationId: string, opts: { 
     .innerJoin(projects, eq(projects.id, applications.projectId))
     .innerJoin(orgs, eq(orgs.id, applications.orgId))
     .where(eq(applications.id, applicationId));
-  const gone = !row || row.projectState === 'REMOVED' || row.orgState === 'REMOVED' || (row.state === 'REMOVED' && !opts.removed);
+  const gone =
+    !row || row.projectState === 'REMOVED' || row.orgState === 'REMOVED' || (row.state === 'REMOVED' && !opts.removed);
   const p = scope.ctx.principal;
   if (gone || !p.canProject('project.app.read', row.projectId, row.orgId)) throw applicationNotFound();
-  if (!p.canProject('project.app.write', row.projectId, row.orgId)) throw permissionDenied('needs project.app.write on the project');
+  if (!p.canProject('project.app.write', row.projectId, row.orgId))
+    throw permissionDenied('needs project.app.write on the project');
   // Every change of an application reaches the token endpoints of all replicas on commit.
   if (row.clientId) await invalidateOidcClient(scope, row.clientId);
   return row;
@@ -200,7 +224,10 @@ export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput)
     const app = await writableApplication(scope, input.applicationId);
     const type = app.type as AppType;
     if (input.config && input.config.type !== type) {
-      throw invalidArgument('Errors.Application.TypeMismatch', `${input.config.type.toLowerCase()} does not match the application's type ${type}`);
+      throw invalidArgument(
+        'Errors.Application.TypeMismatch',
+        `${input.config.type.toLowerCase()} does not match the application's type ${type}`,
+      );
     }
     const push = eventsFor(scope, app.projectId, app.orgId);
     const set: Partial<typeof applications.$inferInsert> = {};
@@ -214,7 +241,9 @@ export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput)
       const before = type === 'OIDC' ? app.oidc : type === 'API' ? app.api : app.saml;
       const next = mergeConfig(app, input.config);
       const after = configOf(next);
-      const changed = Object.fromEntries(Object.entries(after).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k])));
+      const changed = Object.fromEntries(
+        Object.entries(after).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k])),
+      );
       if (Object.keys(changed).length > 0) {
         if (next.type === 'OIDC') set.oidc = next.oidc;
         if (next.type === 'API') set.api = next.api;
@@ -245,7 +274,10 @@ export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput)
   });
 }
 
-function mergeConfig(app: { type: string; oidc: OidcAppConfig | null; api: ApiAppConfig | null; saml: SamlAppConfig | null }, change: AppConfigInput): CompleteConfig {
+function mergeConfig(
+  app: { type: string; oidc: OidcAppConfig | null; api: ApiAppConfig | null; saml: SamlAppConfig | null },
+  change: AppConfigInput,
+): CompleteConfig {
   if (change.type === 'OIDC') {
     const oidc = withOidcDefaults(app.oidc ?? OIDC_DEFAULTS, change.oidc);
     checkOidcConfig(oidc);
@@ -260,7 +292,13 @@ function mergeConfig(app: { type: string; oidc: OidcAppConfig | null; api: ApiAp
   return { type: 'SAML', saml: change.saml };
 }
 
-async function setState(ctx: Ctx, applicationId: string, from: 'ACTIVE' | 'INACTIVE', to: 'ACTIVE' | 'INACTIVE', event: string) {
+async function setState(
+  ctx: Ctx,
+  applicationId: string,
+  from: 'ACTIVE' | 'INACTIVE',
+  to: 'ACTIVE' | 'INACTIVE',
+  event: string,
+) {
   return execute(ctx, async (scope) => {
     const app = await writableApplication(scope, applicationId);
     if (app.state !== from) {
@@ -296,13 +334,20 @@ export async function deleteApplication(ctx: Ctx, applicationId: string): Promis
       .where(eq(applications.id, app.id))
       .returning({ changedAt: applications.changedAt });
     await scope.tx.delete(applicationKeys).where(eq(applicationKeys.applicationId, app.id));
-    eventsFor(scope, app.projectId, app.orgId)('project.application.removed', { appId: app.id, clientId: app.clientId });
+    eventsFor(
+      scope,
+      app.projectId,
+      app.orgId,
+    )('project.application.removed', { appId: app.id, clientId: app.clientId });
     return { deletedAt: row.changedAt };
   });
 }
 
 /** Replaces the client secret of a secret-based application; returns the new one (shown once). */
-export async function generateClientSecret(ctx: Ctx, applicationId: string): Promise<{ clientSecret: string; createdAt: Date }> {
+export async function generateClientSecret(
+  ctx: Ctx,
+  applicationId: string,
+): Promise<{ clientSecret: string; createdAt: Date }> {
   return execute(ctx, async (scope) => {
     const app = await writableApplication(scope, applicationId);
     const type = app.type as AppType;

@@ -75,7 +75,10 @@ const RULES: Rule[] = [
       'a USER_AGENT application cannot keep a private key: use NONE (with PKCE)',
     ),
   (c) => c.redirectUris.flatMap((u) => redirectProblems(c, u, 'OIDC.RedirectUris', 'redirect URI')),
-  (c) => c.postLogoutRedirectUris.flatMap((u) => redirectProblems(c, u, 'OIDC.PostLogoutRedirectUris', 'post-logout redirect URI')),
+  (c) =>
+    c.postLogoutRedirectUris.flatMap((u) =>
+      redirectProblems(c, u, 'OIDC.PostLogoutRedirectUris', 'post-logout redirect URI'),
+    ),
 ];
 
 /** Schemes that run or read something in the browser instead of navigating: never a redirect target. */
@@ -95,12 +98,18 @@ function redirectProblems(c: OidcAppConfig, uri: string, prefix: string, what: s
   if (!url) return [];
   const problems: ComplianceProblem[] = [];
   if (url.hash || uri.includes('#')) {
-    problems.push({ key: `${prefix}.Fragment`, message: `${what} "${uri}" has a fragment, which OAuth 2.0 forbids (RFC 6749 §3.1.2)` });
+    problems.push({
+      key: `${prefix}.Fragment`,
+      message: `${what} "${uri}" has a fragment, which OAuth 2.0 forbids (RFC 6749 §3.1.2)`,
+    });
   }
   const http = url.protocol === 'http:';
   const https = url.protocol === 'https:';
   if (SCRIPT_SCHEMES.has(url.protocol)) {
-    problems.push({ key: `${prefix}.DangerousScheme`, message: `${what} "${uri}" uses the scheme "${url.protocol}", which no application may use` });
+    problems.push({
+      key: `${prefix}.DangerousScheme`,
+      message: `${what} "${uri}" uses the scheme "${url.protocol}", which no application may use`,
+    });
   } else if (c.applicationType === 'NATIVE') {
     if (http && !isLoopback(url)) {
       problems.push({

@@ -37,7 +37,8 @@ export async function createApplicationKey(
   }
   // Check before spending CPU on the key pair; the transaction checks again.
   const visible = await getApplication(ctx, input.applicationId);
-  if (!ctx.principal.canProject('project.app.write', visible.projectId, visible.orgId)) throw permissionDenied('needs project.app.write on the project');
+  if (!ctx.principal.canProject('project.app.write', visible.projectId, visible.orgId))
+    throw permissionDenied('needs project.app.write on the project');
   if (!usesKeys(visible.type, visible.type === 'OIDC' ? visible.oidc : visible.api)) throw notKeyMethod();
   const pair = await generateRsa('rsa', {
     modulusLength: 2048,
@@ -53,9 +54,19 @@ export async function createApplicationKey(
     const keyId = newId();
     const [row] = await scope.tx
       .insert(applicationKeys)
-      .values({ id: keyId, applicationId: app.id, clientId: app.clientId, publicKey: pair.publicKey, expiresAt: input.expiresAt })
+      .values({
+        id: keyId,
+        applicationId: app.id,
+        clientId: app.clientId,
+        publicKey: pair.publicKey,
+        expiresAt: input.expiresAt,
+      })
       .returning({ createdAt: applicationKeys.createdAt });
-    applicationEvents(scope, app.projectId, app.orgId)('project.application.key.added', {
+    applicationEvents(
+      scope,
+      app.projectId,
+      app.orgId,
+    )('project.application.key.added', {
       appId: app.id,
       keyId,
       keyType: 'JSON',
@@ -71,10 +82,16 @@ export async function createApplicationKey(
 }
 
 const notKeyMethod = () =>
-  failedPrecondition('Errors.Application.Key.NotKeyMethod', 'keys are only for applications with auth_method_type PRIVATE_KEY_JWT');
+  failedPrecondition(
+    'Errors.Application.Key.NotKeyMethod',
+    'keys are only for applications with auth_method_type PRIVATE_KEY_JWT',
+  );
 
 /** Removes a key; a key that is already gone is a success. */
-export async function deleteApplicationKey(ctx: Ctx, input: { applicationId: string; keyId: string }): Promise<{ deletedAt: Date }> {
+export async function deleteApplicationKey(
+  ctx: Ctx,
+  input: { applicationId: string; keyId: string },
+): Promise<{ deletedAt: Date }> {
   checkRequiredId(input.keyId, 'key_id');
   return execute(ctx, async (scope) => {
     const app = await loadWritableApplication(scope, input.applicationId);
@@ -83,7 +100,11 @@ export async function deleteApplicationKey(ctx: Ctx, input: { applicationId: str
       .where(and(eq(applicationKeys.id, input.keyId), eq(applicationKeys.applicationId, app.id)))
       .returning({ id: applicationKeys.id });
     if (removed.length > 0) {
-      applicationEvents(scope, app.projectId, app.orgId)('project.application.key.removed', { appId: app.id, keyId: input.keyId });
+      applicationEvents(
+        scope,
+        app.projectId,
+        app.orgId,
+      )('project.application.key.removed', { appId: app.id, keyId: input.keyId });
     }
     return { deletedAt: new Date() };
   });

@@ -25,12 +25,15 @@ export interface ApplicationView {
   changedAt: Date;
 }
 
-export type TextMethod = 'EQUALS' | 'EQUALS_IGNORE_CASE' | 'STARTS_WITH' | 'STARTS_WITH_IGNORE_CASE' | 'CONTAINS' | 'CONTAINS_IGNORE_CASE';
+export type TextMethod =
+  | 'EQUALS'
+  | 'EQUALS_IGNORE_CASE'
+  | 'STARTS_WITH'
+  | 'STARTS_WITH_IGNORE_CASE'
+  | 'CONTAINS'
+  | 'CONTAINS_IGNORE_CASE';
 
-export type ApplicationFilter =
-  | { projectId: string }
-  | { name: string; method: TextMethod }
-  | { type: AppType };
+export type ApplicationFilter = { projectId: string } | { name: string; method: TextMethod } | { type: AppType };
 
 /** An application that still exists in a project and organization that still exist. */
 const existing = and(ne(applications.state, 'REMOVED'), ne(projects.state, 'REMOVED'), ne(orgs.state, 'REMOVED'));
@@ -247,5 +250,10 @@ export async function listApplicationKeys(
       expiresAt: applicationKeys.expiresAt,
     })
     .from(applicationKeys)
-    .where(and(eq(applicationKeys.clientId, clientId), or(isNull(applicationKeys.expiresAt), gt(applicationKeys.expiresAt, new Date()))));
+    .where(
+      and(
+        eq(applicationKeys.clientId, clientId),
+        or(isNull(applicationKeys.expiresAt), gt(applicationKeys.expiresAt, new Date())),
+      ),
+    );
 }

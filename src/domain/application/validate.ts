@@ -24,13 +24,17 @@ const MAX_CLOCK_SKEW_SECONDS = 5;
 export function checkName(name: string, field = 'name'): string {
   const trimmed = name.trim();
   if (!trimmed) throw invalidArgument('Errors.Application.Name.Missing', `${field} is required`);
-  if (trimmed.length > MAX_NAME) throw invalidArgument('Errors.Application.Name.TooLong', `${field} must be at most ${MAX_NAME} characters`);
+  if (trimmed.length > MAX_NAME)
+    throw invalidArgument('Errors.Application.Name.TooLong', `${field} must be at most ${MAX_NAME} characters`);
   return trimmed;
 }
 
 export function checkApplicationId(id: string): void {
   if (!isResourceId(id)) {
-    throw invalidArgument('Errors.Application.Id.Invalid', 'application_id may contain only letters, digits, "-" and "_" (at most 200)');
+    throw invalidArgument(
+      'Errors.Application.Id.Invalid',
+      'application_id may contain only letters, digits, "-" and "_" (at most 200)',
+    );
   }
 }
 
@@ -47,10 +51,16 @@ export function checkOidcConfig(c: OidcAppConfig): void {
   checkEnum(c.authMethodType, OIDC_AUTH_METHODS, 'oidc.auth_method_type');
   checkEnum(c.accessTokenType, ACCESS_TOKEN_TYPES, 'oidc.access_token_type');
   if (!Number.isFinite(c.clockSkewSeconds) || c.clockSkewSeconds < 0 || c.clockSkewSeconds > MAX_CLOCK_SKEW_SECONDS) {
-    throw invalidArgument('Errors.Application.ClockSkew.Invalid', `oidc.clock_skew must be between 0 and ${MAX_CLOCK_SKEW_SECONDS} seconds`);
+    throw invalidArgument(
+      'Errors.Application.ClockSkew.Invalid',
+      `oidc.clock_skew must be between 0 and ${MAX_CLOCK_SKEW_SECONDS} seconds`,
+    );
   }
   if (c.additionalOrigins.length > MAX_URIS) {
-    throw invalidArgument('Errors.Application.Origins.TooMany', `oidc.additional_origins may hold at most ${MAX_URIS} entries`);
+    throw invalidArgument(
+      'Errors.Application.Origins.TooMany',
+      `oidc.additional_origins may hold at most ${MAX_URIS} entries`,
+    );
   }
   c.additionalOrigins.forEach((o, i) => {
     checkOrigin(o, `oidc.additional_origins[${i}]`);
@@ -65,8 +75,13 @@ export function checkSamlConfig(c: SamlAppConfig): void {
   if (c.metadataXml !== undefined) {
     const xml = c.metadataXml.trim();
     if (!xml) throw invalidArgument('Errors.Application.Saml.Metadata.Missing', 'saml.metadata_xml must not be empty');
-    if (xml.length > MAX_METADATA_XML) throw invalidArgument('Errors.Application.Saml.Metadata.TooLarge', 'saml.metadata_xml must be at most 1 MiB');
-    if (!xml.startsWith('<') || !/<(\w+:)?EntityDescriptor[\s>]/.test(xml) || !/entityID\s*=\s*["'][^"']+["']/.test(xml)) {
+    if (xml.length > MAX_METADATA_XML)
+      throw invalidArgument('Errors.Application.Saml.Metadata.TooLarge', 'saml.metadata_xml must be at most 1 MiB');
+    if (
+      !xml.startsWith('<') ||
+      !/<(\w+:)?EntityDescriptor[\s>]/.test(xml) ||
+      !/entityID\s*=\s*["'][^"']+["']/.test(xml)
+    ) {
       throw invalidArgument(
         'Errors.Application.Saml.Metadata.Invalid',
         'saml.metadata_xml must be a SAML metadata document: an EntityDescriptor with an entityID',
@@ -76,7 +91,10 @@ export function checkSamlConfig(c: SamlAppConfig): void {
   }
   if (c.metadataUrl !== undefined) {
     if (!httpUrl(c.metadataUrl)) {
-      throw invalidArgument('Errors.Application.Saml.MetadataUrl.Invalid', 'saml.metadata_url must be an http or https URL');
+      throw invalidArgument(
+        'Errors.Application.Saml.MetadataUrl.Invalid',
+        'saml.metadata_url must be an http or https URL',
+      );
     }
     return;
   }
@@ -84,10 +102,12 @@ export function checkSamlConfig(c: SamlAppConfig): void {
 }
 
 function checkUris(uris: string[], field: string): void {
-  if (uris.length > MAX_URIS) throw invalidArgument('Errors.Application.Uris.TooMany', `${field} may hold at most ${MAX_URIS} entries`);
+  if (uris.length > MAX_URIS)
+    throw invalidArgument('Errors.Application.Uris.TooMany', `${field} may hold at most ${MAX_URIS} entries`);
   uris.forEach((u, i) => {
     const name = `${field}[${i}]`;
-    if (u.length > MAX_URI_LENGTH) throw invalidArgument('Errors.Application.Uri.TooLong', `${name} must be at most ${MAX_URI_LENGTH} characters`);
+    if (u.length > MAX_URI_LENGTH)
+      throw invalidArgument('Errors.Application.Uri.TooLong', `${name} must be at most ${MAX_URI_LENGTH} characters`);
     const url = parseUrl(u);
     // An absolute URI needs a scheme; http(s) URIs also need a host. Custom schemes
     // (com.example.app:/callback) are allowed here and judged by the compliance rules.
@@ -105,19 +125,24 @@ function checkUris(uris: string[], field: string): void {
 function checkOrigin(origin: string, field: string): void {
   const url = parseUrl(origin);
   if (!url || url.origin === 'null' || url.origin !== origin.replace(/\/$/, '')) {
-    throw invalidArgument('Errors.Application.Origin.Invalid', `${field} must be an origin like https://app.example.com: "${truncate(origin)}"`);
+    throw invalidArgument(
+      'Errors.Application.Origin.Invalid',
+      `${field} must be an origin like https://app.example.com: "${truncate(origin)}"`,
+    );
   }
 }
 
 function checkEnum(value: string, allowed: readonly string[], field: string): void {
-  if (!allowed.includes(value)) throw invalidArgument('Errors.Application.Enum.Invalid', `${field} must be one of ${allowed.join(', ')}`);
+  if (!allowed.includes(value))
+    throw invalidArgument('Errors.Application.Enum.Invalid', `${field} must be one of ${allowed.join(', ')}`);
 }
 
 function checkEnumList(values: string[], allowed: readonly string[], field: string): void {
   values.forEach((v, i) => {
     checkEnum(v, allowed, `${field}[${i}]`);
   });
-  if (new Set(values).size !== values.length) throw invalidArgument('Errors.Application.Enum.Duplicate', `${field} lists a value twice`);
+  if (new Set(values).size !== values.length)
+    throw invalidArgument('Errors.Application.Enum.Duplicate', `${field} lists a value twice`);
 }
 
 function truncate(s: string): string {

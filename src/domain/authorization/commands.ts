@@ -9,7 +9,11 @@ import { type Project, findProject, grantsSeenBy, projectNotFound } from '../pro
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const authorizationUniqueConstraints: UniqueConstraintErrors = {
-  authorizations_user_project_org_uq: () => alreadyExists('Errors.Authorization.AlreadyExists', 'the user already has an authorization on this project from this organization'),
+  authorizations_user_project_org_uq: () =>
+    alreadyExists(
+      'Errors.Authorization.AlreadyExists',
+      'the user already has an authorization on this project from this organization',
+    ),
 };
 
 export type Authorization = typeof authorizations.$inferSelect;
@@ -31,26 +35,37 @@ async function giverFor(scope: Scope, project: Project, orgId: string): Promise<
   const p = scope.ctx.principal;
   if (orgId === project.orgId) {
     if (!p.canProject('authorization.write', project.id, project.orgId)) await denyOrHide(scope, project);
-    const roles = await scope.tx.select({ key: projectRoles.key }).from(projectRoles).where(eq(projectRoles.projectId, project.id));
+    const roles = await scope.tx
+      .select({ key: projectRoles.key })
+      .from(projectRoles)
+      .where(eq(projectRoles.projectId, project.id));
     return { project, orgId, grantId: null, allowedKeys: new Set(roles.map((r) => r.key)) };
   }
   const [grant] = await scope.tx
     .select()
     .from(projectGrants)
-    .where(and(eq(projectGrants.projectId, project.id), eq(projectGrants.grantedOrgId, orgId), ne(projectGrants.state, 'REMOVED')));
+    .where(
+      and(
+        eq(projectGrants.projectId, project.id),
+        eq(projectGrants.grantedOrgId, orgId),
+        ne(projectGrants.state, 'REMOVED'),
+      ),
+    );
   const canSee = p.canProject('project.read', project.id, project.orgId) || p.canOrg('project.read', orgId);
   if (!grant || !canSee) {
     if (!canSee) await denyOrHide(scope, project);
     throw notFound('Errors.Project.Grant.NotFound', 'the project is not granted to organization_id');
   }
-  if (!p.canOrg('authorization.write', orgId)) throw permissionDenied('needs authorization.write on the granted organization');
+  if (!p.canOrg('authorization.write', orgId))
+    throw permissionDenied('needs authorization.write on the granted organization');
   return { project, orgId, grantId: grant.id, allowedKeys: new Set(grant.roleKeys) };
 }
 
 async function denyOrHide(scope: Scope, project: Project): Promise<never> {
   const p = scope.ctx.principal;
   const visible =
-    p.canProject('project.read', project.id, project.orgId) || (await grantsSeenBy(scope.tx, p, project.id, 'project.read')).length > 0;
+    p.canProject('project.read', project.id, project.orgId) ||
+    (await grantsSeenBy(scope.tx, p, project.id, 'project.read')).length > 0;
   if (!visible) throw projectNotFound();
   throw permissionDenied('needs authorization.write on the project');
 }
@@ -61,7 +76,9 @@ function checkKeys(giver: Giver, keys: string[]): string[] {
   if (bad !== undefined) {
     throw invalidArgument(
       'Errors.Project.Role.NotFound',
-      giver.grantId ? `role_keys: "${bad}" is not granted to the organization` : `role_keys: "${bad}" is not a role of the project`,
+      giver.grantId
+        ? `role_keys: "${bad}" is not granted to the organization`
+        : `role_keys: "${bad}" is not a role of the project`,
     );
   }
   return unique;
@@ -69,14 +86,20 @@ function checkKeys(giver: Giver, keys: string[]): string[] {
 
 export type CreateAuthorizationInput = { userId: string; projectId: string; orgId?: string; roleKeys: string[] };
 
-export async function createAuthorization(ctx: Ctx, input: CreateAuthorizationInput): Promise<{ id: string; createdAt: Date }> {
+export async function createAuthorization(
+  ctx: Ctx,
+  input: CreateAuthorizationInput,
+): Promise<{ id: string; createdAt: Date }> {
   requireId('user_id', input.userId);
   requireId('project_id', input.projectId);
   return execute(ctx, (scope) => createAuthorizationIn(scope, input));
 }
 
 /** CreateAuthorization inside a running command (the bulk import creates many in one transaction). */
-export async function createAuthorizationIn(scope: Scope, input: CreateAuthorizationInput): Promise<{ id: string; createdAt: Date }> {
+export async function createAuthorizationIn(
+  scope: Scope,
+  input: CreateAuthorizationInput,
+): Promise<{ id: string; createdAt: Date }> {
   const userId = requireId('user_id', input.userId);
   const projectId = requireId('project_id', input.projectId);
   await scope.load('project', projectId);
@@ -94,7 +117,10 @@ export async function createAuthorizationIn(scope: Scope, input: CreateAuthoriza
     throw notFound('Errors.User.NotFound', 'user not found');
   }
   if (giver.grantId && user.orgId !== giver.orgId) {
-    throw invalidArgument('Errors.Authorization.User.Foreign', 'user_id: a granted organization may only authorize its own users');
+    throw invalidArgument(
+      'Errors.Authorization.User.Foreign',
+      'user_id: a granted organization may only authorize its own users',
+    );
   }
   const id = newId();
   scope.created('authorization', id);
@@ -129,12 +155,16 @@ async function authorizationFor(scope: Scope, id: string): Promise<{ authz: Auth
     return { authz, giver: await giverFor(scope, project, authz.orgId) };
   } catch (err) {
     // The caller sees this authorization (e.g. its own) but not the project behind it.
-    if (err instanceof DomainError && err.kind === 'not_found') throw permissionDenied('needs authorization.write on the project');
+    if (err instanceof DomainError && err.kind === 'not_found')
+      throw permissionDenied('needs authorization.write on the project');
     throw err;
   }
 }
 
-export async function updateAuthorization(ctx: Ctx, input: { id: string; roleKeys: string[] }): Promise<{ changedAt: Date }> {
+export async function updateAuthorization(
+  ctx: Ctx,
+  input: { id: string; roleKeys: string[] },
+): Promise<{ changedAt: Date }> {
   const id = requireId('id', input.id);
   return execute(ctx, async (scope) => {
     await scope.load('authorization', id);
@@ -143,7 +173,13 @@ export async function updateAuthorization(ctx: Ctx, input: { id: string; roleKey
     const roleKeys = checkKeys(found.giver, input.roleKeys);
     const changedAt = new Date();
     await scope.tx.update(authorizations).set({ roleKeys, changedAt }).where(eq(authorizations.id, id));
-    scope.push({ aggregateType: 'authorization', aggregateId: id, type: 'authorization.changed', payload: { roleKeys }, resourceOwner: found.authz.orgId });
+    scope.push({
+      aggregateType: 'authorization',
+      aggregateId: id,
+      type: 'authorization.changed',
+      payload: { roleKeys },
+      resourceOwner: found.authz.orgId,
+    });
     return { changedAt };
   });
 }
@@ -155,9 +191,17 @@ export async function deleteAuthorization(ctx: Ctx, input: { id: string }): Prom
     const found = await authorizationFor(scope, id);
     const deletedAt = new Date();
     if (!found) return { deletedAt };
-    await scope.tx.update(authorizations).set({ state: 'REMOVED', changedAt: deletedAt }).where(eq(authorizations.id, id));
-    scope.push({ aggregateType: 'authorization', aggregateId: id, type: 'authorization.removed', payload: {}, resourceOwner: found.authz.orgId });
+    await scope.tx
+      .update(authorizations)
+      .set({ state: 'REMOVED', changedAt: deletedAt })
+      .where(eq(authorizations.id, id));
+    scope.push({
+      aggregateType: 'authorization',
+      aggregateId: id,
+      type: 'authorization.removed',
+      payload: {},
+      resourceOwner: found.authz.orgId,
+    });
     return { deletedAt };
   });
 }
-

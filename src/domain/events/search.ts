@@ -51,7 +51,8 @@ export interface EventRecord {
  * event types without another driving filter run one such walk per type, merged here.
  */
 export async function searchEvents(ctx: Ctx, f: EventFilter): Promise<EventRecord[]> {
-  if (!ctx.principal.canInstance('events.read')) throw permissionDenied('searching events needs the events.read permission');
+  if (!ctx.principal.canInstance('events.read'))
+    throw permissionDenied('searching events needs the events.read permission');
   const limit = Math.min(f.limit || MAX_EVENTS, MAX_EVENTS);
   const types = [...new Set(f.eventTypes ?? [])];
   const driver: [AnyColumn, string] | undefined = f.aggregateId
@@ -61,7 +62,8 @@ export async function searchEvents(ctx: Ctx, f: EventFilter): Promise<EventRecor
       : f.resourceOwner
         ? [events.resourceOwner, f.resourceOwner]
         : undefined;
-  if (driver || types.length <= 1) return walk(ctx, f, limit, driver ?? (types.length === 1 ? [events.eventType, types[0]] : undefined), types);
+  if (driver || types.length <= 1)
+    return walk(ctx, f, limit, driver ?? (types.length === 1 ? [events.eventType, types[0]] : undefined), types);
   const perType = await Promise.all(types.map((t) => walk(ctx, f, limit, [events.eventType, t], [t])));
   return perType
     .flat()
@@ -72,12 +74,23 @@ export async function searchEvents(ctx: Ctx, f: EventFilter): Promise<EventRecor
 /** Payload keys that hold credential material, removed for callers without `iam.write`. */
 const REDACTED = sql.raw(`array['passwordHash','secretHash','otpSecret']::text[]`);
 
-async function walk(ctx: Ctx, f: EventFilter, limit: number, driver: [AnyColumn, string] | undefined, types: string[]): Promise<EventRecord[]> {
+async function walk(
+  ctx: Ctx,
+  f: EventFilter,
+  limit: number,
+  driver: [AnyColumn, string] | undefined,
+  types: string[],
+): Promise<EventRecord[]> {
   const where: SQL[] = [eq(events.instanceId, ctx.instanceId)];
   if (driver) where.push(sql`${driver[0]} >= ${driver[1]} and ${driver[0]} <= ${driver[1]}`);
-  if (types.length && driver?.[0] !== events.eventType) where.push(types.length === 1 ? eq(events.eventType, types[0]) : inArray(events.eventType, types));
+  if (types.length && driver?.[0] !== events.eventType)
+    where.push(types.length === 1 ? eq(events.eventType, types[0]) : inArray(events.eventType, types));
   if (f.aggregateTypes?.length) {
-    where.push(f.aggregateTypes.length === 1 ? eq(events.aggregateType, f.aggregateTypes[0]) : inArray(events.aggregateType, f.aggregateTypes));
+    where.push(
+      f.aggregateTypes.length === 1
+        ? eq(events.aggregateType, f.aggregateTypes[0])
+        : inArray(events.aggregateType, f.aggregateTypes),
+    );
   }
   if (f.aggregateId && driver?.[0] !== events.aggregateId) where.push(eq(events.aggregateId, f.aggregateId));
   if (f.editorUserId && driver?.[0] !== events.editorUserId) where.push(eq(events.editorUserId, f.editorUserId));
@@ -88,7 +101,9 @@ async function walk(ctx: Ctx, f: EventFilter, limit: number, driver: [AnyColumn,
   if (f.createdUntil) where.push(lte(events.createdAt, f.createdUntil));
   // Password hashes are secrets of their own (offline guessing): only instance writers, who may
   // re-import them, see them; read-only roles get the payload without them.
-  const payload = ctx.principal.canInstance('iam.write') ? sql`${events.payload}::text` : sql`(${events.payload} - ${REDACTED})::text`;
+  const payload = ctx.principal.canInstance('iam.write')
+    ? sql`${events.payload}::text`
+    : sql`(${events.payload} - ${REDACTED})::text`;
   const dir = sql.raw(f.asc ? 'asc' : 'desc');
   const order = driver ? sql`${driver[0]} ${dir}, ${events.position} ${dir}` : sql`${events.position} ${dir}`;
   // A plain statement rather than the query builder: for a thousand rows the per-field mapping of the

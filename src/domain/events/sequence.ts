@@ -15,7 +15,11 @@ export async function aggregateSequence(ctx: Ctx, aggregateType: string, aggrega
 }
 
 /** The current sequences of many aggregates of one type in one query (for v1 list answers). */
-export async function aggregateSequences(ctx: Ctx, aggregateType: string, aggregateIds: string[]): Promise<Map<string, number>> {
+export async function aggregateSequences(
+  ctx: Ctx,
+  aggregateType: string,
+  aggregateIds: string[],
+): Promise<Map<string, number>> {
   if (aggregateIds.length === 0) return new Map();
   const rows = await ctx.db
     .select({ id: events.aggregateId, seq: max(events.sequence) })

@@ -3,7 +3,15 @@ import os from 'node:os';
 import { checkImportedHash, hashPassword } from '../../crypto/passwords/index';
 import { DomainError } from '../errors';
 import { newId } from '../ids';
-import { checkEmail, checkId, checkLanguage, checkMachineUsername, checkPhone, checkUsername, requireText } from '../user/validate';
+import {
+  checkEmail,
+  checkId,
+  checkLanguage,
+  checkMachineUsername,
+  checkPhone,
+  checkUsername,
+  requireText,
+} from '../user/validate';
 import { usernameScope } from '../user/username-scope';
 import type { EventRow, UserRow } from './bulk';
 import type { ImportError, ImportHuman, ImportMachine } from './model';
@@ -43,7 +51,11 @@ export function checkHuman(h: ImportHuman): string | undefined {
   if (h.phone !== undefined && !passes(() => checkPhone('phone', h.phone))) return 'Errors.User.Phone.Invalid';
   if (!passes(() => checkLanguage('preferredLanguage', h.preferredLanguage))) return 'Errors.User.Invalid';
   // names may be missing in an import (the display name falls back), but never hold control characters
-  for (const [field, v] of [['firstName', h.firstName], ['lastName', h.lastName], ['nickName', h.nickName]] as const) {
+  for (const [field, v] of [
+    ['firstName', h.firstName],
+    ['lastName', h.lastName],
+    ['nickName', h.nickName],
+  ] as const) {
     if (v && !passes(() => requireText(field, v))) return 'Errors.User.Invalid';
   }
   if (h.passwordHash !== undefined && checkImportedHash(h.passwordHash)) return 'Errors.User.Password.HashUnsupported';
@@ -56,7 +68,8 @@ export function humanAccount(orgId: string, h: ImportHuman, mustBeDomain: boolea
   const id = h.userId || newId();
   const displayName = h.displayName || `${h.firstName} ${h.lastName}`.trim() || h.username;
   // v1 semantics: a user with neither a password nor a verified email starts INITIAL.
-  const state = h.state ?? (h.password === undefined && h.passwordHash === undefined && !h.emailVerified ? 'INITIAL' : 'ACTIVE');
+  const state =
+    h.state ?? (h.password === undefined && h.passwordHash === undefined && !h.emailVerified ? 'INITIAL' : 'ACTIVE');
   return {
     kind: 'human_user',
     id,
@@ -136,7 +149,12 @@ export function machineAccount(orgId: string, m: ImportMachine): Account {
       aggregate_id: id,
       event_type: 'user.machine.added',
       resource_owner: orgId,
-      payload: machineAddedPayload({ username: m.username, name, description: m.description, accessTokenType: m.accessTokenType }),
+      payload: machineAddedPayload({
+        username: m.username,
+        name,
+        description: m.description,
+        accessTokenType: m.accessTokenType,
+      }),
     },
   };
 }
@@ -146,7 +164,12 @@ export function machineAccount(orgId: string, m: ImportMachine): Account {
  * earlier account in the same body, as errors; the first occurrence wins. Usernames compare
  * case-insensitively, like the unique index.
  */
-export function dropRepeats(accounts: Account[], errors: ImportError[], seenIds: Set<string>, seenNames: Set<string>): Account[] {
+export function dropRepeats(
+  accounts: Account[],
+  errors: ImportError[],
+  seenIds: Set<string>,
+  seenNames: Set<string>,
+): Account[] {
   const kept: Account[] = [];
   for (const a of accounts) {
     const name = usernameKey(a.row.username_scope, a.username);

@@ -38,9 +38,29 @@ export interface UserRow {
 }
 
 const USER_COLUMNS = [
-  'id', 'org_id', 'type', 'state', 'username', 'username_scope', 'given_name', 'family_name', 'nick_name', 'display_name',
-  'preferred_language', 'gender', 'email', 'email_verified', 'phone', 'phone_verified', 'password_hash',
-  'password_change_required', 'password_changed_at', 'otp_secret', 'machine_name', 'description', 'access_token_type',
+  'id',
+  'org_id',
+  'type',
+  'state',
+  'username',
+  'username_scope',
+  'given_name',
+  'family_name',
+  'nick_name',
+  'display_name',
+  'preferred_language',
+  'gender',
+  'email',
+  'email_verified',
+  'phone',
+  'phone_verified',
+  'password_hash',
+  'password_change_required',
+  'password_changed_at',
+  'otp_secret',
+  'machine_name',
+  'description',
+  'access_token_type',
 ] as const;
 
 export async function insertUsers(tx: Db, rows: UserRow[]): Promise<void> {
@@ -51,7 +71,9 @@ export async function insertUsers(tx: Db, rows: UserRow[]): Promise<void> {
     const values = rows.map((r) =>
       USER_COLUMNS.map((c) =>
         c === 'password_changed_at'
-          ? r.password_hash ? now : null
+          ? r.password_hash
+            ? now
+            : null
           : c === 'email_verified' || c === 'phone_verified' || c === 'password_change_required'
             ? (r[c] ?? false)
             : (r[c] ?? null),
@@ -74,7 +96,10 @@ export async function insertUsers(tx: Db, rows: UserRow[]): Promise<void> {
       description text, access_token_type text)`);
 }
 
-export async function insertUserMetadata(tx: Db, rows: { user_id: string; key: string; value: string }[]): Promise<void> {
+export async function insertUserMetadata(
+  tx: Db,
+  rows: { user_id: string; key: string; value: string }[],
+): Promise<void> {
   if (rows.length === 0) return;
   await tx.execute(sql`
     insert into user_metadata (user_id, key, value)
@@ -96,10 +121,30 @@ export async function appendEvents(tx: Db, ctx: Ctx, rows: EventRow[]): Promise<
   if (rows.length === 0) return;
   const pg = copyClient(tx);
   if (pg) {
-    const columns = ['instance_id', 'aggregate_type', 'aggregate_id', 'sequence', 'event_type', 'payload', 'editor_user_id', 'editor_service', 'resource_owner'];
+    const columns = [
+      'instance_id',
+      'aggregate_type',
+      'aggregate_id',
+      'sequence',
+      'event_type',
+      'payload',
+      'editor_user_id',
+      'editor_service',
+      'resource_owner',
+    ];
     const { instanceId, service } = ctx;
     const editor = ctx.principal.userId;
-    const values = rows.map((r) => [instanceId, r.aggregate_type, r.aggregate_id, r.sequence, r.event_type, JSON.stringify(r.payload), editor, service, r.resource_owner]);
+    const values = rows.map((r) => [
+      instanceId,
+      r.aggregate_type,
+      r.aggregate_id,
+      r.sequence,
+      r.event_type,
+      JSON.stringify(r.payload),
+      editor,
+      service,
+      r.resource_owner,
+    ]);
     return copyRows(pg, 'events', columns, values);
   }
   await tx.execute(sql`
@@ -112,7 +157,11 @@ export async function appendEvents(tx: Db, ctx: Ctx, rows: EventRow[]): Promise<
 }
 
 /** Runs `write` over `rows` in slices of BATCH_ROWS, checking `beforeEach` (the deadline) between them. */
-export async function inBatches<T>(rows: T[], write: (slice: T[]) => Promise<void>, beforeEach: () => void): Promise<void> {
+export async function inBatches<T>(
+  rows: T[],
+  write: (slice: T[]) => Promise<void>,
+  beforeEach: () => void,
+): Promise<void> {
   for (let i = 0; i < rows.length; i += BATCH_ROWS) {
     beforeEach();
     await write(rows.slice(i, i + BATCH_ROWS));
@@ -125,7 +174,9 @@ export async function inBatches<T>(rows: T[], write: (slice: T[]) => Promise<voi
  */
 function copyClient(tx: Db): Sql | undefined {
   const client = (tx as any).session?.client;
-  return typeof client === 'function' && typeof client.unsafe === 'function' && typeof client.savepoint === 'function' ? client : undefined;
+  return typeof client === 'function' && typeof client.unsafe === 'function' && typeof client.savepoint === 'function'
+    ? client
+    : undefined;
 }
 
 /** COPY … FROM STDIN in text format, written in chunks of a few thousand lines. */
@@ -146,5 +197,7 @@ async function copyRows(pg: Sql, table: string, columns: readonly string[], rows
 
 function copyValue(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
-  return String(v).replace(/[\\\t\n\r]/g, (ch) => (ch === '\\' ? '\\\\' : ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : '\\r'));
+  return String(v).replace(/[\\\t\n\r]/g, (ch) =>
+    ch === '\\' ? '\\\\' : ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : '\\r',
+  );
 }

@@ -7,9 +7,27 @@ import { getInstance } from '../instance/queries';
 import { addOrg } from '../org/commands';
 import { mustBeDomainOf } from '../user/username-scope';
 import { collectGarbage } from './collect-garbage';
-import { type Account, checkHuman, checkMachine, dropRepeats, hashPlainPasswords, humanAccount, machineAccount, usernameKey } from './accounts';
+import {
+  type Account,
+  checkHuman,
+  checkMachine,
+  dropRepeats,
+  hashPlainPasswords,
+  humanAccount,
+  machineAccount,
+  usernameKey,
+} from './accounts';
 import { type EventRow, appendEvents, inBatches, insertUserMetadata, insertUsers } from './bulk';
-import type { ImportError, ImportHuman, ImportMachine, ImportMetadata, ImportOptions, ImportOrg, ImportResult, ImportedOrg } from './model';
+import type {
+  ImportError,
+  ImportHuman,
+  ImportMachine,
+  ImportMetadata,
+  ImportOptions,
+  ImportOrg,
+  ImportResult,
+  ImportedOrg,
+} from './model';
 import { importResources } from './resources';
 
 /** A full collection every this many batches (of 5,000 users) keeps the import's memory flat; see collect-garbage.ts. */
@@ -41,7 +59,11 @@ export interface UserBatch {
  * body adds nothing: users, projects, roles, applications, domains, administrators and
  * authorizations that already exist in the organization count as imported and are not written again.
  */
-export async function importData(ctx: Ctx, orgs: AsyncIterable<StreamedOrg>, opts: ImportOptions = {}): Promise<ImportResult> {
+export async function importData(
+  ctx: Ctx,
+  orgs: AsyncIterable<StreamedOrg>,
+  opts: ImportOptions = {},
+): Promise<ImportResult> {
   if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('the import needs the IAM_OWNER role');
   const instance = await getInstance(ctx);
   const checkDeadline = () => {
@@ -92,7 +114,11 @@ async function importOrg(
   let started = false;
   return execute(ctx, async (scope) => {
     // The users stream by once: a command that would have to run again cannot, and says so.
-    if (started) throw aborted('Errors.Command.Conflict', `organization ${org.orgId} was changed concurrently; run the import again`);
+    if (started)
+      throw aborted(
+        'Errors.Command.Conflict',
+        `organization ${org.orgId} was changed concurrently; run the import again`,
+      );
     started = true;
     const tx = scope.tx;
     if (deadline !== undefined) {
@@ -101,16 +127,25 @@ async function importOrg(
       await tx.execute(sql`select set_config('statement_timeout', ${String(ms)}, true)`);
     }
     // The share lock keeps a concurrent deletion of an existing organization waiting until we are done.
-    const [existing] = (await queryRows(tx, sql`select state from orgs where id = ${org.orgId} for share`)) as { state: string }[];
-    if (existing?.state === 'REMOVED') throw failedPrecondition('Errors.Org.NotFound', `organization ${org.orgId} was removed`);
+    const [existing] = (await queryRows(tx, sql`select state from orgs where id = ${org.orgId} for share`)) as {
+      state: string;
+    }[];
+    if (existing?.state === 'REMOVED')
+      throw failedPrecondition('Errors.Org.NotFound', `organization ${org.orgId} was removed`);
     // Like CreateUser: users only go into an active organization.
-    if (existing?.state === 'INACTIVE') throw failedPrecondition('Errors.Org.NotActive', `organization ${org.orgId} is not active`);
+    if (existing?.state === 'INACTIVE')
+      throw failedPrecondition('Errors.Org.NotActive', `organization ${org.orgId} is not active`);
     if (existing) {
       errors.push({ type: 'org', id: org.orgId, key: 'Errors.Org.AlreadyExisting' });
     } else {
-      if (!org.name?.trim()) throw invalidArgument('Errors.Org.Invalid', `organization ${org.orgId} does not exist and has no name`);
-      const taken = await queryRows(tx, sql`select 1 from orgs where lower(name) = lower(${org.name}) and state <> 'REMOVED'`);
-      if (taken.length > 0) throw alreadyExists('Errors.Org.AlreadyExisting', `an organization named "${org.name}" already exists`);
+      if (!org.name?.trim())
+        throw invalidArgument('Errors.Org.Invalid', `organization ${org.orgId} does not exist and has no name`);
+      const taken = await queryRows(
+        tx,
+        sql`select 1 from orgs where lower(name) = lower(${org.name}) and state <> 'REMOVED'`,
+      );
+      if (taken.length > 0)
+        throw alreadyExists('Errors.Org.AlreadyExisting', `an organization named "${org.name}" already exists`);
       await addOrg(scope, { id: org.orgId, name: org.name, instanceDomain });
       // The organization's events go first, before the users' bulk-appended ones.
       await scope.flush();
@@ -139,8 +174,12 @@ async function importOrg(
       checkDeadline();
       if (++batchesDone % GC_EVERY_BATCHES === 0) collectGarbage();
       const accounts = prepareBatch(org.orgId, batch, mustBeDomain, errors);
-      for (const m of batch.metadata) metadata.set(`${m.userId}\u0000${m.key}`, { user_id: m.userId, key: m.key, value: m.value });
-      const present = await existingUsers(tx, accounts.map((a) => a.id));
+      for (const m of batch.metadata)
+        metadata.set(`${m.userId}\u0000${m.key}`, { user_id: m.userId, key: m.key, value: m.value });
+      const present = await existingUsers(
+        tx,
+        accounts.map((a) => a.id),
+      );
       const takenNames = await takenUsernames(tx, accounts);
       const fresh: Account[] = [];
       for (const a of accounts) {
@@ -157,12 +196,36 @@ async function importOrg(
         }
       }
       await hashPlainPasswords(fresh, checkDeadline);
-      await inBatches(fresh, (slice) => insertUsers(tx, slice.map((a) => a.row)), checkDeadline);
-      await inBatches(fresh, (slice) => appendEvents(tx, ctx, slice.map((a) => ({ ...a.event, sequence: 1 }))), checkDeadline);
+      await inBatches(
+        fresh,
+        (slice) =>
+          insertUsers(
+            tx,
+            slice.map((a) => a.row),
+          ),
+        checkDeadline,
+      );
+      await inBatches(
+        fresh,
+        (slice) =>
+          appendEvents(
+            tx,
+            ctx,
+            slice.map((a) => ({ ...a.event, sequence: 1 })),
+          ),
+        checkDeadline,
+      );
       // An imported TOTP secret is recorded as its own event; the secret stays out of the event log.
       const otpEvents: EventRow[] = fresh
         .filter((a) => a.otp)
-        .map((a) => ({ aggregate_type: 'user', aggregate_id: a.id, sequence: 2, event_type: 'user.human.otp.added', payload: {}, resource_owner: org.orgId }));
+        .map((a) => ({
+          aggregate_type: 'user',
+          aggregate_id: a.id,
+          sequence: 2,
+          event_type: 'user.human.otp.added',
+          payload: {},
+          resource_owner: org.orgId,
+        }));
       await inBatches(otpEvents, (slice) => appendEvents(tx, ctx, slice), checkDeadline);
     }
 
@@ -170,7 +233,8 @@ async function importOrg(
     const wanted = [...metadata.values()];
     const ids = [...new Set(wanted.map((m) => m.user_id))];
     const owners = new Map<string, { orgId: string; thisRun: boolean; otp: boolean }>();
-    for (let i = 0; i < ids.length; i += 10_000) for (const [k, v] of await existingUsers(tx, ids.slice(i, i + 10_000))) owners.set(k, v);
+    for (let i = 0; i < ids.length; i += 10_000)
+      for (const [k, v] of await existingUsers(tx, ids.slice(i, i + 10_000))) owners.set(k, v);
     const metaRows = wanted.filter((m) => {
       const owner = owners.get(m.user_id);
       if (!owner) errors.push({ type: 'user_metadata', id: m.user_id, key: 'Errors.User.NotFound' });
@@ -195,7 +259,8 @@ async function importOrg(
 
     await importResources(scope, org, imported, errors, checkDeadline);
 
-    for (const item of org.unsupported) errors.push({ type: item.type, id: item.id, key: 'Errors.Import.NotSupported' });
+    for (const item of org.unsupported)
+      errors.push({ type: item.type, id: item.id, key: 'Errors.Import.NotSupported' });
     checkDeadline();
     return imported;
   });
@@ -205,7 +270,10 @@ async function importOrg(
  * The users that exist among `ids`: their organization, whether this transaction created them (rows
  * inserted now carry the transaction's timestamp as created_at), and whether they have a TOTP secret.
  */
-async function existingUsers(tx: Db, ids: string[]): Promise<Map<string, { orgId: string; thisRun: boolean; otp: boolean }>> {
+async function existingUsers(
+  tx: Db,
+  ids: string[],
+): Promise<Map<string, { orgId: string; thisRun: boolean; otp: boolean }>> {
   if (ids.length === 0) return new Map();
   const found = (await queryRows(
     tx,

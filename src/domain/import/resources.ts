@@ -1,6 +1,13 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { administrators, applications, authorizations, orgDomains, projectRoles, projects } from '../../db/schema/index';
+import {
+  administrators,
+  applications,
+  authorizations,
+  orgDomains,
+  projectRoles,
+  projects,
+} from '../../db/schema/index';
 import { createAdministratorIn } from '../administrator/manage';
 import { createApplicationIn } from '../application/commands';
 import { createAuthorizationIn } from '../authorization/commands';
@@ -86,20 +93,28 @@ export async function importResources(
     const [found] = await tx
       .select({ id: applications.id })
       .from(applications)
-      .where(and(eq(applications.id, a.appId), eq(applications.projectId, a.projectId), eq(applications.orgId, orgId), ne(applications.state, 'REMOVED')));
+      .where(
+        and(
+          eq(applications.id, a.appId),
+          eq(applications.projectId, a.projectId),
+          eq(applications.orgId, orgId),
+          ne(applications.state, 'REMOVED'),
+        ),
+      );
     const { config } = a;
     let ok: boolean;
     if (found) ok = true;
     else if (!(await ownProject(a.projectId))) {
       errors.push({ type: a.kind, id: a.appId, key: 'Errors.Project.NotFound' });
       ok = false;
-    }
-    else if ('invalid' in config) {
+    } else if ('invalid' in config) {
       errors.push({ type: a.kind, id: a.appId, key: config.invalid });
       ok = false;
     } else {
       // The generated client secret is not part of the import's answer: it is regenerated later.
-      ok = await item(a.kind, a.appId, (s) => createApplicationIn(s, { projectId: a.projectId, applicationId: a.appId, name: a.name, config }));
+      ok = await item(a.kind, a.appId, (s) =>
+        createApplicationIn(s, { projectId: a.projectId, applicationId: a.appId, name: a.name, config }),
+      );
     }
     if (ok) (a.kind === 'oidc_app' ? imported.oidcAppIds : imported.apiAppIds).push(a.appId);
   }
@@ -121,8 +136,18 @@ export async function importResources(
     const [found] = await tx
       .select({ userId: administrators.userId })
       .from(administrators)
-      .where(and(eq(administrators.userId, m.userId), eq(administrators.resourceType, 'ORG'), eq(administrators.resourceId, orgId)));
-    const ok = found || (await item('org_member', m.userId, (s) => createAdministratorIn(s, { userId: m.userId, resource: { orgId }, roles: m.roles })));
+      .where(
+        and(
+          eq(administrators.userId, m.userId),
+          eq(administrators.resourceType, 'ORG'),
+          eq(administrators.resourceId, orgId),
+        ),
+      );
+    const ok =
+      found ||
+      (await item('org_member', m.userId, (s) =>
+        createAdministratorIn(s, { userId: m.userId, resource: { orgId }, roles: m.roles }),
+      ));
     if (ok) imported.orgMembers.push(m.userId);
   }
 
@@ -165,7 +190,12 @@ async function inSavepoint(scope: Scope, write: (item: Scope) => Promise<unknown
     return undefined;
   } catch (err) {
     const violation = uniqueViolation(err);
-    const rule = err instanceof DomainError ? err : violation && violation !== 'events_aggregate_sequence_uq' ? constraintError(violation) : undefined;
+    const rule =
+      err instanceof DomainError
+        ? err
+        : violation && violation !== 'events_aggregate_sequence_uq'
+          ? constraintError(violation)
+          : undefined;
     if (!rule) throw err;
     return rule.key;
   }

@@ -16,7 +16,9 @@ export async function addInstance(scope: Scope, input: AddInstanceInput): Promis
     domain: input.domain,
     settings: DEFAULT_INSTANCE_SETTINGS,
   });
-  await scope.tx.insert(instanceDomains).values({ domain: input.domain, instanceId: input.id, generated: true, trusted: true });
+  await scope.tx
+    .insert(instanceDomains)
+    .values({ domain: input.domain, instanceId: input.id, generated: true, trusted: true });
   scope.push({
     aggregateType: 'instance',
     aggregateId: input.id,

@@ -7,6 +7,10 @@ import type { Scope } from '../execute';
  * after the other instead of failing on the event sequence, then reads the sequence.
  */
 export async function lockInstance(scope: Scope): Promise<void> {
-  await scope.tx.select({ id: instances.id }).from(instances).where(eq(instances.id, scope.ctx.instanceId)).for('update');
+  await scope.tx
+    .select({ id: instances.id })
+    .from(instances)
+    .where(eq(instances.id, scope.ctx.instanceId))
+    .for('update');
   await scope.load('instance', scope.ctx.instanceId);
 }

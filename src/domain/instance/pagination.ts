@@ -33,10 +33,14 @@ export interface ListResult<T> {
 export function page(req: PageRequest | undefined): Page {
   const offset = req?.offset ?? 0;
   if (!isOffset(offset)) {
-    throw invalidArgument('Errors.Pagination.Offset', `pagination.offset must be a non-negative integer of at most ${Number.MAX_SAFE_INTEGER}`);
+    throw invalidArgument(
+      'Errors.Pagination.Offset',
+      `pagination.offset must be a non-negative integer of at most ${Number.MAX_SAFE_INTEGER}`,
+    );
   }
   const requested = req?.limit ?? 0;
-  if (requested > MAX_LIMIT) throw invalidArgument('Errors.Pagination.Limit', `pagination.limit must be at most ${MAX_LIMIT}`);
+  if (requested > MAX_LIMIT)
+    throw invalidArgument('Errors.Pagination.Limit', `pagination.limit must be at most ${MAX_LIMIT}`);
   return { offset: Number(offset), limit: requested > 0 ? requested : DEFAULT_LIMIT, asc: req?.asc ?? false };
 }
 

@@ -60,7 +60,10 @@ export function checkSettings(s: InstanceSettings): void {
     }
   }
   if (s.refreshTokenAbsoluteSeconds < s.refreshTokenIdleSeconds) {
-    throw invalidArgument('Errors.Instance.Settings.Invalid', 'refresh_token_absolute_seconds must not be less than refresh_token_idle_seconds');
+    throw invalidArgument(
+      'Errors.Instance.Settings.Invalid',
+      'refresh_token_absolute_seconds must not be less than refresh_token_idle_seconds',
+    );
   }
   if (!['RS256', 'ES256', 'EdDSA'].includes(s.signingAlgorithm)) {
     throw invalidArgument('Errors.Instance.Settings.Invalid', 'signing_algorithm must be RS256, ES256 or EdDSA');

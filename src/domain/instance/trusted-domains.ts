@@ -9,7 +9,8 @@ import { requireDomain } from './validate';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const trustedDomainUniqueConstraints: UniqueConstraintErrors = {
-  instance_domains_pkey: () => alreadyExists('Errors.Instance.Domain.AlreadyExists', 'the domain is already a domain of the instance'),
+  instance_domains_pkey: () =>
+    alreadyExists('Errors.Instance.Domain.AlreadyExists', 'the domain is already a domain of the instance'),
 };
 
 export type InstanceDomain = typeof instanceDomains.$inferSelect;
@@ -39,7 +40,13 @@ export async function addTrustedDomain(ctx: Ctx, input: { domain: string }): Pro
       .insert(instanceDomains)
       .values({ domain, instanceId: ctx.instanceId, trusted: true })
       .returning({ createdAt: instanceDomains.createdAt });
-    scope.push({ aggregateType: 'instance', aggregateId: ctx.instanceId, type: 'instance.domain.added', payload: { domain, trusted: true }, resourceOwner: ctx.instanceId });
+    scope.push({
+      aggregateType: 'instance',
+      aggregateId: ctx.instanceId,
+      type: 'instance.domain.added',
+      payload: { domain, trusted: true },
+      resourceOwner: ctx.instanceId,
+    });
     return { createdAt: row.createdAt };
   });
 }
@@ -53,9 +60,19 @@ export async function removeTrustedDomain(ctx: Ctx, input: { domain: string }): 
     const where = and(eq(instanceDomains.instanceId, ctx.instanceId), eq(instanceDomains.domain, domain));
     const [row] = await scope.tx.select().from(instanceDomains).where(where);
     if (!row) return { deletedAt: new Date() };
-    if (row.generated) throw failedPrecondition('Errors.Instance.Domain.Generated', 'the generated domain of the instance cannot be removed');
+    if (row.generated)
+      throw failedPrecondition(
+        'Errors.Instance.Domain.Generated',
+        'the generated domain of the instance cannot be removed',
+      );
     await scope.tx.delete(instanceDomains).where(where);
-    scope.push({ aggregateType: 'instance', aggregateId: ctx.instanceId, type: 'instance.domain.removed', payload: { domain }, resourceOwner: ctx.instanceId });
+    scope.push({
+      aggregateType: 'instance',
+      aggregateId: ctx.instanceId,
+      type: 'instance.domain.removed',
+      payload: { domain },
+      resourceOwner: ctx.instanceId,
+    });
     return { deletedAt: new Date() };
   });
 }

@@ -14,7 +14,13 @@ export async function updateInstance(ctx: Ctx, input: { name: string }): Promise
     await lockInstance(scope);
     const changedAt = new Date();
     await scope.tx.update(instances).set({ name, changedAt }).where(eq(instances.id, ctx.instanceId));
-    scope.push({ aggregateType: 'instance', aggregateId: ctx.instanceId, type: 'instance.changed', payload: { name }, resourceOwner: ctx.instanceId });
+    scope.push({
+      aggregateType: 'instance',
+      aggregateId: ctx.instanceId,
+      type: 'instance.changed',
+      payload: { name },
+      resourceOwner: ctx.instanceId,
+    });
     return { changedAt };
   });
 }

@@ -8,18 +8,24 @@ import { lockInstance } from './lock';
 import { type InstanceSettings, checkSettings, invalidateInstanceSettings, readInstanceSettings } from './settings';
 
 /** Changes the given settings; the others keep their values. The change is one event with the diff. */
-export async function updateInstanceSettings(ctx: Ctx, changes: Partial<InstanceSettings>): Promise<{ changedAt: Date; settings: InstanceSettings }> {
+export async function updateInstanceSettings(
+  ctx: Ctx,
+  changes: Partial<InstanceSettings>,
+): Promise<{ changedAt: Date; settings: InstanceSettings }> {
   if (!ctx.principal.canInstance('iam.policy.write')) throw permissionDenied('needs iam.policy.write on the instance');
   return execute(ctx, async (scope) => {
     await lockInstance(scope);
     const current = await readInstanceSettings(scope.tx, ctx.instanceId);
-    const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) as Partial<InstanceSettings>;
+    const defined = Object.fromEntries(
+      Object.entries(changes).filter(([, v]) => v !== undefined),
+    ) as Partial<InstanceSettings>;
     const settings = { ...current, ...defined };
     checkSettings(settings);
     const changedAt = new Date();
     await scope.tx.update(instances).set({ settings, changedAt }).where(eq(instances.id, ctx.instanceId));
     await invalidateInstanceSettings(scope, ctx.instanceId);
-    if (defined.userLoginMustBeDomain !== undefined && defined.userLoginMustBeDomain !== current.userLoginMustBeDomain) await rescopeUsernames(scope);
+    if (defined.userLoginMustBeDomain !== undefined && defined.userLoginMustBeDomain !== current.userLoginMustBeDomain)
+      await rescopeUsernames(scope);
     scope.push({
       aggregateType: 'instance',
       aggregateId: ctx.instanceId,

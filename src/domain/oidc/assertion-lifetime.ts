@@ -15,7 +15,8 @@ export function assertionLifetimeProblem(
   nowS = Date.now() / 1000,
 ): string | undefined {
   if (typeof claims.exp !== 'number') return 'exp is missing';
-  if (claims.exp > nowS + maxLifetimeS + ASSERTION_CLOCK_SKEW_S) return `exp is more than ${maxLifetimeS} seconds ahead`;
+  if (claims.exp > nowS + maxLifetimeS + ASSERTION_CLOCK_SKEW_S)
+    return `exp is more than ${maxLifetimeS} seconds ahead`;
   if (claims.iat === undefined) return opts.requireIat ? 'iat is missing' : undefined;
   if (typeof claims.iat !== 'number') return 'iat is not a number';
   if (claims.iat > nowS + ASSERTION_CLOCK_SKEW_S) return 'iat is in the future';

@@ -7,7 +7,18 @@ import { notFound } from '../errors';
 import { execute } from '../execute';
 
 export type AuthRequest = typeof authRequests.$inferSelect;
-export type NewAuthRequest = Omit<AuthRequest, 'id' | 'createdAt' | 'expiresAt' | 'sessionId' | 'completedAt' | 'error' | 'errorDescription' | 'loginName' | 'callbackKeyHash'>;
+export type NewAuthRequest = Omit<
+  AuthRequest,
+  | 'id'
+  | 'createdAt'
+  | 'expiresAt'
+  | 'sessionId'
+  | 'completedAt'
+  | 'error'
+  | 'errorDescription'
+  | 'loginName'
+  | 'callbackKeyHash'
+>;
 
 /** An auth request stays usable for 30 minutes: time enough to sign in, short enough to be forgotten. */
 export const AUTH_REQUEST_LIFETIME_MS = 30 * 60_000;
@@ -24,7 +35,12 @@ export async function createAuthRequest(ctx: Ctx, input: NewAuthRequest, orgId: 
       aggregateType: 'auth_request',
       aggregateId: id,
       type: 'auth_request.added',
-      payload: { clientId: input.clientId, scope: input.scopes, responseType: input.responseType, prompt: input.prompt },
+      payload: {
+        clientId: input.clientId,
+        scope: input.scopes,
+        responseType: input.responseType,
+        prompt: input.prompt,
+      },
       resourceOwner: orgId,
     });
     return row;
@@ -41,7 +57,13 @@ export async function findPendingAuthRequest(db: Db, id: string): Promise<AuthRe
   return row;
 }
 
-async function update(ctx: Ctx, id: string, type: string, set: Partial<AuthRequest>, payload: Record<string, unknown> = {}): Promise<AuthRequest> {
+async function update(
+  ctx: Ctx,
+  id: string,
+  type: string,
+  set: Partial<AuthRequest>,
+  payload: Record<string, unknown> = {},
+): Promise<AuthRequest> {
   return execute(ctx, async (scope) => {
     await scope.load('auth_request', id);
     const [row] = await scope.tx
@@ -60,13 +82,36 @@ export function setAuthRequestLoginName(ctx: Ctx, id: string, loginName: string)
 }
 
 /** Links the session that authenticated the user; the callback then answers the client. */
-export function linkSessionToAuthRequest(ctx: Ctx, id: string, sessionId: string, callbackKeyHash: string | null = null): Promise<AuthRequest> {
-  return update(ctx, id, 'auth_request.session.linked', { sessionId, error: null, errorDescription: null, callbackKeyHash }, { sessionId });
+export function linkSessionToAuthRequest(
+  ctx: Ctx,
+  id: string,
+  sessionId: string,
+  callbackKeyHash: string | null = null,
+): Promise<AuthRequest> {
+  return update(
+    ctx,
+    id,
+    'auth_request.session.linked',
+    { sessionId, error: null, errorDescription: null, callbackKeyHash },
+    { sessionId },
+  );
 }
 
 /** A custom login UI ends the request with an OAuth error for the client (e.g. access_denied). */
-export function failAuthRequest(ctx: Ctx, id: string, error: string, description: string, callbackKeyHash: string | null = null): Promise<AuthRequest> {
-  return update(ctx, id, 'auth_request.failed', { error, errorDescription: description, sessionId: null, callbackKeyHash }, { error });
+export function failAuthRequest(
+  ctx: Ctx,
+  id: string,
+  error: string,
+  description: string,
+  callbackKeyHash: string | null = null,
+): Promise<AuthRequest> {
+  return update(
+    ctx,
+    id,
+    'auth_request.failed',
+    { error, errorDescription: description, sessionId: null, callbackKeyHash },
+    { error },
+  );
 }
 
 /** Marks the request answered, exactly once: a second callback finds nothing. */

@@ -1,5 +1,5 @@
 import { refusalFor } from './user-access';
-import { and, eq, ne, } from 'drizzle-orm';
+import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { projects } from '../../db/schema/index';
 import type { Ctx } from '../context';
@@ -28,14 +28,17 @@ export type AuthorizeResult =
  * id_token_hint's subject, and the authentication is younger than max_age.
  */
 export function sessionFits(
-  s: Pick<SessionView, 'userId' | 'orgId' | 'userState' | 'passwordCheckedAt'> & { passwordChangeRequired?: boolean | null },
+  s: Pick<SessionView, 'userId' | 'orgId' | 'userState' | 'passwordCheckedAt'> & {
+    passwordChangeRequired?: boolean | null;
+  },
   r: AuthRequest,
 ): boolean {
   if (!s.userId || !s.passwordCheckedAt || s.passwordChangeRequired) return false;
   if (s.userState && s.userState !== 'ACTIVE' && s.userState !== 'INITIAL') return false;
   if (r.orgId && s.orgId !== r.orgId) return false;
   if (r.hintUserId && s.userId !== r.hintUserId) return false;
-  if (r.maxAge !== null && r.maxAge !== undefined && Date.now() - s.passwordCheckedAt.getTime() > r.maxAge * 1000) return false;
+  if (r.maxAge !== null && r.maxAge !== undefined && Date.now() - s.passwordCheckedAt.getTime() > r.maxAge * 1000)
+    return false;
   return true;
 }
 
@@ -46,7 +49,10 @@ export async function tokenAudience(db: Db, client: OidcClient, scopes: string[]
   for (const projectId of audienceProjects(scopes)) {
     if (aud.includes(projectId) || projectId === 'api') continue;
     const ids = await projectClientIds(db, projectId);
-    const [p] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED')));
+    const [p] = await db
+      .select({ id: projects.id })
+      .from(projects)
+      .where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED')));
     if (!p) continue;
     for (const id of [...ids, projectId]) if (!aud.includes(id)) aud.push(id);
   }
@@ -59,7 +65,11 @@ export async function tokenAudience(db: Db, client: OidcClient, scopes: string[]
  * together with an access token carries no profile/email/phone/address claims unless the application
  * sets id_token_userinfo_assertion.
  */
-export async function answerAuthRequest(ctx: Ctx, env: OidcEnv, requestId: string): Promise<AuthorizeResult | undefined> {
+export async function answerAuthRequest(
+  ctx: Ctx,
+  env: OidcEnv,
+  requestId: string,
+): Promise<AuthorizeResult | undefined> {
   const request = await completeAuthRequest(ctx, requestId);
   if (!request) return undefined;
   const fail = (error: string, description: string): AuthorizeResult => ({ ok: false, request, error, description });
@@ -71,7 +81,8 @@ export async function answerAuthRequest(ctx: Ctx, env: OidcEnv, requestId: strin
   if (!client?.active || !client.oidc) return fail('unauthorized_client', 'the application is not active');
   const user = await claimUser(ctx.db, session.userId);
   if (user?.type !== 'HUMAN') return fail('access_denied', 'the user is not active');
-  if (request.orgId && user.orgId !== request.orgId) return fail('access_denied', 'the user does not belong to the requested organization');
+  if (request.orgId && user.orgId !== request.orgId)
+    return fail('access_denied', 'the user does not belong to the requested organization');
   const refusal = await refusalFor(ctx.db, user, client);
   if (refusal) return fail('access_denied', refusal);
   const settings = await instanceSettings(ctx.db, ctx.instanceId);

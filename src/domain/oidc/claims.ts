@@ -49,7 +49,10 @@ export function scopeClaims(u: ClaimUser, scopes: string[]): Record<string, unkn
 
 /** `urn:service:iam:user:metadata`: {key: base64(value)}. */
 export async function metadataClaim(db: Db, userId: string): Promise<Record<string, string>> {
-  const rows = await db.select({ key: userMetadata.key, value: userMetadata.value }).from(userMetadata).where(eq(userMetadata.userId, userId));
+  const rows = await db
+    .select({ key: userMetadata.key, value: userMetadata.value })
+    .from(userMetadata)
+    .where(eq(userMetadata.userId, userId));
   return Object.fromEntries(rows.map((r) => [r.key, Buffer.from(r.value, 'utf8').toString('base64')]));
 }
 
@@ -58,13 +61,29 @@ export async function metadataClaim(db: Db, userId: string): Promise<Record<stri
  * the client's project (or, with `…:projects:roles`, every project of the audience), and the same per
  * project under `urn:service:iam:org:project:{projectId}:roles`. Role scopes limit the keys.
  */
-export async function roleClaims(db: Db, userId: string, projectIds: string[], roleKeys: string[]): Promise<Record<string, unknown>> {
+export async function roleClaims(
+  db: Db,
+  userId: string,
+  projectIds: string[],
+  roleKeys: string[],
+): Promise<Record<string, unknown>> {
   if (projectIds.length === 0) return {};
   const rows = await db
-    .select({ projectId: authorizations.projectId, orgId: authorizations.orgId, roleKeys: authorizations.roleKeys, domain: orgs.primaryDomain })
+    .select({
+      projectId: authorizations.projectId,
+      orgId: authorizations.orgId,
+      roleKeys: authorizations.roleKeys,
+      domain: orgs.primaryDomain,
+    })
     .from(authorizations)
     .innerJoin(orgs, eq(orgs.id, authorizations.orgId))
-    .where(and(eq(authorizations.userId, userId), inArray(authorizations.projectId, projectIds), eq(authorizations.state, 'ACTIVE')));
+    .where(
+      and(
+        eq(authorizations.userId, userId),
+        inArray(authorizations.projectId, projectIds),
+        eq(authorizations.state, 'ACTIVE'),
+      ),
+    );
   const all: Record<string, Record<string, string>> = {};
   const perProject: Record<string, Record<string, Record<string, string>>> = {};
   for (const r of rows) {
@@ -84,18 +103,31 @@ export async function roleClaims(db: Db, userId: string, projectIds: string[], r
 
 /** Which projects' roles a token asserts: the client's, or every audience project with `…:projects:roles`. */
 export function roleProjects(scopes: string[], clientProjectId: string | null, audience: string[]): string[] {
-  if (scopes.includes(RESERVED.allProjectRoles)) return [...new Set([...(clientProjectId ? [clientProjectId] : []), ...audience])];
+  if (scopes.includes(RESERVED.allProjectRoles))
+    return [...new Set([...(clientProjectId ? [clientProjectId] : []), ...audience])];
   return clientProjectId ? [clientProjectId] : [];
 }
 
 /** Adds the roles claims when the scopes ask for them or the project asserts roles (and the place allows it). */
 export async function maybeRoleClaims(
   db: Db,
-  opts: { userId: string; scopes: string[]; projectId: string | null; audience: string[]; projectAssertsRoles: boolean; placeAllows: boolean },
+  opts: {
+    userId: string;
+    scopes: string[];
+    projectId: string | null;
+    audience: string[];
+    projectAssertsRoles: boolean;
+    placeAllows: boolean;
+  },
 ): Promise<Record<string, unknown>> {
   if (!opts.placeAllows) return {};
   if (!wantsRoles(opts.scopes) && !opts.projectAssertsRoles) return {};
-  return roleClaims(db, opts.userId, roleProjects(opts.scopes, opts.projectId, opts.audience), requestedRoleKeys(opts.scopes));
+  return roleClaims(
+    db,
+    opts.userId,
+    roleProjects(opts.scopes, opts.projectId, opts.audience),
+    requestedRoleKeys(opts.scopes),
+  );
 }
 
 /** Whether the user holds an active authorization on the project (project.authorizationRequired). */
@@ -103,7 +135,13 @@ export async function hasAuthorization(db: Db, userId: string, projectId: string
   const [row] = await db
     .select({ id: authorizations.id })
     .from(authorizations)
-    .where(and(eq(authorizations.userId, userId), eq(authorizations.projectId, projectId), eq(authorizations.state, 'ACTIVE')))
+    .where(
+      and(
+        eq(authorizations.userId, userId),
+        eq(authorizations.projectId, projectId),
+        eq(authorizations.state, 'ACTIVE'),
+      ),
+    )
     .limit(1);
   return !!row;
 }

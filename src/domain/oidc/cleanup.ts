@@ -14,5 +14,12 @@ export async function pruneExpiredOidcRows(db: Db): Promise<void> {
   await db.delete(authRequests).where(lt(authRequests.expiresAt, before));
   await db.delete(authCodes).where(lt(authCodes.expiresAt, before));
   await db.delete(accessTokens).where(lt(accessTokens.expiresAt, before));
-  await db.delete(refreshTokens).where(or(lt(refreshTokens.expiresAt, before), and(isNotNull(refreshTokens.revokedAt), lt(refreshTokens.revokedAt, before))));
+  await db
+    .delete(refreshTokens)
+    .where(
+      or(
+        lt(refreshTokens.expiresAt, before),
+        and(isNotNull(refreshTokens.revokedAt), lt(refreshTokens.revokedAt, before)),
+      ),
+    );
 }

@@ -7,7 +7,18 @@ import type { OidcClient } from './clients';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** Algorithms accepted for JWTs that clients sign (client assertions, JWT profile); discovery lists them. */
-export const CLIENT_JWT_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const CLIENT_JWT_ALGS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 /**
  * private_key_jwt (RFC 7523): signed by a registered, unexpired key of the application; iss and sub
@@ -30,7 +41,9 @@ export async function verifyClientAssertion(
   }
   if (!header.alg || !CLIENT_JWT_ALGS.includes(header.alg)) return 'client_assertion algorithm not allowed';
   const now = Date.now();
-  const keys = client.keys.filter((k) => (!header.kid || k.id === header.kid) && (!k.expiresAt || k.expiresAt.getTime() > now));
+  const keys = client.keys.filter(
+    (k) => (!header.kid || k.id === header.kid) && (!k.expiresAt || k.expiresAt.getTime() > now),
+  );
   for (const k of keys) {
     let key: CryptoKey;
     try {
@@ -45,9 +58,11 @@ export async function verifyClientAssertion(
       if ((err as { code?: string }).code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') continue;
       return `client_assertion rejected: ${(err as Error).message}`;
     }
-    if (payload.iss !== client.clientId || payload.sub !== client.clientId) return 'client_assertion iss and sub must be the client id';
+    if (payload.iss !== client.clientId || payload.sub !== client.clientId)
+      return 'client_assertion iss and sub must be the client id';
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!aud.some((a) => typeof a === 'string' && audiences.includes(a))) return 'client_assertion aud must contain the issuer';
+    if (!aud.some((a) => typeof a === 'string' && audiences.includes(a)))
+      return 'client_assertion aud must contain the issuer';
     const lifetime = assertionLifetimeProblem(payload, maxLifetimeS, { requireIat: false });
     if (lifetime) return `client_assertion: ${lifetime}`;
     if (typeof payload.jti !== 'string' || !payload.jti) return 'client_assertion needs jti';

@@ -95,6 +95,9 @@ export async function projectClientIds(db: Db, projectId: string): Promise<strin
 
 /** Whether a project exists (for the reserved audience scope). */
 export async function projectExists(db: Db, projectId: string): Promise<boolean> {
-  const [row] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED')));
+  const [row] = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED')));
   return !!row;
 }

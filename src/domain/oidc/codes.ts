@@ -57,10 +57,14 @@ export async function consumeCode(ctx: Ctx, r: CodeRedemption): Promise<{ grantI
   }
   if (row.clientId !== r.clientId) throw invalidGrant('the code was issued to another client');
   if (row.expiresAt.getTime() < Date.now()) throw invalidGrant('the code is expired');
-  if (!r.redirectUri || r.redirectUri !== row.redirectUri) throw invalidGrant('redirect_uri differs from the authorization request');
+  if (!r.redirectUri || r.redirectUri !== row.redirectUri)
+    throw invalidGrant('redirect_uri differs from the authorization request');
   if (row.codeChallenge) {
     if (!r.codeVerifier) throw invalidGrant('code_verifier is required for this code');
-    if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(r.codeVerifier) || !constantTimeEqual(s256(r.codeVerifier), row.codeChallenge)) {
+    if (
+      !/^[A-Za-z0-9\-._~]{43,128}$/.test(r.codeVerifier) ||
+      !constantTimeEqual(s256(r.codeVerifier), row.codeChallenge)
+    ) {
       throw invalidGrant('code_verifier does not match the code_challenge');
     }
   } else if (r.codeVerifier) {

@@ -48,7 +48,14 @@ export async function createGrant(scope: Scope, g: NewGrant): Promise<Grant> {
     aggregateType: 'oidc_session',
     aggregateId: id,
     type: 'oidc_session.added',
-    payload: { userId: g.userId, sessionId: g.sessionId, clientId: g.clientId, scope: g.scopes, audience: g.audience, actorUserId: g.actor?.userId },
+    payload: {
+      userId: g.userId,
+      sessionId: g.sessionId,
+      clientId: g.clientId,
+      scope: g.scopes,
+      audience: g.audience,
+      actorUserId: g.actor?.userId,
+    },
     resourceOwner: g.orgId,
   });
   return row;
@@ -62,11 +69,23 @@ export async function revokeGrant(ctx: Ctx, grantId: string, reason: string): Pr
   await execute(ctx, async (scope) => {
     const now = new Date();
     const [g] = await scope.tx.update(oidcGrants).set({ revokedAt: now }).where(eq(oidcGrants.id, grantId)).returning();
-    await scope.tx.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.grantId, grantId), isNull(accessTokens.revokedAt)));
-    await scope.tx.update(refreshTokens).set({ revokedAt: now }).where(and(eq(refreshTokens.grantId, grantId), isNull(refreshTokens.revokedAt)));
+    await scope.tx
+      .update(accessTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(accessTokens.grantId, grantId), isNull(accessTokens.revokedAt)));
+    await scope.tx
+      .update(refreshTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(refreshTokens.grantId, grantId), isNull(refreshTokens.revokedAt)));
     if (g) {
       await scope.load('oidc_session', grantId);
-      scope.push({ aggregateType: 'oidc_session', aggregateId: grantId, type: 'oidc_session.revoked', payload: { reason }, resourceOwner: ctx.instanceId });
+      scope.push({
+        aggregateType: 'oidc_session',
+        aggregateId: grantId,
+        type: 'oidc_session.revoked',
+        payload: { reason },
+        resourceOwner: ctx.instanceId,
+      });
     }
   });
 }

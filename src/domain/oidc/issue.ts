@@ -35,8 +35,15 @@ export const claimUserColumns = {
   orgState: orgs.state,
 };
 
-export async function claimUser(db: Db, userId: string): Promise<(ClaimUser & { state: string; type: string; orgState: string }) | undefined> {
-  const [row] = await db.select(claimUserColumns).from(users).innerJoin(orgs, eq(orgs.id, users.orgId)).where(eq(users.id, userId));
+export async function claimUser(
+  db: Db,
+  userId: string,
+): Promise<(ClaimUser & { state: string; type: string; orgState: string }) | undefined> {
+  const [row] = await db
+    .select(claimUserColumns)
+    .from(users)
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(eq(users.id, userId));
   return row;
 }
 
@@ -63,7 +70,11 @@ export interface AccessTokenParams {
  * are seen by introspection and userinfo on every replica), plus either a JWT (RFC 9068 shape) or an
  * opaque random token whose SHA-256 is stored. Event `oidc_session.access_token.added`.
  */
-export async function issueAccessToken(scope: Scope, env: OidcEnv, p: AccessTokenParams): Promise<{ token: string; id: string; expiresIn: number }> {
+export async function issueAccessToken(
+  scope: Scope,
+  env: OidcEnv,
+  p: AccessTokenParams,
+): Promise<{ token: string; id: string; expiresIn: number }> {
   const id = newId() + randomToken(6);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + p.lifetimeSeconds * 1000);
@@ -84,7 +95,9 @@ export async function issueAccessToken(scope: Scope, env: OidcEnv, p: AccessToke
         client_id: p.clientId,
         scope: p.scopes.join(' '),
         ...(p.sessionId ? { sid: p.sessionId } : {}),
-        ...(p.actor ? { act: { sub: p.actor.userId, ...(p.actor.clientId ? { client_id: p.actor.clientId } : {}) } } : {}),
+        ...(p.actor
+          ? { act: { sub: p.actor.userId, ...(p.actor.clientId ? { client_id: p.actor.clientId } : {}) } }
+          : {}),
         ...(p.extraClaims ?? {}),
       },
       'at+jwt',
@@ -114,7 +127,13 @@ export async function issueAccessToken(scope: Scope, env: OidcEnv, p: AccessToke
     aggregateType: 'access_token',
     aggregateId: id,
     type: 'oidc_session.access_token.added',
-    payload: { grantId: p.grantId, clientId: p.clientId, userId: p.userId, scope: p.scopes, actorUserId: p.actor?.userId },
+    payload: {
+      grantId: p.grantId,
+      clientId: p.clientId,
+      userId: p.userId,
+      scope: p.scopes,
+      actorUserId: p.actor?.userId,
+    },
     resourceOwner: p.orgId,
   });
   return { token, id, expiresIn: p.lifetimeSeconds };
@@ -123,7 +142,15 @@ export async function issueAccessToken(scope: Scope, env: OidcEnv, p: AccessToke
 /** Issues a refresh token of a grant (hash stored; rotated on every use). */
 export async function issueRefreshToken(
   scope: Scope,
-  p: { grantId: string; clientId: string; userId: string; orgId: string; scopes: string[]; idleSeconds: number; absoluteExpiresAt: Date | null },
+  p: {
+    grantId: string;
+    clientId: string;
+    userId: string;
+    orgId: string;
+    scopes: string[];
+    idleSeconds: number;
+    absoluteExpiresAt: Date | null;
+  },
 ): Promise<{ token: string; id: string }> {
   const id = newId() + randomToken(6);
   const token = randomToken(32, REFRESH_TOKEN_PREFIX);
@@ -199,7 +226,10 @@ export async function buildIdToken(scope: Scope, env: OidcEnv, p: IdTokenParams)
     Object.assign(claims, scopeClaims(p.user, p.scopes));
     if (p.scopes.includes(RESERVED.metadata)) claims[RESERVED.metadata] = await metadataClaim(scope.tx, p.user.id);
   } else {
-    const orgOnly = scopeClaims(p.user, p.scopes.filter((s) => RESERVED.org.test(s)));
+    const orgOnly = scopeClaims(
+      p.user,
+      p.scopes.filter((s) => RESERVED.org.test(s)),
+    );
     Object.assign(claims, orgOnly);
   }
   Object.assign(

@@ -6,7 +6,15 @@ import { getSession } from '../session/sessions';
 import { findUserById } from '../session/users';
 import { type AuthRequest, failAuthRequest, findPendingAuthRequest, linkSessionToAuthRequest } from './auth-requests';
 
-const ERRORS = ['access_denied', 'login_required', 'interaction_required', 'consent_required', 'account_selection_required', 'server_error', 'temporarily_unavailable'];
+const ERRORS = [
+  'access_denied',
+  'login_required',
+  'interaction_required',
+  'consent_required',
+  'account_selection_required',
+  'server_error',
+  'temporarily_unavailable',
+];
 
 /** GetAuthRequest for custom login UIs. */
 export async function getAuthRequestForLoginUi(ctx: Ctx, id: string): Promise<AuthRequest> {
@@ -34,15 +42,23 @@ export async function createCallback(
   const r = await findPendingAuthRequest(ctx.db, id);
   if (!r) throw notFound('Errors.AuthRequest.NotFound', 'auth request not found or expired');
   if ('error' in answer) {
-    if (!ERRORS.includes(answer.error.error)) throw invalidArgument('Errors.AuthRequest.Error', `error must be one of ${ERRORS.join(', ')}`);
-    return { request: await failAuthRequest(ctx, id, answer.error.error, answer.error.description, keyHash), callbackKey };
+    if (!ERRORS.includes(answer.error.error))
+      throw invalidArgument('Errors.AuthRequest.Error', `error must be one of ${ERRORS.join(', ')}`);
+    return {
+      request: await failAuthRequest(ctx, id, answer.error.error, answer.error.description, keyHash),
+      callbackKey,
+    };
   }
   const session = await getSession(ctx.db, answer.session.id, answer.session.token);
   if (!session) throw notFound('Errors.Session.NotFound', 'session not found');
-  if (!session.userId || !session.passwordCheckedAt) throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked user and password');
+  if (!session.userId || !session.passwordCheckedAt)
+    throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked user and password');
   // As in the hosted login: a required password change comes before any sign-in completes.
   if ((await findUserById(ctx.db, session.userId))?.passwordChangeRequired) {
-    throw failedPrecondition('Errors.User.PasswordChangeRequired', 'session: the user must set a new password first (UserService.SetPassword)');
+    throw failedPrecondition(
+      'Errors.User.PasswordChangeRequired',
+      'session: the user must set a new password first (UserService.SetPassword)',
+    );
   }
   return { request: await linkSessionToAuthRequest(ctx, id, session.id, keyHash), callbackKey };
 }

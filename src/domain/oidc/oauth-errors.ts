@@ -22,5 +22,7 @@ export const unsupportedGrantType = oauthError('unsupported_grant_type', 'invali
 
 /** The OAuth error code an error was made with by one of these factories, else undefined. */
 export function oauthCodeOf(err: unknown): string | undefined {
-  return err instanceof DomainError && err.key.startsWith(OAUTH_KEY_PREFIX) ? err.key.slice(OAUTH_KEY_PREFIX.length) : undefined;
+  return err instanceof DomainError && err.key.startsWith(OAUTH_KEY_PREFIX)
+    ? err.key.slice(OAUTH_KEY_PREFIX.length)
+    : undefined;
 }

@@ -55,7 +55,10 @@ export async function consumeRefreshToken(
  * Tokens of other clients are left alone (the answer is the same either way).
  */
 export async function findRefreshTokenByValue(ctx: Ctx, token: string) {
-  const [row] = await ctx.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token)));
+  const [row] = await ctx.db
+    .select()
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, sha256Hex(token)));
   return row;
 }
 

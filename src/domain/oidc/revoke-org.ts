@@ -11,7 +11,16 @@ import type { Scope } from '../execute';
 export async function revokeTokensOfOrg(scope: Scope, orgId: string): Promise<void> {
   const now = new Date();
   const members = scope.tx.select({ id: users.id }).from(users).where(eq(users.orgId, orgId));
-  await scope.tx.update(oidcGrants).set({ revokedAt: now }).where(and(inArray(oidcGrants.userId, members), isNull(oidcGrants.revokedAt)));
-  await scope.tx.update(refreshTokens).set({ revokedAt: now }).where(and(inArray(refreshTokens.userId, members), isNull(refreshTokens.revokedAt)));
-  await scope.tx.update(accessTokens).set({ revokedAt: now }).where(and(inArray(accessTokens.userId, members), isNull(accessTokens.revokedAt)));
+  await scope.tx
+    .update(oidcGrants)
+    .set({ revokedAt: now })
+    .where(and(inArray(oidcGrants.userId, members), isNull(oidcGrants.revokedAt)));
+  await scope.tx
+    .update(refreshTokens)
+    .set({ revokedAt: now })
+    .where(and(inArray(refreshTokens.userId, members), isNull(refreshTokens.revokedAt)));
+  await scope.tx
+    .update(accessTokens)
+    .set({ revokedAt: now })
+    .where(and(inArray(accessTokens.userId, members), isNull(accessTokens.revokedAt)));
 }

@@ -15,18 +15,35 @@ import { verifyOwnJwt } from './web-keys';
  * token-lookup.ts checks the grant); an access token only itself. Unknown tokens and tokens of other clients are ignored — the
  * endpoint answers the same either way.
  */
-export async function revokeToken(ctx: Ctx, env: OidcEnv, token: string, clientId: string, hint?: string): Promise<void> {
+export async function revokeToken(
+  ctx: Ctx,
+  env: OidcEnv,
+  token: string,
+  clientId: string,
+  hint?: string,
+): Promise<void> {
   if (await revokeMachineToken(ctx, env, token, clientId)) return;
   const asRefresh = token.startsWith(REFRESH_TOKEN_PREFIX) || hint === 'refresh_token';
   if (asRefresh) {
-    const [rt] = await ctx.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token)));
+    const [rt] = await ctx.db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, sha256Hex(token)));
     if (rt && rt.clientId === clientId) {
       await execute(ctx, async (scope) => {
         const now = new Date();
         await scope.tx.update(refreshTokens).set({ revokedAt: now }).where(eq(refreshTokens.id, rt.id));
-        await scope.tx.update(accessTokens).set({ revokedAt: now }).where(and(eq(accessTokens.refreshTokenId, rt.id), isNull(accessTokens.revokedAt)));
+        await scope.tx
+          .update(accessTokens)
+          .set({ revokedAt: now })
+          .where(and(eq(accessTokens.refreshTokenId, rt.id), isNull(accessTokens.revokedAt)));
         await scope.load('refresh_token', rt.id);
-        scope.push({ aggregateType: 'refresh_token', aggregateId: rt.id, type: 'oidc_session.refresh_token.revoked', resourceOwner: ctx.instanceId });
+        scope.push({
+          aggregateType: 'refresh_token',
+          aggregateId: rt.id,
+          type: 'oidc_session.refresh_token.revoked',
+          resourceOwner: ctx.instanceId,
+        });
       });
       if (rt.grantId) await revokeGrant(ctx, rt.grantId, 'refresh token revoked');
       return;
@@ -35,11 +52,17 @@ export async function revokeToken(ctx: Ctx, env: OidcEnv, token: string, clientI
   }
   let id: string | undefined;
   if (token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX)) {
-    const [row] = await ctx.db.select({ id: accessTokens.id, clientId: accessTokens.clientId }).from(accessTokens).where(eq(accessTokens.tokenHash, sha256Hex(token)));
+    const [row] = await ctx.db
+      .select({ id: accessTokens.id, clientId: accessTokens.clientId })
+      .from(accessTokens)
+      .where(eq(accessTokens.tokenHash, sha256Hex(token)));
     if (row?.clientId === clientId) id = row.id;
   } else if (token.split('.').length === 3) {
     try {
-      const { payload } = await verifyOwnJwt(ctx.db, env.masterKey, token, { issuer: env.issuer, ignoreExpiration: true });
+      const { payload } = await verifyOwnJwt(ctx.db, env.masterKey, token, {
+        issuer: env.issuer,
+        ignoreExpiration: true,
+      });
       if (payload.client_id === clientId && typeof payload.jti === 'string') id = payload.jti;
     } catch {
       return;
@@ -55,6 +78,12 @@ export async function revokeToken(ctx: Ctx, env: OidcEnv, token: string, clientI
       .returning({ id: accessTokens.id });
     if (!row) return;
     await scope.load('access_token', tokenId);
-    scope.push({ aggregateType: 'access_token', aggregateId: tokenId, type: 'oidc_session.access_token.revoked', payload: { by: 'client' }, resourceOwner: ctx.instanceId });
+    scope.push({
+      aggregateType: 'access_token',
+      aggregateId: tokenId,
+      type: 'oidc_session.access_token.revoked',
+      payload: { by: 'client' },
+      resourceOwner: ctx.instanceId,
+    });
   });
 }

@@ -68,7 +68,11 @@ export const tokenCacheObserver: CommitObserver = {
 };
 
 /** The cached answer for `key`, or what `load` finds (cached only when defined). */
-export async function cachedLookup<T>(key: string, load: () => Promise<T | undefined>, stillValid: (value: T) => boolean): Promise<T | undefined> {
+export async function cachedLookup<T>(
+  key: string,
+  load: () => Promise<T | undefined>,
+  stillValid: (value: T) => boolean,
+): Promise<T | undefined> {
   const hit = entries.get(key);
   if (hit && Date.now() - hit.at < MAX_AGE_MS && stillValid(hit.value as T)) return hit.value as T;
   const startedIn = generation;

@@ -21,7 +21,8 @@ export interface TokenResponse {
   issued_token_type?: string;
 }
 
-export const accessTokenFormat = (client: OidcClient): 'jwt' | 'opaque' => (client.oidc?.accessTokenType === 'JWT' ? 'jwt' : 'opaque');
+export const accessTokenFormat = (client: OidcClient): 'jwt' | 'opaque' =>
+  client.oidc?.accessTokenType === 'JWT' ? 'jwt' : 'opaque';
 
 /**
  * Role claims of a JWT access token, the same in every flow that issues one to a user (code, refresh,
@@ -53,11 +54,22 @@ export async function accessTokenRoleClaims(
 export async function issueGrantTokens(
   ctx: Ctx,
   env: OidcEnv,
-  p: { client: OidcClient; grant: Grant; scopes: string[]; refreshScopes: string[]; nonce: string | null; withRefresh: boolean; previousRefreshTokenId?: string },
+  p: {
+    client: OidcClient;
+    grant: Grant;
+    scopes: string[];
+    refreshScopes: string[];
+    nonce: string | null;
+    withRefresh: boolean;
+    previousRefreshTokenId?: string;
+  },
 ): Promise<TokenResponse> {
   const { client, grant } = p;
   const oidc = client.oidc;
-  const [settings, user] = await Promise.all([instanceSettings(ctx.db, ctx.instanceId), claimUser(ctx.db, grant.userId)]);
+  const [settings, user] = await Promise.all([
+    instanceSettings(ctx.db, ctx.instanceId),
+    claimUser(ctx.db, grant.userId),
+  ]);
   env = await withSigningKey(ctx, env);
   if (!user) throw invalidGrant('the user is not active');
   // Checked again at every code exchange and refresh: a deactivated organization, application or
@@ -78,7 +90,11 @@ export async function issueGrantTokens(
       });
     }
     const format = accessTokenFormat(client);
-    const extraClaims = await accessTokenRoleClaims(scope, client, { userId: user.id, scopes: p.scopes, audience: grant.audience });
+    const extraClaims = await accessTokenRoleClaims(scope, client, {
+      userId: user.id,
+      scopes: p.scopes,
+      audience: grant.audience,
+    });
     const accessScopes = p.scopes.filter((s) => s !== 'offline_access');
     const at = await issueAccessToken(scope, env, {
       format,
@@ -95,7 +111,12 @@ export async function issueGrantTokens(
       extraClaims,
       actor: grantActor(grant),
     });
-    const out: TokenResponse = { access_token: at.token, token_type: 'Bearer', expires_in: at.expiresIn, scope: p.scopes.join(' ') };
+    const out: TokenResponse = {
+      access_token: at.token,
+      token_type: 'Bearer',
+      expires_in: at.expiresIn,
+      scope: p.scopes.join(' '),
+    };
     if (refresh) out.refresh_token = refresh.token;
     if (p.scopes.includes('openid')) {
       out.id_token = await buildIdToken(scope, env, {

@@ -1,7 +1,16 @@
 import { eq, sql } from 'drizzle-orm';
 import { sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
-import { accessTokens, applications, authorizations, oidcGrants, orgs, projectGrants, projects, users } from '../../db/schema/index';
+import {
+  accessTokens,
+  applications,
+  authorizations,
+  oidcGrants,
+  orgs,
+  projectGrants,
+  projects,
+  users,
+} from '../../db/schema/index';
 import type { ClaimUser } from './claims';
 import { claimUserColumns, OPAQUE_ACCESS_TOKEN_PREFIX } from './issue';
 import { findActiveMachineToken } from './m2m/tokens';
@@ -30,16 +39,31 @@ export interface ActiveAccessToken {
  * at issuance — that authorization still active. One query, and none while the answer is cached
  * (token-cache.ts); JWTs are verified against our published keys first and then looked up by `jti`.
  */
-export async function findActiveAccessToken(db: Db, masterKey: Buffer, issuer: string, token: string): Promise<ActiveAccessToken | undefined> {
+export async function findActiveAccessToken(
+  db: Db,
+  masterKey: Buffer,
+  issuer: string,
+  token: string,
+): Promise<ActiveAccessToken | undefined> {
   // Tokens of the machine grants carry their claims (no row); they are checked by their own module.
   const machine = await findActiveMachineToken(db, masterKey, issuer, token);
   if (machine !== undefined) return machine ?? undefined;
   if (!token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX) && token.split('.').length !== 3) return undefined;
   const hash = sha256Hex(token);
-  return cachedLookup(hash, () => lookUp(db, masterKey, issuer, token, hash), (t) => t.expiresAt.getTime() > Date.now());
+  return cachedLookup(
+    hash,
+    () => lookUp(db, masterKey, issuer, token, hash),
+    (t) => t.expiresAt.getTime() > Date.now(),
+  );
 }
 
-async function lookUp(db: Db, masterKey: Buffer, issuer: string, token: string, hash: string): Promise<ActiveAccessToken | undefined> {
+async function lookUp(
+  db: Db,
+  masterKey: Buffer,
+  issuer: string,
+  token: string,
+  hash: string,
+): Promise<ActiveAccessToken | undefined> {
   let by: { kind: 'hash' | 'id'; value: string };
   if (token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX)) {
     by = { kind: 'hash', value: hash };
@@ -83,28 +107,32 @@ function build(db: Db) {
   const base = () =>
     db
       .select({
-      t: accessTokens,
-      u: claimUserColumns,
-      userState: users.state,
-      authorized: sql<boolean>`(not ${accessTokens.authorizationBound} or exists (select 1 from ${authorizations} where ${authorizations.userId} = ${accessTokens.userId} and ${authorizations.projectId} = ${accessTokens.projectId} and ${authorizations.state} = 'ACTIVE'))`,
-      // A revoked grant (code replay, refresh token reuse, revocation, logout) takes every token of
-      // it along, also one whose issuance committed after the revocation: the check is made here, at
-      // every lookup, not only by marking the tokens that existed when the grant was revoked.
-      grantRevoked: sql<boolean>`exists (select 1 from ${oidcGrants} g where g.id = ${accessTokens.grantId} and g.revoked_at is not null)`,
-      // the rule of user-access.ts for tokens already issued: the application and its project are
-      // active, and the project's access and authorization requirements still hold
-      clientUsable: sql<boolean>`exists (select 1 from ${applications} a join ${projects} p on p.id = a.project_id
+        t: accessTokens,
+        u: claimUserColumns,
+        userState: users.state,
+        authorized: sql<boolean>`(not ${accessTokens.authorizationBound} or exists (select 1 from ${authorizations} where ${authorizations.userId} = ${accessTokens.userId} and ${authorizations.projectId} = ${accessTokens.projectId} and ${authorizations.state} = 'ACTIVE'))`,
+        // A revoked grant (code replay, refresh token reuse, revocation, logout) takes every token of
+        // it along, also one whose issuance committed after the revocation: the check is made here, at
+        // every lookup, not only by marking the tokens that existed when the grant was revoked.
+        grantRevoked: sql<boolean>`exists (select 1 from ${oidcGrants} g where g.id = ${accessTokens.grantId} and g.revoked_at is not null)`,
+        // the rule of user-access.ts for tokens already issued: the application and its project are
+        // active, and the project's access and authorization requirements still hold
+        clientUsable: sql<boolean>`exists (select 1 from ${applications} a join ${projects} p on p.id = a.project_id
         where a.client_id = ${accessTokens.clientId} and a.state = 'ACTIVE' and p.state = 'ACTIVE'
           and (not p.authorization_required or exists (select 1 from ${authorizations} z where z.user_id = ${accessTokens.userId} and z.project_id = p.id and z.state = 'ACTIVE'))
           and (not p.project_access_required or p.org_id = ${users.orgId}
             or exists (select 1 from ${projectGrants} g where g.project_id = p.id and g.granted_org_id = ${users.orgId} and g.state = 'ACTIVE')))`,
-    })
-    .from(accessTokens)
-    .innerJoin(users, eq(users.id, accessTokens.userId))
-    .innerJoin(orgs, eq(orgs.id, users.orgId));
+      })
+      .from(accessTokens)
+      .innerJoin(users, eq(users.id, accessTokens.userId))
+      .innerJoin(orgs, eq(orgs.id, users.orgId));
   return {
-    hash: base().where(eq(accessTokens.tokenHash, sql.placeholder('v'))).prepare('oidc_access_token_by_hash'),
-    id: base().where(eq(accessTokens.id, sql.placeholder('v'))).prepare('oidc_access_token_by_id'),
+    hash: base()
+      .where(eq(accessTokens.tokenHash, sql.placeholder('v')))
+      .prepare('oidc_access_token_by_hash'),
+    id: base()
+      .where(eq(accessTokens.id, sql.placeholder('v')))
+      .prepare('oidc_access_token_by_id'),
   };
 }
 const prepared = new WeakMap<Db, ReturnType<typeof build>>();

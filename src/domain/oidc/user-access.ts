@@ -30,11 +30,20 @@ export async function refusalFor(
 
 /** project_access_required: the user's organization owns the project or holds an active grant of it. */
 async function orgHasProjectAccess(db: Db, orgId: string, projectId: string): Promise<boolean> {
-  const [own] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), eq(projects.orgId, orgId)));
+  const [own] = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.id, projectId), eq(projects.orgId, orgId)));
   if (own) return true;
   const [grant] = await db
     .select({ id: projectGrants.id })
     .from(projectGrants)
-    .where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.grantedOrgId, orgId), eq(projectGrants.state, 'ACTIVE')));
+    .where(
+      and(
+        eq(projectGrants.projectId, projectId),
+        eq(projectGrants.grantedOrgId, orgId),
+        eq(projectGrants.state, 'ACTIVE'),
+      ),
+    );
   return !!grant;
 }

@@ -1,8 +1,22 @@
 import { and, asc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
 import type { JWK } from 'jose';
-import { jwtVerify, type JWTPayload, type JWTVerifyResult, decodeJwt, decodeProtectedHeader, importJWK, type CryptoKey } from 'jose';
+import {
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyResult,
+  decodeJwt,
+  decodeProtectedHeader,
+  importJWK,
+  type CryptoKey,
+} from 'jose';
 import { decryptWithMasterKey, encryptWithMasterKey } from '../../crypto/keys/encryption';
-import { generateSigningKey, importPrivateJwk, SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKey } from '../../crypto/keys/signing';
+import {
+  generateSigningKey,
+  importPrivateJwk,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+  type SigningKey,
+} from '../../crypto/keys/signing';
 import type { Db } from '../../db/client';
 import { webKeys } from '../../db/schema/index';
 import type { Ctx } from '../context';
@@ -30,11 +44,17 @@ async function loadCache(db: Db, masterKey: Buffer): Promise<KeyCache> {
   const rows = await db
     .select()
     .from(webKeys)
-    .where(or(inArray(webKeys.state, ['INITIAL', 'ACTIVE']), and(eq(webKeys.state, 'INACTIVE'), gt(webKeys.publishedUntil, now))))
+    .where(
+      or(
+        inArray(webKeys.state, ['INITIAL', 'ACTIVE']),
+        and(eq(webKeys.state, 'INACTIVE'), gt(webKeys.publishedUntil, now)),
+      ),
+    )
     .orderBy(asc(webKeys.createdAt));
   const active = rows.find((r) => r.state === 'ACTIVE');
   const verify = new Map<string, { alg: string; key: Promise<CryptoKey> }>();
-  for (const r of rows) verify.set(r.id, { alg: r.algorithm, key: importJWK(r.publicJwk as JWK, r.algorithm) as Promise<CryptoKey> });
+  for (const r of rows)
+    verify.set(r.id, { alg: r.algorithm, key: importJWK(r.publicJwk as JWK, r.algorithm) as Promise<CryptoKey> });
   let signing: SigningKey | undefined;
   if (active) {
     const jwk = JSON.parse(decryptWithMasterKey(masterKey, active.privateKeyEncrypted)) as JWK;
@@ -128,7 +148,12 @@ async function lockKeys(scope: Scope): Promise<void> {
   await scope.tx.execute(sql`select pg_advisory_xact_lock(7301001)`);
 }
 
-async function insertKey(scope: Scope, masterKey: Buffer, alg: SigningAlgorithm, state: 'INITIAL' | 'ACTIVE'): Promise<WebKey> {
+async function insertKey(
+  scope: Scope,
+  masterKey: Buffer,
+  alg: SigningAlgorithm,
+  state: 'INITIAL' | 'ACTIVE',
+): Promise<WebKey> {
   const k = await generateSigningKey(alg);
   const now = new Date();
   const [row] = await scope.tx
@@ -144,9 +169,21 @@ async function insertKey(scope: Scope, masterKey: Buffer, alg: SigningAlgorithm,
     .returning();
   scope.created('web_key', k.kid);
   await keysChanged(scope);
-  scope.push({ aggregateType: 'web_key', aggregateId: k.kid, type: 'web_key.added', payload: { algorithm: alg }, resourceOwner: scope.ctx.instanceId });
+  scope.push({
+    aggregateType: 'web_key',
+    aggregateId: k.kid,
+    type: 'web_key.added',
+    payload: { algorithm: alg },
+    resourceOwner: scope.ctx.instanceId,
+  });
   if (state === 'ACTIVE') {
-    scope.push({ aggregateType: 'web_key', aggregateId: k.kid, type: 'web_key.activated', payload: {}, resourceOwner: scope.ctx.instanceId });
+    scope.push({
+      aggregateType: 'web_key',
+      aggregateId: k.kid,
+      type: 'web_key.activated',
+      payload: {},
+      resourceOwner: scope.ctx.instanceId,
+    });
   }
   return row;
 }
@@ -161,10 +198,25 @@ async function activate(scope: Scope, key: WebKey, retireAfterMs: number): Promi
       .update(webKeys)
       .set({ state: 'INACTIVE', changedAt: now, publishedUntil: new Date(now.getTime() + retireAfterMs) })
       .where(eq(webKeys.id, current.id));
-    scope.push({ aggregateType: 'web_key', aggregateId: current.id, type: 'web_key.deactivated', payload: {}, resourceOwner: scope.ctx.instanceId });
+    scope.push({
+      aggregateType: 'web_key',
+      aggregateId: current.id,
+      type: 'web_key.deactivated',
+      payload: {},
+      resourceOwner: scope.ctx.instanceId,
+    });
   }
-  await scope.tx.update(webKeys).set({ state: 'ACTIVE', changedAt: now, activatedAt: now, publishedUntil: null }).where(eq(webKeys.id, key.id));
-  scope.push({ aggregateType: 'web_key', aggregateId: key.id, type: 'web_key.activated', payload: {}, resourceOwner: scope.ctx.instanceId });
+  await scope.tx
+    .update(webKeys)
+    .set({ state: 'ACTIVE', changedAt: now, activatedAt: now, publishedUntil: null })
+    .where(eq(webKeys.id, key.id));
+  scope.push({
+    aggregateType: 'web_key',
+    aggregateId: key.id,
+    type: 'web_key.activated',
+    payload: {},
+    resourceOwner: scope.ctx.instanceId,
+  });
 }
 
 async function signingAlgorithm(ctx: Ctx): Promise<SigningAlgorithm> {
@@ -182,7 +234,10 @@ export async function ensureSigningKey(ctx: Ctx, masterKey: Buffer): Promise<voi
   const alg = await signingAlgorithm(ctx);
   const changed = await execute(ctx, async (scope) => {
     await lockKeys(scope);
-    const rows = await scope.tx.select().from(webKeys).where(inArray(webKeys.state, ['INITIAL', 'ACTIVE']));
+    const rows = await scope.tx
+      .select()
+      .from(webKeys)
+      .where(inArray(webKeys.state, ['INITIAL', 'ACTIVE']));
     let changed = false;
     if (!rows.some((r) => r.state === 'ACTIVE')) {
       await insertKey(scope, masterKey, alg, 'ACTIVE');
@@ -216,9 +271,19 @@ export async function rotateKeysIfDue(ctx: Ctx, masterKey: Buffer, intervalMs: n
     if (expired.length) await keysChanged(scope);
     for (const e of expired) {
       await scope.load('web_key', e.id);
-      scope.push({ aggregateType: 'web_key', aggregateId: e.id, type: 'web_key.removed', payload: {}, resourceOwner: ctx.instanceId });
+      scope.push({
+        aggregateType: 'web_key',
+        aggregateId: e.id,
+        type: 'web_key.removed',
+        payload: {},
+        resourceOwner: ctx.instanceId,
+      });
     }
-    const rows = await scope.tx.select().from(webKeys).where(inArray(webKeys.state, ['INITIAL', 'ACTIVE'])).orderBy(asc(webKeys.createdAt));
+    const rows = await scope.tx
+      .select()
+      .from(webKeys)
+      .where(inArray(webKeys.state, ['INITIAL', 'ACTIVE']))
+      .orderBy(asc(webKeys.createdAt));
     const active = rows.find((r) => r.state === 'ACTIVE');
     if (active && now - (active.activatedAt ?? active.createdAt).getTime() < intervalMs) return expired.length > 0;
     // The successor must have been published for longer than the JWKS may be cached.
@@ -255,7 +320,8 @@ export async function activateWebKey(ctx: Ctx, keyId: string): Promise<WebKey> {
     await lockKeys(scope);
     const [key] = await scope.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
     if (!key) throw notFound('Errors.WebKey.NotFound', 'web key not found');
-    if (key.state === 'INACTIVE') throw failedPrecondition('Errors.WebKey.Inactive', 'a retired key cannot be activated again; create a new one');
+    if (key.state === 'INACTIVE')
+      throw failedPrecondition('Errors.WebKey.Inactive', 'a retired key cannot be activated again; create a new one');
     await scope.load('web_key', key.id);
     await activate(scope, key, longestTokenLifetimeMs(settings) + JWKS_MAX_AGE_SECONDS * 1000);
     const [after] = await scope.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
@@ -271,11 +337,18 @@ export async function deleteWebKey(ctx: Ctx, keyId: string): Promise<void> {
     await lockKeys(scope);
     const [key] = await scope.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
     if (!key) return;
-    if (key.state === 'ACTIVE') throw failedPrecondition('Errors.WebKey.Active', 'the active key cannot be deleted; activate another key first');
+    if (key.state === 'ACTIVE')
+      throw failedPrecondition('Errors.WebKey.Active', 'the active key cannot be deleted; activate another key first');
     await scope.load('web_key', key.id);
     await scope.tx.delete(webKeys).where(eq(webKeys.id, keyId));
     await keysChanged(scope);
-    scope.push({ aggregateType: 'web_key', aggregateId: key.id, type: 'web_key.removed', payload: {}, resourceOwner: ctx.instanceId });
+    scope.push({
+      aggregateType: 'web_key',
+      aggregateId: key.id,
+      type: 'web_key.removed',
+      payload: {},
+      resourceOwner: ctx.instanceId,
+    });
   });
   invalidateKeyCache(ctx.db);
 }
@@ -287,7 +360,8 @@ export async function listWebKeys(ctx: Ctx): Promise<WebKey[]> {
 export function parseAlgorithm(raw: string | undefined): SigningAlgorithm | undefined {
   if (!raw) return undefined;
   const found = SIGNING_ALGORITHMS.find((a) => a.toLowerCase() === raw.toLowerCase());
-  if (!found) throw invalidArgument('Errors.WebKey.Algorithm', `algorithm must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  if (!found)
+    throw invalidArgument('Errors.WebKey.Algorithm', `algorithm must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
   return found;
 }
 

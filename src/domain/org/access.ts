@@ -19,7 +19,10 @@ export type RowLock = 'share' | 'update' | undefined;
 
 /** An organization that is not deleted, or undefined. */
 export async function findOrg(db: Db, id: string, lock?: RowLock): Promise<Org | undefined> {
-  const q = db.select().from(orgs).where(and(eq(orgs.id, id), ne(orgs.state, 'REMOVED')));
+  const q = db
+    .select()
+    .from(orgs)
+    .where(and(eq(orgs.id, id), ne(orgs.state, 'REMOVED')));
   const [row] = lock ? await q.for(lock) : await q;
   return row;
 }

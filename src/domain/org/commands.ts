@@ -18,7 +18,10 @@ export interface AddOrgInput {
 }
 
 /** Adds an organization with its generated primary domain. */
-export async function addOrg(scope: Scope, input: AddOrgInput): Promise<{ id: string; primaryDomain: string; createdAt: Date }> {
+export async function addOrg(
+  scope: Scope,
+  input: AddOrgInput,
+): Promise<{ id: string; primaryDomain: string; createdAt: Date }> {
   const id = input.id ?? newId();
   const primaryDomain = generatedOrgDomain(input.name, input.instanceDomain);
   scope.created('org', id);
@@ -26,8 +29,16 @@ export async function addOrg(scope: Scope, input: AddOrgInput): Promise<{ id: st
     .insert(orgs)
     .values({ id, name: input.name, primaryDomain })
     .returning({ createdAt: orgs.createdAt });
-  await scope.tx.insert(orgDomains).values({ orgId: id, domain: primaryDomain, isPrimary: true, isVerified: true, generated: true });
-  scope.push({ aggregateType: 'org', aggregateId: id, type: 'org.added', payload: { name: input.name }, resourceOwner: id });
+  await scope.tx
+    .insert(orgDomains)
+    .values({ orgId: id, domain: primaryDomain, isPrimary: true, isVerified: true, generated: true });
+  scope.push({
+    aggregateType: 'org',
+    aggregateId: id,
+    type: 'org.added',
+    payload: { name: input.name },
+    resourceOwner: id,
+  });
   scope.push({
     aggregateType: 'org',
     aggregateId: id,

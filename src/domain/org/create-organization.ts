@@ -76,7 +76,10 @@ export async function createOrganization(
     }),
   );
   return execute(ctx, async (scope) => {
-    const [instance] = await scope.tx.select({ domain: instances.domain }).from(instances).where(eq(instances.id, ctx.instanceId));
+    const [instance] = await scope.tx
+      .select({ domain: instances.domain })
+      .from(instances)
+      .where(eq(instances.id, ctx.instanceId));
     const org = await addOrg(scope, { id, name, instanceDomain: instance.domain });
     const adminIds: string[] = [];
     for (const a of admins) {
@@ -91,7 +94,13 @@ export async function createOrganization(
       } else {
         userId = (await addHumanUser(scope, { orgId: org.id, ...a.human })).id;
       }
-      await addAdministrator(scope, { userId, resourceType: 'ORG', resourceId: org.id, resourceOwner: org.id, roles: a.roles });
+      await addAdministrator(scope, {
+        userId,
+        resourceType: 'ORG',
+        resourceId: org.id,
+        resourceOwner: org.id,
+        roles: a.roles,
+      });
       adminIds.push(userId);
     }
     return { id: org.id, createdAt: org.createdAt, adminIds };

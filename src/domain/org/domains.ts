@@ -9,13 +9,17 @@ import { invalidateOrgUsers } from './invalidate-users';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const orgDomainUniqueConstraints: UniqueConstraintErrors = {
-  org_domains_org_id_domain_pk: () => alreadyExists('Errors.Org.Domain.AlreadyExists', 'the organization already has this domain'),
+  org_domains_org_id_domain_pk: () =>
+    alreadyExists('Errors.Org.Domain.AlreadyExists', 'the organization already has this domain'),
 };
 
 const domainNotFound = () => notFound('Errors.Org.Domain.NotFound', 'the organization has no such domain');
 
 /** Adds a domain (unverified; domain verification is not part of this API). */
-export async function addOrganizationDomain(ctx: Ctx, input: { orgId: string; domain: string }): Promise<{ createdAt: Date }> {
+export async function addOrganizationDomain(
+  ctx: Ctx,
+  input: { orgId: string; domain: string },
+): Promise<{ createdAt: Date }> {
   requireId('organization_id', input.orgId);
   requireDomain('domain', input.domain);
   return execute(ctx, (scope) => addOrganizationDomainIn(scope, input));
@@ -33,13 +37,32 @@ export async function addOrganizationDomainIn(
   const domain = requireDomain('domain', input.domain);
   await orgForChange(scope, orgId, 'org.write');
   const isVerified = input.verified === true;
-  const [row] = await scope.tx.insert(orgDomains).values({ orgId, domain, isVerified }).returning({ createdAt: orgDomains.createdAt });
-  scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.added', payload: { domain }, resourceOwner: orgId });
-  if (isVerified) scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.verified', payload: { domain }, resourceOwner: orgId });
+  const [row] = await scope.tx
+    .insert(orgDomains)
+    .values({ orgId, domain, isVerified })
+    .returning({ createdAt: orgDomains.createdAt });
+  scope.push({
+    aggregateType: 'org',
+    aggregateId: orgId,
+    type: 'org.domain.added',
+    payload: { domain },
+    resourceOwner: orgId,
+  });
+  if (isVerified)
+    scope.push({
+      aggregateType: 'org',
+      aggregateId: orgId,
+      type: 'org.domain.verified',
+      payload: { domain },
+      resourceOwner: orgId,
+    });
   return { createdAt: row.createdAt };
 }
 
-export async function deleteOrganizationDomain(ctx: Ctx, input: { orgId: string; domain: string }): Promise<{ deletedAt: Date }> {
+export async function deleteOrganizationDomain(
+  ctx: Ctx,
+  input: { orgId: string; domain: string },
+): Promise<{ deletedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (scope) => {
@@ -47,34 +70,63 @@ export async function deleteOrganizationDomain(ctx: Ctx, input: { orgId: string;
     const where = and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain));
     const [row] = await scope.tx.select().from(orgDomains).where(where);
     if (!row) return { deletedAt: new Date() };
-    if (row.isPrimary) throw failedPrecondition('Errors.Org.Domain.Primary', 'the primary domain cannot be removed; set another primary domain first');
-    if (row.generated) throw failedPrecondition('Errors.Org.Domain.Generated', 'the generated domain cannot be removed');
+    if (row.isPrimary)
+      throw failedPrecondition(
+        'Errors.Org.Domain.Primary',
+        'the primary domain cannot be removed; set another primary domain first',
+      );
+    if (row.generated)
+      throw failedPrecondition('Errors.Org.Domain.Generated', 'the generated domain cannot be removed');
     await scope.tx.delete(orgDomains).where(where);
-    scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.removed', payload: { domain }, resourceOwner: orgId });
+    scope.push({
+      aggregateType: 'org',
+      aggregateId: orgId,
+      type: 'org.domain.removed',
+      payload: { domain },
+      resourceOwner: orgId,
+    });
     return { deletedAt: new Date() };
   });
 }
 
 /** Makes a domain of the organization primary; login names follow it. */
-export async function setPrimaryOrganizationDomain(ctx: Ctx, input: { orgId: string; domain: string }): Promise<{ changedAt: Date }> {
+export async function setPrimaryOrganizationDomain(
+  ctx: Ctx,
+  input: { orgId: string; domain: string },
+): Promise<{ changedAt: Date }> {
   requireId('organization_id', input.orgId);
   requireDomain('domain', input.domain);
   return execute(ctx, (scope) => setPrimaryOrganizationDomainIn(scope, input));
 }
 
 /** SetPrimaryOrganizationDomain inside a running command (used by the bulk import). */
-export async function setPrimaryOrganizationDomainIn(scope: Scope, input: { orgId: string; domain: string }): Promise<{ changedAt: Date }> {
+export async function setPrimaryOrganizationDomainIn(
+  scope: Scope,
+  input: { orgId: string; domain: string },
+): Promise<{ changedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
   await orgForChange(scope, orgId, 'org.write');
-  const [row] = await scope.tx.select().from(orgDomains).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
+  const [row] = await scope.tx
+    .select()
+    .from(orgDomains)
+    .where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
   if (!row) throw domainNotFound();
   const changedAt = new Date();
   if (row.isPrimary) return { changedAt };
   await scope.tx.update(orgDomains).set({ isPrimary: false }).where(eq(orgDomains.orgId, orgId));
-  await scope.tx.update(orgDomains).set({ isPrimary: true }).where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
+  await scope.tx
+    .update(orgDomains)
+    .set({ isPrimary: true })
+    .where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
   await scope.tx.update(orgs).set({ primaryDomain: domain, changedAt }).where(eq(orgs.id, orgId));
   await invalidateOrgUsers(scope, orgId);
-  scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.domain.primary.set', payload: { domain }, resourceOwner: orgId });
+  scope.push({
+    aggregateType: 'org',
+    aggregateId: orgId,
+    type: 'org.domain.primary.set',
+    payload: { domain },
+    resourceOwner: orgId,
+  });
   return { changedAt };
 }

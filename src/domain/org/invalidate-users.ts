@@ -18,4 +18,3 @@ export async function invalidateOrgUsers(scope: Scope, orgId: string): Promise<v
     if (u.type === 'MACHINE') await invalidateMachineUser(scope, u.id);
   }
 }
-

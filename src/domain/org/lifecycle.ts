@@ -28,7 +28,15 @@ async function changeOrg(
   apply: (
     scope: Scope,
     org: Awaited<ReturnType<typeof orgFor>>,
-  ) => Promise<{ type: string; payload?: Record<string, unknown>; set: Partial<typeof orgs.$inferInsert>; afterwards?: (scope: Scope) => Promise<void> } | undefined>,
+  ) => Promise<
+    | {
+        type: string;
+        payload?: Record<string, unknown>;
+        set: Partial<typeof orgs.$inferInsert>;
+        afterwards?: (scope: Scope) => Promise<void>;
+      }
+    | undefined
+  >,
 ): Promise<{ changedAt: Date }> {
   requireId('organization_id', orgId);
   return execute(ctx, async (scope) => {
@@ -36,9 +44,18 @@ async function changeOrg(
     const change = await apply(scope, org);
     if (!change) return { changedAt: org.changedAt };
     const changedAt = new Date();
-    await scope.tx.update(orgs).set({ ...change.set, changedAt }).where(eq(orgs.id, orgId));
+    await scope.tx
+      .update(orgs)
+      .set({ ...change.set, changedAt })
+      .where(eq(orgs.id, orgId));
     await change.afterwards?.(scope);
-    scope.push({ aggregateType: 'org', aggregateId: orgId, type: change.type, payload: change.payload, resourceOwner: orgId });
+    scope.push({
+      aggregateType: 'org',
+      aggregateId: orgId,
+      type: change.type,
+      payload: change.payload,
+      resourceOwner: orgId,
+    });
     return { changedAt };
   });
 }
@@ -86,7 +103,8 @@ export function setOrganizationLoginPolicy(ctx: Ctx, input: { orgId: string } & 
 
 export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
   return changeOrg(ctx, input.orgId, async (scope, org) => {
-    if (org.state === 'INACTIVE') throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
+    if (org.state === 'INACTIVE')
+      throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
     await refuseDefaultOrg(scope, org.id, 'deactivated');
     await invalidateOrgUsers(scope, org.id);
     await revokeTokensOfOrg(scope, org.id);
@@ -96,14 +114,18 @@ export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
 
 export function activateOrganization(ctx: Ctx, input: { orgId: string }) {
   return changeOrg(ctx, input.orgId, async (scope, org) => {
-    if (org.state === 'ACTIVE') throw failedPrecondition('Errors.Org.NotInactive', 'the organization is already active');
+    if (org.state === 'ACTIVE')
+      throw failedPrecondition('Errors.Org.NotInactive', 'the organization is already active');
     await invalidateOrgUsers(scope, org.id);
     return { type: 'org.reactivated', set: { state: 'ACTIVE' } };
   });
 }
 
 async function refuseDefaultOrg(scope: Scope, orgId: string, what: string): Promise<void> {
-  const [row] = await scope.tx.select({ id: instances.defaultOrgId }).from(instances).where(eq(instances.id, scope.ctx.instanceId));
+  const [row] = await scope.tx
+    .select({ id: instances.defaultOrgId })
+    .from(instances)
+    .where(eq(instances.id, scope.ctx.instanceId));
   if (row?.id === orgId) throw failedPrecondition('Errors.Org.Default', `the default organization cannot be ${what}`);
 }
 
@@ -115,7 +137,10 @@ async function refuseDefaultOrg(scope: Scope, orgId: string, what: string): Prom
 export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Promise<{ deletedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   return execute(ctx, async (scope) => {
-    const [row] = await scope.tx.select({ state: orgs.state, changedAt: orgs.changedAt }).from(orgs).where(eq(orgs.id, orgId));
+    const [row] = await scope.tx
+      .select({ state: orgs.state, changedAt: orgs.changedAt })
+      .from(orgs)
+      .where(eq(orgs.id, orgId));
     if (row?.state === 'REMOVED' && ctx.principal.canOrg('org.delete', orgId)) return { deletedAt: row.changedAt };
     await orgForChange(scope, orgId, 'org.delete');
     await refuseDefaultOrg(scope, orgId, 'deleted');
@@ -129,10 +154,17 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
       .where(
         and(
           ne(authorizations.state, 'REMOVED'),
-          or(eq(authorizations.orgId, orgId), inArray(authorizations.projectId, orgProjects), inArray(authorizations.userId, orgUsers)),
+          or(
+            eq(authorizations.orgId, orgId),
+            inArray(authorizations.projectId, orgProjects),
+            inArray(authorizations.userId, orgUsers),
+          ),
         ),
       );
-    const orgUserIds = await scope.tx.select({ id: users.id }).from(users).where(and(eq(users.orgId, orgId), ne(users.state, 'REMOVED')));
+    const orgUserIds = await scope.tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.orgId, orgId), ne(users.state, 'REMOVED')));
     const lostMemberships = await scope.tx
       .delete(administrators)
       .where(
@@ -150,9 +182,20 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
     await scope.tx
       .update(projectGrants)
       .set(removed)
-      .where(and(ne(projectGrants.state, 'REMOVED'), or(eq(projectGrants.orgId, orgId), eq(projectGrants.grantedOrgId, orgId))));
-    await scope.tx.update(applications).set(removed).where(and(eq(applications.orgId, orgId), ne(applications.state, 'REMOVED')));
-    await scope.tx.update(projects).set(removed).where(and(eq(projects.orgId, orgId), ne(projects.state, 'REMOVED')));
+      .where(
+        and(
+          ne(projectGrants.state, 'REMOVED'),
+          or(eq(projectGrants.orgId, orgId), eq(projectGrants.grantedOrgId, orgId)),
+        ),
+      );
+    await scope.tx
+      .update(applications)
+      .set(removed)
+      .where(and(eq(applications.orgId, orgId), ne(applications.state, 'REMOVED')));
+    await scope.tx
+      .update(projects)
+      .set(removed)
+      .where(and(eq(projects.orgId, orgId), ne(projects.state, 'REMOVED')));
     await removeUsersOfOrg(scope, orgId);
     await scope.tx.delete(orgDomains).where(eq(orgDomains.orgId, orgId));
     await scope.tx.delete(orgMetadata).where(eq(orgMetadata.orgId, orgId));

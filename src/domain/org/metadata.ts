@@ -29,14 +29,26 @@ export async function setOrganizationMetadata(
       await scope.tx
         .insert(orgMetadata)
         .values({ ...e, createdAt: setAt, changedAt: setAt })
-        .onConflictDoUpdate({ target: [orgMetadata.orgId, orgMetadata.key], set: { value: sql`excluded.value`, changedAt: setAt } });
-      scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.metadata.set', payload: { key: e.key, value: e.value }, resourceOwner: orgId });
+        .onConflictDoUpdate({
+          target: [orgMetadata.orgId, orgMetadata.key],
+          set: { value: sql`excluded.value`, changedAt: setAt },
+        });
+      scope.push({
+        aggregateType: 'org',
+        aggregateId: orgId,
+        type: 'org.metadata.set',
+        payload: { key: e.key, value: e.value },
+        resourceOwner: orgId,
+      });
     }
     return { setAt };
   });
 }
 
-export async function deleteOrganizationMetadata(ctx: Ctx, input: { orgId: string; keys: string[] }): Promise<{ deletedAt: Date }> {
+export async function deleteOrganizationMetadata(
+  ctx: Ctx,
+  input: { orgId: string; keys: string[] },
+): Promise<{ deletedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   if (input.keys.length === 0) throw invalidArgument('Errors.Invalid.keys', 'keys must not be empty');
   return execute(ctx, async (scope) => {
@@ -46,7 +58,13 @@ export async function deleteOrganizationMetadata(ctx: Ctx, input: { orgId: strin
       .where(and(eq(orgMetadata.orgId, orgId), inArray(orgMetadata.key, input.keys)))
       .returning({ key: orgMetadata.key });
     for (const g of gone) {
-      scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.metadata.removed', payload: { key: g.key }, resourceOwner: orgId });
+      scope.push({
+        aggregateType: 'org',
+        aggregateId: orgId,
+        type: 'org.metadata.removed',
+        payload: { key: g.key },
+        resourceOwner: orgId,
+      });
     }
     return { deletedAt: new Date() };
   });

@@ -15,7 +15,10 @@ export async function getOrganization(ctx: Ctx, id: string): Promise<Org> {
 }
 
 /** The organizations the caller may read, filtered and paged in SQL. */
-export async function listOrganizations(ctx: Ctx, req: { filters?: OrgFilter[]; page?: PageRequest }): Promise<ListResult<Org>> {
+export async function listOrganizations(
+  ctx: Ctx,
+  req: { filters?: OrgFilter[]; page?: PageRequest },
+): Promise<ListResult<Org>> {
   const p = page(req.page);
   const scope = ctx.principal.orgScope('org.read');
   if (scope !== 'all' && scope.length === 0) return { total: 0, appliedLimit: p.limit, items: [] };
@@ -49,7 +52,10 @@ export async function listOrganizations(ctx: Ctx, req: { filters?: OrgFilter[]; 
 
 export type OrgDomain = typeof orgDomains.$inferSelect;
 
-export async function listOrganizationDomains(ctx: Ctx, req: { orgId: string; page?: PageRequest }): Promise<ListResult<OrgDomain>> {
+export async function listOrganizationDomains(
+  ctx: Ctx,
+  req: { orgId: string; page?: PageRequest },
+): Promise<ListResult<OrgDomain>> {
   await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
   const p = page(req.page);
   const where = eq(orgDomains.orgId, req.orgId);
@@ -66,7 +72,10 @@ export async function listOrganizationDomains(ctx: Ctx, req: { orgId: string; pa
 
 export type OrgMetadata = typeof orgMetadata.$inferSelect;
 
-export async function listOrganizationMetadata(ctx: Ctx, req: { orgId: string; page?: PageRequest }): Promise<ListResult<OrgMetadata>> {
+export async function listOrganizationMetadata(
+  ctx: Ctx,
+  req: { orgId: string; page?: PageRequest },
+): Promise<ListResult<OrgMetadata>> {
   await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
   const p = page(req.page);
   const where = eq(orgMetadata.orgId, req.orgId);

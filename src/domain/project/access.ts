@@ -14,13 +14,21 @@ export const projectNotFound = () => notFound('Errors.Project.NotFound', 'projec
 
 /** A project that is not deleted, or undefined; commands lock it like organizations (RowLock). */
 export async function findProject(db: Db, id: string, lock?: RowLock): Promise<Project | undefined> {
-  const q = db.select().from(projects).where(and(eq(projects.id, id), ne(projects.state, 'REMOVED')));
+  const q = db
+    .select()
+    .from(projects)
+    .where(and(eq(projects.id, id), ne(projects.state, 'REMOVED')));
   const [row] = lock ? await q.for(lock) : await q;
   return row;
 }
 
 /** Grants of the project (not deleted) to organizations on which the caller holds `perm`. */
-export async function grantsSeenBy(db: Db, principal: Principal, projectId: string, perm: Permission): Promise<ProjectGrant[]> {
+export async function grantsSeenBy(
+  db: Db,
+  principal: Principal,
+  projectId: string,
+  perm: Permission,
+): Promise<ProjectGrant[]> {
   const rows = await db
     .select()
     .from(projectGrants)

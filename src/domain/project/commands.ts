@@ -1,5 +1,12 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { administrators, applications, authorizations, projectGrants, projectRoles, projects } from '../../db/schema/index';
+import {
+  administrators,
+  applications,
+  authorizations,
+  projectGrants,
+  projectRoles,
+  projects,
+} from '../../db/schema/index';
 import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition } from '../errors';
@@ -35,7 +42,10 @@ function checkCreateProject(input: CreateProjectInput) {
 }
 
 /** CreateProject inside a running command (the bulk import creates many in one transaction). */
-export async function createProjectIn(scope: Scope, input: CreateProjectInput): Promise<{ id: string; createdAt: Date }> {
+export async function createProjectIn(
+  scope: Scope,
+  input: CreateProjectInput,
+): Promise<{ id: string; createdAt: Date }> {
   const { orgId, name, id } = checkCreateProject(input);
   await orgFor(scope.tx, scope.ctx.principal, orgId, 'project.write', 'share');
   scope.created('project', id);
@@ -44,8 +54,17 @@ export async function createProjectIn(scope: Scope, input: CreateProjectInput): 
     authorizationRequired: input.authorizationRequired ?? false,
     projectAccessRequired: input.projectAccessRequired ?? false,
   };
-  const [row] = await scope.tx.insert(projects).values({ id, orgId, name, ...flags }).returning({ createdAt: projects.createdAt });
-  scope.push({ aggregateType: 'project', aggregateId: id, type: 'project.added', payload: { name, ...flags }, resourceOwner: orgId });
+  const [row] = await scope.tx
+    .insert(projects)
+    .values({ id, orgId, name, ...flags })
+    .returning({ createdAt: projects.createdAt });
+  scope.push({
+    aggregateType: 'project',
+    aggregateId: id,
+    type: 'project.added',
+    payload: { name, ...flags },
+    resourceOwner: orgId,
+  });
   return { id, createdAt: row.createdAt };
 }
 
@@ -53,7 +72,9 @@ async function changeProject(
   ctx: Ctx,
   projectId: string,
   perm: 'project.write',
-  apply: (p: Project) => { type: string; payload?: Record<string, unknown>; set: Partial<typeof projects.$inferInsert> } | undefined,
+  apply: (
+    p: Project,
+  ) => { type: string; payload?: Record<string, unknown>; set: Partial<typeof projects.$inferInsert> } | undefined,
 ): Promise<{ changedAt: Date }> {
   requireId('project_id', projectId);
   return execute(ctx, async (scope) => {
@@ -61,8 +82,17 @@ async function changeProject(
     const change = apply(project);
     if (!change) return { changedAt: project.changedAt };
     const changedAt = new Date();
-    await scope.tx.update(projects).set({ ...change.set, changedAt }).where(eq(projects.id, projectId));
-    scope.push({ aggregateType: 'project', aggregateId: projectId, type: change.type, payload: change.payload, resourceOwner: project.orgId });
+    await scope.tx
+      .update(projects)
+      .set({ ...change.set, changedAt })
+      .where(eq(projects.id, projectId));
+    scope.push({
+      aggregateType: 'project',
+      aggregateId: projectId,
+      type: change.type,
+      payload: change.payload,
+      resourceOwner: project.orgId,
+    });
     return { changedAt };
   });
 }
@@ -98,20 +128,36 @@ export async function deleteProject(ctx: Ctx, input: { projectId: string }): Pro
   const projectId = requireId('project_id', input.projectId);
   return execute(ctx, async (scope) => {
     const [row] = await scope.tx.select().from(projects).where(eq(projects.id, projectId));
-    if (row?.state === 'REMOVED' && ctx.principal.canProject('project.delete', row.id, row.orgId)) return { deletedAt: row.changedAt };
+    if (row?.state === 'REMOVED' && ctx.principal.canProject('project.delete', row.id, row.orgId))
+      return { deletedAt: row.changedAt };
     const project = await projectForChange(scope, projectId, 'project.delete');
     const deletedAt = new Date();
     await removeProjectRows(scope, projectId, deletedAt);
-    scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.removed', payload: {}, resourceOwner: project.orgId });
+    scope.push({
+      aggregateType: 'project',
+      aggregateId: projectId,
+      type: 'project.removed',
+      payload: {},
+      resourceOwner: project.orgId,
+    });
     return { deletedAt };
   });
 }
 
 async function removeProjectRows(scope: Scope, projectId: string, at: Date): Promise<void> {
   const removed = { state: 'REMOVED', changedAt: at };
-  await scope.tx.update(authorizations).set(removed).where(and(eq(authorizations.projectId, projectId), ne(authorizations.state, 'REMOVED')));
-  await scope.tx.update(projectGrants).set(removed).where(and(eq(projectGrants.projectId, projectId), ne(projectGrants.state, 'REMOVED')));
-  await scope.tx.update(applications).set(removed).where(and(eq(applications.projectId, projectId), ne(applications.state, 'REMOVED')));
+  await scope.tx
+    .update(authorizations)
+    .set(removed)
+    .where(and(eq(authorizations.projectId, projectId), ne(authorizations.state, 'REMOVED')));
+  await scope.tx
+    .update(projectGrants)
+    .set(removed)
+    .where(and(eq(projectGrants.projectId, projectId), ne(projectGrants.state, 'REMOVED')));
+  await scope.tx
+    .update(applications)
+    .set(removed)
+    .where(and(eq(applications.projectId, projectId), ne(applications.state, 'REMOVED')));
   await scope.tx.delete(projectRoles).where(eq(projectRoles.projectId, projectId));
   const lost = await scope.tx
     .delete(administrators)

@@ -10,10 +10,12 @@ import { type Project, projectForChange, type ProjectGrant } from './access';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const projectGrantUniqueConstraints: UniqueConstraintErrors = {
-  project_grants_project_org_uq: () => alreadyExists('Errors.Project.Grant.AlreadyExists', 'the project is already granted to this organization'),
+  project_grants_project_org_uq: () =>
+    alreadyExists('Errors.Project.Grant.AlreadyExists', 'the project is already granted to this organization'),
 };
 
-const grantNotFound = () => notFound('Errors.Project.Grant.NotFound', 'the project is not granted to this organization');
+const grantNotFound = () =>
+  notFound('Errors.Project.Grant.NotFound', 'the project is not granted to this organization');
 
 /** Every key must be a role of the project; the error names the first unknown one. */
 async function checkRoleKeys(scope: Scope, projectId: string, keys: string[]): Promise<string[]> {
@@ -25,7 +27,8 @@ async function checkRoleKeys(scope: Scope, projectId: string, keys: string[]): P
     .where(and(eq(projectRoles.projectId, projectId), inArray(projectRoles.key, unique)));
   const known = new Set(rows.map((r) => r.key));
   const unknown = unique.find((k) => !known.has(k));
-  if (unknown !== undefined) throw invalidArgument('Errors.Project.Role.NotFound', `role_keys: "${unknown}" is not a role of the project`);
+  if (unknown !== undefined)
+    throw invalidArgument('Errors.Project.Role.NotFound', `role_keys: "${unknown}" is not a role of the project`);
   return unique;
 }
 
@@ -38,9 +41,13 @@ export async function createProjectGrant(
   return execute(ctx, async (scope) => {
     const project = await projectForChange(scope, projectId, 'project.grant.write');
     if (grantedOrgId === project.orgId) {
-      throw invalidArgument('Errors.Project.Grant.Owner', 'granted_organization_id must not be the organization owning the project');
+      throw invalidArgument(
+        'Errors.Project.Grant.Owner',
+        'granted_organization_id must not be the organization owning the project',
+      );
     }
-    if (!(await findOrg(scope.tx, grantedOrgId, 'share'))) throw notFound('Errors.Org.NotFound', 'granted organization not found');
+    if (!(await findOrg(scope.tx, grantedOrgId, 'share')))
+      throw notFound('Errors.Org.NotFound', 'granted organization not found');
     const roleKeys = await checkRoleKeys(scope, projectId, input.roleKeys);
     const id = newId();
     const [row] = await scope.tx
@@ -58,12 +65,22 @@ export async function createProjectGrant(
   });
 }
 
-async function grantFor(scope: Scope, projectId: string, grantedOrgId: string): Promise<{ project: Project; grant: ProjectGrant }> {
+async function grantFor(
+  scope: Scope,
+  projectId: string,
+  grantedOrgId: string,
+): Promise<{ project: Project; grant: ProjectGrant }> {
   const project = await projectForChange(scope, projectId, 'project.grant.write');
   const [grant] = await scope.tx
     .select()
     .from(projectGrants)
-    .where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.grantedOrgId, grantedOrgId), ne(projectGrants.state, 'REMOVED')));
+    .where(
+      and(
+        eq(projectGrants.projectId, projectId),
+        eq(projectGrants.grantedOrgId, grantedOrgId),
+        ne(projectGrants.state, 'REMOVED'),
+      ),
+    );
   if (!grant) throw grantNotFound();
   return { project, grant };
 }
@@ -71,7 +88,11 @@ async function grantFor(scope: Scope, projectId: string, grantedOrgId: string): 
 async function changeGrant(
   ctx: Ctx,
   input: { projectId: string; grantedOrgId: string },
-  apply: (scope: Scope, grant: ProjectGrant, at: Date) => Promise<{ type: string; payload?: Record<string, unknown>; set: Partial<ProjectGrant> }>,
+  apply: (
+    scope: Scope,
+    grant: ProjectGrant,
+    at: Date,
+  ) => Promise<{ type: string; payload?: Record<string, unknown>; set: Partial<ProjectGrant> }>,
 ): Promise<{ changedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);
@@ -79,7 +100,10 @@ async function changeGrant(
     const { project, grant } = await grantFor(scope, projectId, grantedOrgId);
     const changedAt = new Date();
     const change = await apply(scope, grant, changedAt);
-    await scope.tx.update(projectGrants).set({ ...change.set, changedAt }).where(eq(projectGrants.id, grant.id));
+    await scope.tx
+      .update(projectGrants)
+      .set({ ...change.set, changedAt })
+      .where(eq(projectGrants.id, grant.id));
     scope.push({
       aggregateType: 'project',
       aggregateId: projectId,
@@ -112,20 +136,25 @@ export function updateProjectGrant(ctx: Ctx, input: { projectId: string; granted
 
 export function deactivateProjectGrant(ctx: Ctx, input: { projectId: string; grantedOrgId: string }) {
   return changeGrant(ctx, input, async (_s, grant) => {
-    if (grant.state === 'INACTIVE') throw failedPrecondition('Errors.Project.Grant.NotActive', 'the grant is already inactive');
+    if (grant.state === 'INACTIVE')
+      throw failedPrecondition('Errors.Project.Grant.NotActive', 'the grant is already inactive');
     return { type: 'project.grant.deactivated', set: { state: 'INACTIVE' } };
   });
 }
 
 export function activateProjectGrant(ctx: Ctx, input: { projectId: string; grantedOrgId: string }) {
   return changeGrant(ctx, input, async (_s, grant) => {
-    if (grant.state === 'ACTIVE') throw failedPrecondition('Errors.Project.Grant.NotInactive', 'the grant is already active');
+    if (grant.state === 'ACTIVE')
+      throw failedPrecondition('Errors.Project.Grant.NotInactive', 'the grant is already active');
     return { type: 'project.grant.reactivated', set: { state: 'ACTIVE' } };
   });
 }
 
 /** Removes the grant and the authorizations given through it. Removing it again succeeds. */
-export async function deleteProjectGrant(ctx: Ctx, input: { projectId: string; grantedOrgId: string }): Promise<{ deletedAt: Date }> {
+export async function deleteProjectGrant(
+  ctx: Ctx,
+  input: { projectId: string; grantedOrgId: string },
+): Promise<{ deletedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);
   return execute(ctx, async (scope) => {
@@ -133,11 +162,20 @@ export async function deleteProjectGrant(ctx: Ctx, input: { projectId: string; g
     const [grant] = await scope.tx
       .select()
       .from(projectGrants)
-      .where(and(eq(projectGrants.projectId, projectId), eq(projectGrants.grantedOrgId, grantedOrgId), ne(projectGrants.state, 'REMOVED')));
+      .where(
+        and(
+          eq(projectGrants.projectId, projectId),
+          eq(projectGrants.grantedOrgId, grantedOrgId),
+          ne(projectGrants.state, 'REMOVED'),
+        ),
+      );
     const deletedAt = new Date();
     if (!grant) return { deletedAt };
     const removed = { state: 'REMOVED', changedAt: deletedAt };
-    await scope.tx.update(authorizations).set(removed).where(and(eq(authorizations.projectGrantId, grant.id), ne(authorizations.state, 'REMOVED')));
+    await scope.tx
+      .update(authorizations)
+      .set(removed)
+      .where(and(eq(authorizations.projectGrantId, grant.id), ne(authorizations.state, 'REMOVED')));
     await scope.tx.update(projectGrants).set(removed).where(eq(projectGrants.id, grant.id));
     scope.push({
       aggregateType: 'project',

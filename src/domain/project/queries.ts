@@ -35,7 +35,10 @@ function inScope(scope: 'all' | string[], column: Parameters<typeof inArray>[0])
  * projects the caller may read on the owner side; granted records are the grants to organizations on
  * which the caller holds `project.read`.
  */
-export async function listProjects(ctx: Ctx, req: { filters?: ProjectFilter[]; page?: PageRequest }): Promise<ListResult<ProjectRecord>> {
+export async function listProjects(
+  ctx: Ctx,
+  req: { filters?: ProjectFilter[]; page?: PageRequest },
+): Promise<ListResult<ProjectRecord>> {
   const p = page(req.page);
   const filters = req.filters ?? [];
   const orgScope = ctx.principal.orgScope('project.read');
@@ -52,7 +55,12 @@ export async function listProjects(ctx: Ctx, req: { filters?: ProjectFilter[]; p
   const wantGranted = !filters.some((f) => 'ownedOnly' in f);
 
   const ownedScope: SQL[] | undefined =
-    orgScope === 'all' ? [] : [...(orgScope.length ? [inArray(projects.orgId, orgScope)] : []), ...(projectScope.length ? [inArray(projects.id, projectScope)] : [])];
+    orgScope === 'all'
+      ? []
+      : [
+          ...(orgScope.length ? [inArray(projects.orgId, orgScope)] : []),
+          ...(projectScope.length ? [inArray(projects.id, projectScope)] : []),
+        ];
   const owned =
     wantOwned && (ownedScope.length > 0 || orgScope === 'all')
       ? ctx.db
@@ -223,6 +231,10 @@ export async function listProjectGrants(
     .innerJoin(projects, eq(projects.id, projectGrants.projectId))
     .where(where);
   const dir = p.asc ? asc : desc;
-  const items = await from().where(where).orderBy(dir(projectGrants.createdAt), dir(projectGrants.id)).limit(p.limit).offset(p.offset);
+  const items = await from()
+    .where(where)
+    .orderBy(dir(projectGrants.createdAt), dir(projectGrants.id))
+    .limit(p.limit)
+    .offset(p.offset);
   return { total: n, appliedLimit: p.limit, items };
 }

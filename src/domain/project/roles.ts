@@ -8,7 +8,8 @@ import { projectForChange } from './access';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const projectRoleUniqueConstraints: UniqueConstraintErrors = {
-  project_roles_project_id_key_pk: () => alreadyExists('Errors.Project.Role.AlreadyExists', 'the project already has a role with this key'),
+  project_roles_project_id_key_pk: () =>
+    alreadyExists('Errors.Project.Role.AlreadyExists', 'the project already has a role with this key'),
 };
 
 const roleNotFound = () => notFound('Errors.Project.Role.NotFound', 'the project has no role with this key');
@@ -36,7 +37,13 @@ export async function addProjectRoleIn(scope: Scope, input: AddProjectRoleInput)
     .insert(projectRoles)
     .values({ projectId, key, displayName, group })
     .returning({ createdAt: projectRoles.createdAt });
-  scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.role.added', payload: { key, displayName, group }, resourceOwner: project.orgId });
+  scope.push({
+    aggregateType: 'project',
+    aggregateId: projectId,
+    type: 'project.role.added',
+    payload: { key, displayName, group },
+    resourceOwner: project.orgId,
+  });
   return { createdAt: row.createdAt };
 }
 
@@ -58,14 +65,26 @@ export async function updateProjectRole(
     if (group !== undefined && group !== role.group) set.group = group;
     if (!Object.keys(set).length) return { changedAt: role.changedAt };
     const changedAt = new Date();
-    await scope.tx.update(projectRoles).set({ ...set, changedAt }).where(where);
-    scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.role.changed', payload: { key, ...set }, resourceOwner: project.orgId });
+    await scope.tx
+      .update(projectRoles)
+      .set({ ...set, changedAt })
+      .where(where);
+    scope.push({
+      aggregateType: 'project',
+      aggregateId: projectId,
+      type: 'project.role.changed',
+      payload: { key, ...set },
+      resourceOwner: project.orgId,
+    });
     return { changedAt };
   });
 }
 
 /** Removes a role; grants and authorizations of the project lose the key in the same transaction. */
-export async function removeProjectRole(ctx: Ctx, input: { projectId: string; key: string }): Promise<{ removedAt: Date }> {
+export async function removeProjectRole(
+  ctx: Ctx,
+  input: { projectId: string; key: string },
+): Promise<{ removedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   const key = requireText('role_key', input.key);
   return execute(ctx, async (scope) => {
@@ -79,12 +98,30 @@ export async function removeProjectRole(ctx: Ctx, input: { projectId: string; ke
     await scope.tx
       .update(projectGrants)
       .set({ roleKeys: sql`array_remove(${projectGrants.roleKeys}, ${key})`, changedAt: removedAt })
-      .where(and(eq(projectGrants.projectId, projectId), ne(projectGrants.state, 'REMOVED'), sql`${key} = any(${projectGrants.roleKeys})`));
+      .where(
+        and(
+          eq(projectGrants.projectId, projectId),
+          ne(projectGrants.state, 'REMOVED'),
+          sql`${key} = any(${projectGrants.roleKeys})`,
+        ),
+      );
     await scope.tx
       .update(authorizations)
       .set({ roleKeys: sql`array_remove(${authorizations.roleKeys}, ${key})`, changedAt: removedAt })
-      .where(and(eq(authorizations.projectId, projectId), ne(authorizations.state, 'REMOVED'), sql`${key} = any(${authorizations.roleKeys})`));
-    scope.push({ aggregateType: 'project', aggregateId: projectId, type: 'project.role.removed', payload: { key }, resourceOwner: project.orgId });
+      .where(
+        and(
+          eq(authorizations.projectId, projectId),
+          ne(authorizations.state, 'REMOVED'),
+          sql`${key} = any(${authorizations.roleKeys})`,
+        ),
+      );
+    scope.push({
+      aggregateType: 'project',
+      aggregateId: projectId,
+      type: 'project.role.removed',
+      payload: { key },
+      resourceOwner: project.orgId,
+    });
     return { removedAt };
   });
 }

@@ -11,13 +11,19 @@ export interface SessionChecks {
 
 /** Session and OIDC services act for a login UI: they need `user.write` on the instance. */
 export function requireLoginUiPermission(ctx: Ctx): void {
-  if (!ctx.principal.canInstance('user.write')) throw permissionDenied('needs user.write on the instance (a login UI service user)');
+  if (!ctx.principal.canInstance('user.write'))
+    throw permissionDenied('needs user.write on the instance (a login UI service user)');
 }
 
 async function resolveUser(ctx: Ctx, user: SessionChecks['user']): Promise<LoginUser | undefined> {
   if (!user) return undefined;
-  const found = user.userId ? await findUserById(ctx.db, user.userId) : user.loginName ? await findUserByLoginName(ctx.db, ctx.instanceId, user.loginName) : undefined;
-  if (!user.userId && !user.loginName) throw invalidArgument('Errors.Session.User.Missing', 'checks.user needs user_id or login_name');
+  const found = user.userId
+    ? await findUserById(ctx.db, user.userId)
+    : user.loginName
+      ? await findUserByLoginName(ctx.db, ctx.instanceId, user.loginName)
+      : undefined;
+  if (!user.userId && !user.loginName)
+    throw invalidArgument('Errors.Session.User.Missing', 'checks.user needs user_id or login_name');
   if (!found || found.state === 'REMOVED') throw notFound('Errors.User.NotFound', 'user not found');
   return found;
 }
@@ -37,16 +43,28 @@ export async function createSessionWithChecks(ctx: Ctx, checks: SessionChecks, l
   requireLoginUiPermission(ctx);
   let user = await resolveUser(ctx, checks.user);
   if (checks.password !== undefined) user = await runPassword(ctx, user, checks.password);
-  return createSession(ctx, { userId: user?.id, orgId: user?.orgId, passwordChecked: checks.password !== undefined, lifetimeSeconds });
+  return createSession(ctx, {
+    userId: user?.id,
+    orgId: user?.orgId,
+    passwordChecked: checks.password !== undefined,
+    lifetimeSeconds,
+  });
 }
 
 /** SetSession: the session token proves ownership; the user of a session cannot change once set. */
-export async function setSessionChecks(ctx: Ctx, sessionId: string, token: string, checks: SessionChecks): Promise<Session> {
+export async function setSessionChecks(
+  ctx: Ctx,
+  sessionId: string,
+  token: string,
+  checks: SessionChecks,
+): Promise<Session> {
   requireLoginUiPermission(ctx);
   const session = await getSession(ctx.db, sessionId, token);
   if (!session) throw notFound('Errors.Session.NotFound', 'session not found');
-  let user = (await resolveUser(ctx, checks.user)) ?? (session.userId ? await findUserById(ctx.db, session.userId) : undefined);
-  if (user && session.userId && user.id !== session.userId) throw invalidArgument('Errors.Session.User.Changed', 'checks.user differs from the session user');
+  let user =
+    (await resolveUser(ctx, checks.user)) ?? (session.userId ? await findUserById(ctx.db, session.userId) : undefined);
+  if (user && session.userId && user.id !== session.userId)
+    throw invalidArgument('Errors.Session.User.Changed', 'checks.user differs from the session user');
   if (checks.password === undefined) {
     if (!user) return session;
     return { ...session, userId: user.id, orgId: user.orgId };

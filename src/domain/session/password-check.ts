@@ -24,7 +24,11 @@ const dummy = () => (dummyHash ??= hashPassword('portcullis-dummy-password-for-t
  * exceed the limit nor slip a correct guess past it. After a success an imported or weaker hash is
  * replaced by argon2id (`user.human.password.hash.updated`).
  */
-export async function checkPassword(ctx: Ctx, user: LoginUser | undefined, password: string): Promise<PasswordCheckResult> {
+export async function checkPassword(
+  ctx: Ctx,
+  user: LoginUser | undefined,
+  password: string,
+): Promise<PasswordCheckResult> {
   if (!user?.passwordHash || user.type !== 'HUMAN' || user.state === 'REMOVED') {
     await verifyPassword(await dummy(), password);
     return { ok: false, reason: 'invalid' };
@@ -48,7 +52,13 @@ export async function checkPassword(ctx: Ctx, user: LoginUser | undefined, passw
     const [still] = await scope.tx
       .update(users)
       .set({ failedPasswordAttempts: 0 })
-      .where(and(eq(users.id, user.id), inArray(users.state, ['ACTIVE', 'INITIAL']), max > 0 ? lt(users.failedPasswordAttempts, max) : undefined))
+      .where(
+        and(
+          eq(users.id, user.id),
+          inArray(users.state, ['ACTIVE', 'INITIAL']),
+          max > 0 ? lt(users.failedPasswordAttempts, max) : undefined,
+        ),
+      )
       .returning({ id: users.id });
     if (!still) return 'locked' as const;
     await scope.load('user', user.id);
@@ -66,18 +76,36 @@ export async function checkPassword(ctx: Ctx, user: LoginUser | undefined, passw
         aggregateId: user.id,
         type: 'user.human.password.hash.updated',
         // Scheme names only: hash material stays out of the event log.
-        payload: { previousScheme: hashScheme(stored), scheme: 'argon2id', reason: 'rehashed after a successful login' },
+        payload: {
+          previousScheme: hashScheme(stored),
+          scheme: 'argon2id',
+          reason: 'rehashed after a successful login',
+        },
         resourceOwner: user.orgId,
       });
     }
-    scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.human.password.check.succeeded', resourceOwner: user.orgId });
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: user.id,
+      type: 'user.human.password.check.succeeded',
+      resourceOwner: user.orgId,
+    });
     return !!updated;
   });
   if (replaced === 'locked') return { ok: false, reason: 'locked' };
   return { ok: true, user: { ...user, passwordHash: replaced ? rehash! : stored, failedPasswordAttempts: 0 } };
 }
 
-const SCHEME_NAMES: Record<string, string> = { '1': 'md5-crypt', '2a': 'bcrypt', '2b': 'bcrypt', '2x': 'bcrypt', '2y': 'bcrypt', '5': 'sha256-crypt', '6': 'sha512-crypt', pbkdf2: 'pbkdf2-sha1' };
+const SCHEME_NAMES: Record<string, string> = {
+  '1': 'md5-crypt',
+  '2a': 'bcrypt',
+  '2b': 'bcrypt',
+  '2x': 'bcrypt',
+  '2y': 'bcrypt',
+  '5': 'sha256-crypt',
+  '6': 'sha512-crypt',
+  pbkdf2: 'pbkdf2-sha1',
+};
 
 /** The name of a stored hash's scheme (its modular-crypt identifier, spelled out for the short ones). */
 export function hashScheme(stored: string): string {
@@ -116,7 +144,13 @@ async function recordFailure(ctx: Ctx, user: LoginUser, max: number): Promise<vo
     });
     if (row.state === 'LOCKED') {
       await invalidatePrincipal(scope, user.id);
-      scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.locked', payload: { reason: 'too many failed password checks' }, resourceOwner: user.orgId });
+      scope.push({
+        aggregateType: 'user',
+        aggregateId: user.id,
+        type: 'user.locked',
+        payload: { reason: 'too many failed password checks' },
+        resourceOwner: user.orgId,
+      });
     }
   });
 }

@@ -18,7 +18,8 @@ export interface SessionView extends Session {
   passwordChangeRequired: boolean | null;
 }
 
-const live = () => and(isNull(sessions.terminatedAt), or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())));
+const live = () =>
+  and(isNull(sessions.terminatedAt), or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())));
 
 /**
  * Creates a session for a user whose password was just checked (or, for the API, an empty one that
@@ -26,7 +27,13 @@ const live = () => and(isNull(sessions.terminatedAt), or(isNull(sessions.expires
  */
 export async function createSession(
   ctx: Ctx,
-  input: { userId?: string; orgId?: string; userAgentHash?: string; passwordChecked?: boolean; lifetimeSeconds?: number },
+  input: {
+    userId?: string;
+    orgId?: string;
+    userAgentHash?: string;
+    passwordChecked?: boolean;
+    lifetimeSeconds?: number;
+  },
 ): Promise<{ id: string; token: string; session: Session }> {
   const id = randomToken(16);
   const token = randomToken(32, 'pcs_');
@@ -59,7 +66,11 @@ export async function createSession(
 }
 
 /** Records a fresh password check on an existing session (re-authentication, SetSession). */
-export async function setSessionPasswordChecked(ctx: Ctx, sessionId: string, user: { id: string; orgId: string }): Promise<Session> {
+export async function setSessionPasswordChecked(
+  ctx: Ctx,
+  sessionId: string,
+  user: { id: string; orgId: string },
+): Promise<Session> {
   return execute(ctx, async (scope) => {
     await scope.load('session', sessionId);
     const [row] = await scope.tx
@@ -68,16 +79,26 @@ export async function setSessionPasswordChecked(ctx: Ctx, sessionId: string, use
       .where(and(eq(sessions.id, sessionId), live()))
       .returning();
     if (!row) throw notFound('Errors.Session.NotFound', 'session not found');
-    scope.push({ aggregateType: 'session', aggregateId: sessionId, type: 'session.password.checked', payload: { userId: user.id }, resourceOwner: user.orgId });
+    scope.push({
+      aggregateType: 'session',
+      aggregateId: sessionId,
+      type: 'session.password.checked',
+      payload: { userId: user.id },
+      resourceOwner: user.orgId,
+    });
     return row;
   });
 }
 
 /** A live session by id. With a token the caller must hold it (API callers prove ownership this way). */
 export async function getSession(db: Db, sessionId: string, token?: string): Promise<Session | undefined> {
-  const [row] = await db.select().from(sessions).where(and(eq(sessions.id, sessionId), live()));
+  const [row] = await db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.id, sessionId), live()));
   if (!row) return undefined;
-  if (token !== undefined && !constantTimeEqual(row.tokenHash, sha256Hex(token))) throw unauthenticated('the session token does not match', 'Errors.Session.Token.Invalid');
+  if (token !== undefined && !constantTimeEqual(row.tokenHash, sha256Hex(token)))
+    throw unauthenticated('the session token does not match', 'Errors.Session.Token.Invalid');
   return row;
 }
 
@@ -114,7 +135,13 @@ export async function listSessions(
   const { offset, limit, asc: ascending } = page(filter.page);
   const order = ascending ? asc : desc;
   const where = and(live(), filter.userId ? eq(sessions.userId, filter.userId) : undefined);
-  const rows = await db.select().from(sessions).where(where).orderBy(order(sessions.createdAt), order(sessions.id)).limit(limit).offset(offset);
+  const rows = await db
+    .select()
+    .from(sessions)
+    .where(where)
+    .orderBy(order(sessions.createdAt), order(sessions.id))
+    .limit(limit)
+    .offset(offset);
   const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(sessions).where(where);
   return { rows, total: n, limit };
 }
@@ -122,7 +149,10 @@ export async function listSessions(
 /** Moves a browser's sessions to a new cookie value (done at every login: no session fixation). */
 export async function rebindUserAgent(ctx: Ctx, fromHash: string | undefined, toHash: string): Promise<void> {
   if (!fromHash) return;
-  await ctx.db.update(sessions).set({ userAgentHash: toHash }).where(and(eq(sessions.userAgentHash, fromHash), live()));
+  await ctx.db
+    .update(sessions)
+    .set({ userAgentHash: toHash })
+    .where(and(eq(sessions.userAgentHash, fromHash), live()));
 }
 
 /**
@@ -145,16 +175,32 @@ export async function terminateSessions(ctx: Ctx, sessionIds: string[]): Promise
       .set({ revokedAt: now })
       .where(and(inArray(oidcGrants.sessionId, ids), isNull(oidcGrants.revokedAt)))
       .returning({ id: oidcGrants.id });
-    await scope.tx.update(accessTokens).set({ revokedAt: now }).where(and(inArray(accessTokens.sessionId, ids), isNull(accessTokens.revokedAt)));
+    await scope.tx
+      .update(accessTokens)
+      .set({ revokedAt: now })
+      .where(and(inArray(accessTokens.sessionId, ids), isNull(accessTokens.revokedAt)));
     if (grants.length) {
       await scope.tx
         .update(refreshTokens)
         .set({ revokedAt: now })
-        .where(and(inArray(refreshTokens.grantId, grants.map((g) => g.id)), isNull(refreshTokens.revokedAt)));
+        .where(
+          and(
+            inArray(
+              refreshTokens.grantId,
+              grants.map((g) => g.id),
+            ),
+            isNull(refreshTokens.revokedAt),
+          ),
+        );
     }
     for (const e of ended) {
       await scope.load('session', e.id);
-      scope.push({ aggregateType: 'session', aggregateId: e.id, type: 'session.terminated', resourceOwner: e.orgId ?? ctx.instanceId });
+      scope.push({
+        aggregateType: 'session',
+        aggregateId: e.id,
+        type: 'session.terminated',
+        resourceOwner: e.orgId ?? ctx.instanceId,
+      });
     }
     return ended.length;
   });

@@ -49,7 +49,12 @@ const columns = {
  *    default on), a verified email address that exactly one user has.
  * Removed users are never found.
  */
-export async function findUserByLoginName(db: Db, instanceId: string, loginName: string, orgId?: string): Promise<LoginUser | undefined> {
+export async function findUserByLoginName(
+  db: Db,
+  instanceId: string,
+  loginName: string,
+  orgId?: string,
+): Promise<LoginUser | undefined> {
   const name = loginName.trim().toLowerCase();
   if (!name || name.length > 400) return undefined;
   const inOrg = orgId ? eq(users.orgId, orgId) : undefined;
@@ -67,7 +72,15 @@ export async function findUserByLoginName(db: Db, instanceId: string, loginName:
     .select({ ...columns, emailLogin: orgs.loginWithEmailAllowed })
     .from(users)
     .innerJoin(orgs, eq(orgs.id, users.orgId))
-    .where(and(ne(users.state, 'REMOVED'), inOrg, eq(users.type, 'HUMAN'), eq(users.emailVerified, true), eq(sql`lower(${users.email})`, name)))
+    .where(
+      and(
+        ne(users.state, 'REMOVED'),
+        inOrg,
+        eq(users.type, 'HUMAN'),
+        eq(users.emailVerified, true),
+        eq(sql`lower(${users.email})`, name),
+      ),
+    )
     .limit(2);
   if (byEmail.length !== 1) return undefined;
   const { emailLogin, ...user } = byEmail[0];
@@ -79,7 +92,11 @@ function withoutFlag({ exact: _, ...user }: LoginUser & { exact: boolean }): Log
 }
 
 export async function findUserById(db: Db, userId: string): Promise<LoginUser | undefined> {
-  const [row] = await db.select(columns).from(users).innerJoin(orgs, eq(orgs.id, users.orgId)).where(eq(users.id, userId));
+  const [row] = await db
+    .select(columns)
+    .from(users)
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(eq(users.id, userId));
   return row;
 }
 

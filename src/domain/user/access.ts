@@ -14,7 +14,11 @@ export type UserWithOrg = UserRow & { primaryDomain: string };
 export const userNotFound = () => notFound('Errors.User.NotFound', 'user not found');
 
 /** Reads one user with its organization's primary domain; removed users only when asked. */
-export async function readUser(db: Db, userId: string, opts: { includeRemoved?: boolean } = {}): Promise<UserWithOrg | undefined> {
+export async function readUser(
+  db: Db,
+  userId: string,
+  opts: { includeRemoved?: boolean } = {},
+): Promise<UserWithOrg | undefined> {
   const [row] = await db
     .select({ user: users, primaryDomain: orgs.primaryDomain })
     .from(users)

@@ -11,22 +11,36 @@ import type { CodeRequest } from './codes';
  * is sent to in the mail; from anyone else it must point to a domain of the instance, so that a user
  * cannot make the server mail a phishing link to an address of its choosing.
  */
-export async function checkCodeDelivery(scope: Scope, requests: readonly CodeRequest[], opts: { newUsers: boolean }): Promise<void> {
+export async function checkCodeDelivery(
+  scope: Scope,
+  requests: readonly CodeRequest[],
+  opts: { newUsers: boolean },
+): Promise<void> {
   await throttleMail(scope, requests, opts);
   const p = scope.ctx.principal;
   let instanceHosts: Set<string> | undefined;
   for (const { user, delivery } of requests) {
     if (p.canOrg('user.write', user.orgId)) continue;
-    if ('return' in delivery) throw permissionDenied('return_code is for administrators with user.write on the organization; the code is sent to the address', 'Errors.User.Code.ReturnDenied');
+    if ('return' in delivery)
+      throw permissionDenied(
+        'return_code is for administrators with user.write on the organization; the code is sent to the address',
+        'Errors.User.Code.ReturnDenied',
+      );
     const template = delivery.send.urlTemplate;
     if (!template) continue;
     instanceHosts ??= new Set(
-      (await scope.tx.select({ domain: instanceDomains.domain }).from(instanceDomains).where(eq(instanceDomains.instanceId, scope.ctx.instanceId))).map(
-        (d) => d.domain.toLowerCase(),
-      ),
+      (
+        await scope.tx
+          .select({ domain: instanceDomains.domain })
+          .from(instanceDomains)
+          .where(eq(instanceDomains.instanceId, scope.ctx.instanceId))
+      ).map((d) => d.domain.toLowerCase()),
     );
     if (!instanceHosts.has(templateHost(template))) {
-      throw permissionDenied('url_template must point to a domain of the instance unless an administrator sets it', 'Errors.User.Code.UrlTemplateDenied');
+      throw permissionDenied(
+        'url_template must point to a domain of the instance unless an administrator sets it',
+        'Errors.User.Code.UrlTemplateDenied',
+      );
     }
   }
 }
@@ -48,7 +62,11 @@ export const MAIL_WINDOW_SECONDS = 15 * 60;
  * sender's reputation. Over the limit the answer is RESOURCE_EXHAUSTED (HTTP 429) with Retry-After.
  * The first code of a user created in this command counts against its recipient only.
  */
-async function throttleMail(scope: Scope, requests: readonly CodeRequest[], opts: { newUsers: boolean }): Promise<void> {
+async function throttleMail(
+  scope: Scope,
+  requests: readonly CodeRequest[],
+  opts: { newUsers: boolean },
+): Promise<void> {
   const mails = requests.filter((r) => 'send' in r.delivery && r.kind !== 'PHONE_VERIFICATION');
   if (!mails.length) return;
   const since = new Date(Date.now() - MAIL_WINDOW_SECONDS * 1000);
@@ -63,7 +81,11 @@ async function throttleMail(scope: Scope, requests: readonly CodeRequest[], opts
       .groupBy(notifications.userId);
     const over = perUser.find((r) => r.n >= MAIL_LIMIT_PER_USER);
     if (over) {
-      throw new LimitError('Errors.User.Code.TooManyMails', `too many mails to this user; try again in ${retryAfter(over.oldest)} seconds`, retryAfter(over.oldest));
+      throw new LimitError(
+        'Errors.User.Code.TooManyMails',
+        `too many mails to this user; try again in ${retryAfter(over.oldest)} seconds`,
+        retryAfter(over.oldest),
+      );
     }
   }
   const recipients = [...new Set(mails.map((m) => m.target.toLowerCase()))];
@@ -77,6 +99,10 @@ async function throttleMail(scope: Scope, requests: readonly CodeRequest[], opts
   for (const r of recipients) sending.set(r, mails.filter((m) => m.target.toLowerCase() === r).length);
   const full = perRecipient.find((r) => r.n + (sending.get(r.recipient) ?? 0) > MAIL_LIMIT_PER_RECIPIENT);
   if (full) {
-    throw new LimitError('Errors.User.Code.TooManyMails', `too many mails to this address; try again in ${retryAfter(full.oldest)} seconds`, retryAfter(full.oldest));
+    throw new LimitError(
+      'Errors.User.Code.TooManyMails',
+      `too many mails to this address; try again in ${retryAfter(full.oldest)} seconds`,
+      retryAfter(full.oldest),
+    );
   }
 }

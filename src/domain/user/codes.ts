@@ -67,7 +67,11 @@ export async function issueCode(
  * Issues many codes with one insert into user_codes and one into the outbox (the CreateUser batch).
  * `replace: false` is for users created in this transaction, who cannot have a code yet.
  */
-export async function issueCodes(scope: Scope, requests: CodeRequest[], opts: { replace: boolean }): Promise<(string | undefined)[]> {
+export async function issueCodes(
+  scope: Scope,
+  requests: CodeRequest[],
+  opts: { replace: boolean },
+): Promise<(string | undefined)[]> {
   if (!requests.length) return [];
   await checkCodeDelivery(scope, requests, { newUsers: !opts.replace });
   const now = new Date();
@@ -133,7 +137,13 @@ export async function currentCode(scope: Scope, userId: string, kind: CodeKind) 
  * Checks a code and uses it up. A wrong, expired or missing code is INVALID_ARGUMENT naming the field;
  * the code then stays, so a typo can be corrected.
  */
-export async function consumeCode(scope: Scope, userId: string, kind: CodeKind, code: string, field: string): Promise<{ target: string | null }> {
+export async function consumeCode(
+  scope: Scope,
+  userId: string,
+  kind: CodeKind,
+  code: string,
+  field: string,
+): Promise<{ target: string | null }> {
   if (!code) throw invalidArgument('Errors.User.Code.Empty', `${field} is required`);
   const row = await currentCode(scope, userId, kind);
   if (!row || !verifySecret(row.codeHash, code.trim().toUpperCase()) || row.expiresAt.getTime() < Date.now()) {

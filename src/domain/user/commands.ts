@@ -229,7 +229,8 @@ function authorizeOrg(ctx: Ctx, orgId: string, need: Permission): void {
 export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<CreateUserResult> {
   const orgId = checkId('organization_id', input.orgId);
   const id = input.userId ? checkId('user_id', input.userId) : undefined;
-  if (!input.human === !input.machine) throw invalidArgument('Errors.User.TypeMissing', 'exactly one of human or machine is required');
+  if (!input.human === !input.machine)
+    throw invalidArgument('Errors.User.TypeMissing', 'exactly one of human or machine is required');
   authorizeOrg(ctx, orgId, 'user.write');
 
   if (input.machine) {
@@ -237,7 +238,9 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<Crea
     const username = checkMachineUsername('username', input.username);
     const name = requireText('machine.name', m.name);
     const description = optionalText('machine.description', m.description, 500);
-    return submitCreate(ctx, { user: { machine: { id, orgId, username, name, description, accessTokenType: m.accessTokenType } } });
+    return submitCreate(ctx, {
+      user: { machine: { id, orgId, username, name, description, accessTokenType: m.accessTokenType } },
+    });
   }
 
   const h = input.human!;
@@ -253,10 +256,16 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<Crea
   const username = input.username !== undefined ? checkUsername('username', input.username) : email;
   const phone = h.phone ? checkPhone('human.phone.phone', h.phone.phone) : undefined;
   const emailVerification = h.email.verification;
-  if ('send' in emailVerification) checkUrlTemplate('human.email.send_code.url_template', emailVerification.send.urlTemplate);
+  if ('send' in emailVerification)
+    checkUrlTemplate('human.email.send_code.url_template', emailVerification.send.urlTemplate);
   if (h.metadata) checkMetadata('human.metadata', h.metadata);
   const password = h.password
-    ? await preparePassword(ctx.db, ctx.instanceId, 'hash' in h.password ? 'human.hashed_password' : 'human.password', h.password)
+    ? await preparePassword(
+        ctx.db,
+        ctx.instanceId,
+        'hash' in h.password ? 'human.hashed_password' : 'human.password',
+        h.password,
+      )
     : undefined;
   const emailVerified = 'verified' in emailVerification;
   return submitCreate(ctx, {
@@ -281,7 +290,11 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<Crea
       },
     },
     metadata: h.metadata,
-    emailCode: emailVerified ? undefined : 'return' in emailVerification ? { return: true } : { send: emailVerification.send },
+    emailCode: emailVerified
+      ? undefined
+      : 'return' in emailVerification
+        ? { return: true }
+        : { send: emailVerification.send },
     phoneCode: !!h.phone && 'return' in h.phone.verification,
   });
 }
@@ -299,7 +312,10 @@ export interface PreparedCreate {
  * the per-user extras (metadata, codes). A create whose organization is missing or inactive gets
  * its error in place of a result and writes nothing.
  */
-export async function applyCreates(scope: Scope, creates: PreparedCreate[]): Promise<(CreateUserResult | DomainError)[]> {
+export async function applyCreates(
+  scope: Scope,
+  creates: PreparedCreate[],
+): Promise<(CreateUserResult | DomainError)[]> {
   const orgIds = [...new Set(creates.map((c) => (c.user.human ?? c.user.machine).orgId))];
   const found = await scope.tx
     .select({ id: orgs.id, state: orgs.state, primaryDomain: orgs.primaryDomain })
@@ -369,15 +385,22 @@ export interface UpdateUserInput {
 }
 
 /** UpdateUser: changes only the given fields, one event per kind of change. */
-export async function updateUser(ctx: Ctx, input: UpdateUserInput): Promise<{ changedAt: Date; emailCode?: string; phoneCode?: string }> {
+export async function updateUser(
+  ctx: Ctx,
+  input: UpdateUserInput,
+): Promise<{ changedAt: Date; emailCode?: string; phoneCode?: string }> {
   const userId = checkId('user_id', input.userId);
   const username = input.username !== undefined ? checkUsername('username', input.username) : undefined;
   const h = input.human;
   const m = input.machine;
   const profile = h?.profile
     ? {
-        givenName: h.profile.givenName !== undefined ? requireText('human.profile.given_name', h.profile.givenName) : undefined,
-        familyName: h.profile.familyName !== undefined ? requireText('human.profile.family_name', h.profile.familyName) : undefined,
+        givenName:
+          h.profile.givenName !== undefined ? requireText('human.profile.given_name', h.profile.givenName) : undefined,
+        familyName:
+          h.profile.familyName !== undefined
+            ? requireText('human.profile.family_name', h.profile.familyName)
+            : undefined,
         nickName: optionalText('human.profile.nick_name', h.profile.nickName),
         displayName: optionalText('human.profile.display_name', h.profile.displayName),
         preferredLanguage: checkLanguage('human.profile.preferred_language', h.profile.preferredLanguage),
@@ -385,7 +408,8 @@ export async function updateUser(ctx: Ctx, input: UpdateUserInput): Promise<{ ch
       }
     : undefined;
   const email = h?.email ? checkEmail('human.email.email', h.email.email) : undefined;
-  if (h?.email && 'send' in h.email.verification) checkUrlTemplate('human.email.send_code.url_template', h.email.verification.send.urlTemplate);
+  if (h?.email && 'send' in h.email.verification)
+    checkUrlTemplate('human.email.send_code.url_template', h.email.verification.send.urlTemplate);
   const phone = h?.phone ? checkPhone('human.phone.phone', h.phone.phone) : undefined;
   const machine = m
     ? {
@@ -401,13 +425,19 @@ export async function updateUser(ctx: Ctx, input: UpdateUserInput): Promise<{ ch
   authorize(ctx, before, 'user.write');
   if (h?.password) authorize(ctx, before, 'user.credential.write');
   const password = h?.password
-    ? await preparePassword(ctx.db, ctx.instanceId, 'hash' in h.password ? 'human.hashed_password' : 'human.password', h.password)
+    ? await preparePassword(
+        ctx.db,
+        ctx.instanceId,
+        'hash' in h.password ? 'human.hashed_password' : 'human.password',
+        h.password,
+      )
     : undefined;
 
   return execute(ctx, async (scope) => {
     const user = await userForChange(scope, userId, 'user.write');
     if (h && user.type !== 'HUMAN') throw invalidArgument('Errors.User.NotHuman', 'human: the user is a machine user');
-    if (m && user.type !== 'MACHINE') throw invalidArgument('Errors.User.NotMachine', 'machine: the user is a human user');
+    if (m && user.type !== 'MACHINE')
+      throw invalidArgument('Errors.User.NotMachine', 'machine: the user is a human user');
     const push = (type: string, payload: Record<string, unknown>) =>
       scope.push({ aggregateType: 'user', aggregateId: userId, type, payload, resourceOwner: user.orgId });
     const set: Partial<typeof users.$inferInsert> = {};
@@ -429,24 +459,39 @@ export async function updateUser(ctx: Ctx, input: UpdateUserInput): Promise<{ ch
     }
     if (machine) {
       const diff = Object.fromEntries(
-        Object.entries({ machineName: machine.name, description: machine.description, accessTokenType: machine.accessTokenType }).filter(
-          ([k, v]) => v !== undefined && (user as any)[k] !== v,
-        ),
+        Object.entries({
+          machineName: machine.name,
+          description: machine.description,
+          accessTokenType: machine.accessTokenType,
+        }).filter(([k, v]) => v !== undefined && (user as any)[k] !== v),
       );
       if (Object.keys(diff).length) {
         Object.assign(set, diff);
-        push('user.machine.changed', { name: diff.machineName, description: diff.description, accessTokenType: diff.accessTokenType });
+        push('user.machine.changed', {
+          name: diff.machineName,
+          description: diff.description,
+          accessTokenType: diff.accessTokenType,
+        });
       }
     }
-    if (Object.keys(set).length) await scope.tx.update(users).set({ ...set, changedAt: out.changedAt }).where(eq(users.id, userId));
+    if (Object.keys(set).length)
+      await scope.tx
+        .update(users)
+        .set({ ...set, changedAt: out.changedAt })
+        .where(eq(users.id, userId));
     if (user.type === 'MACHINE' && Object.keys(set).length) await invalidateMachineUser(scope, userId);
-    if (email !== undefined) out.emailCode = await changeEmail(scope, { ...user, ...set } as UserWithOrg, email, h!.email!.verification);
+    if (email !== undefined)
+      out.emailCode = await changeEmail(scope, { ...user, ...set } as UserWithOrg, email, h!.email!.verification);
     if (phone !== undefined) {
       const verified = 'verified' in h!.phone!.verification;
-      await scope.tx.update(users).set({ phone, phoneVerified: verified, changedAt: out.changedAt }).where(eq(users.id, userId));
+      await scope.tx
+        .update(users)
+        .set({ phone, phoneVerified: verified, changedAt: out.changedAt })
+        .where(eq(users.id, userId));
       push('user.human.phone.changed', { phone });
       if (verified) push('user.human.phone.verified', {});
-      else if ('return' in h!.phone!.verification) out.phoneCode = await issueCode(scope, user, 'PHONE_VERIFICATION', { return: true }, phone);
+      else if ('return' in h!.phone!.verification)
+        out.phoneCode = await issueCode(scope, user, 'PHONE_VERIFICATION', { return: true }, phone);
     }
     if (password) await storePassword(scope, user, password);
     return out;
@@ -458,12 +503,32 @@ function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
 }
 
 /** Sets a new email address and issues its verification code unless it is marked verified. */
-export async function changeEmail(scope: Scope, user: UserWithOrg, email: string, verification: EmailVerification): Promise<string | undefined> {
+export async function changeEmail(
+  scope: Scope,
+  user: UserWithOrg,
+  email: string,
+  verification: EmailVerification,
+): Promise<string | undefined> {
   const verified = 'verified' in verification;
-  await scope.tx.update(users).set({ email, emailVerified: verified, changedAt: new Date() }).where(eq(users.id, user.id));
-  scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.human.email.changed', payload: { email }, resourceOwner: user.orgId });
+  await scope.tx
+    .update(users)
+    .set({ email, emailVerified: verified, changedAt: new Date() })
+    .where(eq(users.id, user.id));
+  scope.push({
+    aggregateType: 'user',
+    aggregateId: user.id,
+    type: 'user.human.email.changed',
+    payload: { email },
+    resourceOwner: user.orgId,
+  });
   if (verified) {
-    scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.human.email.verified', payload: { email }, resourceOwner: user.orgId });
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: user.id,
+      type: 'user.human.email.verified',
+      payload: { email },
+      resourceOwner: user.orgId,
+    });
     return undefined;
   }
   const delivery = 'return' in verification ? ({ return: true } as const) : { send: verification.send };
@@ -471,11 +536,21 @@ export async function changeEmail(scope: Scope, user: UserWithOrg, email: string
 }
 
 /** Stores a prepared password hash and records the change. */
-export async function storePassword(scope: Scope, user: UserWithOrg, password: { hash: string; changeRequired: boolean }): Promise<Date> {
+export async function storePassword(
+  scope: Scope,
+  user: UserWithOrg,
+  password: { hash: string; changeRequired: boolean },
+): Promise<Date> {
   const now = new Date();
   await scope.tx
     .update(users)
-    .set({ passwordHash: password.hash, passwordChangeRequired: password.changeRequired, passwordChangedAt: now, failedPasswordAttempts: 0, changedAt: now })
+    .set({
+      passwordHash: password.hash,
+      passwordChangeRequired: password.changeRequired,
+      passwordChangedAt: now,
+      failedPasswordAttempts: 0,
+      changedAt: now,
+    })
     .where(eq(users.id, user.id));
   scope.push({
     aggregateType: 'user',
@@ -496,9 +571,19 @@ interface StateChange {
 }
 
 const STATE_CHANGES = {
-  deactivate: { from: ['ACTIVE', 'LOCKED', 'INITIAL'], to: 'INACTIVE', event: 'user.deactivated', wrongState: 'the user is already inactive' },
+  deactivate: {
+    from: ['ACTIVE', 'LOCKED', 'INITIAL'],
+    to: 'INACTIVE',
+    event: 'user.deactivated',
+    wrongState: 'the user is already inactive',
+  },
   reactivate: { from: ['INACTIVE'], to: 'ACTIVE', event: 'user.reactivated', wrongState: 'the user is not inactive' },
-  lock: { from: ['ACTIVE', 'INITIAL'], to: 'LOCKED', event: 'user.locked', wrongState: 'only an active user can be locked' },
+  lock: {
+    from: ['ACTIVE', 'INITIAL'],
+    to: 'LOCKED',
+    event: 'user.locked',
+    wrongState: 'only an active user can be locked',
+  },
   unlock: { from: ['LOCKED'], to: 'ACTIVE', event: 'user.unlocked', wrongState: 'the user is not locked' },
 } satisfies Record<string, StateChange>;
 
@@ -542,7 +627,13 @@ async function removeUserRows(scope: Scope, user: { id: string; orgId: string; u
   await invalidatePrincipal(scope, user.id);
   await scope.tx.delete(userKeys).where(eq(userKeys.userId, user.id));
   await scope.tx.delete(userCodes).where(eq(userCodes.userId, user.id));
-  scope.push({ aggregateType: 'user', aggregateId: user.id, type: 'user.removed', payload: { userName: user.username }, resourceOwner: user.orgId });
+  scope.push({
+    aggregateType: 'user',
+    aggregateId: user.id,
+    type: 'user.removed',
+    payload: { userName: user.username },
+    resourceOwner: user.orgId,
+  });
   await invalidateMachineUser(scope, user.id);
   return now;
 }
@@ -564,7 +655,12 @@ export async function removeUsersOfOrg(scope: Scope, orgId: string): Promise<num
 }
 
 /** Adds or replaces metadata entries (values stored base64) with one user.metadata.set event each. */
-export async function setMetadataRows(scope: Scope, userId: string, orgId: string, entries: MetadataEntry[]): Promise<Date> {
+export async function setMetadataRows(
+  scope: Scope,
+  userId: string,
+  orgId: string,
+  entries: MetadataEntry[],
+): Promise<Date> {
   const now = new Date();
   for (const e of entries) {
     const value = Buffer.from(e.value).toString('base64');
@@ -572,7 +668,13 @@ export async function setMetadataRows(scope: Scope, userId: string, orgId: strin
       .insert(userMetadata)
       .values({ userId, key: e.key, value, createdAt: now, changedAt: now })
       .onConflictDoUpdate({ target: [userMetadata.userId, userMetadata.key], set: { value, changedAt: now } });
-    scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.metadata.set', payload: { key: e.key, value }, resourceOwner: orgId });
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: userId,
+      type: 'user.metadata.set',
+      payload: { key: e.key, value },
+      resourceOwner: orgId,
+    });
   }
   return now;
 }

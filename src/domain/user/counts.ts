@@ -19,7 +19,8 @@ export async function countedTotal(ctx: Ctx, filters: UserFilter[]): Promise<num
     return (await liveUsers(ctx.db, scope)) + (scope.includes(ctx.principal.orgId) ? 0 : 1);
   }
   const [only] = filters;
-  if (filters.length === 1 && 'orgId' in only && (scope === 'all' || scope.includes(only.orgId))) return liveUsers(ctx.db, [only.orgId]);
+  if (filters.length === 1 && 'orgId' in only && (scope === 'all' || scope.includes(only.orgId)))
+    return liveUsers(ctx.db, [only.orgId]);
   return undefined;
 }
 
@@ -43,4 +44,8 @@ export async function compactUserCounts(db: Db): Promise<void> {
     select org_id, sum(live) from gone group by org_id having sum(live) <> 0`);
 }
 
-export const userCountCompactionJob: Job = { name: 'user-count-compaction', intervalMs: 5000, run: (deps) => compactUserCounts(deps.database.db) };
+export const userCountCompactionJob: Job = {
+  name: 'user-count-compaction',
+  intervalMs: 5000,
+  run: (deps) => compactUserCounts(deps.database.db),
+};

@@ -65,7 +65,12 @@ async function drain(q: Queue, onIdle: () => void): Promise<void> {
 
 async function writeBatch(batch: Entry[]): Promise<void> {
   try {
-    const results = await execute(batch[0].ctx, (scope) => applyCreates(scope, batch.map((e) => e.create)));
+    const results = await execute(batch[0].ctx, (scope) =>
+      applyCreates(
+        scope,
+        batch.map((e) => e.create),
+      ),
+    );
     for (const [i, r] of results.entries()) {
       if (r instanceof DomainError) batch[i].reject(r);
       else batch[i].resolve(r);

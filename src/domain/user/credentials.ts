@@ -33,7 +33,13 @@ function requireMachine(user: UserWithOrg): void {
  */
 export async function setPassword(
   ctx: Ctx,
-  input: { userId: string; password: string; changeRequired?: boolean; currentPassword?: string; verificationCode?: string },
+  input: {
+    userId: string;
+    password: string;
+    changeRequired?: boolean;
+    currentPassword?: string;
+    verificationCode?: string;
+  },
 ): Promise<Date> {
   const userId = checkId('user_id', input.userId);
   const before = await readUser(ctx.db, userId);
@@ -48,10 +54,14 @@ export async function setPassword(
   } else if (input.verificationCode === undefined && !isAdmin) {
     throw invalidArgument('Errors.User.Password.ProofMissing', 'current_password or verification_code is required');
   }
-  const password = await preparePassword(ctx.db, ctx.instanceId, 'new_password', { password: input.password, changeRequired: input.changeRequired });
+  const password = await preparePassword(ctx.db, ctx.instanceId, 'new_password', {
+    password: input.password,
+    changeRequired: input.changeRequired,
+  });
   return execute(ctx, async (scope) => {
     const user = await userForChange(scope, userId, 'user.credential.write', { self: true });
-    if (input.verificationCode !== undefined) await consumeCode(scope, userId, 'PASSWORD_RESET', input.verificationCode, 'verification_code');
+    if (input.verificationCode !== undefined)
+      await consumeCode(scope, userId, 'PASSWORD_RESET', input.verificationCode, 'verification_code');
     else if (input.currentPassword !== undefined && user.passwordHash !== before.passwordHash) {
       // The password changed between the check and this transaction: the proof is stale.
       throw invalidArgument('Errors.User.Password.Invalid', 'current_password is wrong');
@@ -70,22 +80,35 @@ export async function passwordReset(
   return execute(ctx, async (scope) => {
     const user = await userForChange(scope, userId, 'user.credential.write');
     requireHuman(user);
-    if ('send' in input.delivery && !user.email) throw failedPrecondition('Errors.User.Email.Missing', 'the user has no email address');
+    if ('send' in input.delivery && !user.email)
+      throw failedPrecondition('Errors.User.Email.Missing', 'the user has no email address');
     const code = await issueCode(scope, user, 'PASSWORD_RESET', input.delivery, user.email ?? '');
     return { changedAt: new Date(), code };
   });
 }
 
 /** AddSecret: a new client secret for a machine user, returned once and stored as a keyed hash. */
-export async function addSecret(ctx: Ctx, input: { userId: string }): Promise<{ createdAt: Date; clientId: string; clientSecret: string }> {
+export async function addSecret(
+  ctx: Ctx,
+  input: { userId: string },
+): Promise<{ createdAt: Date; clientId: string; clientSecret: string }> {
   const userId = checkId('user_id', input.userId);
   return execute(ctx, async (scope) => {
     const user = await userForChange(scope, userId, 'user.credential.write');
     requireMachine(user);
     const clientSecret = randomToken(32);
     const now = new Date();
-    await scope.tx.update(users).set({ secretHash: hashSecret(clientSecret), changedAt: now }).where(eq(users.id, userId));
-    scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.machine.secret.set', payload: {}, resourceOwner: user.orgId });
+    await scope.tx
+      .update(users)
+      .set({ secretHash: hashSecret(clientSecret), changedAt: now })
+      .where(eq(users.id, userId));
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: userId,
+      type: 'user.machine.secret.set',
+      payload: {},
+      resourceOwner: user.orgId,
+    });
     await invalidateMachineUser(scope, userId);
     return { createdAt: now, clientId: user.username, clientSecret };
   });
@@ -100,7 +123,13 @@ export async function removeSecret(ctx: Ctx, input: { userId: string }): Promise
     const now = new Date();
     if (!user.secretHash) return now;
     await scope.tx.update(users).set({ secretHash: null, changedAt: now }).where(eq(users.id, userId));
-    scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.machine.secret.removed', payload: {}, resourceOwner: user.orgId });
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: userId,
+      type: 'user.machine.secret.removed',
+      payload: {},
+      resourceOwner: user.orgId,
+    });
     await invalidateMachineUser(scope, userId);
     return now;
   });
@@ -116,7 +145,8 @@ function parsePublicKey(pem: string): string {
   }
   const type = key.asymmetricKeyType;
   if (type === 'rsa') {
-    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw invalidArgument('Errors.User.Key.Invalid', 'public_key: RSA keys need at least 2048 bits');
+    if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
+      throw invalidArgument('Errors.User.Key.Invalid', 'public_key: RSA keys need at least 2048 bits');
   } else if (type !== 'ec' && type !== 'ed25519') {
     throw invalidArgument('Errors.User.Key.Invalid', 'public_key must be an RSA, EC or Ed25519 key');
   }
@@ -161,7 +191,10 @@ export async function addKey(
     const user = await userForChange(scope, userId, 'user.credential.write');
     requireMachine(user);
     const keyId = newId();
-    const [row] = await scope.tx.insert(userKeys).values({ id: keyId, userId, publicKey, expiresAt }).returning({ createdAt: userKeys.createdAt });
+    const [row] = await scope.tx
+      .insert(userKeys)
+      .values({ id: keyId, userId, publicKey, expiresAt })
+      .returning({ createdAt: userKeys.createdAt });
     scope.push({
       aggregateType: 'user',
       aggregateId: userId,
@@ -171,7 +204,13 @@ export async function addKey(
     });
     await invalidateMachineUser(scope, userId);
     const keyFile: KeyFile | undefined = privateKey
-      ? { type: 'serviceaccount', keyId, key: privateKey, userId, ...(expiresAt ? { expirationDate: expiresAt.toISOString() } : {}) }
+      ? {
+          type: 'serviceaccount',
+          keyId,
+          key: privateKey,
+          userId,
+          ...(expiresAt ? { expirationDate: expiresAt.toISOString() } : {}),
+        }
       : undefined;
     return { keyId, createdAt: row.createdAt, keyFile };
   });
@@ -183,9 +222,18 @@ export async function removeKey(ctx: Ctx, input: { userId: string; keyId: string
   return execute(ctx, async (scope) => {
     const user = await userForChange(scope, userId, 'user.credential.write');
     requireMachine(user);
-    const deleted = await scope.tx.delete(userKeys).where(and(eq(userKeys.id, keyId), eq(userKeys.userId, userId))).returning({ id: userKeys.id });
+    const deleted = await scope.tx
+      .delete(userKeys)
+      .where(and(eq(userKeys.id, keyId), eq(userKeys.userId, userId)))
+      .returning({ id: userKeys.id });
     if (!deleted.length) throw notFound('Errors.User.Key.NotFound', 'key not found');
-    scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.machine.key.removed', payload: { keyId }, resourceOwner: user.orgId });
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: userId,
+      type: 'user.machine.key.removed',
+      payload: { keyId },
+      resourceOwner: user.orgId,
+    });
     await invalidateMachineUser(scope, userId);
     return new Date();
   });
@@ -216,7 +264,13 @@ export async function removePersonalAccessToken(ctx: Ctx, input: { userId: strin
       .returning({ tokenHash: personalAccessTokens.tokenHash });
     if (!deleted.length) throw notFound('Errors.User.PAT.NotFound', 'personal access token not found');
     await invalidatePat(scope, deleted[0].tokenHash);
-    scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.personal.access.token.removed', payload: { tokenId }, resourceOwner: user.orgId });
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: userId,
+      type: 'user.personal.access.token.removed',
+      payload: { tokenId },
+      resourceOwner: user.orgId,
+    });
     return new Date();
   });
 }

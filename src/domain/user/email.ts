@@ -28,14 +28,18 @@ export async function setEmail(ctx: Ctx, input: { userId: string; email: string;
 }
 
 /** ResendEmailCode: a new code for the current, unverified address. */
-export async function resendEmailCode(ctx: Ctx, input: { userId: string; verification: { send: { urlTemplate?: string } } | { return: true } }) {
+export async function resendEmailCode(
+  ctx: Ctx,
+  input: { userId: string; verification: { send: { urlTemplate?: string } } | { return: true } },
+) {
   const userId = checkId('user_id', input.userId);
   if ('send' in input.verification) checkUrlTemplate('send_code.url_template', input.verification.send.urlTemplate);
   return execute(ctx, async (scope) => {
     const user = await userForChange(scope, userId, 'user.write', { self: true });
     requireHuman(user);
     if (!user.email) throw failedPrecondition('Errors.User.Email.Missing', 'the user has no email address');
-    if (user.emailVerified) throw failedPrecondition('Errors.User.Email.AlreadyVerified', 'the email address is already verified');
+    if (user.emailVerified)
+      throw failedPrecondition('Errors.User.Email.AlreadyVerified', 'the email address is already verified');
     const code = await issueCode(scope, user, 'EMAIL_VERIFICATION', input.verification, user.email);
     return { changedAt: new Date(), code };
   });
@@ -49,10 +53,17 @@ export async function verifyEmail(ctx: Ctx, input: { userId: string; code: strin
     const user = await userForChange(scope, userId, 'user.write', { self: true });
     requireHuman(user);
     const { target } = await consumeCode(scope, userId, 'EMAIL_VERIFICATION', input.code, 'verification_code');
-    if (target && target !== user.email) throw invalidArgument('Errors.User.Code.Invalid', 'verification_code is invalid or expired');
+    if (target && target !== user.email)
+      throw invalidArgument('Errors.User.Code.Invalid', 'verification_code is invalid or expired');
     const now = new Date();
     await scope.tx.update(users).set({ emailVerified: true, changedAt: now }).where(eq(users.id, userId));
-    scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.human.email.verified', payload: { email: user.email }, resourceOwner: user.orgId });
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: userId,
+      type: 'user.human.email.verified',
+      payload: { email: user.email },
+      resourceOwner: user.orgId,
+    });
     return now;
   });
 }
@@ -65,7 +76,8 @@ export async function createInviteCode(
   const userId = checkId('user_id', input.userId);
   if ('send' in input.delivery) {
     checkUrlTemplate('send_code.url_template', input.delivery.send.urlTemplate);
-    if ((input.delivery.send.applicationName?.length ?? 0) > 200) throw invalidArgument('Errors.User.Invalid', 'send_code.application_name must be at most 200 characters');
+    if ((input.delivery.send.applicationName?.length ?? 0) > 200)
+      throw invalidArgument('Errors.User.Invalid', 'send_code.application_name must be at most 200 characters');
   }
   return execute(ctx, async (scope) => {
     const user = await userForChange(scope, userId, 'user.write');
@@ -87,14 +99,40 @@ export async function resendInviteCode(ctx: Ctx, input: { userId: string }): Pro
     const [last] = await scope.tx
       .select({ payload: events.payload })
       .from(events)
-      .where(and(eq(events.aggregateType, 'user'), eq(events.aggregateId, userId), eq(events.eventType, 'user.human.invite.code.added')))
+      .where(
+        and(
+          eq(events.aggregateType, 'user'),
+          eq(events.aggregateId, userId),
+          eq(events.eventType, 'user.human.invite.code.added'),
+        ),
+      )
       .orderBy(desc(events.position))
       .limit(1);
-    if (!live || !last) throw failedPrecondition('Errors.User.Invite.Missing', 'the user has no invitation to resend; use CreateInviteCode');
-    if (last.payload.codeReturned) throw failedPrecondition('Errors.User.Invite.Returned', 'the last invitation code was returned to the caller, not sent; use CreateInviteCode');
-    await issueCode(scope, user, 'INVITATION', { send: { urlTemplate: live.urlTemplate ?? undefined, applicationName: last.payload.applicationName as string | undefined } }, user.email!, {
-      applicationName: last.payload.applicationName,
-    });
+    if (!live || !last)
+      throw failedPrecondition(
+        'Errors.User.Invite.Missing',
+        'the user has no invitation to resend; use CreateInviteCode',
+      );
+    if (last.payload.codeReturned)
+      throw failedPrecondition(
+        'Errors.User.Invite.Returned',
+        'the last invitation code was returned to the caller, not sent; use CreateInviteCode',
+      );
+    await issueCode(
+      scope,
+      user,
+      'INVITATION',
+      {
+        send: {
+          urlTemplate: live.urlTemplate ?? undefined,
+          applicationName: last.payload.applicationName as string | undefined,
+        },
+      },
+      user.email!,
+      {
+        applicationName: last.payload.applicationName,
+      },
+    );
     return new Date();
   });
 }
@@ -103,7 +141,10 @@ export async function resendInviteCode(ctx: Ctx, input: { userId: string }): Pro
  * VerifyInviteCode: with the invitation code the user sets its password; the email address is thereby
  * verified and a v1 user in INITIAL state becomes ACTIVE.
  */
-export async function verifyInviteCode(ctx: Ctx, input: { userId: string; code: string; password: string }): Promise<Date> {
+export async function verifyInviteCode(
+  ctx: Ctx,
+  input: { userId: string; code: string; password: string },
+): Promise<Date> {
   const userId = checkId('user_id', input.userId);
   if (!input.code) throw invalidArgument('Errors.User.Code.Empty', 'verification_code is required');
   const before = await readUser(ctx.db, userId);
@@ -114,15 +155,33 @@ export async function verifyInviteCode(ctx: Ctx, input: { userId: string; code: 
     const user = await userForChange(scope, userId, 'user.write', { self: true });
     requireHuman(user);
     await consumeCode(scope, userId, 'INVITATION', input.code, 'verification_code');
-    scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.human.invite.code.verified', payload: {}, resourceOwner: user.orgId });
+    scope.push({
+      aggregateType: 'user',
+      aggregateId: userId,
+      type: 'user.human.invite.code.verified',
+      payload: {},
+      resourceOwner: user.orgId,
+    });
     const now = await storePassword(scope, user, password);
     if (!user.emailVerified) {
       await scope.tx.update(users).set({ emailVerified: true }).where(eq(users.id, userId));
-      scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.human.email.verified', payload: { email: user.email }, resourceOwner: user.orgId });
+      scope.push({
+        aggregateType: 'user',
+        aggregateId: userId,
+        type: 'user.human.email.verified',
+        payload: { email: user.email },
+        resourceOwner: user.orgId,
+      });
     }
     if (user.state === 'INITIAL') {
       await scope.tx.update(users).set({ state: 'ACTIVE' }).where(eq(users.id, userId));
-      scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.initialized', payload: {}, resourceOwner: user.orgId });
+      scope.push({
+        aggregateType: 'user',
+        aggregateId: userId,
+        type: 'user.initialized',
+        payload: {},
+        resourceOwner: user.orgId,
+      });
     }
     return now;
   });

@@ -35,6 +35,16 @@ export function humanAddedPayload(u: HumanAddedFields): Record<string, unknown> 
   };
 }
 
-export function machineAddedPayload(m: { username: string; name: string; description?: string | null; accessTokenType?: string }): Record<string, unknown> {
-  return { userName: m.username, name: m.name, description: m.description ?? undefined, accessTokenType: m.accessTokenType ?? 'BEARER' };
+export function machineAddedPayload(m: {
+  username: string;
+  name: string;
+  description?: string | null;
+  accessTokenType?: string;
+}): Record<string, unknown> {
+  return {
+    userName: m.username,
+    name: m.name,
+    description: m.description ?? undefined,
+    accessTokenType: m.accessTokenType ?? 'BEARER',
+  };
 }

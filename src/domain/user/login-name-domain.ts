@@ -18,12 +18,18 @@ function domainOf(username: string): string | undefined {
 export async function foreignDomainErrors(db: Db, entries: { orgId: string; username: string }[]) {
   const domains = [...new Set(entries.map((e) => domainOf(e.username)).filter((d): d is string => !!d))];
   if (!domains.length) return entries.map(() => undefined);
-  const rows = await db.select({ domain: orgDomains.domain, orgId: orgDomains.orgId }).from(orgDomains).where(inArray(orgDomains.domain, domains));
+  const rows = await db
+    .select({ domain: orgDomains.domain, orgId: orgDomains.orgId })
+    .from(orgDomains)
+    .where(inArray(orgDomains.domain, domains));
   return entries.map((e) => {
     const d = domainOf(e.username);
     const owner = d && rows.find((r) => r.domain.toLowerCase() === d && r.orgId !== e.orgId);
     return owner
-      ? invalidArgument('Errors.User.Username.ForeignDomain', `username: "${d}" is a domain of another organization, so "${e.username}" would shadow a login name there`)
+      ? invalidArgument(
+          'Errors.User.Username.ForeignDomain',
+          `username: "${d}" is a domain of another organization, so "${e.username}" would shadow a login name there`,
+        )
       : undefined;
   });
 }

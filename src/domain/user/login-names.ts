@@ -29,7 +29,10 @@ export function isLoginNameOrUsername(name: string): SQL {
 }
 
 /** The user's login names: `<username>@<domain>` per domain (primary first), then the bare username when it is one. */
-export function loginNamesOf(u: { username: string; usernameScope: string; primaryDomain: string }, verifiedDomains: string[] | undefined): string[] {
+export function loginNamesOf(
+  u: { username: string; usernameScope: string; primaryDomain: string },
+  verifiedDomains: string[] | undefined,
+): string[] {
   const domains = verifiedDomains?.length ? verifiedDomains : [u.primaryDomain];
   const names = [u.primaryDomain, ...domains.filter((d) => d !== u.primaryDomain)].map((d) => `${u.username}@${d}`);
   return u.usernameScope === '' ? [...names, u.username] : names;

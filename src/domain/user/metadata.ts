@@ -30,7 +30,13 @@ export async function deleteUserMetadata(ctx: Ctx, input: { userId: string; keys
       .where(and(eq(userMetadata.userId, userId), inArray(userMetadata.key, input.keys)))
       .returning({ key: userMetadata.key });
     for (const r of removed) {
-      scope.push({ aggregateType: 'user', aggregateId: userId, type: 'user.metadata.removed', payload: { key: r.key }, resourceOwner: user.orgId });
+      scope.push({
+        aggregateType: 'user',
+        aggregateId: userId,
+        type: 'user.metadata.removed',
+        payload: { key: r.key },
+        resourceOwner: user.orgId,
+      });
     }
     return new Date();
   });

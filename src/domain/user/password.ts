@@ -24,7 +24,8 @@ export async function preparePassword(
     return { hash: input.hash, changeRequired: input.changeRequired ?? false };
   }
   if (!input.password) throw invalidArgument('Errors.User.Password.Empty', `${plainField} is required`);
-  if (input.password.length > 1000) throw invalidArgument('Errors.User.PasswordComplexity', `${plainField} must be at most 1000 characters`);
+  if (input.password.length > 1000)
+    throw invalidArgument('Errors.User.PasswordComplexity', `${plainField} must be at most 1000 characters`);
   // The one complexity rule of the instance (also used by CreateOrganization's admins and the login).
   checkPasswordPolicy(await getInstanceSettings(db, instanceId), input.password, plainField);
   return { hash: await hashPassword(input.password), changeRequired: input.changeRequired ?? false };

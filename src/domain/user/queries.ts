@@ -33,7 +33,9 @@ async function withLoginNames(db: Db, rows: UserWithOrg[]): Promise<UserView[]> 
     .from(orgDomains)
     .where(and(inArray(orgDomains.orgId, orgIds), eq(orgDomains.isVerified, true)));
   const byOrg = new Map<string, string[]>();
-  for (const d of domains.sort((a, b) => Number(b.isPrimary) - Number(a.isPrimary) || a.domain.localeCompare(b.domain))) {
+  for (const d of domains.sort(
+    (a, b) => Number(b.isPrimary) - Number(a.isPrimary) || a.domain.localeCompare(b.domain),
+  )) {
     byOrg.set(d.orgId, [...(byOrg.get(d.orgId) ?? []), d.domain]);
   }
   return rows.map((r) => toView(r, byOrg.get(r.orgId)));
@@ -42,8 +44,6 @@ async function withLoginNames(db: Db, rows: UserWithOrg[]): Promise<UserView[]> 
 function toView(r: UserWithOrg, domains: string[] | undefined): UserView {
   return { ...r, preferredLoginName: `${r.username}@${r.primaryDomain}`, loginNames: loginNamesOf(r, domains) };
 }
-
-
 
 /** GetUserByID: the caller needs `user.read` on the user's organization, or is the user. */
 export async function getUserById(ctx: Ctx, userId: string): Promise<UserView> {
@@ -54,7 +54,13 @@ export async function getUserById(ctx: Ctx, userId: string): Promise<UserView> {
   return (await withLoginNames(ctx.db, [user]))[0];
 }
 
-export type TextMethod = 'EQUALS' | 'EQUALS_IGNORE_CASE' | 'STARTS_WITH' | 'STARTS_WITH_IGNORE_CASE' | 'CONTAINS' | 'CONTAINS_IGNORE_CASE';
+export type TextMethod =
+  | 'EQUALS'
+  | 'EQUALS_IGNORE_CASE'
+  | 'STARTS_WITH'
+  | 'STARTS_WITH_IGNORE_CASE'
+  | 'CONTAINS'
+  | 'CONTAINS_IGNORE_CASE';
 export interface TextQuery {
   value: string;
   method: TextMethod;
@@ -81,7 +87,8 @@ const escapeLike = (v: string) => v.replaceAll(/[\\%_]/g, (c) => `\\${c}`);
  * indexes serve) so that a prepared, generic plan still uses the index.
  */
 function textCondition(field: string, column: AnyPgColumn, q: TextQuery): SQL {
-  if (q.value.length > 200) throw invalidArgument('Errors.Query.Invalid', `${field}.value must be at most 200 characters`);
+  if (q.value.length > 200)
+    throw invalidArgument('Errors.Query.Invalid', `${field}.value must be at most 200 characters`);
   const lowered = sql`lower(${column})`;
   const v = q.value;
   switch (q.method) {
@@ -113,7 +120,8 @@ function filterCondition(f: UserFilter, depth: number): SQL {
   if ('type' in f) return eq(users.type, f.type);
   if ('orgId' in f) return eq(users.orgId, f.orgId);
   if ('userIds' in f) {
-    if (f.userIds.length > 1000) throw invalidArgument('Errors.Query.Invalid', 'in_user_ids_filter.user_ids may hold at most 1000 ids');
+    if (f.userIds.length > 1000)
+      throw invalidArgument('Errors.Query.Invalid', 'in_user_ids_filter.user_ids may hold at most 1000 ids');
     return f.userIds.length ? inArray(users.id, f.userIds) : sql`false`;
   }
   if ('and' in f) return f.and.length ? and(...f.and.map((x) => filterCondition(x, depth + 1)))! : sql`true`;
@@ -131,7 +139,10 @@ function visibleTo(ctx: Ctx): SQL | undefined {
 }
 
 /** ListUsers: filtered by the caller's permissions in SQL; deleted users are never listed. */
-export async function listUsers(ctx: Ctx, query: { filters?: UserFilter[]; page?: PageRequest }): Promise<{ total: number; limit: number; users: UserView[] }> {
+export async function listUsers(
+  ctx: Ctx,
+  query: { filters?: UserFilter[]; page?: PageRequest },
+): Promise<{ total: number; limit: number; users: UserView[] }> {
   const { offset, limit, asc: ascending } = page(query.page);
   const filters = query.filters ?? [];
   const where = and(ne(users.state, 'REMOVED'), visibleTo(ctx), ...filters.map((f) => filterCondition(f, 0)));
@@ -190,7 +201,11 @@ export async function listPersonalAccessTokens(ctx: Ctx, input: { userId: string
   const [[{ total }], rows] = await Promise.all([
     ctx.db.select({ total: count() }).from(personalAccessTokens).where(where),
     ctx.db
-      .select({ id: personalAccessTokens.id, createdAt: personalAccessTokens.createdAt, expiresAt: personalAccessTokens.expiresAt })
+      .select({
+        id: personalAccessTokens.id,
+        createdAt: personalAccessTokens.createdAt,
+        expiresAt: personalAccessTokens.expiresAt,
+      })
       .from(personalAccessTokens)
       .where(where)
       .orderBy(ascending ? asc(personalAccessTokens.id) : desc(personalAccessTokens.id))
@@ -215,7 +230,11 @@ export async function listUserMetadata(ctx: Ctx, input: { userId: string; page?:
       .limit(limit)
       .offset(offset),
   ]);
-  return { total, limit, metadata: rows.map((r) => ({ key: r.key, value: new Uint8Array(Buffer.from(r.value, 'base64')) })) };
+  return {
+    total,
+    limit,
+    metadata: rows.map((r) => ({ key: r.key, value: new Uint8Array(Buffer.from(r.value, 'base64')) })),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -241,9 +260,17 @@ export async function checkUserPassword(db: Db, userId: string, password: string
 }
 
 /** A machine user's registered public key (for JWT profile assertions), unless expired. */
-export async function findMachineKey(db: Db, keyId: string): Promise<{ userId: string; publicKey: string; expiresAt: Date | null } | undefined> {
+export async function findMachineKey(
+  db: Db,
+  keyId: string,
+): Promise<{ userId: string; publicKey: string; expiresAt: Date | null } | undefined> {
   const [row] = await db
-    .select({ userId: userKeys.userId, publicKey: userKeys.publicKey, expiresAt: userKeys.expiresAt, state: users.state })
+    .select({
+      userId: userKeys.userId,
+      publicKey: userKeys.publicKey,
+      expiresAt: userKeys.expiresAt,
+      state: users.state,
+    })
     .from(userKeys)
     .innerJoin(users, eq(users.id, userKeys.userId))
     .where(eq(userKeys.id, keyId));
@@ -258,7 +285,14 @@ export async function checkMachineSecret(db: Db, clientId: string, secret: strin
     .select({ user: users, primaryDomain: orgs.primaryDomain })
     .from(users)
     .innerJoin(orgs, eq(orgs.id, users.orgId))
-    .where(and(sql`lower(${users.username}) = ${clientId.toLowerCase()}`, ne(users.state, 'REMOVED'), eq(users.type, 'MACHINE'), isNotNull(users.secretHash)));
+    .where(
+      and(
+        sql`lower(${users.username}) = ${clientId.toLowerCase()}`,
+        ne(users.state, 'REMOVED'),
+        eq(users.type, 'MACHINE'),
+        isNotNull(users.secretHash),
+      ),
+    );
   if (row?.user.state !== 'ACTIVE' || !verifySecret(row.user.secretHash, secret)) return undefined;
   return (await withLoginNames(db, [{ ...row.user, primaryDomain: row.primaryDomain }]))[0];
 }

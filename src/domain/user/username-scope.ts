@@ -23,14 +23,24 @@ export async function mustBeDomainOf(db: Db, instanceId: string, orgIds: string[
   const ids = [...new Set(orgIds)];
   // The cached settings: creates are a hot path, and a policy change rescopes every user anyway.
   const fallback = (await getInstanceSettings(db, instanceId)).userLoginMustBeDomain;
-  const rows = ids.length ? await db.select({ id: orgs.id, own: orgs.userLoginMustBeDomain }).from(orgs).where(inArray(orgs.id, ids)) : [];
+  const rows = ids.length
+    ? await db.select({ id: orgs.id, own: orgs.userLoginMustBeDomain }).from(orgs).where(inArray(orgs.id, ids))
+    : [];
   const own = new Map(rows.map((r) => [r.id, r.own]));
   return new Map(ids.map((id) => [id, own.get(id) ?? fallback]));
 }
 
 /** The scope of each new user's username, for a batch of users (one query). */
-export async function usernameScopes(db: Db, instanceId: string, entries: { type: string; orgId: string }[]): Promise<string[]> {
-  const policy = await mustBeDomainOf(db, instanceId, entries.map((e) => e.orgId));
+export async function usernameScopes(
+  db: Db,
+  instanceId: string,
+  entries: { type: string; orgId: string }[],
+): Promise<string[]> {
+  const policy = await mustBeDomainOf(
+    db,
+    instanceId,
+    entries.map((e) => e.orgId),
+  );
   return entries.map((e) => usernameScope(e.type, e.orgId, policy.get(e.orgId) ?? true));
 }
 

@@ -43,13 +43,15 @@ export function checkEmail(field: string, value: string | undefined | null): str
 
 export function checkPhone(field: string, value: string | undefined | null): string {
   const v = requireText(field, value, 200);
-  if (!/^\+?[0-9 ()-]{3,}$/.test(v) || !/[0-9]/.test(v)) throw invalidArgument(KEY, `${field} is not a valid phone number`);
+  if (!/^\+?[0-9 ()-]{3,}$/.test(v) || !/[0-9]/.test(v))
+    throw invalidArgument(KEY, `${field} is not a valid phone number`);
   return v;
 }
 
 export function checkLanguage(field: string, value: string | undefined): string | undefined {
   if (value === undefined || value === '') return value === '' ? '' : undefined;
-  if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(value)) throw invalidArgument(KEY, `${field} must be a language tag such as "en" or "de-CH"`);
+  if (!/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(value))
+    throw invalidArgument(KEY, `${field} must be a language tag such as "en" or "de-CH"`);
   return value;
 }
 
@@ -91,7 +93,10 @@ export function checkMetadata(field: string, entries: MetadataEntry[]): void {
 export function checkMachineUsername(field: string, value: string | undefined | null): string {
   const v = checkUsername(field, value);
   if (/^\d+$/.test(v) || /^[^@]+@[^@.]+$/.test(v)) {
-    throw invalidArgument('Errors.User.Username.Reserved', `${field}: a machine user's username must not look like an id or a client id (digits only, or <id>@<project>)`);
+    throw invalidArgument(
+      'Errors.User.Username.Reserved',
+      `${field}: a machine user's username must not look like an id or a client id (digits only, or <id>@<project>)`,
+    );
   }
   return v;
 }

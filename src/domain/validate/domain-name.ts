@@ -8,7 +8,10 @@ export function requireDomain(key: KeyOf, field: string, value: string | undefin
   const v = (value ?? '').trim().toLowerCase();
   if (!v) throw invalidArgument(key(field, 'missing'), `${field} is required`);
   if (v.length > 253 || !v.split('.').every((l) => LABEL.test(l))) {
-    throw invalidArgument(key(field, 'invalid'), `${field} must be a domain name such as "example.com" (no scheme, no port)`);
+    throw invalidArgument(
+      key(field, 'invalid'),
+      `${field} must be a domain name such as "example.com" (no scheme, no port)`,
+    );
   }
   return v;
 }

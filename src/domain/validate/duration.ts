@@ -1,4 +1,13 @@
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 // One term of a Go duration: a decimal number (`1`, `1.5`, `.5`, `1.`) and a unit. Both spellings of
 // the micro sign are units, as in Go: U+00B5 (µ, what keyboards type) and U+03BC (μ).

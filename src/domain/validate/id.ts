@@ -18,14 +18,19 @@ export function isResourceId(v: string): boolean {
 /** The id of an existing resource a request refers to: present and not absurdly long. */
 export function requireRefId(key: KeyOf, field: string, value: string | undefined | null): string {
   if (!value) throw invalidArgument(key(field, 'missing'), `${field} is required`);
-  if (value.length > MAX_ID) throw invalidArgument(key(field, 'invalid'), `${field} must be at most ${MAX_ID} characters`);
+  if (value.length > MAX_ID)
+    throw invalidArgument(key(field, 'invalid'), `${field} must be at most ${MAX_ID} characters`);
   return value;
 }
 
 /** A client-chosen resource id (see RESOURCE_ID); empty means "generate one". */
 export function optionalResourceId(key: KeyOf, field: string, value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!isResourceId(value)) throw invalidArgument(key(field, 'invalid'), `${field} may only contain letters, digits, "-" and "_" (at most ${MAX_ID})`);
+  if (!isResourceId(value))
+    throw invalidArgument(
+      key(field, 'invalid'),
+      `${field} may only contain letters, digits, "-" and "_" (at most ${MAX_ID})`,
+    );
   return value;
 }
 

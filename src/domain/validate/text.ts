@@ -21,7 +21,12 @@ export function requireText(key: KeyOf, field: string, value: string | undefined
 }
 
 /** Free text that may be left out or empty (a description): trimmed, may keep line breaks and tabs. */
-export function optionalFreeText(key: KeyOf, field: string, value: string | undefined | null, max = 200): string | undefined {
+export function optionalFreeText(
+  key: KeyOf,
+  field: string,
+  value: string | undefined | null,
+  max = 200,
+): string | undefined {
   if (value === undefined || value === null) return undefined;
   const v = value.trim();
   if (v.length > max) throw invalidArgument(key(field, 'invalid'), `${field} must be at most ${max} characters`);

@@ -69,7 +69,13 @@ function askPrimary(log: Logger) {
         clearTimeout(timer);
         resolve(waitMs);
       });
-      const request: CountRequest = { type: COUNT_MESSAGE, id, key, capacity: limit.points, windowSeconds: limit.windowSeconds };
+      const request: CountRequest = {
+        type: COUNT_MESSAGE,
+        id,
+        key,
+        capacity: limit.points,
+        windowSeconds: limit.windowSeconds,
+      };
       process.send!(request);
     });
 }

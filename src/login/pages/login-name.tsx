@@ -1,6 +1,8 @@
 import { ErrorMessage, Hidden, Layout, type PageProps } from './layout';
 
-export function LoginNamePage(p: PageProps & { authRequest: string; csrf: string; loginName?: string; error?: string; canRegister: boolean }) {
+export function LoginNamePage(
+  p: PageProps & { authRequest: string; csrf: string; loginName?: string; error?: string; canRegister: boolean },
+) {
   return (
     <Layout {...p} title={p.t.title}>
       <ErrorMessage text={p.error} />

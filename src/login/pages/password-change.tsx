@@ -1,7 +1,9 @@
 import { ErrorMessage, Hidden, Layout, type PageProps } from './layout';
 
 /** A required password change (imported users, a generated admin password): new password twice. */
-export function PasswordChangePage(p: PageProps & { authRequest: string; csrf: string; loginName: string; error?: string }) {
+export function PasswordChangePage(
+  p: PageProps & { authRequest: string; csrf: string; loginName: string; error?: string },
+) {
   return (
     <Layout {...p} title={p.t.passwordChangeTitle}>
       <p>{p.t.passwordChangeText}</p>

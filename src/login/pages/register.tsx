@@ -7,7 +7,9 @@ export interface RegisterValues {
   username?: string;
 }
 
-export function RegisterPage(p: PageProps & { authRequest: string; csrf: string; values: RegisterValues; error?: string }) {
+export function RegisterPage(
+  p: PageProps & { authRequest: string; csrf: string; values: RegisterValues; error?: string },
+) {
   const field = (id: keyof RegisterValues, label: string, type: string, autocomplete: string, required = true) => (
     <>
       <label for={id}>{label}</label>

@@ -15,7 +15,13 @@ export function SelectAccountPage(p: PageProps & { authRequest: string; csrf: st
         <ul class="accounts">
           {p.accounts.map((a) => (
             <li>
-              <button type="submit" name="sessionId" value={a.sessionId} autofocus={a.preselected || undefined} aria-label={`${a.displayName} (${a.loginName})`}>
+              <button
+                type="submit"
+                name="sessionId"
+                value={a.sessionId}
+                autofocus={a.preselected || undefined}
+                aria-label={`${a.displayName} (${a.loginName})`}
+              >
                 <strong>{a.displayName}</strong>
                 <br />
                 <span>{a.loginName}</span>

@@ -1,7 +1,9 @@
 import { ErrorMessage, Hidden, Layout, type PageProps } from './layout';
 
 /** After registration: the code from the verification email, or a new code. */
-export function VerifyEmailPage(p: PageProps & { authRequest: string; csrf: string; email: string; error?: string; notice?: string }) {
+export function VerifyEmailPage(
+  p: PageProps & { authRequest: string; csrf: string; email: string; error?: string; notice?: string },
+) {
   return (
     <Layout {...p} title={p.t.verifyEmailTitle}>
       <p>{p.t.verifyEmailText.replace('{email}', p.email)}</p>

@@ -16,7 +16,8 @@ export const authorizationCode: GrantType = {
     const redirectUri = param(req, 'redirect_uri');
     if (!redirectUri) throw invalidRequest('redirect_uri is missing');
     const codeVerifier = param(req, 'code_verifier');
-    if (req.client!.method === 'none' && !codeVerifier) throw invalidGrant('public clients must send code_verifier (PKCE)');
+    if (req.client!.method === 'none' && !codeVerifier)
+      throw invalidGrant('public clients must send code_verifier (PKCE)');
     const ctx = oidcCtx(req.deps, 'oidc/token');
     const { grantId, nonce } = await consumeCode(ctx, { code, clientId: client.clientId, redirectUri, codeVerifier });
     const grant = await findGrant(ctx, grantId);

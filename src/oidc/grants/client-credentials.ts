@@ -14,9 +14,17 @@ export const clientCredentials: GrantType = {
   async handle(req) {
     const { client } = req.client!;
     if (client.type !== MACHINE_CLIENT_TYPE) {
-      throw unauthorizedClient("client_credentials is for machine users: authenticate with the machine user's username and client secret");
+      throw unauthorizedClient(
+        "client_credentials is for machine users: authenticate with the machine user's username and client secret",
+      );
     }
     // §4.3: scope is a required parameter of the machine grants
-    return clientCredentialsTokens(oidcCtx(req.deps, 'oidc/token'), req.env, client.applicationId, client.clientId, requiredParam(req, 'scope'));
+    return clientCredentialsTokens(
+      oidcCtx(req.deps, 'oidc/token'),
+      req.env,
+      client.applicationId,
+      client.clientId,
+      requiredParam(req, 'scope'),
+    );
   },
 };

@@ -17,7 +17,13 @@ export const jwtBearer: GrantType = {
   async handle(req) {
     const assertion = param(req, 'assertion');
     if (!assertion) throw invalidRequest('assertion is missing');
-    return jwtProfileTokens(oidcCtx(req.deps, 'oidc/token'), req.env, assertion, requiredParam(req, 'scope'), req.client?.client.clientId);
+    return jwtProfileTokens(
+      oidcCtx(req.deps, 'oidc/token'),
+      req.env,
+      assertion,
+      requiredParam(req, 'scope'),
+      req.client?.client.clientId,
+    );
   },
 };
 

@@ -108,12 +108,18 @@ export const AGGREGATE_TYPE_NAMES: Record<string, [en: string, de: string]> = {
 
 export function localizedEventType(type: string, lang: Lang) {
   const names = EVENT_TYPE_NAMES[type];
-  return { type, localized: { key: `EventTypes.${type}`, localizedMessage: names ? names[lang === 'de' ? 1 : 0] : type } };
+  return {
+    type,
+    localized: { key: `EventTypes.${type}`, localizedMessage: names ? names[lang === 'de' ? 1 : 0] : type },
+  };
 }
 
 export function localizedAggregateType(type: string, lang: Lang) {
   const names = AGGREGATE_TYPE_NAMES[type];
-  return { type, localized: { key: `AggregateTypes.${type}`, localizedMessage: names ? names[lang === 'de' ? 1 : 0] : type } };
+  return {
+    type,
+    localized: { key: `AggregateTypes.${type}`, localizedMessage: names ? names[lang === 'de' ? 1 : 0] : type },
+  };
 }
 
 /** The caller's preferred language among the ones we have, from Accept-Language; English by default. */

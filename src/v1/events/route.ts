@@ -4,7 +4,14 @@ import { invalidArgument, permissionDenied } from '../../domain/errors';
 import { type EventFilter, type EventRecord, searchEvents } from '../../domain/events/search';
 import { INT32_MAX, type Obj, bool, int, obj, str, strings } from '../shape';
 import { authenticate, readJson, v1Ctx } from '../request';
-import { AGGREGATE_TYPE_NAMES, EVENT_TYPE_NAMES, type Lang, languageOf, localizedAggregateType, localizedEventType } from './names';
+import {
+  AGGREGATE_TYPE_NAMES,
+  EVENT_TYPE_NAMES,
+  type Lang,
+  languageOf,
+  localizedAggregateType,
+  localizedEventType,
+} from './names';
 
 /** POST /admin/v1/events/_search, /admin/v1/events/types/_search, /admin/v1/aggregates/types/_search. */
 export function eventRoutes(deps: Deps) {
@@ -16,17 +23,21 @@ export function eventRoutes(deps: Deps) {
     const lang = languageOf(c.req.header('accept-language'));
     // Up to 1,000 events: the JSON is assembled around each payload's text instead of parsing and
     // re-serialising every payload (most of the cost of a large answer).
-    return c.body(`{"events":[${found.map((e) => toV1Event(e, lang)).join(',')}]}`, 200, { 'Content-Type': 'application/json' });
+    return c.body(`{"events":[${found.map((e) => toV1Event(e, lang)).join(',')}]}`, 200, {
+      'Content-Type': 'application/json',
+    });
   });
   app.post('/admin/v1/events/types/_search', async (c) => {
     const principal = await authenticate(deps, c);
-    if (!principal.canInstance('events.read')) throw permissionDenied('listing event types needs the events.read permission');
+    if (!principal.canInstance('events.read'))
+      throw permissionDenied('listing event types needs the events.read permission');
     const lang = languageOf(c.req.header('accept-language'));
     return c.json({ eventTypes: Object.keys(EVENT_TYPE_NAMES).map((t) => localizedEventType(t, lang)) });
   });
   app.post('/admin/v1/aggregates/types/_search', async (c) => {
     const principal = await authenticate(deps, c);
-    if (!principal.canInstance('events.read')) throw permissionDenied('listing aggregate types needs the events.read permission');
+    if (!principal.canInstance('events.read'))
+      throw permissionDenied('listing aggregate types needs the events.read permission');
     const lang = languageOf(c.req.header('accept-language'));
     return c.json({ aggregateTypes: Object.keys(AGGREGATE_TYPE_NAMES).map((t) => localizedAggregateType(t, lang)) });
   });
@@ -63,7 +74,8 @@ function date(o: Obj, key: string, path: string): Date | undefined {
   const raw = str(o, key, path);
   if (raw === undefined || raw === '') return undefined;
   const d = new Date(raw);
-  if (Number.isNaN(d.getTime())) throw invalidArgument('Errors.Request.InvalidShape', `${path}.${key} must be an RFC 3339 timestamp`);
+  if (Number.isNaN(d.getTime()))
+    throw invalidArgument('Errors.Request.InvalidShape', `${path}.${key} must be an RFC 3339 timestamp`);
   return d;
 }
 
@@ -82,6 +94,10 @@ function fragment(kind: 'event' | 'aggregate', type: string, lang: Lang): string
 
 function toV1Event(e: EventRecord, lang: Lang): string {
   const aggregate = `{"id":${JSON.stringify(e.aggregateId)},"type":${fragment('aggregate', e.aggregateType, lang)},"resourceOwner":${JSON.stringify(e.resourceOwner)}}`;
-  const editor = JSON.stringify({ userId: e.editorUserId, displayName: e.editorDisplayName ?? '', service: e.editorService });
+  const editor = JSON.stringify({
+    userId: e.editorUserId,
+    displayName: e.editorDisplayName ?? '',
+    service: e.editorService,
+  });
   return `{"type":${fragment('event', e.eventType, lang)},"payload":${e.payloadJson},"aggregate":${aggregate},"editor":${editor},"sequence":"${e.sequence}","position":"${e.position}","creationDate":"${e.createdAt}"}`;
 }

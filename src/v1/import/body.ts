@@ -44,7 +44,8 @@ export class BodyTooLarge extends Error {
   }
 }
 
-const camel = (k: string | number) => (typeof k === 'string' && k.includes('_') ? k.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase()) : k);
+const camel = (k: string | number) =>
+  typeof k === 'string' && k.includes('_') ? k.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase()) : k;
 
 /** Walked structurally: the body, dataOrgs, its orgs array, each organization and its user arrays. */
 function descend(raw: JsonPath): boolean {
@@ -58,12 +59,21 @@ function descend(raw: JsonPath): boolean {
 
 const where = (p: JsonPath) => p.map((k, i) => (typeof k === 'number' ? `[${k}]` : i ? `.${k}` : k)).join('');
 
-function item(p: JsonPath, value: unknown): { kind: string; value: ReturnType<typeof toHuman> | ReturnType<typeof toMachine> | ReturnType<typeof toMetadata> } {
+function item(
+  p: JsonPath,
+  value: unknown,
+): { kind: string; value: ReturnType<typeof toHuman> | ReturnType<typeof toMachine> | ReturnType<typeof toMetadata> } {
   const at = where(p);
   const o = camelKeys(value);
-  if (!o || typeof o !== 'object' || Array.isArray(o)) throw invalidArgument('Errors.Import.Invalid', `${at} must be an object`);
+  if (!o || typeof o !== 'object' || Array.isArray(o))
+    throw invalidArgument('Errors.Import.Invalid', `${at} must be an object`);
   const kind = p[3] as string;
-  const converted = kind === 'humanUsers' ? toHuman(o as Obj, at) : kind === 'machineUsers' ? toMachine(o as Obj, at) : toMetadata(o as Obj, at);
+  const converted =
+    kind === 'humanUsers'
+      ? toHuman(o as Obj, at)
+      : kind === 'machineUsers'
+        ? toMachine(o as Obj, at)
+        : toMetadata(o as Obj, at);
   return { kind, value: converted };
 }
 
@@ -79,8 +89,13 @@ class Checker {
     const p = e.path.map(camel);
     const at = where(p);
     const container = (want: 'object' | 'array', nullable: boolean) => {
-      const wrong = (e.kind === 'start' && e.container !== want) || (e.kind === 'value' && !(nullable && e.value === null));
-      if (wrong) throw invalidArgument('Errors.Import.Invalid', at ? `${at} must be an ${want}` : 'the request body must be a JSON object');
+      const wrong =
+        (e.kind === 'start' && e.container !== want) || (e.kind === 'value' && !(nullable && e.value === null));
+      if (wrong)
+        throw invalidArgument(
+          'Errors.Import.Invalid',
+          at ? `${at} must be an ${want}` : 'the request body must be a JSON object',
+        );
     };
     if (p.length === 0) {
       container('object', false);
@@ -120,24 +135,31 @@ class Checker {
   }
 
   finish(): void {
-    if (!this.sawDataOrgs) throw invalidArgument('Errors.Import.Invalid', 'dataOrgs is required: the body must be {"dataOrgs": {"orgs": [...]}}');
+    if (!this.sawDataOrgs)
+      throw invalidArgument(
+        'Errors.Import.Invalid',
+        'dataOrgs is required: the body must be {"dataOrgs": {"orgs": [...]}}',
+      );
   }
 
   private finishOrg(index: number) {
     const path = `dataOrgs.orgs[${index}]`;
     const head = toOrg(this.org!, path);
-    if (this.orgIds.has(head.orgId)) throw invalidArgument('Errors.Import.Invalid', `${path}.orgId ${head.orgId} appears twice`);
+    if (this.orgIds.has(head.orgId))
+      throw invalidArgument('Errors.Import.Invalid', `${path}.orgId ${head.orgId} appears twice`);
     this.orgIds.add(head.orgId);
     this.heads[index] = head;
     this.org = undefined;
   }
 
   private timeout(e: SplitEvent) {
-    if (e.kind !== 'value') throw invalidArgument('Errors.Import.Invalid', 'timeout must be a duration such as 5m0s or 300s');
+    if (e.kind !== 'value')
+      throw invalidArgument('Errors.Import.Invalid', 'timeout must be a duration such as 5m0s or 300s');
     if (e.value === null) return;
     const raw = String(e.value);
     const ms = parseDuration(raw);
-    if (ms === undefined) throw invalidArgument('Errors.Import.Invalid', `timeout must be a duration such as 5m0s or 300s; got "${raw}"`);
+    if (ms === undefined)
+      throw invalidArgument('Errors.Import.Invalid', `timeout must be a duration such as 5m0s or 300s; got "${raw}"`);
     // 0 means no timeout of its own
     this.timeoutMs = ms || undefined;
   }
@@ -177,8 +199,10 @@ export async function spoolImportBody(body: AsyncIterable<Uint8Array> | null, li
   } catch (err) {
     out.destroy();
     await rm(dir, { recursive: true, force: true });
-    if (err instanceof JsonBodyError) throw invalidArgument('Errors.Request.MalformedJson', `the request body is not valid JSON: ${err.message}`);
-    if (err instanceof RangeError) throw invalidArgument('Errors.Request.MalformedJson', 'the request body is nested too deeply');
+    if (err instanceof JsonBodyError)
+      throw invalidArgument('Errors.Request.MalformedJson', `the request body is not valid JSON: ${err.message}`);
+    if (err instanceof RangeError)
+      throw invalidArgument('Errors.Request.MalformedJson', 'the request body is nested too deeply');
     throw err;
   }
 }
@@ -193,7 +217,8 @@ async function* fileEvents(file: string): AsyncGenerator<SplitEvent> {
   yield* splitter.end();
 }
 
-const isOrgEnd = (e: SplitEvent) => e.kind === 'end' && e.path.length === 3 && camel(e.path[0]) === 'dataOrgs' && camel(e.path[1]) === 'orgs';
+const isOrgEnd = (e: SplitEvent) =>
+  e.kind === 'end' && e.path.length === 3 && camel(e.path[0]) === 'dataOrgs' && camel(e.path[1]) === 'orgs';
 
 /** Second pass: the organizations again, each with its users in batches read from the file. */
 export async function* streamedOrgs(s: SpooledImport): AsyncGenerator<StreamedOrg> {

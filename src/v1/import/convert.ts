@@ -150,7 +150,11 @@ function toApp(a: Obj, path: string, kind: ImportApp['kind']): ImportApp {
 }
 
 function toUserGrant(g: Obj, path: string): ImportUserGrant {
-  return { userId: requiredId(g, 'userId', path), projectId: requiredId(g, 'projectId', path), roleKeys: strings(g, 'roleKeys', path) };
+  return {
+    userId: requiredId(g, 'userId', path),
+    projectId: requiredId(g, 'projectId', path),
+    roleKeys: strings(g, 'roleKeys', path),
+  };
 }
 
 function toDomain(d: Obj, path: string): ImportDomain {

@@ -115,7 +115,8 @@ export class JsonSplitter {
               top.index++;
               this.state = S.Value;
             } else this.state = S.Key;
-          } else if ((c === 0x7d && top.container === 'object') || (c === 0x5d && top.container === 'array')) this.close();
+          } else if ((c === 0x7d && top.container === 'object') || (c === 0x5d && top.container === 'array'))
+            this.close();
           else throw new JsonBodyError('expected "," or the end of the container', at);
           break;
         }
@@ -162,7 +163,8 @@ export class JsonSplitter {
     else if (c === QUOTE) {
       this.capturing = 'string';
       this.inString = true;
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) this.capturing = 'primitive';
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e)
+      this.capturing = 'primitive';
     else throw new JsonBodyError('expected a value', at);
   }
 
@@ -190,7 +192,8 @@ export class JsonSplitter {
   private take(chunk: Buffer, from: number, to: number) {
     if (to <= from) return;
     this.captured += to - from;
-    if (this.captured > MAX_VALUE_BYTES) throw new JsonBodyError(`a single value is larger than ${MAX_VALUE_BYTES} bytes`, this.offset + from);
+    if (this.captured > MAX_VALUE_BYTES)
+      throw new JsonBodyError(`a single value is larger than ${MAX_VALUE_BYTES} bytes`, this.offset + from);
     this.pieces.push(chunk.subarray(from, to));
   }
 

@@ -23,7 +23,10 @@ export function importRoutes(deps: Deps) {
     let spooled: SpooledImport;
     try {
       // Node's web streams are async iterable.
-      spooled = await spoolImportBody(c.req.raw.body as unknown as AsyncIterable<Uint8Array> | null, deps.config.bodyLimitBytes);
+      spooled = await spoolImportBody(
+        c.req.raw.body as unknown as AsyncIterable<Uint8Array> | null,
+        deps.config.bodyLimitBytes,
+      );
     } catch (err) {
       if (err instanceof BodyTooLarge) return c.json(tooLargeBody(err.limit), 413, { Connection: 'close' });
       throw err;

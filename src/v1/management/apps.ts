@@ -42,11 +42,18 @@ export function managementAppRoutes(deps: Deps) {
 }
 
 /** A v1 enum value (`OIDC_APP_TYPE_WEB`) → the v2 value (`WEB`); an unknown value names its field. */
-function enumOf(o: Obj, key: string, prefix: string, allowed: readonly string[], renames: Record<string, string> = {}): string | undefined {
+function enumOf(
+  o: Obj,
+  key: string,
+  prefix: string,
+  allowed: readonly string[],
+  renames: Record<string, string> = {},
+): string | undefined {
   const v = enumValue(o, key, '', prefix);
   if (v === undefined) return undefined;
   const mapped = renames[v] ?? v;
-  if (!allowed.includes(mapped)) throw invalidArgument('Errors.Application.Invalid', `${key} does not accept ${prefix}${v}`);
+  if (!allowed.includes(mapped))
+    throw invalidArgument('Errors.Application.Invalid', `${key} does not accept ${prefix}${v}`);
   return mapped;
 }
 
@@ -64,14 +71,21 @@ export function toOidc(b: Obj): AppConfigInput {
   let clockSkewSeconds: number | undefined;
   if (skew) {
     const ms = parseDuration(skew);
-    if (ms === undefined) throw invalidArgument('Errors.Application.Invalid', `clockSkew must be a duration such as 1s; got "${skew}"`);
+    if (ms === undefined)
+      throw invalidArgument('Errors.Application.Invalid', `clockSkew must be a duration such as 1s; got "${skew}"`);
     clockSkewSeconds = ms / 1000;
   }
   const oidc: Record<string, unknown> = {
     redirectUris: b.redirectUris === undefined ? undefined : strings(b, 'redirectUris', ''),
-    postLogoutRedirectUris: b.postLogoutRedirectUris === undefined ? undefined : strings(b, 'postLogoutRedirectUris', ''),
+    postLogoutRedirectUris:
+      b.postLogoutRedirectUris === undefined ? undefined : strings(b, 'postLogoutRedirectUris', ''),
     responseTypes: enumsOf(b, 'responseTypes', 'OIDC_RESPONSE_TYPE_', ['CODE', 'ID_TOKEN', 'ID_TOKEN_TOKEN']),
-    grantTypes: enumsOf(b, 'grantTypes', 'OIDC_GRANT_TYPE_', ['AUTHORIZATION_CODE', 'IMPLICIT', 'REFRESH_TOKEN', 'TOKEN_EXCHANGE']),
+    grantTypes: enumsOf(b, 'grantTypes', 'OIDC_GRANT_TYPE_', [
+      'AUTHORIZATION_CODE',
+      'IMPLICIT',
+      'REFRESH_TOKEN',
+      'TOKEN_EXCHANGE',
+    ]),
     applicationType: enumOf(b, 'appType', 'OIDC_APP_TYPE_', ['WEB', 'USER_AGENT', 'NATIVE']),
     authMethodType: enumOf(b, 'authMethodType', 'OIDC_AUTH_METHOD_TYPE_', ['BASIC', 'POST', 'NONE', 'PRIVATE_KEY_JWT']),
     accessTokenType: enumOf(b, 'accessTokenType', 'OIDC_TOKEN_TYPE_', ['BEARER', 'JWT']),
@@ -95,5 +109,8 @@ export function toApi(b: Obj): AppConfigInput {
 function toSaml(b: Obj): AppConfigInput {
   const xml = str(b, 'metadataXml', '');
   const url = str(b, 'metadataUrl', '');
-  return { type: 'SAML', saml: xml ? { metadataXml: Buffer.from(xml, 'base64').toString('utf8') } : { metadataUrl: url } };
+  return {
+    type: 'SAML',
+    saml: xml ? { metadataXml: Buffer.from(xml, 'base64').toString('utf8') } : { metadataUrl: url },
+  };
 }

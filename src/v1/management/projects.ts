@@ -9,7 +9,10 @@ import { bool, obj, objects, str } from '../shape';
 import { toPage } from './user-convert';
 
 const STATES: Record<string, string> = { ACTIVE: 'PROJECT_STATE_ACTIVE', INACTIVE: 'PROJECT_STATE_INACTIVE' };
-const GRANT_STATES: Record<string, string> = { ACTIVE: 'PROJECT_GRANT_STATE_ACTIVE', INACTIVE: 'PROJECT_GRANT_STATE_INACTIVE' };
+const GRANT_STATES: Record<string, string> = {
+  ACTIVE: 'PROJECT_GRANT_STATE_ACTIVE',
+  INACTIVE: 'PROJECT_GRANT_STATE_INACTIVE',
+};
 
 /**
  * v1 ListProjects (owned), ListGrantedProjects (granted to the organization) — both served by the
@@ -27,23 +30,46 @@ export function managementProjectRoutes(deps: Deps) {
       authorizationRequired: bool(body, 'projectRoleCheck', ''),
       projectAccessRequired: bool(body, 'hasProjectCheck', ''),
     });
-    return c.json({ id: project.id, details: await details(ctx, { type: 'project', id: project.id }, orgId, { created: project.createdAt }) });
+    return c.json({
+      id: project.id,
+      details: await details(ctx, { type: 'project', id: project.id }, orgId, { created: project.createdAt }),
+    });
   });
 
   app.post('/management/v1/projects/_search', async (c) => {
     const { ctx, orgId } = await v1Call(deps, c, 'management/v1/ListProjects');
     const body = await readJson(c);
-    const found = await listProjects(ctx, { filters: [{ projectOrgId: orgId }, { ownedOnly: true }, ...nameFilters(body, 'projectNameQuery')], page: toPage(body) });
-    const sequences = await aggregateSequences(ctx, 'project', found.items.map((p) => p.id));
-    return c.json({ details: listDetails(found.total), result: found.items.map((p) => toV1Project(p, sequences.get(p.id) ?? 0)) });
+    const found = await listProjects(ctx, {
+      filters: [{ projectOrgId: orgId }, { ownedOnly: true }, ...nameFilters(body, 'projectNameQuery')],
+      page: toPage(body),
+    });
+    const sequences = await aggregateSequences(
+      ctx,
+      'project',
+      found.items.map((p) => p.id),
+    );
+    return c.json({
+      details: listDetails(found.total),
+      result: found.items.map((p) => toV1Project(p, sequences.get(p.id) ?? 0)),
+    });
   });
 
   app.post('/management/v1/granted_projects/_search', async (c) => {
     const { ctx, orgId } = await v1Call(deps, c, 'management/v1/ListGrantedProjects');
     const body = await readJson(c);
-    const found = await listProjects(ctx, { filters: [{ grantedOrgId: orgId }, ...nameFilters(body, 'projectNameQuery')], page: toPage(body) });
-    const sequences = await aggregateSequences(ctx, 'project', found.items.map((p) => p.id));
-    return c.json({ details: listDetails(found.total), result: found.items.map((p) => toV1GrantedProject(p, sequences.get(p.id) ?? 0)) });
+    const found = await listProjects(ctx, {
+      filters: [{ grantedOrgId: orgId }, ...nameFilters(body, 'projectNameQuery')],
+      page: toPage(body),
+    });
+    const sequences = await aggregateSequences(
+      ctx,
+      'project',
+      found.items.map((p) => p.id),
+    );
+    return c.json({
+      details: listDetails(found.total),
+      result: found.items.map((p) => toV1GrantedProject(p, sequences.get(p.id) ?? 0)),
+    });
   });
   return app;
 }
@@ -51,12 +77,19 @@ export function managementProjectRoutes(deps: Deps) {
 function nameFilters(body: Record<string, unknown>, key: string) {
   return objects(body, 'queries', '').flatMap((q, i) => {
     const name = obj(q, key, `queries[${i}]`);
-    return name ? [{ name: str(name, 'name', `queries[${i}].${key}`) ?? '', method: 'contains_ignore_case' as const }] : [];
+    return name
+      ? [{ name: str(name, 'name', `queries[${i}].${key}`) ?? '', method: 'contains_ignore_case' as const }]
+      : [];
   });
 }
 
 function projectDetails(p: ProjectRecord, sequence: number) {
-  return { sequence: String(sequence), creationDate: p.createdAt.toISOString(), changeDate: p.changedAt.toISOString(), resourceOwner: p.orgId };
+  return {
+    sequence: String(sequence),
+    creationDate: p.createdAt.toISOString(),
+    changeDate: p.changedAt.toISOString(),
+    resourceOwner: p.orgId,
+  };
 }
 
 function toV1Project(p: ProjectRecord, sequence: number) {

@@ -34,8 +34,16 @@ export function toCreateHuman(orgId: string, body: Obj, kind: 'add' | 'import'):
         preferredLanguage: str(profile, 'preferredLanguage', 'profile') || undefined,
         gender: enumValue(profile, 'gender', 'profile', 'GENDER_'),
       },
-      email: { email: str(email, 'email', 'email') ?? '', verification: emailVerified ? { verified: true } : { send: {} } },
-      phone: phoneNumber ? { phone: phoneNumber, verification: bool(phone!, 'isPhoneVerified', 'phone') ? { verified: true } : { none: true } } : undefined,
+      email: {
+        email: str(email, 'email', 'email') ?? '',
+        verification: emailVerified ? { verified: true } : { send: {} },
+      },
+      phone: phoneNumber
+        ? {
+            phone: phoneNumber,
+            verification: bool(phone!, 'isPhoneVerified', 'phone') ? { verified: true } : { none: true },
+          }
+        : undefined,
       password: hashed
         ? { hash: str(hashed, 'value', 'hashedPassword') ?? '', changeRequired }
         : password
@@ -61,7 +69,12 @@ export function toCreateMachine(orgId: string, body: Obj): CreateUserInput {
 export function toV1User(u: UserView, sequence: number) {
   return {
     id: u.id,
-    details: { sequence: String(sequence), creationDate: u.createdAt.toISOString(), changeDate: u.changedAt.toISOString(), resourceOwner: u.orgId },
+    details: {
+      sequence: String(sequence),
+      creationDate: u.createdAt.toISOString(),
+      changeDate: u.changedAt.toISOString(),
+      resourceOwner: u.orgId,
+    },
     state: USER_STATES[u.state] ?? 'USER_STATE_UNSPECIFIED',
     userName: u.username,
     loginNames: u.loginNames,
@@ -93,7 +106,10 @@ export function toV1User(u: UserView, sequence: number) {
   };
 }
 
-const TEXT_METHODS: Record<string, 'EQUALS' | 'EQUALS_IGNORE_CASE' | 'STARTS_WITH' | 'STARTS_WITH_IGNORE_CASE' | 'CONTAINS' | 'CONTAINS_IGNORE_CASE'> = {
+const TEXT_METHODS: Record<
+  string,
+  'EQUALS' | 'EQUALS_IGNORE_CASE' | 'STARTS_WITH' | 'STARTS_WITH_IGNORE_CASE' | 'CONTAINS' | 'CONTAINS_IGNORE_CASE'
+> = {
   TEXT_QUERY_METHOD_EQUALS: 'EQUALS',
   TEXT_QUERY_METHOD_EQUALS_IGNORE_CASE: 'EQUALS_IGNORE_CASE',
   TEXT_QUERY_METHOD_STARTS_WITH: 'STARTS_WITH',
@@ -117,14 +133,21 @@ const USER_QUERIES: Record<string, (v: Obj, path: string) => UserFilter> = {
   stateQuery: (v, path) => {
     const s = enumValue(v, 'state', path, 'USER_STATE_');
     const state = s === 'DELETED' ? 'REMOVED' : s;
-    if (state !== 'ACTIVE' && state !== 'INACTIVE' && state !== 'LOCKED' && state !== 'INITIAL' && state !== 'REMOVED') {
+    if (
+      state !== 'ACTIVE' &&
+      state !== 'INACTIVE' &&
+      state !== 'LOCKED' &&
+      state !== 'INITIAL' &&
+      state !== 'REMOVED'
+    ) {
       throw invalidArgument('Errors.Query.Invalid', `${path}.state is not a user state`);
     }
     return { state };
   },
   typeQuery: (v, path) => {
     const t = enumValue(v, 'type', path, 'TYPE_');
-    if (t !== 'HUMAN' && t !== 'MACHINE') throw invalidArgument('Errors.Query.Invalid', `${path}.type must be TYPE_HUMAN or TYPE_MACHINE`);
+    if (t !== 'HUMAN' && t !== 'MACHINE')
+      throw invalidArgument('Errors.Query.Invalid', `${path}.type must be TYPE_HUMAN or TYPE_MACHINE`);
     return { type: t };
   },
 };

@@ -16,7 +16,10 @@ export function managementUserRoutes(deps: Deps) {
     const body = await readJson(c);
     const input = kind === 'machine' ? toCreateMachine(orgId, body) : toCreateHuman(orgId, body, kind);
     const created = await createUser(ctx, input);
-    return c.json({ userId: created.id, details: await details(ctx, { type: 'user', id: created.id }, orgId, { created: created.createdAt }) });
+    return c.json({
+      userId: created.id,
+      details: await details(ctx, { type: 'user', id: created.id }, orgId, { created: created.createdAt }),
+    });
   };
   app.post('/management/v1/users/human', create('add', 'management/v1/AddHumanUser'));
   app.post('/management/v1/users/human/_import', create('import', 'management/v1/ImportHumanUser'));
@@ -34,7 +37,11 @@ export function managementUserRoutes(deps: Deps) {
     const { ctx, orgId } = await v1Call(deps, c, 'management/v1/ListUsers');
     const body = await readJson(c);
     const found = await listUsers(ctx, { filters: [{ orgId }, ...toUserFilters(body)], page: toPage(body) });
-    const sequences = await aggregateSequences(ctx, 'user', found.users.map((u) => u.id));
+    const sequences = await aggregateSequences(
+      ctx,
+      'user',
+      found.users.map((u) => u.id),
+    );
     const result = found.users.map((u) => toV1User(u, sequences.get(u.id) ?? 0));
     return c.json({ details: listDetails(found.total), sortingColumn: 'USER_FIELD_NAME_UNSPECIFIED', result });
   });

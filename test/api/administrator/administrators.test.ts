@@ -13,7 +13,8 @@ describe('AdministratorService', () => {
   beforeAll(async () => {
     server = await startTestServer();
     orgId = (await server.client(OrganizationService).createOrganization({ name: 'Admins Org' })).organizationId;
-    projectId = (await server.client(ProjectService).createProject({ organizationId: orgId, name: 'Admins Project' })).projectId;
+    projectId = (await server.client(ProjectService).createProject({ organizationId: orgId, name: 'Admins Project' }))
+      .projectId;
   });
   afterAll(() => server?.stop());
 
@@ -27,7 +28,9 @@ describe('AdministratorService', () => {
     await admins.createAdministrator({ userId: u.userId, resource: onOrg, roles: ['ORG_USER_MANAGER'] });
     await admins.createAdministrator({ userId: u.userId, resource: onProject, roles: ['PROJECT_OWNER_VIEWER'] });
     await admins.createAdministrator({ userId: u.userId, resource: onInstance, roles: ['IAM_OWNER_VIEWER'] });
-    await expect(admins.createAdministrator({ userId: u.userId, resource: onOrg, roles: ['ORG_OWNER'] })).rejects.toMatchObject({ code: Code.AlreadyExists });
+    await expect(
+      admins.createAdministrator({ userId: u.userId, resource: onOrg, roles: ['ORG_OWNER'] }),
+    ).rejects.toMatchObject({ code: Code.AlreadyExists });
     await admins.updateAdministrator({ userId: u.userId, resource: onOrg, roles: ['ORG_OWNER'] });
 
     const list = await admins.listAdministrators({ userId: u.userId, pagination: { asc: true } });
@@ -38,7 +41,9 @@ describe('AdministratorService', () => {
     ]);
     const byResource = await admins.listAdministrators({ resource: onProject });
     expect(byResource.administrators.map((a) => a.userId)).toEqual([u.userId]);
-    expect((await admins.listAdministrators({ role: 'IAM_OWNER_VIEWER' })).administrators.map((a) => a.userId)).toEqual([u.userId]);
+    expect((await admins.listAdministrators({ role: 'IAM_OWNER_VIEWER' })).administrators.map((a) => a.userId)).toEqual(
+      [u.userId],
+    );
 
     // the new roles take effect on the next call
     const asMember = server.client(OrganizationService, { token: u.token });
@@ -46,7 +51,9 @@ describe('AdministratorService', () => {
 
     await admins.deleteAdministrator({ userId: u.userId, resource: onOrg });
     await admins.deleteAdministrator({ userId: u.userId, resource: onOrg });
-    await expect(asMember.updateOrganization({ organizationId: orgId, name: 'again' })).rejects.toMatchObject({ code: Code.PermissionDenied });
+    await expect(asMember.updateOrganization({ organizationId: orgId, name: 'again' })).rejects.toMatchObject({
+      code: Code.PermissionDenied,
+    });
 
     const evs = await eventsSince(server, position);
     expect(evs.map((e) => [e.eventType, e.aggregateType])).toEqual([
@@ -65,20 +72,36 @@ describe('AdministratorService', () => {
     const u = await machineUser(server, orgId, 'invalid');
     const position = await lastPosition(server);
     await expect(
-      admins.createAdministrator({ userId: u.userId, resource: { resource: { case: 'organizationId', value: orgId } }, roles: ['IAM_OWNER'] }),
+      admins.createAdministrator({
+        userId: u.userId,
+        resource: { resource: { case: 'organizationId', value: orgId } },
+        roles: ['IAM_OWNER'],
+      }),
     ).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: expect.stringContaining('IAM_OWNER') });
     await expect(
-      admins.createAdministrator({ userId: u.userId, resource: { resource: { case: 'organizationId', value: orgId } }, roles: [] }),
+      admins.createAdministrator({
+        userId: u.userId,
+        resource: { resource: { case: 'organizationId', value: orgId } },
+        roles: [],
+      }),
     ).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: expect.stringContaining('roles') });
     await expect(admins.createAdministrator({ userId: u.userId, roles: ['ORG_OWNER'] })).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('resource'),
     });
     await expect(
-      admins.createAdministrator({ userId: 'ghost', resource: { resource: { case: 'organizationId', value: orgId } }, roles: ['ORG_OWNER'] }),
+      admins.createAdministrator({
+        userId: 'ghost',
+        resource: { resource: { case: 'organizationId', value: orgId } },
+        roles: ['ORG_OWNER'],
+      }),
     ).rejects.toMatchObject({ code: Code.NotFound });
     await expect(
-      admins.updateAdministrator({ userId: u.userId, resource: { resource: { case: 'organizationId', value: orgId } }, roles: ['ORG_OWNER'] }),
+      admins.updateAdministrator({
+        userId: u.userId,
+        resource: { resource: { case: 'organizationId', value: orgId } },
+        roles: ['ORG_OWNER'],
+      }),
     ).rejects.toMatchObject({ code: Code.NotFound });
     expect(await eventsSince(server, position)).toHaveLength(0);
   });
@@ -86,7 +109,11 @@ describe('AdministratorService', () => {
   it('works over gRPC (h2c) too', async () => {
     const grpc = server.client(AdministratorService, { protocol: 'grpc' });
     const u = await machineUser(server, orgId, 'grpc');
-    await grpc.createAdministrator({ userId: u.userId, resource: { resource: { case: 'projectId', value: projectId } }, roles: ['PROJECT_OWNER'] });
+    await grpc.createAdministrator({
+      userId: u.userId,
+      resource: { resource: { case: 'projectId', value: projectId } },
+      roles: ['PROJECT_OWNER'],
+    });
     const list = await grpc.listAdministrators({ userId: u.userId });
     expect(list.administrators.map((a) => a.roles)).toEqual([['PROJECT_OWNER']]);
   });

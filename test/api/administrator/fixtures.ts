@@ -18,7 +18,12 @@ export async function machineUser(
   username = `${name}-${++counter}-${Date.now()}`,
 ): Promise<{ userId: string; token: string }> {
   const instanceId = server.app.bootstrap.instanceId;
-  const ctx = { db: server.app.database.db, instanceId, principal: systemPrincipal(instanceId, 'test'), service: 'test' };
+  const ctx = {
+    db: server.app.database.db,
+    instanceId,
+    principal: systemPrincipal(instanceId, 'test'),
+    service: 'test',
+  };
   return execute(ctx, async (scope) => {
     const user = await addMachineUser(scope, { orgId, username, name });
     const { token } = await addPersonalAccessToken(scope, { userId: user.id, orgId });

@@ -31,7 +31,10 @@ describe('permissions across organizations', () => {
     const admins = server.client(AdministratorService);
     orgA = (await orgs.createOrganization({ name: 'Org A' })).organizationId;
     orgB = (await orgs.createOrganization({ name: 'Org B' })).organizationId;
-    await orgs.setOrganizationMetadata({ organizationId: orgB, metadata: [{ key: 'secret', value: new TextEncoder().encode('b') }] });
+    await orgs.setOrganizationMetadata({
+      organizationId: orgB,
+      metadata: [{ key: 'secret', value: new TextEncoder().encode('b') }],
+    });
     projectA = (await projects.createProject({ organizationId: orgA, name: 'Project A' })).projectId;
     projectA2 = (await projects.createProject({ organizationId: orgA, name: 'Project A2' })).projectId;
     projectB = (await projects.createProject({ organizationId: orgB, name: 'Project B' })).projectId;
@@ -40,10 +43,26 @@ describe('permissions across organizations', () => {
     adminB = await machineUser(server, orgB, 'admin-b');
     nobody = await machineUser(server, orgA, 'nobody');
     projectOwner = await machineUser(server, orgA, 'project-owner');
-    await admins.createAdministrator({ userId: adminA.userId, resource: { resource: { case: 'organizationId', value: orgA } }, roles: ['ORG_OWNER'] });
-    await admins.createAdministrator({ userId: adminB.userId, resource: { resource: { case: 'organizationId', value: orgB } }, roles: ['ORG_OWNER'] });
-    await admins.createAdministrator({ userId: projectOwner.userId, resource: { resource: { case: 'projectId', value: projectA } }, roles: ['PROJECT_OWNER'] });
-    authzB = (await server.client(AuthorizationService).createAuthorization({ userId: adminB.userId, projectId: projectB, roleKeys: ['r'] })).id;
+    await admins.createAdministrator({
+      userId: adminA.userId,
+      resource: { resource: { case: 'organizationId', value: orgA } },
+      roles: ['ORG_OWNER'],
+    });
+    await admins.createAdministrator({
+      userId: adminB.userId,
+      resource: { resource: { case: 'organizationId', value: orgB } },
+      roles: ['ORG_OWNER'],
+    });
+    await admins.createAdministrator({
+      userId: projectOwner.userId,
+      resource: { resource: { case: 'projectId', value: projectA } },
+      roles: ['PROJECT_OWNER'],
+    });
+    authzB = (
+      await server
+        .client(AuthorizationService)
+        .createAuthorization({ userId: adminB.userId, projectId: projectB, roleKeys: ['r'] })
+    ).id;
   });
   afterAll(() => server?.stop());
 
@@ -56,12 +75,20 @@ describe('permissions across organizations', () => {
     await expect(orgs.updateOrganization({ organizationId: orgB, name: 'Mine now' })).rejects.toMatchObject(hidden);
     await expect(orgs.deactivateOrganization({ organizationId: orgB })).rejects.toMatchObject(hidden);
     await expect(orgs.deleteOrganization({ organizationId: orgB })).rejects.toMatchObject(hidden);
-    await expect(orgs.addOrganizationDomain({ organizationId: orgB, domain: 'b.example.com' })).rejects.toMatchObject(hidden);
+    await expect(orgs.addOrganizationDomain({ organizationId: orgB, domain: 'b.example.com' })).rejects.toMatchObject(
+      hidden,
+    );
     await expect(orgs.listOrganizationDomains({ organizationId: orgB })).rejects.toMatchObject(hidden);
     await expect(orgs.listOrganizationMetadata({ organizationId: orgB })).rejects.toMatchObject(hidden);
-    await expect(orgs.setOrganizationMetadata({ organizationId: orgB, metadata: [{ key: 'k', value: new Uint8Array([1]) }] })).rejects.toMatchObject(hidden);
-    await expect(orgs.deleteOrganizationMetadata({ organizationId: orgB, keys: ['secret'] })).rejects.toMatchObject(hidden);
-    await expect(orgs.createOrganization({ name: 'Not allowed' })).rejects.toMatchObject({ code: Code.PermissionDenied });
+    await expect(
+      orgs.setOrganizationMetadata({ organizationId: orgB, metadata: [{ key: 'k', value: new Uint8Array([1]) }] }),
+    ).rejects.toMatchObject(hidden);
+    await expect(orgs.deleteOrganizationMetadata({ organizationId: orgB, keys: ['secret'] })).rejects.toMatchObject(
+      hidden,
+    );
+    await expect(orgs.createOrganization({ name: 'Not allowed' })).rejects.toMatchObject({
+      code: Code.PermissionDenied,
+    });
     // its own organization works
     await orgs.updateOrganization({ organizationId: orgA, name: 'Org A renamed' });
     expect((await orgs.getOrganization({ organizationId: orgA })).organization?.name).toBe('Org A renamed');
@@ -72,14 +99,22 @@ describe('permissions across organizations', () => {
     await expect(projects.getProject({ projectId: projectB })).rejects.toMatchObject(hidden);
     const list = await projects.listProjects({});
     expect(list.projects.map((p) => p.id).sort()).toEqual([projectA, projectA2].sort());
-    await expect(projects.listProjects({ filters: [{ filter: { case: 'projectOrganizationId', value: { organizationId: orgB } } }] })).resolves.toMatchObject({
+    await expect(
+      projects.listProjects({
+        filters: [{ filter: { case: 'projectOrganizationId', value: { organizationId: orgB } } }],
+      }),
+    ).resolves.toMatchObject({
       projects: [],
     });
     await expect(projects.updateProject({ projectId: projectB, name: 'x' })).rejects.toMatchObject(hidden);
     await expect(projects.deleteProject({ projectId: projectB })).rejects.toMatchObject(hidden);
-    await expect(projects.addProjectRole({ projectId: projectB, roleKey: 'x', displayName: 'x' })).rejects.toMatchObject(hidden);
+    await expect(
+      projects.addProjectRole({ projectId: projectB, roleKey: 'x', displayName: 'x' }),
+    ).rejects.toMatchObject(hidden);
     await expect(projects.listProjectRoles({ projectId: projectB })).rejects.toMatchObject(hidden);
-    await expect(projects.createProjectGrant({ projectId: projectB, grantedOrganizationId: orgA, roleKeys: [] })).rejects.toMatchObject(hidden);
+    await expect(
+      projects.createProjectGrant({ projectId: projectB, grantedOrganizationId: orgA, roleKeys: [] }),
+    ).rejects.toMatchObject(hidden);
     await expect(projects.createProject({ organizationId: orgB, name: 'Intruder' })).rejects.toMatchObject(hidden);
     expect((await projects.listProjectGrants({})).projectGrants).toHaveLength(0);
     await projects.createProject({ organizationId: orgA, name: 'Own project' });
@@ -90,19 +125,32 @@ describe('permissions across organizations', () => {
     expect((await authz.listAuthorizations({})).authorizations).toHaveLength(0);
     await expect(authz.updateAuthorization({ id: authzB, roleKeys: [] })).rejects.toMatchObject(hidden);
     await expect(authz.deleteAuthorization({ id: authzB })).rejects.toMatchObject(hidden);
-    await expect(authz.createAuthorization({ userId: adminA.userId, projectId: projectB, roleKeys: [] })).rejects.toMatchObject(hidden);
+    await expect(
+      authz.createAuthorization({ userId: adminA.userId, projectId: projectB, roleKeys: [] }),
+    ).rejects.toMatchObject(hidden);
     const admins = server.client(AdministratorService, { token: adminA.token });
     const visible = await admins.listAdministrators({});
     expect(visible.administrators.every((a) => a.resourceOwner === orgA)).toBe(true);
     expect(visible.administrators.map((a) => a.userId)).not.toContain(adminB.userId);
     await expect(
-      admins.createAdministrator({ userId: adminA.userId, resource: { resource: { case: 'organizationId', value: orgB } }, roles: ['ORG_OWNER'] }),
+      admins.createAdministrator({
+        userId: adminA.userId,
+        resource: { resource: { case: 'organizationId', value: orgB } },
+        roles: ['ORG_OWNER'],
+      }),
     ).rejects.toMatchObject(hidden);
-    await expect(admins.deleteAdministrator({ userId: adminB.userId, resource: { resource: { case: 'organizationId', value: orgB } } })).rejects.toMatchObject(
-      hidden,
-    );
     await expect(
-      admins.createAdministrator({ userId: adminA.userId, resource: { resource: { case: 'instance', value: true } }, roles: ['IAM_OWNER'] }),
+      admins.deleteAdministrator({
+        userId: adminB.userId,
+        resource: { resource: { case: 'organizationId', value: orgB } },
+      }),
+    ).rejects.toMatchObject(hidden);
+    await expect(
+      admins.createAdministrator({
+        userId: adminA.userId,
+        resource: { resource: { case: 'instance', value: true } },
+        roles: ['IAM_OWNER'],
+      }),
     ).rejects.toMatchObject({ code: Code.PermissionDenied });
   });
 
@@ -137,15 +185,25 @@ describe('permissions across organizations', () => {
     expect((await orgs.listOrganizations({})).organizations).toHaveLength(0);
     await expect(orgs.getOrganization({ organizationId: orgA })).rejects.toMatchObject(hidden);
     expect((await server.client(ProjectService, { token: nobody.token }).listProjects({})).projects).toHaveLength(0);
-    await expect(server.client(ProjectService, { token: nobody.token }).getProject({ projectId: projectA })).rejects.toMatchObject(hidden);
+    await expect(
+      server.client(ProjectService, { token: nobody.token }).getProject({ projectId: projectA }),
+    ).rejects.toMatchObject(hidden);
     const admins = await server.client(AdministratorService, { token: nobody.token }).listAdministrators({});
     expect(admins.administrators).toHaveLength(0);
     // a project authorization of its own is visible to it, nobody else's
-    await server.client(ProjectService).addProjectRole({ projectId: projectA, roleKey: 'viewer', displayName: 'Viewer' });
-    const own = (await server.client(AuthorizationService).createAuthorization({ userId: nobody.userId, projectId: projectA, roleKeys: ['viewer'] })).id;
+    await server
+      .client(ProjectService)
+      .addProjectRole({ projectId: projectA, roleKey: 'viewer', displayName: 'Viewer' });
+    const own = (
+      await server
+        .client(AuthorizationService)
+        .createAuthorization({ userId: nobody.userId, projectId: projectA, roleKeys: ['viewer'] })
+    ).id;
     const list = await server.client(AuthorizationService, { token: nobody.token }).listAuthorizations({});
     expect(list.authorizations.map((a) => a.id)).toEqual([own]);
-    await expect(server.client(AuthorizationService, { token: nobody.token }).deleteAuthorization({ id: own })).rejects.toMatchObject({
+    await expect(
+      server.client(AuthorizationService, { token: nobody.token }).deleteAuthorization({ id: own }),
+    ).rejects.toMatchObject({
       code: Code.PermissionDenied,
     });
   });
@@ -157,7 +215,9 @@ describe('permissions across organizations', () => {
     await projects.addProjectRole({ projectId: projectA, roleKey: 'editor', displayName: 'Editor' });
     await expect(projects.getProject({ projectId: projectA2 })).rejects.toMatchObject(hidden);
     await expect(projects.updateProject({ projectId: projectA2, name: 'x' })).rejects.toMatchObject(hidden);
-    await expect(server.client(OrganizationService, { token: projectOwner.token }).getOrganization({ organizationId: orgA })).rejects.toMatchObject(hidden);
+    await expect(
+      server.client(OrganizationService, { token: projectOwner.token }).getOrganization({ organizationId: orgA }),
+    ).rejects.toMatchObject(hidden);
     await expect(projects.createProject({ organizationId: orgA, name: 'x' })).rejects.toMatchObject(hidden);
   });
 });

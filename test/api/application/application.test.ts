@@ -18,7 +18,11 @@ import {
 import { ApplicationService } from '../../../gen/portcullis/application/v2/application_service_pb';
 import { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
 import { events, users } from '../../../src/db/schema/index';
-import { findOidcClientByClientId, listApplicationKeys, verifyClientSecret } from '../../../src/domain/application/queries';
+import {
+  findOidcClientByClientId,
+  listApplicationKeys,
+  verifyClientSecret,
+} from '../../../src/domain/application/queries';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { createProject } from './fixtures';
 
@@ -38,7 +42,9 @@ describe('ApplicationService', () => {
   beforeAll(async () => {
     server = await startTestServer();
     apps = server.client(ApplicationService);
-    orgId = (await server.app.database.db.select({ orgId: users.orgId }).from(users).where(eq(users.username, 'admin-machine')))[0].orgId;
+    orgId = (
+      await server.app.database.db.select({ orgId: users.orgId }).from(users).where(eq(users.username, 'admin-machine'))
+    )[0].orgId;
     projectId = await createProject(server, orgId, 'Shop Front');
   });
   afterAll(() => server?.stop());
@@ -80,12 +86,23 @@ describe('ApplicationService', () => {
       name: 'Shop Web',
       state: 'APPLICATION_STATE_ACTIVE',
       hasClientSecret: true,
-      oidc: { clientId: body.oidc.clientId, accessTokenType: 'OIDC_ACCESS_TOKEN_TYPE_JWT', clockSkew: '2s', redirectUris: ['https://shop.example.com/callback'] },
+      oidc: {
+        clientId: body.oidc.clientId,
+        accessTokenType: 'OIDC_ACCESS_TOKEN_TYPE_JWT',
+        clockSkew: '2s',
+        redirectUris: ['https://shop.example.com/callback'],
+      },
     });
     expect(JSON.stringify(got)).not.toContain(body.oidc.clientSecret);
 
     const client = await findOidcClientByClientId(server.app.database.db, body.oidc.clientId);
-    expect(client).toMatchObject({ applicationId: body.applicationId, projectId, orgId, state: 'ACTIVE', type: 'OIDC' });
+    expect(client).toMatchObject({
+      applicationId: body.applicationId,
+      projectId,
+      orgId,
+      state: 'ACTIVE',
+      type: 'OIDC',
+    });
     expect(client!.secretHash).not.toContain(body.oidc.clientSecret);
     expect(verifyClientSecret(client!, body.oidc.clientSecret)).toBe(true);
     expect(verifyClientSecret(client!, 'wrong')).toBe(false);
@@ -117,7 +134,10 @@ describe('ApplicationService', () => {
     const jwt = await apps.createApplication({
       projectId,
       name: 'Shop Backend',
-      configuration: { case: 'oidc', value: { redirectUris: ['https://b.example.com/cb'], authMethodType: OidcAuthMethodType.PRIVATE_KEY_JWT } },
+      configuration: {
+        case: 'oidc',
+        value: { redirectUris: ['https://b.example.com/cb'], authMethodType: OidcAuthMethodType.PRIVATE_KEY_JWT },
+      },
     });
     expect((jwt.configuration.value as { clientSecret?: string }).clientSecret).toBeUndefined();
   });
@@ -156,11 +176,14 @@ describe('ApplicationService', () => {
     const noRedirect = await apps.createApplication({
       projectId,
       name: 'No redirect',
-      configuration: { case: 'oidc', value: { grantTypes: [OidcGrantType.IMPLICIT], responseTypes: [OidcResponseType.ID_TOKEN_TOKEN] } },
+      configuration: {
+        case: 'oidc',
+        value: { grantTypes: [OidcGrantType.IMPLICIT], responseTypes: [OidcResponseType.ID_TOKEN_TOKEN] },
+      },
     });
-    expect(noRedirect.configuration.case === 'oidc' && noRedirect.configuration.value.complianceProblems.map((p) => p.key)).toEqual([
-      'OIDC.RedirectUris.Missing',
-    ]);
+    expect(
+      noRedirect.configuration.case === 'oidc' && noRedirect.configuration.value.complianceProblems.map((p) => p.key),
+    ).toEqual(['OIDC.RedirectUris.Missing']);
 
     const native = await apps.createApplication({
       projectId,
@@ -175,9 +198,9 @@ describe('ApplicationService', () => {
         },
       },
     });
-    expect(native.configuration.case === 'oidc' && native.configuration.value.complianceProblems.map((p) => p.key)).toEqual([
-      'OIDC.RedirectUris.NativeHttpNotLoopback',
-    ]);
+    expect(
+      native.configuration.case === 'oidc' && native.configuration.value.complianceProblems.map((p) => p.key),
+    ).toEqual(['OIDC.RedirectUris.NativeHttpNotLoopback']);
 
     const dev = await apps.createApplication({
       projectId,
@@ -189,11 +212,17 @@ describe('ApplicationService', () => {
 
   it('rejects invalid input with INVALID_ARGUMENT naming the field', async () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ projectId, name: 'x', oidc: { redirectUris: ['https://ok.example.com/cb', 'not a url'] } }, 'oidc.redirect_uris[1]'],
+      [
+        { projectId, name: 'x', oidc: { redirectUris: ['https://ok.example.com/cb', 'not a url'] } },
+        'oidc.redirect_uris[1]',
+      ],
       [{ projectId, name: '', oidc: {} }, 'name'],
       [{ projectId, name: 'x'.repeat(201), oidc: {} }, 'name'],
       [{ projectId, name: 'x', oidc: { clockSkew: '6s' } }, 'oidc.clock_skew'],
-      [{ projectId, name: 'x', oidc: { additionalOrigins: ['https://a.example.com/path'] } }, 'oidc.additional_origins[0]'],
+      [
+        { projectId, name: 'x', oidc: { additionalOrigins: ['https://a.example.com/path'] } },
+        'oidc.additional_origins[0]',
+      ],
       [{ projectId, name: 'x' }, 'oidc, saml or api'],
       [{ name: 'x', api: {} }, 'project_id'],
       [{ projectId, applicationId: 'has space', name: 'x', api: {} }, 'application_id'],
@@ -221,8 +250,11 @@ describe('ApplicationService', () => {
     // the client id is in the same place in Create, Get and List: inside the type-specific object
     const gotApi = (await apps.getApplication({ applicationId: api.applicationId })).application!;
     expect(gotApi.configuration).toMatchObject({ case: 'api', value: { clientId: apiCreds.clientId } });
-    const listed = (await apps.listApplications({ filters: [{ filter: { case: 'projectId', value: projectId } }] })).applications;
-    expect(listed.find((a) => a.applicationId === api.applicationId)?.configuration.value).toMatchObject({ clientId: apiCreds.clientId });
+    const listed = (await apps.listApplications({ filters: [{ filter: { case: 'projectId', value: projectId } }] }))
+      .applications;
+    expect(listed.find((a) => a.applicationId === api.applicationId)?.configuration.value).toMatchObject({
+      clientId: apiCreds.clientId,
+    });
     const stored = await findOidcClientByClientId(server.app.database.db, apiCreds.clientId);
     expect(verifyClientSecret(stored!, apiCreds.clientSecret!)).toBe(true);
 
@@ -236,10 +268,18 @@ describe('ApplicationService', () => {
     expect(saml.configuration.case).toBe('saml');
     const got = (await apps.getApplication({ applicationId: 'shop-saml' })).application!;
     expect(got).not.toHaveProperty('clientId');
-    expect(got.configuration.case === 'saml' && got.configuration.value.metadata).toEqual({ case: 'metadataXml', value: SAML_METADATA });
+    expect(got.configuration.case === 'saml' && got.configuration.value.metadata).toEqual({
+      case: 'metadataXml',
+      value: SAML_METADATA,
+    });
 
     await expect(
-      apps.createApplication({ projectId, applicationId: 'shop-saml', name: 'again', configuration: { case: 'api', value: {} } }),
+      apps.createApplication({
+        projectId,
+        applicationId: 'shop-saml',
+        name: 'again',
+        configuration: { case: 'api', value: {} },
+      }),
     ).rejects.toMatchObject({ code: Code.AlreadyExists });
   });
 
@@ -249,7 +289,10 @@ describe('ApplicationService', () => {
       name: 'Updatable',
       configuration: {
         case: 'oidc',
-        value: { redirectUris: ['https://u.example.com/a', 'https://u.example.com/b'], additionalOrigins: ['https://extra.example.com'] },
+        value: {
+          redirectUris: ['https://u.example.com/a', 'https://u.example.com/b'],
+          additionalOrigins: ['https://extra.example.com'],
+        },
       },
     });
     const id = created.applicationId;
@@ -275,10 +318,16 @@ describe('ApplicationService', () => {
     });
     got = (await apps.getApplication({ applicationId: id })).application!;
     expect(got.name).toBe('Updated');
-    expect(got.configuration.value).toMatchObject({ additionalOrigins: [], developmentMode: true, redirectUris: ['http://u.example.com/c'] });
+    expect(got.configuration.value).toMatchObject({
+      additionalOrigins: [],
+      developmentMode: true,
+      redirectUris: ['http://u.example.com/c'],
+    });
     expect(got.complianceProblems).toEqual([]);
 
-    const json = await post('UpdateApplication', { applicationId: id, updateMask: 'oidc.redirectUris', oidc: {} }).then((r) => r.json());
+    const json = await post('UpdateApplication', { applicationId: id, updateMask: 'oidc.redirectUris', oidc: {} }).then(
+      (r) => r.json(),
+    );
     expect(json.complianceProblems.map((p: { key: string }) => p.key)).toEqual(['OIDC.RedirectUris.Missing']);
     got = (await apps.getApplication({ applicationId: id })).application!;
     expect(got.configuration.value).toMatchObject({ redirectUris: [], developmentMode: true });
@@ -287,7 +336,11 @@ describe('ApplicationService', () => {
       apps.updateApplication({ applicationId: id, configuration: { case: 'api', value: {} } }),
     ).rejects.toMatchObject({ code: Code.InvalidArgument });
     await expect(
-      apps.updateApplication({ applicationId: id, updateMask: { paths: ['oidc.nonsense'] }, configuration: { case: 'oidc', value: {} } }),
+      apps.updateApplication({
+        applicationId: id,
+        updateMask: { paths: ['oidc.nonsense'] },
+        configuration: { case: 'oidc', value: {} },
+      }),
     ).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: expect.stringContaining('oidc.nonsense') });
   });
 
@@ -312,11 +365,17 @@ describe('ApplicationService', () => {
       configuration: { case: 'oidc', value: { authMethodType: OidcAuthMethodType.POST } },
     });
     expect(toPost.clientSecret).toBeTruthy();
-    expect(verifyClientSecret((await findOidcClientByClientId(server.app.database.db, clientId))!, toPost.clientSecret!)).toBe(true);
+    expect(
+      verifyClientSecret((await findOidcClientByClientId(server.app.database.db, clientId))!, toPost.clientSecret!),
+    ).toBe(true);
   });
 
   it('generates a new client secret; the old one stops working', async () => {
-    const created = await apps.createApplication({ projectId, name: 'Rotator', configuration: { case: 'api', value: {} } });
+    const created = await apps.createApplication({
+      projectId,
+      name: 'Rotator',
+      configuration: { case: 'api', value: {} },
+    });
     const { clientId, clientSecret: first } = created.configuration.value as { clientId: string; clientSecret: string };
     const { clientSecret: second } = await apps.generateClientSecret({ applicationId: created.applicationId });
     expect(second).not.toBe(first);
@@ -329,17 +388,25 @@ describe('ApplicationService', () => {
       name: 'Key only',
       configuration: { case: 'api', value: { authMethodType: ApiAuthMethodType.PRIVATE_KEY_JWT } },
     });
-    await expect(apps.generateClientSecret({ applicationId: keyApp.applicationId })).rejects.toMatchObject({ code: Code.FailedPrecondition });
+    await expect(apps.generateClientSecret({ applicationId: keyApp.applicationId })).rejects.toMatchObject({
+      code: Code.FailedPrecondition,
+    });
   });
 
   it('deactivates, reactivates and deletes; deleting again succeeds', async () => {
-    const created = await apps.createApplication({ projectId, name: 'Lifecycle', configuration: { case: 'api', value: {} } });
+    const created = await apps.createApplication({
+      projectId,
+      name: 'Lifecycle',
+      configuration: { case: 'api', value: {} },
+    });
     const id = created.applicationId;
     const clientId = (created.configuration.value as { clientId: string }).clientId;
     await apps.deactivateApplication({ applicationId: id });
     expect((await apps.getApplication({ applicationId: id })).application!.state).toBe(ApplicationState.INACTIVE);
     expect((await findOidcClientByClientId(server.app.database.db, clientId))!.state).toBe('INACTIVE');
-    await expect(apps.deactivateApplication({ applicationId: id })).rejects.toMatchObject({ code: Code.FailedPrecondition });
+    await expect(apps.deactivateApplication({ applicationId: id })).rejects.toMatchObject({
+      code: Code.FailedPrecondition,
+    });
     await apps.reactivateApplication({ applicationId: id });
     expect((await apps.getApplication({ applicationId: id })).application!.state).toBe(ApplicationState.ACTIVE);
 
@@ -350,14 +417,19 @@ describe('ApplicationService', () => {
     expect(await findOidcClientByClientId(server.app.database.db, clientId)).toBeUndefined();
     const listed = await apps.listApplications({ filters: [{ filter: { case: 'projectId', value: projectId } }] });
     expect(listed.applications.map((a) => a.applicationId)).not.toContain(id);
-    await expect(apps.deleteApplication({ applicationId: 'never-existed' })).rejects.toMatchObject({ code: Code.NotFound });
+    await expect(apps.deleteApplication({ applicationId: 'never-existed' })).rejects.toMatchObject({
+      code: Code.NotFound,
+    });
   });
 
   it('creates keys for private_key_jwt: the key file signs assertions the stored public key verifies', async () => {
     const created = await apps.createApplication({
       projectId,
       name: 'Key client',
-      configuration: { case: 'oidc', value: { redirectUris: ['https://k.example.com/cb'], authMethodType: OidcAuthMethodType.PRIVATE_KEY_JWT } },
+      configuration: {
+        case: 'oidc',
+        value: { redirectUris: ['https://k.example.com/cb'], authMethodType: OidcAuthMethodType.PRIVATE_KEY_JWT },
+      },
     });
     const id = created.applicationId;
     const clientId = (created.configuration.value as { clientId: string }).clientId;
@@ -393,8 +465,14 @@ describe('ApplicationService', () => {
     expect((await apps.listApplicationKeys({ applicationId: id })).keys.map((k) => k.keyId)).toEqual([second.keyId]);
     expect((await listApplicationKeys(server.app.database.db, clientId)).map((k) => k.keyId)).toEqual([second.keyId]);
 
-    const secretApp = await apps.createApplication({ projectId, name: 'Secret app', configuration: { case: 'api', value: {} } });
-    await expect(apps.createApplicationKey({ applicationId: secretApp.applicationId })).rejects.toMatchObject({ code: Code.FailedPrecondition });
+    const secretApp = await apps.createApplication({
+      projectId,
+      name: 'Secret app',
+      configuration: { case: 'api', value: {} },
+    });
+    await expect(apps.createApplicationKey({ applicationId: secretApp.applicationId })).rejects.toMatchObject({
+      code: Code.FailedPrecondition,
+    });
     await expect(
       apps.createApplicationKey({ applicationId: id, expirationDate: timestampFromDate(new Date(Date.now() - 1000)) }),
     ).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: expect.stringContaining('expiration_date') });
@@ -411,7 +489,10 @@ describe('ApplicationService', () => {
       configuration: { case: 'saml', value: { metadata: { case: 'metadataUrl', value: 'https://sp.example.com/md' } } },
     });
     const byProject = (extra: object[] = [], pagination?: object) =>
-      apps.listApplications({ pagination, filters: [{ filter: { case: 'projectId', value: other } }, ...(extra as never[])] });
+      apps.listApplications({
+        pagination,
+        filters: [{ filter: { case: 'projectId', value: other } }, ...(extra as never[])],
+      });
 
     const all = await byProject();
     expect(all.pagination?.totalResult).toBe(4n);
@@ -422,13 +503,17 @@ describe('ApplicationService', () => {
     expect(page.applications.map((a) => a.name)).toEqual(['Office Beta', 'office gamma']);
     expect(page.pagination?.totalResult).toBe(4n);
 
-    const prefix = await byProject([{ filter: { case: 'name', value: { name: 'office', method: TextFilterMethod.STARTS_WITH_IGNORE_CASE } } }]);
+    const prefix = await byProject([
+      { filter: { case: 'name', value: { name: 'office', method: TextFilterMethod.STARTS_WITH_IGNORE_CASE } } },
+    ]);
     expect(prefix.applications).toHaveLength(4);
     const exact = await byProject([{ filter: { case: 'name', value: { name: 'Office Beta' } } }]);
     expect(exact.applications.map((a) => a.name)).toEqual(['Office Beta']);
     const saml = await byProject([{ filter: { case: 'type', value: ApplicationType.SAML } }]);
     expect(saml.applications.map((a) => a.name)).toEqual(['Office SAML']);
-    const wildcard = await byProject([{ filter: { case: 'name', value: { name: '%', method: TextFilterMethod.CONTAINS } } }]);
+    const wildcard = await byProject([
+      { filter: { case: 'name', value: { name: '%', method: TextFilterMethod.CONTAINS } } },
+    ]);
     expect(wildcard.applications).toHaveLength(0);
 
     await expect(apps.listApplications({ pagination: { limit: 5000 } })).rejects.toMatchObject({
@@ -444,12 +529,18 @@ describe('ApplicationService', () => {
       name: 'gRPC app',
       configuration: {
         case: 'oidc',
-        value: { redirectUris: ['https://g.example.com/cb'], clockSkew: create(DurationSchema, { seconds: 1n, nanos: 500_000_000 }) },
+        value: {
+          redirectUris: ['https://g.example.com/cb'],
+          clockSkew: create(DurationSchema, { seconds: 1n, nanos: 500_000_000 }),
+        },
       },
     });
     const got = (await grpc.getApplication({ applicationId: created.applicationId })).application!;
     expect(got.name).toBe('gRPC app');
-    expect(got.configuration.case === 'oidc' && got.configuration.value.clockSkew).toMatchObject({ seconds: 1n, nanos: 500_000_000 });
+    expect(got.configuration.case === 'oidc' && got.configuration.value.clockSkew).toMatchObject({
+      seconds: 1n,
+      nanos: 500_000_000,
+    });
     await expect(grpc.getApplication({ applicationId: 'nope' })).rejects.toMatchObject({ code: Code.NotFound });
   });
 
@@ -460,17 +551,31 @@ describe('ApplicationService', () => {
     const created = await apps.createApplication({
       projectId: project,
       name: 'Evented',
-      configuration: { case: 'oidc', value: { redirectUris: ['https://e.example.com/cb'], authMethodType: OidcAuthMethodType.PRIVATE_KEY_JWT } },
+      configuration: {
+        case: 'oidc',
+        value: { redirectUris: ['https://e.example.com/cb'], authMethodType: OidcAuthMethodType.PRIVATE_KEY_JWT },
+      },
     });
     const id = created.applicationId;
-    await apps.updateApplication({ applicationId: id, name: 'Evented 2', configuration: { case: 'oidc', value: { developmentMode: true } } });
+    await apps.updateApplication({
+      applicationId: id,
+      name: 'Evented 2',
+      configuration: { case: 'oidc', value: { developmentMode: true } },
+    });
     await apps.deactivateApplication({ applicationId: id });
     await apps.reactivateApplication({ applicationId: id });
     const key = await apps.createApplicationKey({ applicationId: id });
     await apps.deleteApplicationKey({ applicationId: id, keyId: key.keyId });
-    await apps.updateApplication({ applicationId: id, configuration: { case: 'oidc', value: { authMethodType: OidcAuthMethodType.BASIC } } });
+    await apps.updateApplication({
+      applicationId: id,
+      configuration: { case: 'oidc', value: { authMethodType: OidcAuthMethodType.BASIC } },
+    });
     await apps.generateClientSecret({ applicationId: id });
-    const api = await apps.createApplication({ projectId: project, name: 'Evented API', configuration: { case: 'api', value: {} } });
+    const api = await apps.createApplication({
+      projectId: project,
+      name: 'Evented API',
+      configuration: { case: 'api', value: {} },
+    });
     await apps.createApplication({
       projectId: project,
       name: 'Evented SAML',
@@ -481,7 +586,12 @@ describe('ApplicationService', () => {
 
     const before = await db.select().from(events).where(eq(events.aggregateId, project));
     await expect(
-      apps.createApplication({ projectId: project, applicationId: api.applicationId, name: 'Duplicate', configuration: { case: 'api', value: {} } }),
+      apps.createApplication({
+        projectId: project,
+        applicationId: api.applicationId,
+        name: 'Duplicate',
+        configuration: { case: 'api', value: {} },
+      }),
     ).rejects.toMatchObject({ code: Code.AlreadyExists });
     const after = await db.select().from(events).where(eq(events.aggregateId, project)).orderBy(asc(events.sequence));
     expect(after).toHaveLength(before.length);
@@ -517,6 +627,10 @@ describe('ApplicationService', () => {
       .select()
       .from(events)
       .where(and(eq(events.aggregateId, project), eq(events.eventType, 'project.application.config.oidc.added')));
-    expect(added.payload).toMatchObject({ appId: id, authMethodType: 'PRIVATE_KEY_JWT', redirectUris: ['https://e.example.com/cb'] });
+    expect(added.payload).toMatchObject({
+      appId: id,
+      authMethodType: 'PRIVATE_KEY_JWT',
+      redirectUris: ['https://e.example.com/cb'],
+    });
   });
 });

@@ -24,7 +24,13 @@ export async function createProject(server: TestServer, orgId: string, name: str
   await execute(systemCtx(server), async (scope) => {
     scope.created('project', id);
     await scope.tx.insert(projects).values({ id, orgId, name });
-    scope.push({ aggregateType: 'project', aggregateId: id, type: 'project.added', payload: { name }, resourceOwner: orgId });
+    scope.push({
+      aggregateType: 'project',
+      aggregateId: id,
+      type: 'project.added',
+      payload: { name },
+      resourceOwner: orgId,
+    });
   });
   return id;
 }
@@ -33,7 +39,12 @@ export async function createProject(server: TestServer, orgId: string, name: str
 export async function createCaller(
   server: TestServer,
   orgId: string,
-  membership?: { resourceType: 'INSTANCE' | 'ORG' | 'PROJECT'; resourceId: string; resourceOwner: string; roles: string[] },
+  membership?: {
+    resourceType: 'INSTANCE' | 'ORG' | 'PROJECT';
+    resourceId: string;
+    resourceOwner: string;
+    roles: string[];
+  },
 ): Promise<{ userId: string; token: string }> {
   return execute(systemCtx(server), async (scope) => {
     const user = await addMachineUser(scope, { orgId, username: `caller-${newId()}`, name: 'Test caller' });

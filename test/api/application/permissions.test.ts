@@ -27,13 +27,18 @@ describe('ApplicationService permissions', () => {
     admin.createApplication({
       projectId,
       name,
-      configuration: { case: 'oidc', value: { redirectUris: ['https://x.example.com/cb'], authMethodType: OidcAuthMethodType.PRIVATE_KEY_JWT } },
+      configuration: {
+        case: 'oidc',
+        value: { redirectUris: ['https://x.example.com/cb'], authMethodType: OidcAuthMethodType.PRIVATE_KEY_JWT },
+      },
     });
 
   beforeAll(async () => {
     server = await startTestServer();
     admin = server.client(ApplicationService);
-    orgA = (await server.app.database.db.select({ orgId: users.orgId }).from(users).where(eq(users.username, 'admin-machine')))[0].orgId;
+    orgA = (
+      await server.app.database.db.select({ orgId: users.orgId }).from(users).where(eq(users.username, 'admin-machine'))
+    )[0].orgId;
     orgB = await createOrg(server, 'Org B');
     projectA = await createProject(server, orgA, 'A one');
     projectA2 = await createProject(server, orgA, 'A two');
@@ -42,11 +47,29 @@ describe('ApplicationService permissions', () => {
     appA2 = (await keyApp(projectA2, 'App A2')).applicationId;
     appB = (await keyApp(projectB, 'App B')).applicationId;
     const clientFor = async (orgId: string, membership?: Parameters<typeof createCaller>[2]) =>
-      server.client(ApplicationService, { token: (await createCaller(server, orgId, membership)).token, protocol: 'grpc' });
-    adminB = await clientFor(orgB, { resourceType: 'ORG', resourceId: orgB, resourceOwner: orgB, roles: ['ORG_OWNER'] });
+      server.client(ApplicationService, {
+        token: (await createCaller(server, orgId, membership)).token,
+        protocol: 'grpc',
+      });
+    adminB = await clientFor(orgB, {
+      resourceType: 'ORG',
+      resourceId: orgB,
+      resourceOwner: orgB,
+      roles: ['ORG_OWNER'],
+    });
     nobody = await clientFor(orgA);
-    ownerA2 = await clientFor(orgA, { resourceType: 'PROJECT', resourceId: projectA2, resourceOwner: orgA, roles: ['PROJECT_OWNER'] });
-    viewerA2 = await clientFor(orgA, { resourceType: 'PROJECT', resourceId: projectA2, resourceOwner: orgA, roles: ['PROJECT_OWNER_VIEWER'] });
+    ownerA2 = await clientFor(orgA, {
+      resourceType: 'PROJECT',
+      resourceId: projectA2,
+      resourceOwner: orgA,
+      roles: ['PROJECT_OWNER'],
+    });
+    viewerA2 = await clientFor(orgA, {
+      resourceType: 'PROJECT',
+      resourceId: projectA2,
+      resourceOwner: orgA,
+      roles: ['PROJECT_OWNER_VIEWER'],
+    });
   });
   afterAll(() => server?.stop());
 
@@ -59,7 +82,11 @@ describe('ApplicationService permissions', () => {
     expect(filtered.applications).toEqual([]);
     expect(filtered.pagination?.totalResult).toBe(0n);
     expect((await adminB.getApplication({ applicationId: appB })).application?.name).toBe('App B');
-    const created = await adminB.createApplication({ projectId: projectB, name: 'B made', configuration: { case: 'api', value: {} } });
+    const created = await adminB.createApplication({
+      projectId: projectB,
+      name: 'B made',
+      configuration: { case: 'api', value: {} },
+    });
     expect(created.applicationId).toBeTruthy();
   });
 
@@ -74,7 +101,10 @@ describe('ApplicationService permissions', () => {
       ['create key', () => adminB.createApplicationKey({ applicationId: appA })],
       ['list keys', () => adminB.listApplicationKeys({ applicationId: appA })],
       ['delete key', () => adminB.deleteApplicationKey({ applicationId: appA, keyId: 'x' })],
-      ['create in A', () => adminB.createApplication({ projectId: projectA, name: 'x', configuration: { case: 'api', value: {} } })],
+      [
+        'create in A',
+        () => adminB.createApplication({ projectId: projectA, name: 'x', configuration: { case: 'api', value: {} } }),
+      ],
     ];
     for (const [name, call] of attempts) {
       const err = await call().then(
@@ -86,7 +116,10 @@ describe('ApplicationService permissions', () => {
     const app = (await admin.getApplication({ applicationId: appA })).application!;
     expect(app.name).toBe('App A');
     expect(app.state).toBe(1);
-    const editors = await server.app.database.db.select({ type: events.eventType }).from(events).where(eq(events.aggregateId, projectA));
+    const editors = await server.app.database.db
+      .select({ type: events.eventType })
+      .from(events)
+      .where(eq(events.aggregateId, projectA));
     expect(editors.map((e) => e.type)).not.toContain('project.application.removed');
   });
 

@@ -26,11 +26,20 @@ describe('AuthorizationService', () => {
     const authz = server.client(AuthorizationService);
     const position = await lastPosition(server);
     const { id } = await authz.createAuthorization({ userId: user.userId, projectId, roleKeys: ['reader'] });
-    await expect(authz.createAuthorization({ userId: user.userId, projectId, roleKeys: [] })).rejects.toMatchObject({ code: Code.AlreadyExists });
+    await expect(authz.createAuthorization({ userId: user.userId, projectId, roleKeys: [] })).rejects.toMatchObject({
+      code: Code.AlreadyExists,
+    });
     await authz.updateAuthorization({ id, roleKeys: ['reader', 'writer'] });
     let list = await authz.listAuthorizations({ userId: user.userId });
     expect(list.authorizations).toHaveLength(1);
-    expect(list.authorizations[0]).toMatchObject({ id, userId: user.userId, projectId, organizationId: orgId, projectOrganizationId: orgId, roleKeys: ['reader', 'writer'] });
+    expect(list.authorizations[0]).toMatchObject({
+      id,
+      userId: user.userId,
+      projectId,
+      organizationId: orgId,
+      projectOrganizationId: orgId,
+      roleKeys: ['reader', 'writer'],
+    });
     expect((await authz.listAuthorizations({ roleKey: 'writer' })).authorizations.map((a) => a.id)).toEqual([id]);
     expect((await authz.listAuthorizations({ roleKey: 'nope' })).authorizations).toHaveLength(0);
     await authz.deleteAuthorization({ id });
@@ -38,23 +47,34 @@ describe('AuthorizationService', () => {
     list = await authz.listAuthorizations({ userId: user.userId });
     expect(list.authorizations).toHaveLength(0);
     const evs = await eventsSince(server, position);
-    expect(evs.map((e) => e.eventType)).toEqual(['authorization.added', 'authorization.changed', 'authorization.removed']);
-    for (const e of evs) expect(e).toMatchObject({ aggregateType: 'authorization', aggregateId: id, resourceOwner: orgId });
+    expect(evs.map((e) => e.eventType)).toEqual([
+      'authorization.added',
+      'authorization.changed',
+      'authorization.removed',
+    ]);
+    for (const e of evs)
+      expect(e).toMatchObject({ aggregateType: 'authorization', aggregateId: id, resourceOwner: orgId });
   });
 
   it('refuses roles the project does not have, and a failed command leaves no event', async () => {
     const authz = server.client(AuthorizationService);
     const position = await lastPosition(server);
-    await expect(authz.createAuthorization({ userId: user.userId, projectId, roleKeys: ['reader', 'admin'] })).rejects.toMatchObject({
+    await expect(
+      authz.createAuthorization({ userId: user.userId, projectId, roleKeys: ['reader', 'admin'] }),
+    ).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('"admin"'),
     });
-    await expect(authz.createAuthorization({ userId: 'ghost', projectId, roleKeys: [] })).rejects.toMatchObject({ code: Code.NotFound });
+    await expect(authz.createAuthorization({ userId: 'ghost', projectId, roleKeys: [] })).rejects.toMatchObject({
+      code: Code.NotFound,
+    });
     await expect(authz.createAuthorization({ userId: '', projectId, roleKeys: [] })).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('user_id'),
     });
-    await expect(authz.createAuthorization({ userId: user.userId, projectId, organizationId: 'not-granted', roleKeys: [] })).rejects.toMatchObject({
+    await expect(
+      authz.createAuthorization({ userId: user.userId, projectId, organizationId: 'not-granted', roleKeys: [] }),
+    ).rejects.toMatchObject({
       code: Code.NotFound,
     });
     expect(await eventsSince(server, position)).toHaveLength(0);

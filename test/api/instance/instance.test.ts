@@ -30,7 +30,9 @@ describe('InstanceService', () => {
     const instance = server.client(InstanceService);
     const position = await lastPosition(server);
     await instance.addTrustedDomain({ domain: 'login.example.com' });
-    await expect(instance.addTrustedDomain({ domain: 'login.example.com' })).rejects.toMatchObject({ code: Code.AlreadyExists });
+    await expect(instance.addTrustedDomain({ domain: 'login.example.com' })).rejects.toMatchObject({
+      code: Code.AlreadyExists,
+    });
     await expect(instance.addTrustedDomain({ domain: 'https://login.example.com/' })).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('domain'),
@@ -41,7 +43,9 @@ describe('InstanceService', () => {
       ['login.example.com', false, true],
     ]);
     expect((await instance.getInstance({})).instance?.domains).toContain('login.example.com');
-    await expect(instance.removeTrustedDomain({ domain: 'localhost' })).rejects.toMatchObject({ code: Code.FailedPrecondition });
+    await expect(instance.removeTrustedDomain({ domain: 'localhost' })).rejects.toMatchObject({
+      code: Code.FailedPrecondition,
+    });
     await instance.removeTrustedDomain({ domain: 'login.example.com' });
     await instance.removeTrustedDomain({ domain: 'login.example.com' });
     list = await instance.listInstanceDomains({});
@@ -53,7 +57,12 @@ describe('InstanceService', () => {
   it('reads and updates the settings the OIDC layer uses', async () => {
     const instance = server.client(InstanceService, { protocol: 'grpc' });
     const before = (await instance.getInstanceSettings({})).settings!;
-    expect(before).toMatchObject({ accessTokenLifetimeSeconds: 43200, impersonationAllowed: false, signingAlgorithm: SigningAlgorithm.RS256, passwordMinLength: 8 });
+    expect(before).toMatchObject({
+      accessTokenLifetimeSeconds: 43200,
+      impersonationAllowed: false,
+      signingAlgorithm: SigningAlgorithm.RS256,
+      passwordMinLength: 8,
+    });
     const position = await lastPosition(server);
     await instance.updateInstanceSettings({
       accessTokenLifetimeSeconds: 600,
@@ -72,7 +81,11 @@ describe('InstanceService', () => {
       lockoutMaxPasswordAttempts: 3,
     });
     const domain = await getInstanceSettings(server.app.database.db, server.app.bootstrap.instanceId);
-    expect(domain).toMatchObject({ accessTokenLifetimeSeconds: 600, signingAlgorithm: 'ES256', impersonationAllowed: true });
+    expect(domain).toMatchObject({
+      accessTokenLifetimeSeconds: 600,
+      signingAlgorithm: 'ES256',
+      impersonationAllowed: true,
+    });
     const evs = await eventsSince(server, position);
     expect(evs.map((e) => e.eventType)).toEqual(['instance.settings.changed']);
     expect(evs[0].payload).toEqual({
@@ -91,7 +104,9 @@ describe('InstanceService', () => {
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('access_token_lifetime_seconds'),
     });
-    await expect(instance.updateInstanceSettings({ refreshTokenIdleSeconds: 7200, refreshTokenAbsoluteSeconds: 3600 })).rejects.toMatchObject({
+    await expect(
+      instance.updateInstanceSettings({ refreshTokenIdleSeconds: 7200, refreshTokenAbsoluteSeconds: 3600 }),
+    ).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('refresh_token_absolute_seconds'),
     });

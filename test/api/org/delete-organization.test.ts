@@ -34,7 +34,11 @@ describe('DeleteOrganization', () => {
     await projects.addProjectRole({ projectId, roleKey: 'r', displayName: 'R' });
     await projects.createProjectGrant({ projectId, grantedOrganizationId: other, roleKeys: ['r'] });
     const { id: authzId } = await authz.createAuthorization({ userId: member.userId, projectId, roleKeys: ['r'] });
-    const app = await apps.createApplication({ projectId, name: 'Doomed app', configuration: { case: 'api', value: {} } });
+    const app = await apps.createApplication({
+      projectId,
+      name: 'Doomed app',
+      configuration: { case: 'api', value: {} },
+    });
 
     expect((await apps.listApplications({})).applications.map((a) => a.applicationId)).toContain(app.applicationId);
     const position = await lastPosition(server);
@@ -52,28 +56,47 @@ describe('DeleteOrganization', () => {
     expect(admins.administrators).toHaveLength(0);
 
     // The member's token stops working and its username is free again.
-    await expect(server.client(OrganizationService, { token: member.token }).listOrganizations({})).rejects.toMatchObject({ code: Code.Unauthenticated });
-    const [row] = await server.app.database.db.select({ state: users.state }).from(users).where(eq(users.id, member.userId));
+    await expect(
+      server.client(OrganizationService, { token: member.token }).listOrganizations({}),
+    ).rejects.toMatchObject({ code: Code.Unauthenticated });
+    const [row] = await server.app.database.db
+      .select({ state: users.state })
+      .from(users)
+      .where(eq(users.id, member.userId));
     expect(row.state).toBe('REMOVED');
     await machineUser(server, other, 'again', 'doomed-user');
     // The generated domain and the name are free for a new organization.
     const again = await orgs.createOrganization({ name: 'Doomed' });
-    expect((await orgs.getOrganization({ organizationId: again.organizationId })).organization?.primaryDomain).toBe('doomed.localhost');
+    expect((await orgs.getOrganization({ organizationId: again.organizationId })).organization?.primaryDomain).toBe(
+      'doomed.localhost',
+    );
 
     const evs = await eventsSince(server, position);
-    expect(evs.find((e) => e.eventType === 'org.removed')).toMatchObject({ aggregateType: 'org', aggregateId: organizationId, resourceOwner: organizationId });
+    expect(evs.find((e) => e.eventType === 'org.removed')).toMatchObject({
+      aggregateType: 'org',
+      aggregateId: organizationId,
+      resourceOwner: organizationId,
+    });
     // Deleting again succeeds.
     await orgs.deleteOrganization({ organizationId });
   });
 
   it('refuses to delete or deactivate the default organization', async () => {
     const orgs = server.client(OrganizationService);
-    const defaultOrg = (await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: '{}',
-    }).then((r) => r.json())).instance.defaultOrganizationId;
-    await expect(orgs.deleteOrganization({ organizationId: defaultOrg })).rejects.toMatchObject({ code: Code.FailedPrecondition });
-    await expect(orgs.deactivateOrganization({ organizationId: defaultOrg })).rejects.toMatchObject({ code: Code.FailedPrecondition });
+    const defaultOrg = (
+      await server
+        .fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{}',
+        })
+        .then((r) => r.json())
+    ).instance.defaultOrganizationId;
+    await expect(orgs.deleteOrganization({ organizationId: defaultOrg })).rejects.toMatchObject({
+      code: Code.FailedPrecondition,
+    });
+    await expect(orgs.deactivateOrganization({ organizationId: defaultOrg })).rejects.toMatchObject({
+      code: Code.FailedPrecondition,
+    });
   });
 });

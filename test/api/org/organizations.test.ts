@@ -21,7 +21,11 @@ describe('OrganizationService', () => {
     const created = await orgs.createOrganization({ name: 'Acme Corp' });
     expect(created.organizationId).toMatch(/\S+/);
     const { organization } = await orgs.getOrganization({ organizationId: created.organizationId });
-    expect(organization).toMatchObject({ name: 'Acme Corp', state: OrganizationState.ACTIVE, primaryDomain: 'acme-corp.localhost' });
+    expect(organization).toMatchObject({
+      name: 'Acme Corp',
+      state: OrganizationState.ACTIVE,
+      primaryDomain: 'acme-corp.localhost',
+    });
   });
 
   it('creates the first administrators: a new human user and an existing user, default role ORG_OWNER', async () => {
@@ -51,27 +55,45 @@ describe('OrganizationService', () => {
     expect(res.createdAdmins[0].userId).toBe(existing.userId);
     const added = await eventsSince(server, position);
     expect(added.map((e) => e.eventType)).toEqual(
-      expect.arrayContaining(['org.added', 'org.domain.added', 'org.domain.primary.set', 'user.human.added', 'administrator.added']),
+      expect.arrayContaining([
+        'org.added',
+        'org.domain.added',
+        'org.domain.primary.set',
+        'user.human.added',
+        'administrator.added',
+      ]),
     );
     const adminEvents = added.filter((e) => e.eventType === 'administrator.added');
-    for (const e of adminEvents) expect(e).toMatchObject({ aggregateType: 'org', aggregateId: 'with-admins', resourceOwner: 'with-admins' });
+    for (const e of adminEvents)
+      expect(e).toMatchObject({ aggregateType: 'org', aggregateId: 'with-admins', resourceOwner: 'with-admins' });
     expect(adminEvents.map((e) => e.payload)).toEqual([
       { userId: existing.userId, roles: ['ORG_USER_MANAGER'] },
       { userId: res.createdAdmins[1].userId, roles: ['ORG_OWNER'] },
     ]);
     // the existing user can now manage the new organization's users but not rename it
     const asExisting = server.client(OrganizationService, { token: existing.token });
-    expect((await asExisting.getOrganization({ organizationId: 'with-admins' })).organization?.name).toBe('With Admins');
-    await expect(asExisting.updateOrganization({ organizationId: 'with-admins', name: 'x' })).rejects.toMatchObject({ code: Code.PermissionDenied });
+    expect((await asExisting.getOrganization({ organizationId: 'with-admins' })).organization?.name).toBe(
+      'With Admins',
+    );
+    await expect(asExisting.updateOrganization({ organizationId: 'with-admins', name: 'x' })).rejects.toMatchObject({
+      code: Code.PermissionDenied,
+    });
   });
 
-  it('takes the first administrator\'s gender as the user API\'s enum (Connect JSON)', async () => {
+  it("takes the first administrator's gender as the user API's enum (Connect JSON)", async () => {
     const res = await server.fetch('/portcullis.org.v2.OrganizationService/CreateOrganization', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         name: 'Gendered',
-        admins: [{ human: { profile: { givenName: 'Grace', familyName: 'Hopper', gender: 'GENDER_FEMALE' }, email: { email: 'grace@gendered.test' } } }],
+        admins: [
+          {
+            human: {
+              profile: { givenName: 'Grace', familyName: 'Hopper', gender: 'GENDER_FEMALE' },
+              email: { email: 'grace@gendered.test' },
+            },
+          },
+        ],
       }),
     });
     expect(res.status).toBe(200);
@@ -81,7 +103,10 @@ describe('OrganizationService', () => {
   });
 
   it('rejects bad input with INVALID_ARGUMENT naming the field', async () => {
-    await expect(orgs.createOrganization({ name: '' })).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: expect.stringContaining('name') });
+    await expect(orgs.createOrganization({ name: '' })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+      rawMessage: expect.stringContaining('name'),
+    });
     await expect(orgs.createOrganization({ name: 'x', organizationId: 'bad id!' })).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('organization_id'),
@@ -89,10 +114,25 @@ describe('OrganizationService', () => {
     await expect(
       orgs.createOrganization({
         name: 'Bad Admin',
-        admins: [{ userType: { case: 'human', value: { profile: { givenName: 'A', familyName: 'B' }, email: { email: 'nope' } } } }],
+        admins: [
+          {
+            userType: {
+              case: 'human',
+              value: { profile: { givenName: 'A', familyName: 'B' }, email: { email: 'nope' } },
+            },
+          },
+        ],
       }),
-    ).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: expect.stringContaining('admins[0].human.email.email') });
-    await expect(orgs.createOrganization({ name: 'Bad role', admins: [{ userType: { case: 'userId', value: 'x' }, roles: ['IAM_OWNER'] }] })).rejects.toMatchObject({
+    ).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+      rawMessage: expect.stringContaining('admins[0].human.email.email'),
+    });
+    await expect(
+      orgs.createOrganization({
+        name: 'Bad role',
+        admins: [{ userType: { case: 'userId', value: 'x' }, roles: ['IAM_OWNER'] }],
+      }),
+    ).rejects.toMatchObject({
       code: Code.InvalidArgument,
     });
   });
@@ -108,7 +148,9 @@ describe('OrganizationService', () => {
     for (const n of ['List One', 'List Two', 'List Three']) await orgs.createOrganization({ name: n });
     const page = await orgs.listOrganizations({
       pagination: { limit: 2, asc: true },
-      filters: [{ filter: { case: 'nameFilter', value: { name: 'list ', method: TextFilterMethod.STARTS_WITH_IGNORE_CASE } } }],
+      filters: [
+        { filter: { case: 'nameFilter', value: { name: 'list ', method: TextFilterMethod.STARTS_WITH_IGNORE_CASE } } },
+      ],
     });
     expect(Number(page.pagination.totalResult)).toBe(3);
     expect(Number(page.pagination.appliedLimit)).toBe(2);
@@ -124,12 +166,16 @@ describe('OrganizationService', () => {
     expect(byDomain.organizations.map((o: any) => o.name)).toEqual(['List Two']);
     const all = await orgs.listOrganizations({});
     expect(Number(all.pagination.appliedLimit)).toBe(100);
-    await expect(orgs.listOrganizations({ pagination: { limit: 1001 } })).rejects.toMatchObject({ code: Code.InvalidArgument });
+    await expect(orgs.listOrganizations({ pagination: { limit: 1001 } })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+    });
   });
 
   it('updates, deactivates and activates, with events', async () => {
     const { organizationId } = await orgs.createOrganization({ name: 'Lifecycle' });
-    const member = server.client(OrganizationService, { token: (await machineUser(server, organizationId, 'lifecycle')).token });
+    const member = server.client(OrganizationService, {
+      token: (await machineUser(server, organizationId, 'lifecycle')).token,
+    });
     await member.listOrganizations({});
     const position = await lastPosition(server);
     await orgs.updateOrganization({ organizationId, name: 'Lifecycle Renamed' });
@@ -137,17 +183,29 @@ describe('OrganizationService', () => {
     // users of a deactivated organization cannot call the API until it is activated again
     await expect(member.listOrganizations({})).rejects.toMatchObject({ code: Code.Unauthenticated });
     expect((await orgs.getOrganization({ organizationId })).organization.state).toBe(OrganizationState.INACTIVE);
-    const inactive = await orgs.listOrganizations({ filters: [{ filter: { case: 'stateFilter', value: { state: OrganizationState.INACTIVE } } }] });
+    const inactive = await orgs.listOrganizations({
+      filters: [{ filter: { case: 'stateFilter', value: { state: OrganizationState.INACTIVE } } }],
+    });
     expect(inactive.organizations.map((o: any) => o.id)).toContain(organizationId);
-    await expect(orgs.deactivateOrganization({ organizationId })).rejects.toMatchObject({ code: Code.FailedPrecondition });
+    await expect(orgs.deactivateOrganization({ organizationId })).rejects.toMatchObject({
+      code: Code.FailedPrecondition,
+    });
     await orgs.activateOrganization({ organizationId });
     await member.listOrganizations({});
     const { organization } = await orgs.getOrganization({ organizationId });
     expect(organization).toMatchObject({ name: 'Lifecycle Renamed', state: OrganizationState.ACTIVE });
     const evs = await eventsSince(server, position);
     expect(evs.map((e) => e.eventType)).toEqual(['org.changed', 'org.deactivated', 'org.reactivated']);
-    const machine = await server.app.database.db.query.users.findFirst({ where: (u, { eq }) => eq(u.username, 'admin-machine') });
-    for (const e of evs) expect(e).toMatchObject({ aggregateType: 'org', aggregateId: organizationId, resourceOwner: organizationId, editorUserId: machine!.id });
+    const machine = await server.app.database.db.query.users.findFirst({
+      where: (u, { eq }) => eq(u.username, 'admin-machine'),
+    });
+    for (const e of evs)
+      expect(e).toMatchObject({
+        aggregateType: 'org',
+        aggregateId: organizationId,
+        resourceOwner: organizationId,
+        editorUserId: machine!.id,
+      });
     expect(evs[0].editorService).toBe('portcullis.org.v2.OrganizationService/UpdateOrganization');
   });
 
@@ -159,7 +217,9 @@ describe('OrganizationService', () => {
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('domain'),
     });
-    await expect(orgs.addOrganizationDomain({ organizationId, domain: 'domains.localhost' })).rejects.toMatchObject({ code: Code.AlreadyExists });
+    await expect(orgs.addOrganizationDomain({ organizationId, domain: 'domains.localhost' })).rejects.toMatchObject({
+      code: Code.AlreadyExists,
+    });
     let list = await orgs.listOrganizationDomains({ organizationId, pagination: { asc: true } });
     expect(list.domains.map((d: any) => [d.domain, d.isPrimary, d.isGenerated])).toEqual([
       ['domains.example.com', false, false],
@@ -167,14 +227,21 @@ describe('OrganizationService', () => {
     ]);
     await orgs.setPrimaryOrganizationDomain({ organizationId, domain: 'domains.example.com' });
     expect((await orgs.getOrganization({ organizationId })).organization.primaryDomain).toBe('domains.example.com');
-    await expect(orgs.deleteOrganizationDomain({ organizationId, domain: 'domains.example.com' })).rejects.toMatchObject({ code: Code.FailedPrecondition });
+    await expect(
+      orgs.deleteOrganizationDomain({ organizationId, domain: 'domains.example.com' }),
+    ).rejects.toMatchObject({ code: Code.FailedPrecondition });
     await orgs.setPrimaryOrganizationDomain({ organizationId, domain: 'domains.localhost' });
     await orgs.deleteOrganizationDomain({ organizationId, domain: 'domains.example.com' });
     await orgs.deleteOrganizationDomain({ organizationId, domain: 'domains.example.com' });
     list = await orgs.listOrganizationDomains({ organizationId });
     expect(list.domains.map((d: any) => d.domain)).toEqual(['domains.localhost']);
     const types = (await eventsSince(server, position)).map((e) => e.eventType);
-    expect(types).toEqual(['org.domain.added', 'org.domain.primary.set', 'org.domain.primary.set', 'org.domain.removed']);
+    expect(types).toEqual([
+      'org.domain.added',
+      'org.domain.primary.set',
+      'org.domain.primary.set',
+      'org.domain.removed',
+    ]);
     await expect(orgs.listOrganizationDomains({ organizationId: '' })).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('organization_id'),
@@ -191,7 +258,10 @@ describe('OrganizationService', () => {
         { key: 'b', value: new TextEncoder().encode('two') },
       ],
     });
-    await orgs.setOrganizationMetadata({ organizationId, metadata: [{ key: 'a', value: new TextEncoder().encode('uno') }] });
+    await orgs.setOrganizationMetadata({
+      organizationId,
+      metadata: [{ key: 'a', value: new TextEncoder().encode('uno') }],
+    });
     let list = await orgs.listOrganizationMetadata({ organizationId, pagination: { asc: true } });
     expect(list.metadata.map((m: any) => [m.key, new TextDecoder().decode(m.value)])).toEqual([
       ['a', 'uno'],

@@ -17,7 +17,9 @@ describe('concurrent commands on one project', () => {
     const { projectId } = await projects.createProject({ organizationId: orgId, name: 'Busy project' });
     const position = await lastPosition(server);
     await Promise.all([
-      ...Array.from({ length: 12 }, (_, i) => projects.addProjectRole({ projectId, roleKey: `role-${i}`, displayName: `Role ${i}` })),
+      ...Array.from({ length: 12 }, (_, i) =>
+        projects.addProjectRole({ projectId, roleKey: `role-${i}`, displayName: `Role ${i}` }),
+      ),
       projects.updateProject({ projectId, name: 'Busy project renamed' }),
     ]);
     expect(Number((await projects.listProjectRoles({ projectId })).pagination?.totalResult)).toBe(12);

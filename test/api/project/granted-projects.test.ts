@@ -25,7 +25,8 @@ describe('a project granted to another organization', () => {
     partner = (await orgs.createOrganization({ name: 'Partner Org' })).organizationId;
     projectId = (await projects.createProject({ organizationId: owner, name: 'Shared' })).projectId;
     hiddenProjectId = (await projects.createProject({ organizationId: owner, name: 'Not shared' })).projectId;
-    for (const key of ['a', 'b', 'c']) await projects.addProjectRole({ projectId, roleKey: key, displayName: key.toUpperCase() });
+    for (const key of ['a', 'b', 'c'])
+      await projects.addProjectRole({ projectId, roleKey: key, displayName: key.toUpperCase() });
     await projects.createProjectGrant({ projectId, grantedOrganizationId: partner, roleKeys: ['a', 'b'] });
     partnerAdmin = await machineUser(server, partner, 'partner-admin');
     partnerUser = await machineUser(server, partner, 'partner-user');
@@ -51,7 +52,9 @@ describe('a project granted to another organization', () => {
       grantedRoleKeys: ['a', 'b'],
     });
     expect(Number(list.pagination?.totalResult)).toBe(1);
-    expect((await projects.listProjects({ filters: [{ filter: { case: 'kind', value: { ownedOnly: true } } }] })).projects).toHaveLength(0);
+    expect(
+      (await projects.listProjects({ filters: [{ filter: { case: 'kind', value: { ownedOnly: true } } }] })).projects,
+    ).toHaveLength(0);
     const { project } = await projects.getProject({ projectId });
     expect(project?.grantedOrganizationId).toBe(partner);
     await expect(projects.getProject({ projectId: hiddenProjectId })).rejects.toMatchObject({ code: Code.NotFound });
@@ -71,14 +74,21 @@ describe('a project granted to another organization', () => {
     await expect(projects.deleteProject({ projectId })).rejects.toMatchObject(denied);
     await expect(projects.addProjectRole({ projectId, roleKey: 'x', displayName: 'X' })).rejects.toMatchObject(denied);
     await expect(projects.removeProjectRole({ projectId, roleKey: 'a' })).rejects.toMatchObject(denied);
-    await expect(projects.updateProjectGrant({ projectId, grantedOrganizationId: partner, roleKeys: ['a', 'b', 'c'] })).rejects.toMatchObject(denied);
+    await expect(
+      projects.updateProjectGrant({ projectId, grantedOrganizationId: partner, roleKeys: ['a', 'b', 'c'] }),
+    ).rejects.toMatchObject(denied);
     expect((await server.client(ProjectService).getProject({ projectId })).project?.name).toBe('Shared');
   });
 
   it('lets the granted organization authorize its own users for the granted roles only', async () => {
     const authz = server.client(AuthorizationService, { token: partnerAdmin.token });
     const position = await lastPosition(server);
-    const { id } = await authz.createAuthorization({ userId: partnerUser.userId, projectId, organizationId: partner, roleKeys: ['a'] });
+    const { id } = await authz.createAuthorization({
+      userId: partnerUser.userId,
+      projectId,
+      organizationId: partner,
+      roleKeys: ['a'],
+    });
     await expect(
       authz.createAuthorization({ userId: partnerUser.userId, projectId, organizationId: partner, roleKeys: ['c'] }),
     ).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: expect.stringContaining('role_keys') });
@@ -87,20 +97,33 @@ describe('a project granted to another organization', () => {
       authz.createAuthorization({ userId: ownerUser.userId, projectId, organizationId: partner, roleKeys: ['a'] }),
     ).rejects.toMatchObject({ code: Code.NotFound });
     // as the owning organization it may not authorize anyone
-    await expect(authz.createAuthorization({ userId: partnerUser.userId, projectId, roleKeys: ['a'] })).rejects.toMatchObject({
+    await expect(
+      authz.createAuthorization({ userId: partnerUser.userId, projectId, roleKeys: ['a'] }),
+    ).rejects.toMatchObject({
       code: Code.PermissionDenied,
     });
     await authz.updateAuthorization({ id, roleKeys: ['a', 'b'] });
-    await expect(authz.updateAuthorization({ id, roleKeys: ['c'] })).rejects.toMatchObject({ code: Code.InvalidArgument });
+    await expect(authz.updateAuthorization({ id, roleKeys: ['c'] })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+    });
     const list = await authz.listAuthorizations({});
-    expect(list.authorizations.map((a) => [a.id, a.organizationId, a.projectGrantId !== '', a.roleKeys])).toEqual([[id, partner, true, ['a', 'b']]]);
+    expect(list.authorizations.map((a) => [a.id, a.organizationId, a.projectGrantId !== '', a.roleKeys])).toEqual([
+      [id, partner, true, ['a', 'b']],
+    ]);
 
     const evs = await eventsSince(server, position);
     expect(evs.map((e) => e.eventType)).toEqual(['authorization.added', 'authorization.changed']);
-    expect(evs[0]).toMatchObject({ aggregateType: 'authorization', aggregateId: id, resourceOwner: partner, editorUserId: partnerAdmin.userId });
+    expect(evs[0]).toMatchObject({
+      aggregateType: 'authorization',
+      aggregateId: id,
+      resourceOwner: partner,
+      editorUserId: partnerAdmin.userId,
+    });
 
     // the owner narrows the grant: the authorization loses the role
-    await server.client(ProjectService).updateProjectGrant({ projectId, grantedOrganizationId: partner, roleKeys: ['b'] });
+    await server
+      .client(ProjectService)
+      .updateProjectGrant({ projectId, grantedOrganizationId: partner, roleKeys: ['b'] });
     const after = await authz.listAuthorizations({});
     expect(after.authorizations[0].roleKeys).toEqual(['b']);
 
@@ -111,6 +134,8 @@ describe('a project granted to another organization', () => {
     // deleting the grant removes the authorizations given through it
     await server.client(ProjectService).deleteProjectGrant({ projectId, grantedOrganizationId: partner });
     expect((await authz.listAuthorizations({})).authorizations).toHaveLength(0);
-    expect((await server.client(ProjectService, { token: partnerAdmin.token }).listProjects({})).projects).toHaveLength(0);
+    expect((await server.client(ProjectService, { token: partnerAdmin.token }).listProjects({})).projects).toHaveLength(
+      0,
+    );
   });
 });

@@ -21,33 +21,62 @@ describe('ProjectService', () => {
   it('creates, reads, updates, deactivates, activates and deletes a project with events', async () => {
     const projects = server.client(ProjectService);
     const position = await lastPosition(server);
-    const { projectId } = await projects.createProject({ organizationId: orgId, name: 'Portal', projectRoleAssertion: true });
+    const { projectId } = await projects.createProject({
+      organizationId: orgId,
+      name: 'Portal',
+      projectRoleAssertion: true,
+    });
     let { project } = await projects.getProject({ projectId });
-    expect(project).toMatchObject({ name: 'Portal', organizationId: orgId, state: ProjectState.ACTIVE, projectRoleAssertion: true, grantedOrganizationId: '' });
+    expect(project).toMatchObject({
+      name: 'Portal',
+      organizationId: orgId,
+      state: ProjectState.ACTIVE,
+      projectRoleAssertion: true,
+      grantedOrganizationId: '',
+    });
     await projects.updateProject({ projectId, name: 'Portal 2', authorizationRequired: true });
     await projects.deactivateProject({ projectId });
     ({ project } = await projects.getProject({ projectId }));
-    expect(project).toMatchObject({ name: 'Portal 2', authorizationRequired: true, projectRoleAssertion: true, state: ProjectState.INACTIVE });
+    expect(project).toMatchObject({
+      name: 'Portal 2',
+      authorizationRequired: true,
+      projectRoleAssertion: true,
+      state: ProjectState.INACTIVE,
+    });
     await expect(projects.deactivateProject({ projectId })).rejects.toMatchObject({ code: Code.FailedPrecondition });
     await projects.activateProject({ projectId });
     await projects.deleteProject({ projectId });
     await projects.deleteProject({ projectId });
     await expect(projects.getProject({ projectId })).rejects.toMatchObject({ code: Code.NotFound });
     const evs = await eventsSince(server, position);
-    expect(evs.map((e) => e.eventType)).toEqual(['project.added', 'project.changed', 'project.deactivated', 'project.reactivated', 'project.removed']);
-    for (const e of evs) expect(e).toMatchObject({ aggregateType: 'project', aggregateId: projectId, resourceOwner: orgId });
+    expect(evs.map((e) => e.eventType)).toEqual([
+      'project.added',
+      'project.changed',
+      'project.deactivated',
+      'project.reactivated',
+      'project.removed',
+    ]);
+    for (const e of evs)
+      expect(e).toMatchObject({ aggregateType: 'project', aggregateId: projectId, resourceOwner: orgId });
   });
 
   it('deleting a project removes its applications from the lists', async () => {
     const projects = server.client(ProjectService);
     const apps = server.client(ApplicationService);
     const { projectId } = await projects.createProject({ organizationId: orgId, name: 'With app' });
-    const { applicationId } = await apps.createApplication({ projectId, name: 'api', configuration: { case: 'api', value: {} } });
+    const { applicationId } = await apps.createApplication({
+      projectId,
+      name: 'api',
+      configuration: { case: 'api', value: {} },
+    });
     expect((await apps.listApplications({})).applications.map((a) => a.applicationId)).toContain(applicationId);
     await projects.deleteProject({ projectId });
     const list = await apps.listApplications({});
     expect(list.applications.map((a) => a.applicationId)).not.toContain(applicationId);
-    await expect(projects.getProject({ projectId: '' })).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: expect.stringContaining('project_id') });
+    await expect(projects.getProject({ projectId: '' })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+      rawMessage: expect.stringContaining('project_id'),
+    });
   });
 
   it('validates input and the organization', async () => {
@@ -60,7 +89,9 @@ describe('ProjectService', () => {
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('organization_id'),
     });
-    await expect(projects.createProject({ organizationId: 'nope', name: 'x' })).rejects.toMatchObject({ code: Code.NotFound });
+    await expect(projects.createProject({ organizationId: 'nope', name: 'x' })).rejects.toMatchObject({
+      code: Code.NotFound,
+    });
   });
 
   it('manages roles: add, update, list, remove (grants and authorizations lose the key)', async () => {
@@ -69,9 +100,13 @@ describe('ProjectService', () => {
     const position = await lastPosition(server);
     await projects.addProjectRole({ projectId, roleKey: 'admin', displayName: 'Admin', group: 'staff' });
     await projects.addProjectRole({ projectId, roleKey: 'reader', displayName: 'Reader' });
-    await expect(projects.addProjectRole({ projectId, roleKey: 'admin', displayName: 'Again' })).rejects.toMatchObject({ code: Code.AlreadyExists });
+    await expect(projects.addProjectRole({ projectId, roleKey: 'admin', displayName: 'Again' })).rejects.toMatchObject({
+      code: Code.AlreadyExists,
+    });
     await projects.updateProjectRole({ projectId, roleKey: 'reader', displayName: 'Viewer' });
-    await expect(projects.updateProjectRole({ projectId, roleKey: 'ghost', displayName: 'x' })).rejects.toMatchObject({ code: Code.NotFound });
+    await expect(projects.updateProjectRole({ projectId, roleKey: 'ghost', displayName: 'x' })).rejects.toMatchObject({
+      code: Code.NotFound,
+    });
     let roles = await projects.listProjectRoles({ projectId, pagination: { asc: true } });
     expect(roles.projectRoles.map((r) => [r.key, r.displayName, r.group])).toEqual([
       ['admin', 'Admin', 'staff'],
@@ -85,7 +120,13 @@ describe('ProjectService', () => {
     const grants = await projects.listProjectGrants({ projectId });
     expect(grants.projectGrants[0].roleKeys).toEqual(['reader']);
     const types = (await eventsSince(server, position)).map((e) => e.eventType);
-    expect(types).toEqual(['project.role.added', 'project.role.added', 'project.role.changed', 'project.grant.added', 'project.role.removed']);
+    expect(types).toEqual([
+      'project.role.added',
+      'project.role.added',
+      'project.role.changed',
+      'project.grant.added',
+      'project.role.removed',
+    ]);
   });
 
   it('manages grants: create (roles ⊆ project roles), update, deactivate, activate, delete', async () => {
@@ -93,23 +134,39 @@ describe('ProjectService', () => {
     const { projectId } = await projects.createProject({ organizationId: orgId, name: 'Granted' });
     await projects.addProjectRole({ projectId, roleKey: 'a', displayName: 'A' });
     await projects.addProjectRole({ projectId, roleKey: 'b', displayName: 'B' });
-    await expect(projects.createProjectGrant({ projectId, grantedOrganizationId: otherOrgId, roleKeys: ['zzz'] })).rejects.toMatchObject({
+    await expect(
+      projects.createProjectGrant({ projectId, grantedOrganizationId: otherOrgId, roleKeys: ['zzz'] }),
+    ).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('role_keys'),
     });
-    await expect(projects.createProjectGrant({ projectId, grantedOrganizationId: orgId, roleKeys: [] })).rejects.toMatchObject({
+    await expect(
+      projects.createProjectGrant({ projectId, grantedOrganizationId: orgId, roleKeys: [] }),
+    ).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('granted_organization_id'),
     });
     const position = await lastPosition(server);
-    const { grantId } = await projects.createProjectGrant({ projectId, grantedOrganizationId: otherOrgId, roleKeys: ['a'] });
-    await expect(projects.createProjectGrant({ projectId, grantedOrganizationId: otherOrgId, roleKeys: ['a'] })).rejects.toMatchObject({
+    const { grantId } = await projects.createProjectGrant({
+      projectId,
+      grantedOrganizationId: otherOrgId,
+      roleKeys: ['a'],
+    });
+    await expect(
+      projects.createProjectGrant({ projectId, grantedOrganizationId: otherOrgId, roleKeys: ['a'] }),
+    ).rejects.toMatchObject({
       code: Code.AlreadyExists,
     });
     await projects.updateProjectGrant({ projectId, grantedOrganizationId: otherOrgId, roleKeys: ['a', 'b'] });
     await projects.deactivateProjectGrant({ projectId, grantedOrganizationId: otherOrgId });
     let [grant] = (await projects.listProjectGrants({ projectId })).projectGrants;
-    expect(grant).toMatchObject({ grantId, roleKeys: ['a', 'b'], state: GrantState.INACTIVE, grantedOrganizationName: 'Project Partner', projectName: 'Granted' });
+    expect(grant).toMatchObject({
+      grantId,
+      roleKeys: ['a', 'b'],
+      state: GrantState.INACTIVE,
+      grantedOrganizationName: 'Project Partner',
+      projectName: 'Granted',
+    });
     await projects.activateProjectGrant({ projectId, grantedOrganizationId: otherOrgId });
     [grant] = (await projects.listProjectGrants({ projectId })).projectGrants;
     expect(grant.state).toBe(GrantState.ACTIVE);
@@ -137,7 +194,10 @@ describe('ProjectService', () => {
     const p2 = (await projects.createProject({ organizationId: owner, name: 'L two' })).projectId;
     await projects.createProjectGrant({ projectId: p1, grantedOrganizationId: partner, roleKeys: [] });
 
-    const owned = await projects.listProjects({ filters: [{ filter: { case: 'projectOrganizationId', value: { organizationId: owner } } }], pagination: { asc: true } });
+    const owned = await projects.listProjects({
+      filters: [{ filter: { case: 'projectOrganizationId', value: { organizationId: owner } } }],
+      pagination: { asc: true },
+    });
     // the instance admin sees both owned records and the granted record of p1
     expect(owned.projects.map((p) => [p.id, p.grantedOrganizationId])).toEqual([
       [p1, ''],
@@ -153,9 +213,16 @@ describe('ProjectService', () => {
     });
     expect(ownedOnly.projects.every((p) => p.grantedOrganizationId === '')).toBe(true);
     expect(ownedOnly.projects).toHaveLength(2);
-    const granted = await projects.listProjects({ filters: [{ filter: { case: 'projectGrantOrganizationId', value: { organizationId: partner } } }] });
+    const granted = await projects.listProjects({
+      filters: [{ filter: { case: 'projectGrantOrganizationId', value: { organizationId: partner } } }],
+    });
     expect(granted.projects).toHaveLength(1);
-    expect(granted.projects[0]).toMatchObject({ id: p1, grantedOrganizationId: partner, grantedOrganizationName: 'Lister Partner', grantedState: GrantState.ACTIVE });
+    expect(granted.projects[0]).toMatchObject({
+      id: p1,
+      grantedOrganizationId: partner,
+      grantedOrganizationName: 'Lister Partner',
+      grantedState: GrantState.ACTIVE,
+    });
     const grantedOnly = await projects.listProjects({
       filters: [
         { filter: { case: 'kind', value: { grantedOnly: true } } },

@@ -16,7 +16,11 @@ describe('CORS for browser clients', () => {
     server.fetch(path, {
       method: 'OPTIONS',
       token: null,
-      headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': requestHeaders },
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': requestHeaders,
+      },
     });
 
   it('answers a Connect preflight from an allowed origin with the CORS headers', async () => {

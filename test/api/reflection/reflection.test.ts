@@ -15,7 +15,11 @@ const run = promisify(execFile);
 const BUF = path.resolve('node_modules/.bin/buf');
 
 /** Sends the questions on one stream (no token: reflection is public) and collects the answers. */
-async function ask(server: TestServer, service: typeof V1 | typeof V1alpha, questions: ServerReflectionRequest['messageRequest'][]) {
+async function ask(
+  server: TestServer,
+  service: typeof V1 | typeof V1alpha,
+  questions: ServerReflectionRequest['messageRequest'][],
+) {
   const client = createClient(service as typeof V1, createGrpcTransport({ baseUrl: server.url }));
   async function* requests() {
     for (const messageRequest of questions) yield { host: 'localhost', messageRequest };
@@ -58,7 +62,10 @@ describe('gRPC server reflection', () => {
     for (const service of [V1, V1alpha]) {
       const [answer] = await ask(server, service, [{ case: 'listServices', value: '' }]);
       expect(answer.messageResponse.case).toBe('listServicesResponse');
-      const names = answer.messageResponse.case === 'listServicesResponse' ? answer.messageResponse.value.service.map((s) => s.name) : [];
+      const names =
+        answer.messageResponse.case === 'listServicesResponse'
+          ? answer.messageResponse.value.service.map((s) => s.name)
+          : [];
       expect(names.sort()).toEqual([...registered].sort());
     }
   });
@@ -71,7 +78,10 @@ describe('gRPC server reflection', () => {
       { case: 'fileContainingSymbol', value: 'portcullis.nothing.v2.Nothing' },
     ]);
     expect(bySymbol.messageResponse.case).toBe('fileDescriptorResponse');
-    const files = bySymbol.messageResponse.case === 'fileDescriptorResponse' ? bySymbol.messageResponse.value.fileDescriptorProto : [];
+    const files =
+      bySymbol.messageResponse.case === 'fileDescriptorResponse'
+        ? bySymbol.messageResponse.value.fileDescriptorProto
+        : [];
     const names = files.map((f) => fromBinary(FileDescriptorProtoSchema, f).name);
     expect(names[0]).toBe('portcullis/application/v2/application_service.proto');
     expect(names).toEqual(
@@ -86,23 +96,46 @@ describe('gRPC server reflection', () => {
     const registry = registryOf(files);
     const service = registry.getService('portcullis.application.v2.ApplicationService')!;
     expect(service.methods.map((m) => m.name)).toContain('CreateApplication');
-    expect(registry.getMessage('portcullis.application.v2.OidcConfiguration')?.fields.map((f) => f.name)).toContain('redirect_uris');
+    expect(registry.getMessage('portcullis.application.v2.OidcConfiguration')?.fields.map((f) => f.name)).toContain(
+      'redirect_uris',
+    );
 
-    const instanceFiles = byMethod.messageResponse.case === 'fileDescriptorResponse' ? byMethod.messageResponse.value.fileDescriptorProto : [];
-    expect(registryOf(instanceFiles).getService('portcullis.instance.v2.InstanceService')?.methods[0].name).toBe('GetInstance');
+    const instanceFiles =
+      byMethod.messageResponse.case === 'fileDescriptorResponse'
+        ? byMethod.messageResponse.value.fileDescriptorProto
+        : [];
+    expect(registryOf(instanceFiles).getService('portcullis.instance.v2.InstanceService')?.methods[0].name).toBe(
+      'GetInstance',
+    );
 
     expect(byFile.messageResponse.case).toBe('fileDescriptorResponse');
     expect(missing.messageResponse).toMatchObject({ case: 'errorResponse', value: { errorCode: 5 } });
-    expect(missing.originalRequest?.messageRequest).toEqual({ case: 'fileContainingSymbol', value: 'portcullis.nothing.v2.Nothing' });
+    expect(missing.originalRequest?.messageRequest).toEqual({
+      case: 'fileContainingSymbol',
+      value: 'portcullis.nothing.v2.Nothing',
+    });
   });
 
   it('lets buf curl list methods and call GetInstance without proto files', async () => {
-    const listed = await run(BUF, ['curl', '--protocol', 'grpc', '--http2-prior-knowledge', '--list-methods', server.url], { timeout: 60_000 });
+    const listed = await run(
+      BUF,
+      ['curl', '--protocol', 'grpc', '--http2-prior-knowledge', '--list-methods', server.url],
+      { timeout: 60_000 },
+    );
     expect(listed.stdout).toContain('portcullis.instance.v2.InstanceService/GetInstance');
     expect(listed.stdout).toContain('portcullis.application.v2.ApplicationService/CreateApplication');
     const alpha = await run(
       BUF,
-      ['curl', '--protocol', 'grpc', '--http2-prior-knowledge', '--reflect-protocol', 'grpc-v1alpha', '--list-services', server.url],
+      [
+        'curl',
+        '--protocol',
+        'grpc',
+        '--http2-prior-knowledge',
+        '--reflect-protocol',
+        'grpc-v1alpha',
+        '--list-services',
+        server.url,
+      ],
       { timeout: 60_000 },
     );
     expect(alpha.stdout.split('\n')).toContain('portcullis.application.v2.ApplicationService');

@@ -46,11 +46,17 @@ describe('credentials, email, invitations and metadata', () => {
   it('changes the email (unverified again), resends and verifies the new code', async () => {
     const users = server.client(UserService, { protocol: 'grpc' });
     const { id } = await newHuman('mail-2');
-    const set = await users.setEmail({ userId: id, email: 'new-mail-2@example.com', verification: { case: 'returnCode', value: {} } });
+    const set = await users.setEmail({
+      userId: id,
+      email: 'new-mail-2@example.com',
+      verification: { case: 'returnCode', value: {} },
+    });
     expect(set.verificationCode).toBeTruthy();
     const resent = await users.resendEmailCode({ userId: id, verification: { case: 'returnCode', value: {} } });
     // The resent code replaces the earlier one.
-    expect((await users.verifyEmail({ userId: id, verificationCode: set.verificationCode! }).catch((e) => e)).code).toBe(Code.InvalidArgument);
+    expect(
+      (await users.verifyEmail({ userId: id, verificationCode: set.verificationCode! }).catch((e) => e)).code,
+    ).toBe(Code.InvalidArgument);
     await users.verifyEmail({ userId: id, verificationCode: resent.verificationCode! });
     expect((await users.resendEmailCode({ userId: id }).catch((e) => e)).code).toBe(Code.FailedPrecondition);
     const types = (await eventsOf(server, id)).map((e) => e.eventType);
@@ -70,20 +76,39 @@ describe('credentials, email, invitations and metadata', () => {
     expect(weak.code).toBe(Code.InvalidArgument);
     expect(weak.rawMessage).toMatch(/new_password\.password needs at least 8 characters/);
     const wrongCurrent = await users
-      .setPassword({ userId: id, newPassword: { password: 'Third-Passw0rd' }, verification: { case: 'currentPassword', value: 'not-it' } })
+      .setPassword({
+        userId: id,
+        newPassword: { password: 'Third-Passw0rd' },
+        verification: { case: 'currentPassword', value: 'not-it' },
+      })
       .catch((e) => e);
     expect(wrongCurrent.code).toBe(Code.InvalidArgument);
-    await users.setPassword({ userId: id, newPassword: { password: 'Third-Passw0rd' }, verification: { case: 'currentPassword', value: 'Second-Passw0rd' } });
+    await users.setPassword({
+      userId: id,
+      newPassword: { password: 'Third-Passw0rd' },
+      verification: { case: 'currentPassword', value: 'Second-Passw0rd' },
+    });
     const reset = await users.passwordReset({ userId: id, medium: { case: 'returnCode', value: {} } });
     expect(reset.verificationCode).toBeTruthy();
-    await users.setPassword({ userId: id, newPassword: { password: 'Fourth-Passw0rd' }, verification: { case: 'verificationCode', value: reset.verificationCode! } });
+    await users.setPassword({
+      userId: id,
+      newPassword: { password: 'Fourth-Passw0rd' },
+      verification: { case: 'verificationCode', value: reset.verificationCode! },
+    });
     expect(await checkUserPassword(server.app.database.db, id, 'Fourth-Passw0rd')).toBe(true);
     const reused = await users
-      .setPassword({ userId: id, newPassword: { password: 'Fifth-Passw0rd' }, verification: { case: 'verificationCode', value: reset.verificationCode! } })
+      .setPassword({
+        userId: id,
+        newPassword: { password: 'Fifth-Passw0rd' },
+        verification: { case: 'verificationCode', value: reset.verificationCode! },
+      })
       .catch((e) => e);
     expect(reused.code).toBe(Code.InvalidArgument);
     expect((await eventsOf(server, id, 'user.human.password.changed')).length).toBe(3);
-    const sent = await users.passwordReset({ userId: id, medium: { case: 'sendLink', value: { urlTemplate: 'https://app.example.com/reset?c={{.Code}}' } } });
+    const sent = await users.passwordReset({
+      userId: id,
+      medium: { case: 'sendLink', value: { urlTemplate: 'https://app.example.com/reset?c={{.Code}}' } },
+    });
     expect(sent.verificationCode).toBeUndefined();
     const mails = await server.app.database.db.query.notifications.findMany({ where: (n, { eq }) => eq(n.userId, id) });
     expect(mails.map((m) => m.kind)).toEqual(['PASSWORD_RESET']);
@@ -96,13 +121,20 @@ describe('credentials, email, invitations and metadata', () => {
     const returned = await users.createInviteCode({ userId: id, verification: { case: 'returnCode', value: {} } });
     expect(returned.inviteCode).toBeTruthy();
     expect((await users.resendInviteCode({ userId: id }).catch((e) => e)).code).toBe(Code.FailedPrecondition);
-    await users.createInviteCode({ userId: id, verification: { case: 'sendCode', value: { applicationName: 'Acme Portal' } } });
+    await users.createInviteCode({
+      userId: id,
+      verification: { case: 'sendCode', value: { applicationName: 'Acme Portal' } },
+    });
     await users.resendInviteCode({ userId: id });
-    const mails = await server.app.database.db.query.notifications.findMany({ where: (n, { eq, and }) => and(eq(n.userId, id), eq(n.kind, 'INVITATION')) });
+    const mails = await server.app.database.db.query.notifications.findMany({
+      where: (n, { eq, and }) => and(eq(n.userId, id), eq(n.kind, 'INVITATION')),
+    });
     expect(mails).toHaveLength(2);
     expect(mails.every((m) => m.subject === 'You are invited to Acme Portal')).toBe(true);
     const fresh = await users.createInviteCode({ userId: id, verification: { case: 'returnCode', value: {} } });
-    const weak = await users.verifyInviteCode({ userId: id, verificationCode: fresh.inviteCode!, password: 'x' }).catch((e) => e);
+    const weak = await users
+      .verifyInviteCode({ userId: id, verificationCode: fresh.inviteCode!, password: 'x' })
+      .catch((e) => e);
     expect(weak.code).toBe(Code.InvalidArgument);
     expect(weak.rawMessage).toMatch(/^password needs at least 8 characters/);
     await users.verifyInviteCode({ userId: id, verificationCode: fresh.inviteCode!, password: 'Invited-Passw0rd' });
@@ -115,7 +147,10 @@ describe('credentials, email, invitations and metadata', () => {
   it('delivers outbox messages in the background (logged without SMTP) and marks them SENT', async () => {
     const { id } = await server.client(UserService).createUser({
       organizationId: orgId,
-      userType: { case: 'human', value: { profile: { givenName: 'O', familyName: 'B' }, email: { email: 'deliver@example.com' } } },
+      userType: {
+        case: 'human',
+        value: { profile: { givenName: 'O', familyName: 'B' }, email: { email: 'deliver@example.com' } },
+      },
     });
     let row: { status: string; attempts: number; recipient: string; sentAt: Date | null } | undefined;
     for (let i = 0; i < 100; i++) {
@@ -129,14 +164,24 @@ describe('credentials, email, invitations and metadata', () => {
 
   it('manages a machine secret, keys and personal access tokens', async () => {
     const users = server.client(UserService);
-    const { id } = await users.createUser({ organizationId: orgId, username: 'svc-1', userType: { case: 'machine', value: { name: 'Service' } } });
+    const { id } = await users.createUser({
+      organizationId: orgId,
+      username: 'svc-1',
+      userType: { case: 'machine', value: { name: 'Service' } },
+    });
 
     const secret = await users.addSecret({ userId: id });
     expect(secret.clientId).toBe('svc-1');
     expect(secret.clientSecret.length).toBeGreaterThan(30);
-    expect((await users.getUserByID({ userId: id })).user?.type).toMatchObject({ case: 'machine', value: { hasSecret: true } });
+    expect((await users.getUserByID({ userId: id })).user?.type).toMatchObject({
+      case: 'machine',
+      value: { hasSecret: true },
+    });
     await users.removeSecret({ userId: id });
-    expect((await users.getUserByID({ userId: id })).user?.type).toMatchObject({ case: 'machine', value: { hasSecret: false } });
+    expect((await users.getUserByID({ userId: id })).user?.type).toMatchObject({
+      case: 'machine',
+      value: { hasSecret: false },
+    });
 
     const expiration = timestampFromDate(new Date(Date.now() + 86_400_000));
     const generated = await users.addKey({ userId: id, expirationDate: expiration });
@@ -145,7 +190,10 @@ describe('credentials, email, invitations and metadata', () => {
     // The private key in the file signs what the stored public key verifies.
     const signature = createSign('sha256').update('x').sign(keyFile.key);
     const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const uploaded = await users.addKey({ userId: id, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() });
+    const uploaded = await users.addKey({
+      userId: id,
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
     expect(uploaded.keyContent.length).toBe(0);
     const keys = await users.listKeys({ userId: id });
     expect(keys.result.map((k) => k.id).sort()).toEqual([generated.keyId, uploaded.keyId].sort());
@@ -157,7 +205,9 @@ describe('credentials, email, invitations and metadata', () => {
     expect(createVerify('sha256').update('x').verify(stored!.publicKey, signature)).toBe(true);
     await users.removeKey({ userId: id, keyId: uploaded.keyId });
     expect((await users.removeKey({ userId: id, keyId: uploaded.keyId }).catch((e) => e)).code).toBe(Code.NotFound);
-    const past = await users.addKey({ userId: id, expirationDate: timestampFromDate(new Date(Date.now() - 1000)) }).catch((e) => e);
+    const past = await users
+      .addKey({ userId: id, expirationDate: timestampFromDate(new Date(Date.now() - 1000)) })
+      .catch((e) => e);
     expect(past.code).toBe(Code.InvalidArgument);
     expect(past.rawMessage).toMatch(/expiration_date must be in the future/);
     const badKey = await users.addKey({ userId: id, publicKey: 'not a key' }).catch((e) => e);
@@ -171,21 +221,39 @@ describe('credentials, email, invitations and metadata', () => {
     expect((await asMachine.getUserByID({ userId: id }).catch((e) => e)).code).toBe(Code.Unauthenticated);
 
     const types = (await eventsOf(server, id)).map((e) => e.eventType);
-    for (const t of ['user.machine.secret.set', 'user.machine.secret.removed', 'user.machine.key.added', 'user.machine.key.removed', 'user.personal.access.token.added', 'user.personal.access.token.removed']) {
+    for (const t of [
+      'user.machine.secret.set',
+      'user.machine.secret.removed',
+      'user.machine.key.added',
+      'user.machine.key.removed',
+      'user.personal.access.token.added',
+      'user.personal.access.token.removed',
+    ]) {
       expect(types).toContain(t);
     }
     const human = await newHuman('no-pat-human');
-    expect((await users.addPersonalAccessToken({ userId: human.id }).catch((e) => e)).code).toBe(Code.FailedPrecondition);
+    expect((await users.addPersonalAccessToken({ userId: human.id }).catch((e) => e)).code).toBe(
+      Code.FailedPrecondition,
+    );
   });
 
   it('sets, lists and deletes metadata', async () => {
     const users = server.client(UserService, { protocol: 'grpc' });
     const { id } = await newHuman('meta-1');
     const enc = (s: string) => new TextEncoder().encode(s);
-    await users.setUserMetadata({ userId: id, metadata: [{ key: 'b', value: enc('2') }, { key: 'a', value: enc('1') }] });
+    await users.setUserMetadata({
+      userId: id,
+      metadata: [
+        { key: 'b', value: enc('2') },
+        { key: 'a', value: enc('1') },
+      ],
+    });
     await users.setUserMetadata({ userId: id, metadata: [{ key: 'a', value: enc('one') }] });
     const listed = await users.listUserMetadata({ userId: id });
-    expect(listed.metadata.map((m) => [m.key, new TextDecoder().decode(m.value)])).toEqual([['a', 'one'], ['b', '2']]);
+    expect(listed.metadata.map((m) => [m.key, new TextDecoder().decode(m.value)])).toEqual([
+      ['a', 'one'],
+      ['b', '2'],
+    ]);
     await users.deleteUserMetadata({ userId: id, keys: ['a', 'missing'] });
     expect((await users.listUserMetadata({ userId: id })).metadata.map((m) => m.key)).toEqual(['b']);
     const types = (await eventsOf(server, id)).map((e) => e.eventType);

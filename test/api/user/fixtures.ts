@@ -21,10 +21,22 @@ export async function makeOrg(server: TestServer, name: string): Promise<{ id: s
  * A machine user of `orgId` with a personal access token and the given administrator roles on that
  * organization (none: a user without roles).
  */
-export async function makeCaller(server: TestServer, orgId: string, username: string, roles: string[] = []): Promise<{ userId: string; token: string }> {
+export async function makeCaller(
+  server: TestServer,
+  orgId: string,
+  username: string,
+  roles: string[] = [],
+): Promise<{ userId: string; token: string }> {
   return execute(systemCtx(server), async (scope) => {
     const { id } = await addMachineUser(scope, { orgId, username, name: username });
-    if (roles.length) await addAdministrator(scope, { userId: id, resourceType: 'ORG', resourceId: orgId, resourceOwner: orgId, roles });
+    if (roles.length)
+      await addAdministrator(scope, {
+        userId: id,
+        resourceType: 'ORG',
+        resourceId: orgId,
+        resourceOwner: orgId,
+        roles,
+      });
     const { token } = await addPersonalAccessToken(scope, { userId: id, orgId });
     return { userId: id, token };
   });
@@ -34,7 +46,13 @@ export async function eventsOf(server: TestServer, aggregateId: string, type?: s
   return server.app.database.db
     .select()
     .from(events)
-    .where(and(eq(events.aggregateType, 'user'), eq(events.aggregateId, aggregateId), ...(type ? [eq(events.eventType, type)] : [])))
+    .where(
+      and(
+        eq(events.aggregateType, 'user'),
+        eq(events.aggregateId, aggregateId),
+        ...(type ? [eq(events.eventType, type)] : []),
+      ),
+    )
     .orderBy(asc(events.position));
 }
 

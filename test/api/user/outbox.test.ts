@@ -39,7 +39,9 @@ function startSmtpSink(): Promise<{ port: number; messages: string[]; close: () 
     socket.on('error', () => {});
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as net.AddressInfo).port, messages, close: () => server.close() })),
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ port: (server.address() as net.AddressInfo).port, messages, close: () => server.close() }),
+    ),
   );
 }
 
@@ -49,7 +51,10 @@ describe('notification outbox delivery', () => {
   let orgId: string;
   beforeAll(async () => {
     smtp = await startSmtpSink();
-    server = await startTestServer({ PORTCULLIS_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, PORTCULLIS_SMTP_FROM: 'Portcullis <no-reply@example.com>' });
+    server = await startTestServer({
+      PORTCULLIS_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      PORTCULLIS_SMTP_FROM: 'Portcullis <no-reply@example.com>',
+    });
     orgId = await defaultOrgId(server);
   });
   afterAll(async () => {
@@ -63,7 +68,10 @@ describe('notification outbox delivery', () => {
     for (let i = 0; i < 12; i++) {
       const { id } = await users.createUser({
         organizationId: orgId,
-        userType: { case: 'human', value: { profile: { givenName: 'Mail', familyName: `No${i}` }, email: { email: `smtp-${i}@example.com` } } },
+        userType: {
+          case: 'human',
+          value: { profile: { givenName: 'Mail', familyName: `No${i}` }, email: { email: `smtp-${i}@example.com` } },
+        },
       });
       ids.push(id);
     }
@@ -72,7 +80,10 @@ describe('notification outbox delivery', () => {
     const replica = async (m: { id: string }) => {
       sentByReplicas.push(m.id);
     };
-    await Promise.all([deliverPending(server.app.database.db, replica), deliverPending(server.app.database.db, replica)]);
+    await Promise.all([
+      deliverPending(server.app.database.db, replica),
+      deliverPending(server.app.database.db, replica),
+    ]);
     let rows: { id: string; status: string; userId: string }[] = [];
     for (let i = 0; i < 100; i++) {
       rows = (await server.app.database.db.query.notifications.findMany()).filter((n) => ids.includes(n.userId));

@@ -18,7 +18,10 @@ describe('UserService permissions', () => {
     username,
     userType: {
       case: 'human' as const,
-      value: { profile: { givenName: 'P', familyName: 'Q' }, email: { email: `${username}@example.com`, verification: { case: 'isVerified' as const, value: true } } },
+      value: {
+        profile: { givenName: 'P', familyName: 'Q' },
+        email: { email: `${username}@example.com`, verification: { case: 'isVerified' as const, value: true } },
+      },
     },
   });
 
@@ -30,7 +33,13 @@ describe('UserService permissions', () => {
     plainA = await makeCaller(server, orgA, 'plain-a');
     const iam = server.client(UserService);
     userB = (await iam.createUser(humanIn(orgB, 'user-b'))).id;
-    machineB = (await iam.createUser({ organizationId: orgB, username: 'machine-b', userType: { case: 'machine', value: { name: 'B' } } })).id;
+    machineB = (
+      await iam.createUser({
+        organizationId: orgB,
+        username: 'machine-b',
+        userType: { case: 'machine', value: { name: 'B' } },
+      })
+    ).id;
   });
   afterAll(() => server?.stop());
 
@@ -55,10 +64,20 @@ describe('UserService permissions', () => {
         ['deleteUser', () => users.deleteUser({ userId: userB })],
         ['setPassword', () => users.setPassword({ userId: userB, newPassword: { password: 'Hijack-Passw0rd' } })],
         ['passwordReset', () => users.passwordReset({ userId: userB, medium: { case: 'returnCode', value: {} } })],
-        ['setEmail', () => users.setEmail({ userId: userB, email: 'x@example.com', verification: { case: 'returnCode', value: {} } })],
-        ['createInviteCode', () => users.createInviteCode({ userId: userB, verification: { case: 'returnCode', value: {} } })],
+        [
+          'setEmail',
+          () =>
+            users.setEmail({ userId: userB, email: 'x@example.com', verification: { case: 'returnCode', value: {} } }),
+        ],
+        [
+          'createInviteCode',
+          () => users.createInviteCode({ userId: userB, verification: { case: 'returnCode', value: {} } }),
+        ],
         ['listUserMetadata', () => users.listUserMetadata({ userId: userB })],
-        ['setUserMetadata', () => users.setUserMetadata({ userId: userB, metadata: [{ key: 'k', value: new Uint8Array([1]) }] })],
+        [
+          'setUserMetadata',
+          () => users.setUserMetadata({ userId: userB, metadata: [{ key: 'k', value: new Uint8Array([1]) }] }),
+        ],
         ['addSecret', () => users.addSecret({ userId: machineB })],
         ['addKey', () => users.addKey({ userId: machineB })],
         ['listKeys', () => users.listKeys({ userId: machineB })],
@@ -76,7 +95,9 @@ describe('UserService permissions', () => {
       const list = await users.listUsers({});
       expect(list.result.every((u) => u.organizationId === orgA)).toBe(true);
       expect(list.result.map((u) => u.userId)).toContain(plainA.userId);
-      const listB = await users.listUsers({ filters: [{ filter: { case: 'organizationIdFilter', value: { organizationId: orgB } } }] });
+      const listB = await users.listUsers({
+        filters: [{ filter: { case: 'organizationIdFilter', value: { organizationId: orgB } } }],
+      });
       expect(listB.result).toHaveLength(0);
       expect(Number(listB.pagination?.totalResult)).toBe(0);
     }
@@ -96,7 +117,9 @@ describe('UserService permissions', () => {
   });
 
   it('an instance admin sees users of every organization', async () => {
-    const list = await server.client(UserService).listUsers({ filters: [{ filter: { case: 'inUserIdsFilter', value: { userIds: [userB, plainA.userId] } } }] });
+    const list = await server
+      .client(UserService)
+      .listUsers({ filters: [{ filter: { case: 'inUserIdsFilter', value: { userIds: [userB, plainA.userId] } } }] });
     expect(list.result.map((u) => u.userId).sort()).toEqual([userB, plainA.userId].sort());
   });
 
@@ -110,7 +133,9 @@ describe('UserService permissions', () => {
     expect((await users.createUser(humanIn(orgA, 'by-plain')).catch((e) => e)).code).toBe(Code.NotFound);
     // It may see itself but not change its own state or credentials.
     expect((await users.lockUser({ userId: plainA.userId }).catch((e) => e)).code).toBe(Code.PermissionDenied);
-    expect((await users.addPersonalAccessToken({ userId: plainA.userId }).catch((e) => e)).code).toBe(Code.PermissionDenied);
+    expect((await users.addPersonalAccessToken({ userId: plainA.userId }).catch((e) => e)).code).toBe(
+      Code.PermissionDenied,
+    );
   });
 
   it('a human changes its own password (with the current one) and email, but nobody else’s', async () => {
@@ -132,22 +157,44 @@ describe('UserService permissions', () => {
     const { execute } = await import('../../../src/domain/execute');
     const { systemPrincipal } = await import('../../../src/authz/principal');
     const instanceId = server.app.bootstrap.instanceId;
-    const { token } = await execute({ db: server.app.database.db, instanceId, principal: systemPrincipal(instanceId), service: 'test' }, (scope) =>
-      addPersonalAccessToken(scope, { userId: self.id, orgId: orgA }),
+    const { token } = await execute(
+      { db: server.app.database.db, instanceId, principal: systemPrincipal(instanceId), service: 'test' },
+      (scope) => addPersonalAccessToken(scope, { userId: self.id, orgId: orgA }),
     );
     const users = server.client(UserService, { token });
-    const noProof = await users.setPassword({ userId: self.id, newPassword: { password: 'Next-Passw0rd' } }).catch((e) => e);
+    const noProof = await users
+      .setPassword({ userId: self.id, newPassword: { password: 'Next-Passw0rd' } })
+      .catch((e) => e);
     expect(noProof.code).toBe(Code.InvalidArgument);
-    await users.setPassword({ userId: self.id, newPassword: { password: 'Next-Passw0rd' }, verification: { case: 'currentPassword', value: 'Mine-Passw0rd' } });
+    await users.setPassword({
+      userId: self.id,
+      newPassword: { password: 'Next-Passw0rd' },
+      verification: { case: 'currentPassword', value: 'Mine-Passw0rd' },
+    });
     // the code goes to the new address; only administrators may have it returned
-    const email = await users.setEmail({ userId: self.id, email: 'self2@example.com', verification: { case: 'sendCode', value: {} } });
+    const email = await users.setEmail({
+      userId: self.id,
+      email: 'self2@example.com',
+      verification: { case: 'sendCode', value: {} },
+    });
     expect(email.verificationCode).toBeUndefined();
-    expect((await users.setEmail({ userId: self.id, email: 'self2@example.com', verification: { case: 'returnCode', value: {} } }).catch((e) => e)).code).toBe(
-      Code.PermissionDenied,
-    );
-    expect((await users.setEmail({ userId: self.id, email: 'self3@example.com', verification: { case: 'isVerified', value: true } }).catch((e) => e)).code).toBe(
-      Code.PermissionDenied,
-    );
-    expect((await users.setPassword({ userId: plainA.userId, newPassword: { password: 'Other-Passw0rd' } }).catch((e) => e)).code).toBe(Code.NotFound);
+    expect(
+      (
+        await users
+          .setEmail({ userId: self.id, email: 'self2@example.com', verification: { case: 'returnCode', value: {} } })
+          .catch((e) => e)
+      ).code,
+    ).toBe(Code.PermissionDenied);
+    expect(
+      (
+        await users
+          .setEmail({ userId: self.id, email: 'self3@example.com', verification: { case: 'isVerified', value: true } })
+          .catch((e) => e)
+      ).code,
+    ).toBe(Code.PermissionDenied);
+    expect(
+      (await users.setPassword({ userId: plainA.userId, newPassword: { password: 'Other-Passw0rd' } }).catch((e) => e))
+        .code,
+    ).toBe(Code.NotFound);
   });
 });

@@ -34,9 +34,17 @@ interface Run {
 }
 
 /** Runs a command without blocking the event loop: the server under test lives in this process. */
-function run(cmd: string, args: string[], opts: { env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<Run> {
+function run(
+  cmd: string,
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -84,9 +92,19 @@ describe.skipIf(missing.length > 0)('Go client built from the generated stubs', 
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-go-'));
     // -o puts the template's gen/go under the temporary directory: the test uses the committed
     // template unchanged and leaves the working copy alone.
-    const gen = await run(path.join(ROOT, 'node_modules/.bin/buf'), ['generate', '--template', 'buf.gen.go.yaml', '-o', work]);
+    const gen = await run(path.join(ROOT, 'node_modules/.bin/buf'), [
+      'generate',
+      '--template',
+      'buf.gen.go.yaml',
+      '-o',
+      work,
+    ]);
     expect(gen.code, gen.stderr).toBe(0);
-    expect(fs.existsSync(path.join(work, 'gen/go/src/portcullis.dev/gen/go/portcullis/instance/v2/instance_service_grpc.pb.go'))).toBe(true);
+    expect(
+      fs.existsSync(
+        path.join(work, 'gen/go/src/portcullis.dev/gen/go/portcullis/instance/v2/instance_service_grpc.pb.go'),
+      ),
+    ).toBe(true);
     // Only portcullis packages: the reflection and google.rpc copies are left out (buf.gen.go.yaml).
     expect(fs.readdirSync(path.join(work, 'gen/go/src/portcullis.dev/gen/go'))).toEqual(['portcullis']);
 
@@ -133,13 +151,17 @@ describe.skipIf(missing.length > 0)('Go client built from the generated stubs', 
   it('reads the PAT from -pat-file', async () => {
     const file = path.join(work, 'admin.pat');
     fs.writeFileSync(file, `${server.pat}\n`, { mode: 0o600 });
-    const res = await run(binary, ['-addr', `127.0.0.1:${server.port}`, '-pat-file', file], { env: { PORTCULLIS_PAT: '' } });
+    const res = await run(binary, ['-addr', `127.0.0.1:${server.port}`, '-pat-file', file], {
+      env: { PORTCULLIS_PAT: '' },
+    });
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).instance.id).toBe(server.app.bootstrap.instanceId);
   });
 
   it('exits 1 with Unauthenticated for a wrong PAT', async () => {
-    const res = await run(binary, ['-addr', `127.0.0.1:${server.port}`], { env: { PORTCULLIS_PAT: 'pcp_not-a-real-token' } });
+    const res = await run(binary, ['-addr', `127.0.0.1:${server.port}`], {
+      env: { PORTCULLIS_PAT: 'pcp_not-a-real-token' },
+    });
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     // The reason comes from google.rpc.ErrorInfo, decoded by genproto's errdetails in the program.

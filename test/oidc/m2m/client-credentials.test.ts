@@ -22,7 +22,9 @@ describe('client credentials grant (machine users)', () => {
 
   it('issues a JWT access token (access_token_type JWT) with Basic auth: no id_token, no refresh token', async () => {
     const m = await addMachine(server, { accessTokenType: 'JWT' });
-    const tokens = await client.clientCredentialsGrant(await machineConfig(server, m), { scope: `openid profile offline_access ${audScope(project)} made-up` });
+    const tokens = await client.clientCredentialsGrant(await machineConfig(server, m), {
+      scope: `openid profile offline_access ${audScope(project)} made-up`,
+    });
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.id_token).toBeUndefined();
     expect(tokens.refresh_token).toBeUndefined();
@@ -37,19 +39,37 @@ describe('client credentials grant (machine users)', () => {
 
   it('issues an opaque access token (access_token_type BEARER) with client_secret_post', async () => {
     const m = await addMachine(server);
-    const tokens = await client.clientCredentialsGrant(await machineConfig(server, m, 'post'), { scope: audScope(project) });
+    const tokens = await client.clientCredentialsGrant(await machineConfig(server, m, 'post'), {
+      scope: audScope(project),
+    });
     expect(tokens.access_token.split('.').length).not.toBe(3);
     const r = await client.tokenIntrospection(apiConfig, tokens.access_token);
-    expect(r).toMatchObject({ active: true, sub: m.id, client_id: m.username, scope: audScope(project), token_type: 'Bearer', iss: server.url });
+    expect(r).toMatchObject({
+      active: true,
+      sub: m.id,
+      client_id: m.username,
+      scope: audScope(project),
+      token_type: 'Bearer',
+      iss: server.url,
+    });
     expect(r.username).toMatch(new RegExp(`^${m.username}@`));
   });
 
   it('refuses a wrong secret, an unknown client, and two client authentication methods in one request', async () => {
     const m = await addMachine(server);
-    const wrong = await form(server, '/oauth/v2/token', { grant_type: 'client_credentials' }, { authorization: basic(m.username, 'wrong') });
+    const wrong = await form(
+      server,
+      '/oauth/v2/token',
+      { grant_type: 'client_credentials' },
+      { authorization: basic(m.username, 'wrong') },
+    );
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe('invalid_client');
-    const unknown = await form(server, '/oauth/v2/token', { grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'x' });
+    const unknown = await form(server, '/oauth/v2/token', {
+      grant_type: 'client_credentials',
+      client_id: 'nobody',
+      client_secret: 'x',
+    });
     expect(unknown.body.error).toBe('invalid_client');
     const both = await form(
       server,
@@ -62,7 +82,12 @@ describe('client credentials grant (machine users)', () => {
   });
 
   it('refuses applications: client_credentials is for machine users', async () => {
-    const r = await form(server, '/oauth/v2/token', { grant_type: 'client_credentials' }, { authorization: basic(api.clientId, api.clientSecret) });
+    const r = await form(
+      server,
+      '/oauth/v2/token',
+      { grant_type: 'client_credentials' },
+      { authorization: basic(api.clientId, api.clientSecret) },
+    );
     expect(r.body.error).toBe('unauthorized_client');
   });
 
@@ -78,7 +103,7 @@ describe('client credentials grant (machine users)', () => {
     }
   });
 
-  it("tokens become inactive when the machine user is deactivated, locked or deleted, or its secret removed", async () => {
+  it('tokens become inactive when the machine user is deactivated, locked or deleted, or its secret removed', async () => {
     const ctx = systemCtx(server);
     const cases: [string, (id: string) => Promise<unknown>][] = [
       ['deactivate', (id) => changeUserState(ctx, id, 'deactivate')],
@@ -98,7 +123,12 @@ describe('client credentials grant (machine users)', () => {
   it('a deactivated machine user gets no new token', async () => {
     const m = await addMachine(server);
     await changeUserState(systemCtx(server), m.id, 'deactivate');
-    const r = await form(server, '/oauth/v2/token', { grant_type: 'client_credentials' }, { authorization: basic(m.username, m.clientSecret) });
+    const r = await form(
+      server,
+      '/oauth/v2/token',
+      { grant_type: 'client_credentials' },
+      { authorization: basic(m.username, m.clientSecret) },
+    );
     expect(r.body.error).toBe('invalid_client');
   });
 
@@ -107,11 +137,17 @@ describe('client credentials grant (machine users)', () => {
     for (const body of [{}, { scope: '' }] as Record<string, string>[]) {
       const res = await fetch(`${server.url}/oauth/v2/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${m.username}:${m.clientSecret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${m.username}:${m.clientSecret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ grant_type: 'client_credentials', ...body }).toString(),
       });
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('scope') });
+      expect(await res.json()).toMatchObject({
+        error: 'invalid_request',
+        error_description: expect.stringContaining('scope'),
+      });
     }
   });
 

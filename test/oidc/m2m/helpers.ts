@@ -20,7 +20,10 @@ export const TT = {
 };
 
 /** A machine user with a client secret and a server-generated key (key file). */
-export async function addMachine(server: TestServer, opts: { accessTokenType?: 'BEARER' | 'JWT'; orgId?: string; keyExpiresAt?: Date } = {}) {
+export async function addMachine(
+  server: TestServer,
+  opts: { accessTokenType?: 'BEARER' | 'JWT'; orgId?: string; keyExpiresAt?: Date } = {},
+) {
   const ctx = systemCtx(server);
   const username = unique('svc');
   const { id } = await createUser(ctx, {
@@ -34,7 +37,11 @@ export async function addMachine(server: TestServer, opts: { accessTokenType?: '
 }
 
 /** openid-client configuration of a machine user (client id = username). */
-export async function machineConfig(server: TestServer, m: { username: string; clientSecret: string }, auth: 'basic' | 'post' = 'basic') {
+export async function machineConfig(
+  server: TestServer,
+  m: { username: string; clientSecret: string },
+  auth: 'basic' | 'post' = 'basic',
+) {
   return client.discovery(
     new URL(server.url),
     m.username,
@@ -48,7 +55,16 @@ export async function machineConfig(server: TestServer, m: { username: string; c
 export async function assertion(
   server: TestServer,
   m: { id: string; keyId: string; privateKey: string },
-  over: { aud?: string; iat?: number; exp?: number; jti?: string | null; iss?: string; sub?: string; kid?: string; key?: string } = {},
+  over: {
+    aud?: string;
+    iat?: number;
+    exp?: number;
+    jti?: string | null;
+    iss?: string;
+    sub?: string;
+    kid?: string;
+    key?: string;
+  } = {},
 ) {
   const now = Math.floor(Date.now() / 1000);
   const claims: Record<string, unknown> = {
@@ -59,14 +75,23 @@ export async function assertion(
     exp: over.exp ?? now + 300,
   };
   if (over.jti !== null) claims.jti = over.jti ?? randomUUID();
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: over.kid ?? m.keyId }).sign(createPrivateKey(over.key ?? m.privateKey));
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: over.kid ?? m.keyId })
+    .sign(createPrivateKey(over.key ?? m.privateKey));
 }
 
 export function otherRsaKey(): string {
-  return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
 }
 
-export async function form(server: TestServer, path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
+export async function form(
+  server: TestServer,
+  path: string,
+  body: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(server.url + path, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },

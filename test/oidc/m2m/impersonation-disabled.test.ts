@@ -16,21 +16,42 @@ describe('token exchange without the instance setting impersonationAllowed', () 
     const app = await addOidcApp(server, project, { grantTypes: ['TOKEN_EXCHANGE'] });
     const subject = await addMachine(server);
     const actor = await addMachine(server);
-    await createAdministrator(systemCtx(server), { userId: actor.id, resource: { orgId: await defaultOrg(server) }, roles: ['ORG_IMPERSONATOR'] });
+    await createAdministrator(systemCtx(server), {
+      userId: actor.id,
+      resource: { orgId: await defaultOrg(server) },
+      roles: ['ORG_IMPERSONATOR'],
+    });
     const cc = async (m: { username: string; clientSecret: string }) =>
-      (await form(server, '/oauth/v2/token', { grant_type: 'client_credentials', scope: audScope(project) }, { authorization: basic(m.username, m.clientSecret) })).body
-        .access_token as string;
+      (
+        await form(
+          server,
+          '/oauth/v2/token',
+          { grant_type: 'client_credentials', scope: audScope(project) },
+          { authorization: basic(m.username, m.clientSecret) },
+        )
+      ).body.access_token as string;
     const auth = { authorization: basic(app.clientId, app.clientSecret!) };
     const subjectToken = await cc(subject);
     const refused = await form(
       server,
       '/oauth/v2/token',
-      { grant_type: TOKEN_EXCHANGE, subject_token: subjectToken, subject_token_type: TT.access, actor_token: await cc(actor), actor_token_type: TT.access },
+      {
+        grant_type: TOKEN_EXCHANGE,
+        subject_token: subjectToken,
+        subject_token_type: TT.access,
+        actor_token: await cc(actor),
+        actor_token_type: TT.access,
+      },
       auth,
     );
     expect(refused.status).toBe(400);
     expect(refused.body.error_description).toMatch(/impersonation is not allowed/);
-    const plain = await form(server, '/oauth/v2/token', { grant_type: TOKEN_EXCHANGE, subject_token: subjectToken, subject_token_type: TT.access }, auth);
+    const plain = await form(
+      server,
+      '/oauth/v2/token',
+      { grant_type: TOKEN_EXCHANGE, subject_token: subjectToken, subject_token_type: TT.access },
+      auth,
+    );
     expect(plain.status).toBe(200);
   });
 });

@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeKey } from '../../../src/domain/user/credentials';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { addApiApp, addProject, rp, systemCtx } from '../helpers';
-import { addMachine, assertion, audScope, decodePayload, form, JWT_BEARER, machineConfig, otherRsaKey } from './helpers';
+import {
+  addMachine,
+  assertion,
+  audScope,
+  decodePayload,
+  form,
+  JWT_BEARER,
+  machineConfig,
+  otherRsaKey,
+} from './helpers';
 
 describe('JWT profile grant (machine user keys)', () => {
   let server: TestServer;
@@ -17,12 +26,16 @@ describe('JWT profile grant (machine user keys)', () => {
   });
   afterAll(() => server?.stop());
 
-  const grant = (a: string, scope = 'openid') => form(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: a, scope });
+  const grant = (a: string, scope = 'openid') =>
+    form(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: a, scope });
 
   it('issues an access token and, with openid, an ID token of the service user', async () => {
     const m = await addMachine(server, { accessTokenType: 'JWT' });
     // No client authentication is needed; openid-client always sends one, here the machine user's secret.
-    const tokens = await client.genericGrantRequest(await machineConfig(server, m), JWT_BEARER, { assertion: await assertion(server, m), scope: `openid profile ${audScope(project)}` });
+    const tokens = await client.genericGrantRequest(await machineConfig(server, m), JWT_BEARER, {
+      assertion: await assertion(server, m),
+      scope: `openid profile ${audScope(project)}`,
+    });
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.refresh_token).toBeUndefined();
     const id = decodePayload(tokens.id_token!);
@@ -31,7 +44,9 @@ describe('JWT profile grant (machine user keys)', () => {
     expect(id.preferred_username).toBeUndefined();
     expect(id.name).toBeUndefined();
     expect(id.updated_at).toBeUndefined();
-    const info = (await (await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as Record<string, unknown>;
+    const info = (await (
+      await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    ).json()) as Record<string, unknown>;
     expect(info.preferred_username).toMatch(new RegExp(`^${m.username}@`));
     expect(decodePayload(tokens.access_token)).toMatchObject({ sub: m.id, client_id: m.username });
     expect((await client.tokenIntrospection(apiConfig, tokens.access_token)).active).toBe(true);

@@ -6,8 +6,28 @@ import { createApplicationKey } from '../../../src/domain/application/keys';
 import { createAdministrator } from '../../../src/domain/administrator/manage';
 import { updateInstanceSettings } from '../../../src/domain/instance/update-settings';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, basic, codeFlowTokens, defaultOrg, rp, systemCtx } from '../helpers';
-import { addMachine, assertion, audScope, decodePayload, form, JWT_BEARER, machineConfig, TOKEN_EXCHANGE, TT } from './helpers';
+import {
+  addApiApp,
+  addOidcApp,
+  addProject,
+  addUser,
+  basic,
+  codeFlowTokens,
+  defaultOrg,
+  rp,
+  systemCtx,
+} from '../helpers';
+import {
+  addMachine,
+  assertion,
+  audScope,
+  decodePayload,
+  form,
+  JWT_BEARER,
+  machineConfig,
+  TOKEN_EXCHANGE,
+  TT,
+} from './helpers';
 
 describe('token exchange (§2.8 matrix, impersonation)', () => {
   let server: TestServer;
@@ -38,16 +58,38 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
     const opaqueSubject = await addMachine(server);
     actor = await addMachine(server, { accessTokenType: 'JWT' });
     outsider = await addMachine(server, { accessTokenType: 'JWT' });
-    await createAdministrator(ctx, { userId: actor.id, resource: { orgId: await defaultOrg(server) }, roles: ['ORG_IMPERSONATOR'] });
+    await createAdministrator(ctx, {
+      userId: actor.id,
+      resource: { orgId: await defaultOrg(server) },
+      roles: ['ORG_IMPERSONATOR'],
+    });
     const scope = `openid profile ${audScope(project)}`;
-    tokens.subjectJwt = (await client.clientCredentialsGrant(await machineConfig(server, subject), { scope })).access_token;
-    tokens.subjectOpaque = (await client.clientCredentialsGrant(await machineConfig(server, opaqueSubject), { scope })).access_token;
-    tokens.subjectIdToken = (await form(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(server, subject), scope })).body.id_token;
+    tokens.subjectJwt = (
+      await client.clientCredentialsGrant(await machineConfig(server, subject), { scope })
+    ).access_token;
+    tokens.subjectOpaque = (
+      await client.clientCredentialsGrant(await machineConfig(server, opaqueSubject), { scope })
+    ).access_token;
+    tokens.subjectIdToken = (
+      await form(server, '/oauth/v2/token', {
+        grant_type: JWT_BEARER,
+        assertion: await assertion(server, subject),
+        scope,
+      })
+    ).body.id_token;
     tokens.actor = (await client.clientCredentialsGrant(await machineConfig(server, actor), { scope })).access_token;
-    tokens.actorIdToken = (await form(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(server, actor), scope })).body.id_token;
+    tokens.actorIdToken = (
+      await form(server, '/oauth/v2/token', {
+        grant_type: JWT_BEARER,
+        assertion: await assertion(server, actor),
+        scope,
+      })
+    ).body.id_token;
     human = await addUser(server);
     tokens.userWithOffline = (await codeFlowTokens(server, appConfig, human)).tokens.access_token;
-    tokens.outsider = (await client.clientCredentialsGrant(await machineConfig(server, outsider), { scope })).access_token;
+    tokens.outsider = (
+      await client.clientCredentialsGrant(await machineConfig(server, outsider), { scope })
+    ).access_token;
   });
   afterAll(() => server?.stop());
 
@@ -68,27 +110,46 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
     });
 
     it('access token (opaque) → requested jwt: an access token as JWT', async () => {
-      const r = await exchange({ subject_token: tokens.subjectOpaque, subject_token_type: TT.access, requested_token_type: TT.jwt });
+      const r = await exchange({
+        subject_token: tokens.subjectOpaque,
+        subject_token_type: TT.access,
+        requested_token_type: TT.jwt,
+      });
       expect(r.issued_token_type).toBe(TT.jwt);
       expect(decodePayload(r.access_token).client_id).toBe(app.clientId);
       expect(r.id_token).toBeDefined();
     });
 
     it('id_token → requested id_token: token_type N_A', async () => {
-      const r = await raw({ subject_token: tokens.subjectIdToken, subject_token_type: TT.id, requested_token_type: TT.id });
+      const r = await raw({
+        subject_token: tokens.subjectIdToken,
+        subject_token_type: TT.id,
+        requested_token_type: TT.id,
+      });
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ token_type: 'N_A', issued_token_type: TT.id });
-      expect(decodePayload(r.body.access_token)).toMatchObject({ sub: subject.id, aud: expect.arrayContaining([app.clientId]) });
+      expect(decodePayload(r.body.access_token)).toMatchObject({
+        sub: subject.id,
+        aud: expect.arrayContaining([app.clientId]),
+      });
     });
 
     it('offline_access is not granted when the subject token did not carry it', async () => {
-      const r = await raw({ subject_token: tokens.subjectJwt, subject_token_type: TT.access, scope: 'openid offline_access' });
+      const r = await raw({
+        subject_token: tokens.subjectJwt,
+        subject_token_type: TT.access,
+        scope: 'openid offline_access',
+      });
       expect(r.status).toBe(400);
       expect(r.body.error).toBe('invalid_scope');
     });
 
     it('offline_access brings a refresh token when the subject carried it, openid an ID token', async () => {
-      const r = await exchange({ subject_token: tokens.userWithOffline, subject_token_type: TT.access, scope: 'openid offline_access' });
+      const r = await exchange({
+        subject_token: tokens.userWithOffline,
+        subject_token_type: TT.access,
+        scope: 'openid offline_access',
+      });
       expect(r.refresh_token).toBeDefined();
       expect(decodePayload(r.id_token!).sub).toBe(human.id);
       const refreshed = await client.refreshTokenGrant(appConfig, r.refresh_token!);
@@ -116,7 +177,12 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
     });
 
     it('user_id subject with an actor id token; opaque result introspects with act', async () => {
-      const r = await exchange({ subject_token: subject.id, subject_token_type: TT.userId, actor_token: tokens.actorIdToken, actor_token_type: TT.id });
+      const r = await exchange({
+        subject_token: subject.id,
+        subject_token_type: TT.userId,
+        actor_token: tokens.actorIdToken,
+        actor_token_type: TT.id,
+      });
       const info = await client.tokenIntrospection(apiConfig, r.access_token);
       expect(info).toMatchObject({ active: true, sub: subject.id, act: { sub: actor.id } });
     });
@@ -125,7 +191,9 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
       const key = createPrivateKey(keyApp.key);
       const now = Math.floor(Date.now() / 1000);
       const sign = (claims: Record<string, unknown>) =>
-        new SignJWT({ iat: now, exp: now + 300, jti: randomUUID(), aud: server.url, ...claims }).setProtectedHeader({ alg: 'RS256', kid: keyApp.keyId }).sign(key);
+        new SignJWT({ iat: now, exp: now + 300, jti: randomUUID(), aud: server.url, ...claims })
+          .setProtectedHeader({ alg: 'RS256', kid: keyApp.keyId })
+          .sign(key);
       const r = await form(server, '/oauth/v2/token', {
         grant_type: TOKEN_EXCHANGE,
         client_id: keyApp.clientId,
@@ -138,7 +206,11 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
         requested_token_type: TT.jwt,
       });
       expect(r.status).toBe(200);
-      expect(decodePayload(r.body.access_token)).toMatchObject({ sub: subject.id, act: { sub: actor.id }, client_id: keyApp.clientId });
+      expect(decodePayload(r.body.access_token)).toMatchObject({
+        sub: subject.id,
+        act: { sub: actor.id },
+        client_id: keyApp.clientId,
+      });
     });
   });
 
@@ -176,8 +248,12 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
     });
 
     it('an invalid or revoked subject token → invalid_grant', async () => {
-      expect((await raw({ subject_token: 'pcm_garbage', subject_token_type: TT.access })).body.error).toBe('invalid_grant');
-      expect((await raw({ subject_token: tokens.subjectJwt, subject_token_type: TT.id })).body.error).toBe('invalid_grant');
+      expect((await raw({ subject_token: 'pcm_garbage', subject_token_type: TT.access })).body.error).toBe(
+        'invalid_grant',
+      );
+      expect((await raw({ subject_token: tokens.subjectJwt, subject_token_type: TT.id })).body.error).toBe(
+        'invalid_grant',
+      );
     });
 
     it('impersonation without the permission is refused', async () => {

@@ -35,7 +35,6 @@ Options:
 Users without email get the placeholder <user id>@${PLACEHOLDER_EMAIL_DOMAIN} (unverified).
 Exit status: 0 converted, 1 unreadable or invalid export or failed import, 2 wrong options.`;
 
-
 const OPTIONS = {
   org: { type: 'string' },
   realm: { type: 'string', multiple: true },
@@ -76,7 +75,10 @@ function both(a: ImportSink, b: ImportSink): ImportSink {
   };
 }
 
-async function buildSink(values: Record<string, any>, orgId: string): Promise<{ sink: ImportSink; upload?: UploadSink }> {
+async function buildSink(
+  values: Record<string, any>,
+  orgId: string,
+): Promise<{ sink: ImportSink; upload?: UploadSink }> {
   const timeout = values.timeout as string;
   const file = () => new FileSink(values.output ?? './importBody.json', orgId, timeout, values.multiline);
   if (!values.url) return { sink: file() };
@@ -156,7 +158,13 @@ export async function migrateKeycloak(args: string[]): Promise<number> {
       err(`portcullis migrate keycloak: ${e.message}\n\n${HELP}`);
       return 2;
     }
-    if (e instanceof JsonSyntaxError || e instanceof ReadError || e instanceof InputError || e instanceof ExportError || e instanceof UploadError) {
+    if (
+      e instanceof JsonSyntaxError ||
+      e instanceof ReadError ||
+      e instanceof InputError ||
+      e instanceof ExportError ||
+      e instanceof UploadError
+    ) {
       err(`portcullis migrate keycloak: ${e.message}`);
       return 1;
     }

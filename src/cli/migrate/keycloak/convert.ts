@@ -35,7 +35,8 @@ export async function convert(options: ConvertOptions): Promise<Summary> {
   /** realm name → display name, from whichever file of the realm carries it */
   const displayNames = new Map<string, string>();
   const org = (): TargetOrg => {
-    const realm = [...realmsWithUsers][0] ?? options.realmName ?? (realmsSeen.size === 1 ? [...realmsSeen][0] : undefined);
+    const realm =
+      [...realmsWithUsers][0] ?? options.realmName ?? (realmsSeen.size === 1 ? [...realmsSeen][0] : undefined);
     const display = realm === undefined ? undefined : displayNames.get(realm);
     // Keycloak allows HTML in display names (displayNameHtml is separate, but some put markup in both).
     const usable = display && !/[<>]/.test(display) ? display : undefined;
@@ -51,7 +52,9 @@ export async function convert(options: ConvertOptions): Promise<Summary> {
     if (!realmsWithUsers.has(realm)) {
       realmsWithUsers.add(realm);
       if (realmsWithUsers.size > 1)
-        throw new ExportError(`the export holds users of several realms (${[...realmsWithUsers].join(', ')}): choose one with --realm-name`);
+        throw new ExportError(
+          `the export holds users of several realms (${[...realmsWithUsers].join(', ')}): choose one with --realm-name`,
+        );
       summary.realms.add(realm);
     }
     const r = raw as Record<string, unknown> | null;
@@ -107,7 +110,9 @@ export async function convert(options: ConvertOptions): Promise<Summary> {
     scanner.end();
   }
   if (options.realmName && !realmsSeen.has(options.realmName))
-    throw new ExportError(`realm "${options.realmName}" is not in the export (found: ${[...realmsSeen].join(', ') || 'no realm names'})`);
+    throw new ExportError(
+      `realm "${options.realmName}" is not in the export (found: ${[...realmsSeen].join(', ') || 'no realm names'})`,
+    );
   await options.sink.finish(org());
   return summary;
 }

@@ -73,7 +73,8 @@ const PBKDF2: Record<string, 'sha1' | 'sha256' | 'sha512'> = {
   'pbkdf2-sha512': 'sha512',
 };
 
-const b64 = (text: string | undefined) => (typeof text === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined);
+const b64 = (text: string | undefined) =>
+  typeof text === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
 
 /** Converts a password credential into a modular-crypt hash the server verifies. */
 export function mapPassword(c: KeycloakCredential): PasswordResult {
@@ -86,7 +87,8 @@ export function mapPassword(c: KeycloakCredential): PasswordResult {
     if (digest) {
       const key = b64(f.value);
       const salt = b64(f.salt);
-      if (!key || !salt || !f.iterations) return { kind: 'unsupported', algorithm, reason: `${algorithm} credential without hash, salt or iterations` };
+      if (!key || !salt || !f.iterations)
+        return { kind: 'unsupported', algorithm, reason: `${algorithm} credential without hash, salt or iterations` };
       return { kind: 'hash', algorithm, value: formatPbkdf2(digest, Number(f.iterations), salt, key) };
     }
     if (algorithm === 'argon2') return mapArgon2(f);
@@ -110,8 +112,10 @@ function mapArgon2(f: PasswordFields): PasswordResult {
   const key = b64(f.value);
   const salt = b64(f.salt);
   const algorithm = `argon2${type}`;
-  if (!['id', 'i', 'd'].includes(type)) return { kind: 'unsupported', algorithm, reason: `unknown argon2 type "${type}"` };
-  if (version !== '1.3' && version !== '1.0') return { kind: 'unsupported', algorithm, reason: `unknown argon2 version "${version}"` };
+  if (!['id', 'i', 'd'].includes(type))
+    return { kind: 'unsupported', algorithm, reason: `unknown argon2 type "${type}"` };
+  if (version !== '1.3' && version !== '1.0')
+    return { kind: 'unsupported', algorithm, reason: `unknown argon2 version "${version}"` };
   if (!key || !salt) return { kind: 'unsupported', algorithm, reason: 'argon2 credential without hash or salt' };
   const v = version === '1.3' ? 19 : 16;
   const value = `$argon2${type}$v=${v}$m=${memory},t=${iterations},p=${parallelism}$${encodePhcBase64(salt)}$${encodePhcBase64(key)}`;
@@ -133,7 +137,10 @@ export function mapOtp(c: KeycloakCredential): OtpResult {
   const digits = Number(data.digits ?? 6) || 6;
   const period = Number(data.period ?? 30) || 30;
   if (algorithm !== 'HmacSHA1' || digits !== 6 || period !== 30)
-    return { kind: 'ignored', reason: `OTP with ${algorithm}, ${digits} digits, ${period} s is not supported (only HmacSHA1, 6 digits, 30 s)` };
+    return {
+      kind: 'ignored',
+      reason: `OTP with ${algorithm}, ${digits} digits, ${period} s is not supported (only HmacSHA1, 6 digits, 30 s)`,
+    };
   let key: Uint8Array;
   if (String(data.secretEncoding ?? '').toUpperCase() === 'BASE32') {
     const decoded = base32Decode(secret);

@@ -259,7 +259,8 @@ export class ExportScanner {
         this.capStack[this.capDepth++] = c;
       } else if (c === 0x7d || c === 0x5d) {
         const open = this.capStack[--this.capDepth];
-        if ((c === 0x7d) !== (open === 0x7b)) this.fail(i, `"${String.fromCharCode(c)}" does not close "${String.fromCharCode(open)}"`);
+        if ((c === 0x7d) !== (open === 0x7b))
+          this.fail(i, `"${String.fromCharCode(c)}" does not close "${String.fromCharCode(open)}"`);
         if (this.capDepth === 0) {
           this.finish(chunk, i + 1);
           return i + 1;

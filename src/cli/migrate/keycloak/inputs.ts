@@ -34,7 +34,9 @@ export async function resolveInputs(args: string[]): Promise<Input[]> {
     try {
       info = await stat(arg);
     } catch (err) {
-      throw new InputError(`cannot read ${arg}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`);
+      throw new InputError(
+        `cannot read ${arg}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`,
+      );
     }
     if (!info.isDirectory()) {
       inputs.push(fileInput(arg));

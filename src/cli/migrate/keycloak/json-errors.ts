@@ -51,7 +51,8 @@ export function locateJsonError(bytes: Uint8Array): { index: number; detail: str
         i++;
         const e = bytes[i];
         if (e === 0x75) {
-          for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(String.fromCharCode(bytes[i + k] ?? 0))) fail('invalid \\u escape');
+          for (let k = 1; k <= 4; k++)
+            if (!/[0-9a-fA-F]/.test(String.fromCharCode(bytes[i + k] ?? 0))) fail('invalid \\u escape');
           i += 4;
         } else if (!'"\\/bfnrt'.includes(String.fromCharCode(e ?? 0))) fail('invalid escape');
       }

@@ -53,14 +53,17 @@ export class Summary {
     if (this.algorithms.size > 0)
       lines.push(`  hash algorithms seen: ${[...this.algorithms].map(([name, n]) => `${name} (${n})`).join(', ')}`);
     lines.push(`Skipped ${this.skippedCount} user(s)${this.skipped.size ? ':' : '.'}`);
-    for (const [reason, t] of this.skipped) lines.push(`  ${t.count} × ${reason}: ${t.examples.join(', ')}${t.count > t.examples.length ? ', …' : ''}`);
+    for (const [reason, t] of this.skipped)
+      lines.push(`  ${t.count} × ${reason}: ${t.examples.join(', ')}${t.count > t.examples.length ? ', …' : ''}`);
     for (const [kind, t] of this.warnings) {
       lines.push(`Warning: ${t.count} user(s): ${kind}`);
       for (const e of t.examples) lines.push(`  ${e}`);
       if (t.count > t.examples.length) lines.push(`  … and ${t.count - t.examples.length} more`);
     }
     if (this.converted === 0 && this.skippedCount === 0)
-      lines.push('Warning: the export holds no users (export with users: `kc.sh export --users realm_file`, or pass the <realm>-users-N.json files too).');
+      lines.push(
+        'Warning: the export holds no users (export with users: `kc.sh export --users realm_file`, or pass the <realm>-users-N.json files too).',
+      );
     return lines.join('\n');
   }
 }

@@ -66,7 +66,9 @@ export class UploadSink implements ImportSink {
 
   private async send(batch: Batch, org: TargetOrg): Promise<void> {
     const body = JSON.stringify({
-      dataOrgs: { orgs: [{ orgId: org.orgId, org: { name: org.name }, humanUsers: batch.users, userMetadata: batch.metadata }] },
+      dataOrgs: {
+        orgs: [{ orgId: org.orgId, org: { name: org.name }, humanUsers: batch.users, userMetadata: batch.metadata }],
+      },
       timeout: this.timeout,
     });
     const result = await this.post(body);

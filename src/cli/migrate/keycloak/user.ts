@@ -79,7 +79,9 @@ export function mapUser(raw: unknown, options: MapOptions): UserResult {
         displayName: `${first} ${last}`.trim() || username,
         ...(locale ? { preferredLanguage: locale } : {}),
       },
-      email: email ? { email, isEmailVerified: u.emailVerified === true } : { email: placeholderEmail(id), isEmailVerified: false },
+      email: email
+        ? { email, isEmailVerified: u.emailVerified === true }
+        : { email: placeholderEmail(id), isEmailVerified: false },
     },
   };
   if (!email) warnings.push(`no email: imported with the placeholder ${user.user.email.email}`);
@@ -99,7 +101,8 @@ export function mapUser(raw: unknown, options: MapOptions): UserResult {
     return { kind: 'skipped', reason: why };
   }
 
-  if (Array.isArray(u.requiredActions) && u.requiredActions.includes('UPDATE_PASSWORD')) user.user.passwordChangeRequired = true;
+  if (Array.isArray(u.requiredActions) && u.requiredActions.includes('UPDATE_PASSWORD'))
+    user.user.passwordChangeRequired = true;
   if (otpCredential) {
     const otp = mapOtp(otpCredential);
     if (otp.kind === 'totp') user.user.otpCode = otp.secret;

@@ -31,7 +31,8 @@ export async function verifyMachineAssertion(
     throw invalidGrant('assertion is not a JWT');
   }
   if (!header.alg || !ALGS.includes(header.alg)) throw invalidGrant('assertion: algorithm not allowed');
-  if (typeof claims.sub !== 'string' || claims.iss !== claims.sub) throw invalidGrant('assertion: iss and sub must both be the user id');
+  if (typeof claims.sub !== 'string' || claims.iss !== claims.sub)
+    throw invalidGrant('assertion: iss and sub must both be the user id');
   const machine = await machineUser(db, claims.sub);
   if (!machine) throw invalidGrant('assertion: unknown service user');
   if (machine.state !== 'ACTIVE') throw invalidGrant('assertion: the service user is not active');
@@ -48,13 +49,19 @@ export async function verifyMachineAssertion(
       break;
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' || code === 'ERR_JOSE_NOT_SUPPORTED' || code === 'ERR_JWS_INVALID') continue;
+      if (
+        code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' ||
+        code === 'ERR_JOSE_NOT_SUPPORTED' ||
+        code === 'ERR_JWS_INVALID'
+      )
+        continue;
       throw invalidGrant(`assertion rejected: ${(err as Error).message}`);
     }
   }
   if (!keyId) throw invalidGrant('assertion: signature does not match a registered key');
   const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (!aud.some((a) => typeof a === 'string' && audiences.includes(a))) throw invalidGrant('assertion: aud must contain the issuer');
+  if (!aud.some((a) => typeof a === 'string' && audiences.includes(a)))
+    throw invalidGrant('assertion: aud must contain the issuer');
   const lifetime = assertionLifetimeProblem(claims, maxLifetimeS, { requireIat: true }, now / 1000);
   if (lifetime) throw invalidGrant(`assertion: ${lifetime}`);
   if (typeof claims.jti !== 'string' || !claims.jti) throw invalidGrant('assertion: jti is missing');

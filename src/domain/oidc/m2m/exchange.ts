@@ -34,7 +34,10 @@ export const TOKEN_TYPES = {
  * (the JWT profile's) stands for `openid` only.
  */
 async function grantAllowsRefresh(db: Db, grantId: string): Promise<boolean> {
-  const [g] = await db.select({ scopes: oidcGrants.scopes }).from(oidcGrants).where(and(eq(oidcGrants.id, grantId), isNull(oidcGrants.revokedAt)));
+  const [g] = await db
+    .select({ scopes: oidcGrants.scopes })
+    .from(oidcGrants)
+    .where(and(eq(oidcGrants.id, grantId), isNull(oidcGrants.revokedAt)));
   return !!g?.scopes.includes('offline_access');
 }
 
@@ -102,11 +105,17 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
   if (r.resource !== undefined) throw invalidRequest('resource is not supported: name the target with audience');
   if (!r.subjectToken) throw invalidRequest('subject_token is missing');
   if (!r.subjectTokenType) throw invalidRequest('subject_token_type is missing');
-  if (r.actorToken !== undefined && !r.actorTokenType) throw invalidRequest('actor_token_type is required with actor_token');
-  if (r.actorTokenType !== undefined && r.actorToken === undefined) throw invalidRequest('actor_token_type without actor_token');
+  if (r.actorToken !== undefined && !r.actorTokenType)
+    throw invalidRequest('actor_token_type is required with actor_token');
+  if (r.actorTokenType !== undefined && r.actorToken === undefined)
+    throw invalidRequest('actor_token_type without actor_token');
   const requested = r.requestedTokenType ?? TOKEN_TYPES.accessToken;
   checkSubjectType(r.subjectTokenType, r.actorToken !== undefined);
-  if (r.actorTokenType !== undefined && r.actorTokenType !== TOKEN_TYPES.accessToken && r.actorTokenType !== TOKEN_TYPES.idToken) {
+  if (
+    r.actorTokenType !== undefined &&
+    r.actorTokenType !== TOKEN_TYPES.accessToken &&
+    r.actorTokenType !== TOKEN_TYPES.idToken
+  ) {
     throw invalidRequest(`actor_token_type ${r.actorTokenType} is not allowed: use an access token or an ID token`);
   }
   if (requested !== TOKEN_TYPES.accessToken && requested !== TOKEN_TYPES.jwt && requested !== TOKEN_TYPES.idToken) {
@@ -114,7 +123,9 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
   }
 
   const subject = await readParty(ctx, env, r.client, r.subjectToken, r.subjectTokenType, 'subject_token');
-  const actor = r.actorToken ? await readParty(ctx, env, r.client, r.actorToken, r.actorTokenType!, 'actor_token') : undefined;
+  const actor = r.actorToken
+    ? await readParty(ctx, env, r.client, r.actorToken, r.actorTokenType!, 'actor_token')
+    : undefined;
   const available = [...new Set([...subject.audience, ...(actor?.audience ?? [])])];
   // The caller may only exchange what was issued for it (as introspection would show it).
   if (!available.includes(r.client.clientId) && !available.includes(r.client.projectId)) {
@@ -124,10 +135,15 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
   const mayRefresh = !!r.client.oidc?.grantTypes.includes('REFRESH_TOKEN');
   const scopes = chooseScopes(r.scope, subject, actor);
 
-  const [settings, user] = await Promise.all([instanceSettings(ctx.db, ctx.instanceId), claimUser(ctx.db, subject.userId)]);
-  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL') || user.orgState !== 'ACTIVE') throw invalidGrant('the subject user is not active');
+  const [settings, user] = await Promise.all([
+    instanceSettings(ctx.db, ctx.instanceId),
+    claimUser(ctx.db, subject.userId),
+  ]);
+  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL') || user.orgState !== 'ACTIVE')
+    throw invalidGrant('the subject user is not active');
   const impersonator = actor && actor.userId !== subject.userId ? actor : undefined;
-  if (impersonator) await checkImpersonation(ctx, settings.impersonationAllowed, impersonator.userId, user.id, user.orgId);
+  if (impersonator)
+    await checkImpersonation(ctx, settings.impersonationAllowed, impersonator.userId, user.id, user.orgId);
 
   env = await withSigningKey(ctx, env);
   const { client } = r;
@@ -242,15 +258,31 @@ function checkSubjectType(type: string, withActor: boolean): void {
   }
 }
 
-async function readParty(ctx: Ctx, env: OidcEnv, client: OidcClient, token: string, type: string, field: string): Promise<Party> {
+async function readParty(
+  ctx: Ctx,
+  env: OidcEnv,
+  client: OidcClient,
+  token: string,
+  type: string,
+  field: string,
+): Promise<Party> {
   const invalid = () => invalidGrant(`${field} is invalid, expired or revoked`);
   switch (type) {
     case TOKEN_TYPES.accessToken: {
       const at = await findActiveAccessToken(ctx.db, env.masterKey, env.issuer, token);
       if (!at) throw invalid();
       // An access token never lists offline_access; its grant does when the user allowed refreshing.
-      const scopes = at.grantId && (await grantAllowsRefresh(ctx.db, at.grantId)) ? [...at.scopes, 'offline_access'] : at.scopes;
-      return { userId: at.userId, audience: at.audience, scopes, sessionId: at.sessionId, nonce: null, authTime: null, amr: [] };
+      const scopes =
+        at.grantId && (await grantAllowsRefresh(ctx.db, at.grantId)) ? [...at.scopes, 'offline_access'] : at.scopes;
+      return {
+        userId: at.userId,
+        audience: at.audience,
+        scopes,
+        sessionId: at.sessionId,
+        nonce: null,
+        authTime: null,
+        amr: [],
+      };
     }
     case TOKEN_TYPES.idToken: {
       let p: JWTPayload;
@@ -275,7 +307,15 @@ async function readParty(ctx: Ctx, env: OidcEnv, client: OidcClient, token: stri
       };
     }
     case TOKEN_TYPES.jwt:
-      return { userId: await verifyClientJwt(env, client, token, field), audience: [], scopes: [], sessionId: null, nonce: null, authTime: null, amr: [] };
+      return {
+        userId: await verifyClientJwt(env, client, token, field),
+        audience: [],
+        scopes: [],
+        sessionId: null,
+        nonce: null,
+        authTime: null,
+        amr: [],
+      };
     case TOKEN_TYPES.userId: {
       const u = await claimUser(ctx.db, token);
       if (!u || u.state === 'REMOVED') throw invalidGrant(`${field}: unknown user`);
@@ -306,7 +346,12 @@ async function verifyClientJwt(env: OidcEnv, client: OidcClient, token: string, 
       continue;
     }
     try {
-      const { payload } = await jwtVerify(token, key, { algorithms: [alg], issuer: client.clientId, audience: [env.issuer, `${env.issuer}/`, `${env.issuer}/oauth/v2/token`], clockTolerance: 5 });
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: [alg],
+        issuer: client.clientId,
+        audience: [env.issuer, `${env.issuer}/`, `${env.issuer}/oauth/v2/token`],
+        clockTolerance: 5,
+      });
       if (typeof payload.exp !== 'number') throw invalidGrant(`${field}: exp is missing`);
       if (typeof payload.sub !== 'string' || !payload.sub) throw invalidGrant(`${field}: sub is missing`);
       return payload.sub;
@@ -323,7 +368,8 @@ function chooseAudience(raw: string | undefined, available: string[]): string[] 
   const wanted = splitScopes(raw);
   if (!wanted.length) return available;
   const outside = wanted.filter((a) => !available.includes(a));
-  if (outside.length) throw invalidTarget(`audience ${outside.join(' ')} is outside the audience of the subject and actor tokens`);
+  if (outside.length)
+    throw invalidTarget(`audience ${outside.join(' ')} is outside the audience of the subject and actor tokens`);
   return wanted;
 }
 
@@ -336,17 +382,27 @@ function chooseScopes(raw: string | undefined, subject: Party, actor: Party | un
   const unknown = wanted.filter((s) => !isKnownScope(s));
   if (unknown.length) throw invalidScope(`unknown scope ${unknown.join(' ')}`);
   const beyond = wanted.filter((s) => !allowed.has(s));
-  if (beyond.length) throw invalidScope(`scope ${beyond.join(' ')} is beyond the scopes of the subject and actor tokens`);
+  if (beyond.length)
+    throw invalidScope(`scope ${beyond.join(' ')} is beyond the scopes of the subject and actor tokens`);
   return wanted;
 }
 
-async function checkImpersonation(ctx: Ctx, allowedByInstance: boolean, actorId: string, subjectId: string, subjectOrgId: string): Promise<void> {
+async function checkImpersonation(
+  ctx: Ctx,
+  allowedByInstance: boolean,
+  actorId: string,
+  subjectId: string,
+  subjectOrgId: string,
+): Promise<void> {
   if (!allowedByInstance) throw invalidRequest('impersonation is not allowed on this instance');
   const actorUser = await claimUser(ctx.db, actorId);
-  if (!actorUser || (actorUser.state !== 'ACTIVE' && actorUser.state !== 'INITIAL') || actorUser.orgState !== 'ACTIVE') throw invalidGrant('the actor is not active');
+  if (!actorUser || (actorUser.state !== 'ACTIVE' && actorUser.state !== 'INITIAL') || actorUser.orgState !== 'ACTIVE')
+    throw invalidGrant('the actor is not active');
   const principal = new Principal(actorId, actorUser.orgId, await membershipsOf(ctx.db, actorId));
-  if (!principal.canOrg('impersonation', subjectOrgId)) throw invalidGrant("the actor lacks the impersonation permission on the subject's organization");
+  if (!principal.canOrg('impersonation', subjectOrgId))
+    throw invalidGrant("the actor lacks the impersonation permission on the subject's organization");
   // Impersonation never reaches upwards: the actor must hold every permission of the subject, so
   // the impersonated token carries no more than the actor could do itself.
-  if (!principal.covers(await membershipsOf(ctx.db, subjectId))) throw invalidGrant('the subject holds permissions that the actor does not hold');
+  if (!principal.covers(await membershipsOf(ctx.db, subjectId)))
+    throw invalidGrant('the subject holds permissions that the actor does not hold');
 }

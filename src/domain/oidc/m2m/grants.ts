@@ -15,7 +15,10 @@ async function issue(
   m: MachineUser,
   p: { clientId: string; rawScope: string | undefined; credential: string; withIdToken: boolean },
 ): Promise<TokenResponse> {
-  const [settings, { scopes, audience }] = await Promise.all([instanceSettings(ctx.db, ctx.instanceId), machineScopes(ctx.db, m.user.id, p.rawScope)]);
+  const [settings, { scopes, audience }] = await Promise.all([
+    instanceSettings(ctx.db, ctx.instanceId),
+    machineScopes(ctx.db, m.user.id, p.rawScope),
+  ]);
   const signs = m.accessTokenType === 'JWT' || (p.withIdToken && scopes.includes('openid'));
   if (signs) env = await withSigningKey(ctx, env);
   const at = issueMachineAccessToken(env, m, {
@@ -25,9 +28,20 @@ async function issue(
     credential: p.credential,
     lifetimeSeconds: settings.accessTokenLifetimeSeconds,
   });
-  const out: TokenResponse = { access_token: at.token, token_type: 'Bearer', expires_in: at.expiresIn, scope: scopes.join(' ') };
+  const out: TokenResponse = {
+    access_token: at.token,
+    token_type: 'Bearer',
+    expires_in: at.expiresIn,
+    scope: scopes.join(' '),
+  };
   if (p.withIdToken && scopes.includes('openid')) {
-    out.id_token = issueMachineIdToken(env, m, { clientId: p.clientId, scopes, audience, lifetimeSeconds: settings.idTokenLifetimeSeconds, accessToken: at.token });
+    out.id_token = issueMachineIdToken(env, m, {
+      clientId: p.clientId,
+      scopes,
+      audience,
+      lifetimeSeconds: settings.idTokenLifetimeSeconds,
+      accessToken: at.token,
+    });
   }
   return out;
 }
@@ -36,7 +50,13 @@ async function issue(
  * Client credentials (spec §4.3): the machine user authenticated with its username (client id) and
  * client secret; an access token in its access_token_type, no ID token, no refresh token.
  */
-export async function clientCredentialsTokens(ctx: Ctx, env: OidcEnv, userId: string, clientId: string, rawScope: string | undefined): Promise<TokenResponse> {
+export async function clientCredentialsTokens(
+  ctx: Ctx,
+  env: OidcEnv,
+  userId: string,
+  clientId: string,
+  rawScope: string | undefined,
+): Promise<TokenResponse> {
   const m = await machineUser(ctx.db, userId);
   if (!m || m.state !== 'ACTIVE') throw invalidGrant('the service user is not active');
   return issue(ctx, env, m, { clientId, rawScope, credential: secretCredential(m.secretHash), withIdToken: false });
@@ -57,5 +77,10 @@ export async function jwtProfileTokens(
 ): Promise<TokenResponse> {
   const audiences = [env.issuer, `${env.issuer}/`, `${env.issuer}/oauth/v2/token`];
   const { machine, keyId } = await verifyMachineAssertion(ctx.db, assertion, audiences, env.assertionMaxLifetimeS);
-  return issue(ctx, env, machine, { clientId: clientId ?? machine.user.id, rawScope, credential: keyCredential(keyId), withIdToken: true });
+  return issue(ctx, env, machine, {
+    clientId: clientId ?? machine.user.id,
+    rawScope,
+    credential: keyCredential(keyId),
+    withIdToken: true,
+  });
 }

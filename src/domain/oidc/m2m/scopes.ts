@@ -8,7 +8,9 @@ import { isKnownScope, RESERVED, splitScopes } from '../scopes';
 const projectAudiences = createCache<string[] | undefined>('m2m.project-audience', { maxAgeMs: 5_000 });
 
 function projectAudience(db: Db, projectId: string): Promise<string[] | undefined> {
-  return projectAudiences.get(projectId, async () => ((await projectExists(db, projectId)) ? [projectId, ...(await projectClientIds(db, projectId))] : undefined));
+  return projectAudiences.get(projectId, async () =>
+    (await projectExists(db, projectId)) ? [projectId, ...(await projectClientIds(db, projectId))] : undefined,
+  );
 }
 
 /**
@@ -17,7 +19,11 @@ function projectAudience(db: Db, projectId: string): Promise<string[] | undefine
  * The audience is the machine user itself plus every project named by
  * `urn:service:iam:org:project:id:{projectId}:aud` (the project id and its applications' client ids).
  */
-export async function machineScopes(db: Db, userId: string, raw: string | undefined): Promise<{ scopes: string[]; audience: string[] }> {
+export async function machineScopes(
+  db: Db,
+  userId: string,
+  raw: string | undefined,
+): Promise<{ scopes: string[]; audience: string[] }> {
   const scopes = splitScopes(raw).filter((s) => isKnownScope(s) && s !== 'offline_access');
   const audience = new Set([userId]);
   const kept: string[] = [];

@@ -63,14 +63,28 @@ export interface MachineTokenParams {
  * introspection checks the user, the credential and the revocation list (all cached).
  * `env.signingKey` must be loaded (withSigningKey).
  */
-export function issueMachineAccessToken(env: OidcEnv, m: MachineUser, p: MachineTokenParams): { token: string; jti: string; expiresIn: number } {
+export function issueMachineAccessToken(
+  env: OidcEnv,
+  m: MachineUser,
+  p: MachineTokenParams,
+): { token: string; jti: string; expiresIn: number } {
   const iat = Math.floor(Date.now() / 1000);
   const exp = iat + p.lifetimeSeconds;
   const jti = `${JTI_PREFIX}${p.credential}.${secureRandomBytes(16).toString('base64url')}`;
   if (m.accessTokenType === 'JWT') {
     const token = signCompact(
       signingKeyOf(env),
-      { iss: env.issuer, sub: m.user.id, aud: p.audience, exp, iat, nbf: iat, jti, client_id: p.clientId, scope: p.scopes.join(' ') },
+      {
+        iss: env.issuer,
+        sub: m.user.id,
+        aud: p.audience,
+        exp,
+        iat,
+        nbf: iat,
+        jti,
+        client_id: p.clientId,
+        scope: p.scopes.join(' '),
+      },
       'at+jwt',
     );
     return { token, jti, expiresIn: p.lifetimeSeconds };
@@ -102,7 +116,11 @@ export function issueMachineIdToken(
 }
 
 /** Claims of a machine token, verified (signature or seal) but not yet checked for activity. */
-async function readMachineToken(db: Db, env: Pick<OidcEnv, 'issuer' | 'masterKey'>, token: string): Promise<SealedClaims | null | undefined> {
+async function readMachineToken(
+  db: Db,
+  env: Pick<OidcEnv, 'issuer' | 'masterKey'>,
+  token: string,
+): Promise<SealedClaims | null | undefined> {
   if (token.startsWith(MACHINE_OPAQUE_PREFIX)) return openToken<SealedClaims>(env.masterKey, token) ?? null;
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
@@ -118,7 +136,9 @@ async function readMachineToken(db: Db, env: Pick<OidcEnv, 'issuer' | 'masterKey
     return {
       sub: String(payload.sub),
       cid: String(payload.client_id),
-      scp: String(payload.scope ?? '').split(' ').filter(Boolean),
+      scp: String(payload.scope ?? '')
+        .split(' ')
+        .filter(Boolean),
       aud: Array.isArray(payload.aud) ? payload.aud : payload.aud ? [payload.aud] : [],
       iat: payload.iat ?? 0,
       exp: payload.exp ?? 0,
@@ -134,7 +154,12 @@ async function readMachineToken(db: Db, env: Pick<OidcEnv, 'issuer' | 'masterKey
  * on with its own lookup), null when it is one but not active (expired, revoked, user not active,
  * secret or key gone), else the active token.
  */
-export async function findActiveMachineToken(db: Db, masterKey: Buffer, issuer: string, token: string): Promise<ActiveAccessToken | null | undefined> {
+export async function findActiveMachineToken(
+  db: Db,
+  masterKey: Buffer,
+  issuer: string,
+  token: string,
+): Promise<ActiveAccessToken | null | undefined> {
   const c = await readMachineToken(db, { masterKey, issuer }, token);
   if (c === undefined) return undefined;
   if (c === null || c.exp * 1000 <= Date.now()) return null;
