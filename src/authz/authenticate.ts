@@ -4,7 +4,7 @@ import { orgs, personalAccessTokens, users } from '../db/schema/index';
 import { sha256Hex } from '../crypto/random';
 import { createCache, invalidateAfterCommit } from '../domain/cache';
 import { unauthenticated } from '../domain/errors';
-import type { Scope } from '../domain/execute';
+import type { UnitOfWork } from '../domain/execute';
 import { membershipsOf } from './memberships';
 import { Principal } from './principal';
 
@@ -81,13 +81,13 @@ const principalCache = createCache<
 >('principal', { maxAgeMs: 5_000 });
 
 /** Call from any command that changes a user's state, organization or administrator memberships. */
-export function invalidatePrincipal(scope: Scope, userId: string): Promise<void> {
-  return invalidateAfterCommit(scope, 'principal', userId);
+export function invalidatePrincipal(work: UnitOfWork, userId: string): Promise<void> {
+  return invalidateAfterCommit(work, 'principal', userId);
 }
 
 /** Call from any command that removes or changes a personal access token (by its stored hash). */
-export function invalidatePat(scope: Scope, tokenHash: string): Promise<void> {
-  return invalidateAfterCommit(scope, 'pat', tokenHash);
+export function invalidatePat(work: UnitOfWork, tokenHash: string): Promise<void> {
+  return invalidateAfterCommit(work, 'pat', tokenHash);
 }
 
 export function parseBearer(authorization: string | null | undefined): string | undefined {

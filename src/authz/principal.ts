@@ -9,7 +9,7 @@ export interface Membership {
 }
 
 /**
- * The authenticated caller. `can*` answer permission questions for one resource; the `*Scope`
+ * The authenticated caller. `can*` answer permission questions for one resource; the `*UnitOfWork`
  * helpers give the sets of organizations / projects that list queries filter by in SQL.
  */
 export class Principal {

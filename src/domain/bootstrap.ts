@@ -46,11 +46,11 @@ export async function bootstrap(database: Database, opts: BootstrapOptions): Pro
     const password = opts.adminPassword ?? randomPassword();
     const passwordHash = await hashPassword(password);
     const ctx = { db, instanceId, principal: systemPrincipal(instanceId, 'bootstrap'), service: 'bootstrap' };
-    const pat = await execute(ctx, async (scope) => {
-      await addInstance(scope, { id: instanceId, name: 'Portcullis', domain });
-      const org = await addOrg(scope, { name: opts.orgName, instanceDomain: domain });
-      await scope.tx.update(instances).set({ defaultOrgId: org.id }).where(eq(instances.id, instanceId));
-      const admin = await addHumanUser(scope, {
+    const pat = await execute(ctx, async (work) => {
+      await addInstance(work, { id: instanceId, name: 'Portcullis', domain });
+      const org = await addOrg(work, { name: opts.orgName, instanceDomain: domain });
+      await work.tx.update(instances).set({ defaultOrgId: org.id }).where(eq(instances.id, instanceId));
+      const admin = await addHumanUser(work, {
         orgId: org.id,
         username: 'admin',
         givenName: 'Portcullis',
@@ -61,7 +61,7 @@ export async function bootstrap(database: Database, opts: BootstrapOptions): Pro
         passwordHash,
         passwordChangeRequired: opts.adminPassword === undefined,
       });
-      const machine = await addMachineUser(scope, {
+      const machine = await addMachineUser(work, {
         orgId: org.id,
         username: 'admin-machine',
         name: 'Administrator (machine)',
@@ -69,14 +69,14 @@ export async function bootstrap(database: Database, opts: BootstrapOptions): Pro
         accessTokenType: 'BEARER',
       });
       for (const userId of [admin.id, machine.id]) {
-        await addAdministrator(scope, {
+        await addAdministrator(work, {
           userId,
           resourceType: 'INSTANCE',
           resourceId: instanceId,
           resourceOwner: instanceId,
           roles: ['IAM_OWNER'],
         });
-        await addAdministrator(scope, {
+        await addAdministrator(work, {
           userId,
           resourceType: 'ORG',
           resourceId: org.id,
@@ -84,7 +84,7 @@ export async function bootstrap(database: Database, opts: BootstrapOptions): Pro
           roles: ['ORG_OWNER'],
         });
       }
-      const { token } = await addPersonalAccessToken(scope, { userId: machine.id, orgId: org.id });
+      const { token } = await addPersonalAccessToken(work, { userId: machine.id, orgId: org.id });
       return token;
     });
     if (opts.adminPatFile) writeSecretFile(opts.adminPatFile, `${pat}\n`);

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import type { Scope } from './execute';
+import type { UnitOfWork } from './execute';
 
 /**
  * Process-local caches of read-mostly rows (clients, machine users, keys, settings) that stay correct
@@ -49,12 +49,12 @@ export function onInvalidation(name: string, handler: () => void): void {
 }
 
 /** Evicts `name:key` in this process now and in every process once the command commits. */
-export async function invalidateAfterCommit(scope: Scope, name: string, key: string): Promise<void> {
+export async function invalidateAfterCommit(work: UnitOfWork, name: string, key: string): Promise<void> {
   registry.get(name)?.evict(key);
   // pg_notify inside the transaction: PostgreSQL delivers it only if the transaction commits.
   // PGlite has no other process to tell; the local eviction above is all it needs. The separator is
   // U+001F because PostgreSQL text (and so a NOTIFY payload) cannot hold NUL.
-  if (listening) await scope.tx.execute(sql`select pg_notify(${CHANNEL}, ${`${name}\u001f${key}`})`);
+  if (listening) await work.tx.execute(sql`select pg_notify(${CHANNEL}, ${`${name}\u001f${key}`})`);
 }
 
 let listening = false;

@@ -15,12 +15,12 @@ export interface NewEvent {
 }
 
 /**
- * The one way to change state. A command gets a Scope: it reads and checks through `scope.tx`,
- * updates projection rows through `scope.tx`, and records what happened with `scope.push`. The events
+ * The one way to change state. A command gets a UnitOfWork: it reads and checks through `work.tx`,
+ * updates projection rows through `work.tx`, and records what happened with `work.push`. The events
  * are appended in the same transaction when the command returns, so a failing check or projection
  * leaves no event behind, and a reader right after the commit sees the change.
  */
-export class Scope {
+export class UnitOfWork {
   readonly pending: NewEvent[] = [];
   /** types of every event this command appended so far */
   readonly appendedTypes = new Set<string>();
@@ -99,7 +99,7 @@ async function currentSequence(tx: Db, aggregateType: string, aggregateId: strin
  * is delivered only if it commits); `afterCommit` once the commit is through.
  */
 export interface CommitObserver {
-  beforeCommit(scope: Scope, eventTypes: ReadonlySet<string>): Promise<void>;
+  beforeCommit(work: UnitOfWork, eventTypes: ReadonlySet<string>): Promise<void>;
   afterCommit(eventTypes: ReadonlySet<string>): void;
 }
 let observers: readonly CommitObserver[] = [];
@@ -130,17 +130,17 @@ const MAX_ATTEMPTS = 4;
  * attempts the caller gets ABORTED. Unique violations of projection indexes become ALREADY_EXISTS
  * through the table wireCommands() installed.
  */
-export async function execute<T>(ctx: Ctx, command: (scope: Scope) => Promise<T>): Promise<T> {
+export async function execute<T>(ctx: Ctx, command: (work: UnitOfWork) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       let appended: ReadonlySet<string> | undefined;
       const result = await ctx.db.transaction(async (tx) => {
-        const scope = new Scope(tx as unknown as Db, ctx);
-        const result = await command(scope);
-        await scope.flush();
-        if (scope.appendedTypes.size) {
-          appended = scope.appendedTypes;
-          for (const o of observers) await o.beforeCommit(scope, appended);
+        const work = new UnitOfWork(tx as unknown as Db, ctx);
+        const result = await command(work);
+        await work.flush();
+        if (work.appendedTypes.size) {
+          appended = work.appendedTypes;
+          for (const o of observers) await o.beforeCommit(work, appended);
         }
         return result;
       });

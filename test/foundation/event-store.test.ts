@@ -36,7 +36,7 @@ describe('event store', () => {
   });
 
   it('appends events and projection rows in one transaction, visible right after the command', async () => {
-    const { id } = await execute(ctx, (scope) => addHumanUser(scope, human(`ada-${newId()}`)));
+    const { id } = await execute(ctx, (work) => addHumanUser(work, human(`ada-${newId()}`)));
     const [row] = await ctx.db.select().from(users).where(eq(users.id, id));
     expect(row.state).toBe('ACTIVE');
     const evs = await eventsOf(id);
@@ -48,9 +48,9 @@ describe('event store', () => {
 
   it('leaves no event behind when the projection update fails (atomicity)', async () => {
     const username = `dup-${newId()}`;
-    await execute(ctx, (scope) => addHumanUser(scope, human(username)));
+    await execute(ctx, (work) => addHumanUser(work, human(username)));
     const id = newId();
-    const err = await execute(ctx, (scope) => addHumanUser(scope, { ...human(username.toUpperCase()), id })).catch(
+    const err = await execute(ctx, (work) => addHumanUser(work, { ...human(username.toUpperCase()), id })).catch(
       (e) => e,
     );
     expect(err).toBeInstanceOf(DomainError);
@@ -61,8 +61,8 @@ describe('event store', () => {
   it('leaves neither events nor rows behind when the command throws after pushing', async () => {
     const id = newId();
     await expect(
-      execute(ctx, async (scope) => {
-        await addHumanUser(scope, { ...human(`boom-${newId()}`), id });
+      execute(ctx, async (work) => {
+        await addHumanUser(work, { ...human(`boom-${newId()}`), id });
         throw new Error('check failed late');
       }),
     ).rejects.toThrow('check failed late');
@@ -73,9 +73,9 @@ describe('event store', () => {
   it('gives every aggregate a gapless sequence and the installation a growing position', async () => {
     const id = newId();
     for (let i = 0; i < 5; i++) {
-      await execute(ctx, async (scope) => {
-        await scope.load('counter', id);
-        scope.push({
+      await execute(ctx, async (work) => {
+        await work.load('counter', id);
+        work.push({
           aggregateType: 'counter',
           aggregateId: id,
           type: 'counter.incremented',
@@ -95,9 +95,9 @@ describe('event store', () => {
     const id = newId();
     const results = await Promise.allSettled(
       Array.from({ length: 12 }, (_, i) =>
-        execute(ctx, async (scope) => {
-          await scope.load('counter', id);
-          scope.push({
+        execute(ctx, async (work) => {
+          await work.load('counter', id);
+          work.push({
             aggregateType: 'counter',
             aggregateId: id,
             type: 'counter.incremented',
@@ -116,15 +116,15 @@ describe('event store', () => {
 
   it.skipIf(!onPostgres)('detects a writer that checked stale state and re-runs it (sequence conflict)', async () => {
     const id = newId();
-    await execute(ctx, async (scope) => {
-      scope.created('counter', id);
-      scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.created', resourceOwner: orgId });
+    await execute(ctx, async (work) => {
+      work.created('counter', id);
+      work.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.created', resourceOwner: orgId });
     });
     let attempts = 0;
     let sawSequence = -1;
-    await execute(ctx, async (scope) => {
+    await execute(ctx, async (work) => {
       attempts++;
-      sawSequence = await scope.load('counter', id);
+      sawSequence = await work.load('counter', id);
       if (attempts === 1) {
         // Another writer commits between our check and our append.
         await execute(ctx, async (other) => {
@@ -132,7 +132,7 @@ describe('event store', () => {
           other.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', resourceOwner: orgId });
         });
       }
-      scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', resourceOwner: orgId });
+      work.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', resourceOwner: orgId });
     });
     expect(attempts).toBe(2);
     expect(sawSequence).toBe(2);
@@ -160,11 +160,11 @@ describe('event store: flushing twice in one command', () => {
       service: 'test',
     };
     const id = newId();
-    await execute(ctx, async (scope) => {
-      scope.created('counter', id);
-      scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.created', resourceOwner: 'o' });
-      await scope.flush();
-      scope.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', resourceOwner: 'o' });
+    await execute(ctx, async (work) => {
+      work.created('counter', id);
+      work.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.created', resourceOwner: 'o' });
+      await work.flush();
+      work.push({ aggregateType: 'counter', aggregateId: id, type: 'counter.incremented', resourceOwner: 'o' });
     });
     const rows = await ctx.db
       .select({ seq: events.sequence, type: events.eventType })

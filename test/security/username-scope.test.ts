@@ -35,7 +35,7 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
     signedInSubject(server, config, loginName, password, scope);
 
   it('two organizations each have an alice; each signs in with her login name and never as the other', async () => {
-    const [a, b] = [await org('Scope A'), await org('Scope B')];
+    const [a, b] = [await org('UnitOfWork A'), await org('UnitOfWork B')];
     const alice = await addUser(server, { orgId: a, username: 'alice', password: 'Alice-A-passw0rd' });
     const twin = await addUser(server, { orgId: b, username: 'Alice', password: 'Alice-B-passw0rd' });
     // Unique within the organization, case-insensitively.
@@ -60,19 +60,19 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
   });
 
   it('a bare username that one user has is accepted; any verified domain of the organization works', async () => {
-    const c = await org('Scope C');
+    const c = await org('UnitOfWork C');
     const grace = await addUser(server, { orgId: c, username: 'grace-unique' });
     expect(await signIn('grace-unique', grace.password)).toBe(grace.id);
-    await execute(systemCtx(server), (scope) =>
-      addOrganizationDomainIn(scope, { orgId: c, domain: 'navy.example', verified: true }),
+    await execute(systemCtx(server), (work) =>
+      addOrganizationDomainIn(work, { orgId: c, domain: 'navy.example', verified: true }),
     );
-    await execute(systemCtx(server), (scope) =>
-      addOrganizationDomainIn(scope, { orgId: c, domain: 'unverified.example' }),
+    await execute(systemCtx(server), (work) =>
+      addOrganizationDomainIn(work, { orgId: c, domain: 'unverified.example' }),
     );
     expect(await signIn('grace-unique@navy.example', grace.password)).toBe(grace.id);
     expect(await signIn('grace-unique@unverified.example', grace.password)).toBeUndefined();
     // A username that looks like another organization's login name is refused, so it cannot shadow it.
-    const d = await org('Scope D');
+    const d = await org('UnitOfWork D');
     await expect(
       addUser(server, { orgId: d, username: 'grace-unique@navy.example', email: 'g@d.example' }),
     ).rejects.toMatchObject({ key: 'Errors.User.Username.ForeignDomain' });

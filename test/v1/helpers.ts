@@ -42,8 +42,8 @@ export async function userWithPat(
   const { database } = server.app;
   const instanceId = server.app.bootstrap.instanceId;
   const ctx = { db: database.db, instanceId, principal: systemPrincipal(instanceId, 'test'), service: 'test' };
-  return execute(ctx, async (scope) => {
-    const user = await addMachineUser(scope, {
+  return execute(ctx, async (work) => {
+    const user = await addMachineUser(work, {
       orgId,
       username: `v1-test-${process.pid}-${Date.now()}-${n++}`,
       name: 'v1 test',
@@ -52,7 +52,7 @@ export async function userWithPat(
     const orgRoles = roles.filter((r) => !r.startsWith('IAM_'));
     // Memberships of a brand-new user: plain rows are enough (no cached principal to invalidate).
     if (instanceRoles.length) {
-      await scope.tx.insert(administrators).values({
+      await work.tx.insert(administrators).values({
         userId: user.id,
         resourceType: 'INSTANCE',
         resourceId: instanceId,
@@ -61,10 +61,10 @@ export async function userWithPat(
       });
     }
     if (orgRoles.length)
-      await scope.tx
+      await work.tx
         .insert(administrators)
         .values({ userId: user.id, resourceType: 'ORG', resourceId: orgId, resourceOwner: orgId, roles: orgRoles });
-    const { token } = await addPersonalAccessToken(scope, { userId: user.id, orgId });
+    const { token } = await addPersonalAccessToken(work, { userId: user.id, orgId });
     return { userId: user.id, pat: token };
   });
 }

@@ -2,7 +2,7 @@ import { invalidatePrincipal } from '../../authz/authenticate';
 import { administrators } from '../../db/schema/index';
 import { ROLES, isRole } from '../../authz/roles';
 import { alreadyExists, invalidArgument } from '../errors';
-import { type Scope, type UniqueConstraintErrors } from '../execute';
+import { type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const administratorUniqueConstraints: UniqueConstraintErrors = {
@@ -31,13 +31,13 @@ export function checkRoles(resourceType: AddAdministratorInput['resourceType'], 
 }
 
 /** Makes a user an administrator of the instance, an organization or a project. */
-export async function addAdministrator(scope: Scope, input: AddAdministratorInput): Promise<void> {
+export async function addAdministrator(work: UnitOfWork, input: AddAdministratorInput): Promise<void> {
   checkRoles(input.resourceType, input.roles);
-  await scope.tx.insert(administrators).values(input);
-  await invalidatePrincipal(scope, input.userId);
+  await work.tx.insert(administrators).values(input);
+  await invalidatePrincipal(work, input.userId);
   const aggregateType =
     input.resourceType === 'INSTANCE' ? 'instance' : input.resourceType === 'ORG' ? 'org' : 'project';
-  scope.push({
+  work.push({
     aggregateType,
     aggregateId: input.resourceId,
     type: 'administrator.added',

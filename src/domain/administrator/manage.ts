@@ -4,7 +4,7 @@ import type { Permission } from '../../authz/roles';
 import { administrators, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
-import { execute, type Scope } from '../execute';
+import { execute, type UnitOfWork } from '../execute';
 import { requireId } from '../instance/validate';
 import { lockInstance } from '../instance/lock';
 import { orgForChange } from '../org/access';
@@ -23,12 +23,16 @@ interface Resolved {
 }
 
 /** Resolves the resource for a caller who needs `perm` on it (NOT_FOUND when they cannot see it). */
-export async function resolveResource(scope: Scope, ref: ResourceRef | undefined, perm: Permission): Promise<Resolved> {
-  const { ctx } = scope;
+export async function resolveResource(
+  work: UnitOfWork,
+  ref: ResourceRef | undefined,
+  perm: Permission,
+): Promise<Resolved> {
+  const { ctx } = work;
   if (!ref) throw invalidResource();
   if ('instance' in ref) {
     if (!ctx.principal.canInstance(perm)) throw permissionDenied(`needs ${perm} on the instance`);
-    await lockInstance(scope);
+    await lockInstance(work);
     return {
       resourceType: 'INSTANCE',
       resourceId: ctx.instanceId,
@@ -38,11 +42,11 @@ export async function resolveResource(scope: Scope, ref: ResourceRef | undefined
   }
   if ('orgId' in ref) {
     const id = requireId('resource.organization_id', ref.orgId);
-    const org = await orgForChange(scope, id, perm);
+    const org = await orgForChange(work, id, perm);
     return { resourceType: 'ORG', resourceId: org.id, resourceOwner: org.id, aggregateType: 'org' };
   }
   const id = requireId('resource.project_id', ref.projectId);
-  const project = await projectForChange(scope, id, perm);
+  const project = await projectForChange(work, id, perm);
   return { resourceType: 'PROJECT', resourceId: project.id, resourceOwner: project.orgId, aggregateType: 'project' };
 }
 
@@ -56,15 +60,15 @@ function invalidResource() {
  * is always visible to its administrators), must cover every permission the user already holds
  * (requireCovers), and may only grant roles whose permissions it holds itself on that resource.
  */
-async function memberForChange(scope: Scope, userId: string, r: Resolved, roles: string[]): Promise<void> {
-  const p = scope.ctx.principal;
-  const [user] = await scope.tx
+async function memberForChange(work: UnitOfWork, userId: string, r: Resolved, roles: string[]): Promise<void> {
+  const p = work.ctx.principal;
+  const [user] = await work.tx
     .select({ orgId: users.orgId })
     .from(users)
     .where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
   if (!user || (user.orgId !== r.resourceOwner && !p.canOrg('user.read', user.orgId)))
     throw notFound('Errors.User.NotFound', 'user not found');
-  await requireCovers(scope.tx, p, userId);
+  await requireCovers(work.tx, p, userId);
   if (!p.covers([{ resourceType: r.resourceType, resourceId: r.resourceId, resourceOwner: r.resourceOwner, roles }])) {
     throw permissionDenied(
       'roles: the caller cannot grant permissions it does not hold itself',
@@ -80,19 +84,19 @@ export async function createAdministrator(
   input: { userId: string; resource?: ResourceRef; roles: string[] },
 ): Promise<{ createdAt: Date }> {
   requireId('user_id', input.userId);
-  return execute(ctx, (scope) => createAdministratorIn(scope, input));
+  return execute(ctx, (work) => createAdministratorIn(work, input));
 }
 
 /** CreateAdministrator inside a running command (the bulk import adds many in one transaction). */
 export async function createAdministratorIn(
-  scope: Scope,
+  work: UnitOfWork,
   input: { userId: string; resource?: ResourceRef; roles: string[] },
 ): Promise<{ createdAt: Date }> {
   const userId = requireId('user_id', input.userId);
-  const r = await resolveResource(scope, input.resource, 'administrator.write');
+  const r = await resolveResource(work, input.resource, 'administrator.write');
   checkRoles(r.resourceType, input.roles);
-  await memberForChange(scope, userId, r, input.roles);
-  await addAdministrator(scope, {
+  await memberForChange(work, userId, r, input.roles);
+  await addAdministrator(work, {
     userId,
     resourceType: r.resourceType,
     resourceId: r.resourceId,
@@ -107,13 +111,13 @@ export async function updateAdministrator(
   input: { userId: string; resource?: ResourceRef; roles: string[] },
 ): Promise<{ changedAt: Date }> {
   const userId = requireId('user_id', input.userId);
-  return execute(ctx, async (scope) => {
-    const r = await resolveResource(scope, input.resource, 'administrator.write');
+  return execute(ctx, async (work) => {
+    const r = await resolveResource(work, input.resource, 'administrator.write');
     checkRoles(r.resourceType, input.roles);
-    await memberForChange(scope, userId, r, input.roles);
+    await memberForChange(work, userId, r, input.roles);
     const roles = [...new Set(input.roles)];
     const changedAt = new Date();
-    const updated = await scope.tx
+    const updated = await work.tx
       .update(administrators)
       .set({ roles, changedAt })
       .where(
@@ -125,8 +129,8 @@ export async function updateAdministrator(
       )
       .returning({ userId: administrators.userId });
     if (!updated.length) throw memberNotFound();
-    await invalidatePrincipal(scope, userId);
-    scope.push({
+    await invalidatePrincipal(work, userId);
+    work.push({
       aggregateType: r.aggregateType,
       aggregateId: r.resourceId,
       type: 'administrator.changed',
@@ -142,10 +146,10 @@ export async function deleteAdministrator(
   input: { userId: string; resource?: ResourceRef },
 ): Promise<{ deletedAt: Date }> {
   const userId = requireId('user_id', input.userId);
-  return execute(ctx, async (scope) => {
-    const r = await resolveResource(scope, input.resource, 'administrator.write');
-    await memberForChange(scope, userId, r, []);
-    const gone = await scope.tx
+  return execute(ctx, async (work) => {
+    const r = await resolveResource(work, input.resource, 'administrator.write');
+    await memberForChange(work, userId, r, []);
+    const gone = await work.tx
       .delete(administrators)
       .where(
         and(
@@ -156,8 +160,8 @@ export async function deleteAdministrator(
       )
       .returning({ userId: administrators.userId });
     if (gone.length) {
-      await invalidatePrincipal(scope, userId);
-      scope.push({
+      await invalidatePrincipal(work, userId);
+      work.push({
         aggregateType: r.aggregateType,
         aggregateId: r.resourceId,
         type: 'administrator.removed',

@@ -6,7 +6,7 @@ import { hashSecret } from '../../crypto/secrets';
 import { randomToken } from '../../crypto/random';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
-import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
+import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { type ComplianceProblem, complianceProblems } from './compliance';
 import { newClientId } from './client-id';
@@ -66,7 +66,7 @@ export interface CreatedApplication {
 
 export async function createApplication(ctx: Ctx, input: CreateApplicationInput): Promise<CreatedApplication> {
   checkCreateApplication(input);
-  return execute(ctx, (scope) => createApplicationIn(scope, input));
+  return execute(ctx, (work) => createApplicationIn(work, input));
 }
 
 function checkCreateApplication(input: CreateApplicationInput) {
@@ -76,14 +76,17 @@ function checkCreateApplication(input: CreateApplicationInput) {
 }
 
 /** CreateApplication inside a running command (the bulk import creates many in one transaction). */
-export async function createApplicationIn(scope: Scope, input: CreateApplicationInput): Promise<CreatedApplication> {
+export async function createApplicationIn(
+  work: UnitOfWork,
+  input: CreateApplicationInput,
+): Promise<CreatedApplication> {
   const { name, config } = checkCreateApplication(input);
-  await scope.load('project', input.projectId);
-  const project = await writableProject(scope, input.projectId);
+  await work.load('project', input.projectId);
+  const project = await writableProject(work, input.projectId);
   const id = input.applicationId || newId();
   const clientId = config.type === 'SAML' ? null : newClientId(id, project.name);
   const clientSecret = usesSecret(config.type, configOf(config)) ? newClientSecret() : undefined;
-  const [row] = await scope.tx
+  const [row] = await work.tx
     .insert(applications)
     .values({
       id,
@@ -98,7 +101,7 @@ export async function createApplicationIn(scope: Scope, input: CreateApplication
       api: config.type === 'API' ? config.api : null,
     })
     .returning({ createdAt: applications.createdAt });
-  const push = eventsFor(scope, project.id, project.orgId);
+  const push = eventsFor(work, project.id, project.orgId);
   push('project.application.added', { appId: id, name, type: config.type });
   push(`project.application.config.${config.type.toLowerCase()}.added`, {
     appId: id,
@@ -145,13 +148,13 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 }
 
 /** The project, if it exists and the caller may add applications to it. */
-async function writableProject(scope: Scope, projectId: string) {
-  const [project] = await scope.tx
+async function writableProject(work: UnitOfWork, projectId: string) {
+  const [project] = await work.tx
     .select({ id: projects.id, orgId: projects.orgId, name: projects.name })
     .from(projects)
     .innerJoin(orgs, eq(orgs.id, projects.orgId))
     .where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED'), ne(orgs.state, 'REMOVED')));
-  const p = scope.ctx.principal;
+  const p = work.ctx.principal;
   if (
     !project ||
     !(
@@ -166,9 +169,9 @@ async function writableProject(scope: Scope, projectId: string) {
   return project;
 }
 
-function eventsFor(scope: Scope, projectId: string, orgId: string) {
+function eventsFor(work: UnitOfWork, projectId: string, orgId: string) {
   return (type: string, payload: Record<string, unknown>) =>
-    scope.push({ aggregateType: 'project', aggregateId: projectId, type, payload, resourceOwner: orgId });
+    work.push({ aggregateType: 'project', aggregateId: projectId, type, payload, resourceOwner: orgId });
 }
 
 /**
@@ -176,15 +179,15 @@ function eventsFor(scope: Scope, projectId: string, orgId: string) {
  * PERMISSION_DENIED unless the caller may also change it. `removed` lets DeleteApplication find an
  * already removed one.
  */
-async function writableApplication(scope: Scope, applicationId: string, opts: { removed?: boolean } = {}) {
+async function writableApplication(work: UnitOfWork, applicationId: string, opts: { removed?: boolean } = {}) {
   checkRequiredId(applicationId, 'application_id');
-  const [ref] = await scope.tx
+  const [ref] = await work.tx
     .select({ projectId: applications.projectId })
     .from(applications)
     .where(eq(applications.id, applicationId));
   if (!ref) throw applicationNotFound();
-  await scope.load('project', ref.projectId);
-  const [row] = await scope.tx
+  await work.load('project', ref.projectId);
+  const [row] = await work.tx
     .select({
       ...applicationColumns,
       projectState: projects.state,
@@ -196,12 +199,12 @@ async function writableApplication(scope: Scope, applicationId: string, opts: { 
     .where(eq(applications.id, applicationId));
   const gone =
     !row || row.projectState === 'REMOVED' || row.orgState === 'REMOVED' || (row.state === 'REMOVED' && !opts.removed);
-  const p = scope.ctx.principal;
+  const p = work.ctx.principal;
   if (gone || !p.canProject('project.app.read', row.projectId, row.orgId)) throw applicationNotFound();
   if (!p.canProject('project.app.write', row.projectId, row.orgId))
     throw permissionDenied('needs project.app.write on the project');
   // Every change of an application reaches the token endpoints of all replicas on commit.
-  if (row.clientId) await invalidateOidcClient(scope, row.clientId);
+  if (row.clientId) await invalidateOidcClient(work, row.clientId);
   return row;
 }
 
@@ -220,8 +223,8 @@ export interface UpdatedApplication {
 
 export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput): Promise<UpdatedApplication> {
   const name = input.name === undefined ? undefined : checkName(input.name);
-  return execute(ctx, async (scope) => {
-    const app = await writableApplication(scope, input.applicationId);
+  return execute(ctx, async (work) => {
+    const app = await writableApplication(work, input.applicationId);
     const type = app.type as AppType;
     if (input.config && input.config.type !== type) {
       throw invalidArgument(
@@ -229,7 +232,7 @@ export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput)
         `${input.config.type.toLowerCase()} does not match the application's type ${type}`,
       );
     }
-    const push = eventsFor(scope, app.projectId, app.orgId);
+    const push = eventsFor(work, app.projectId, app.orgId);
     const set: Partial<typeof applications.$inferInsert> = {};
     let clientSecret: string | undefined;
 
@@ -262,7 +265,7 @@ export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput)
     }
     let changedAt = app.changedAt;
     if (Object.keys(set).length > 0) {
-      const [row] = await scope.tx
+      const [row] = await work.tx
         .update(applications)
         .set({ ...set, changedAt: new Date() })
         .where(eq(applications.id, app.id))
@@ -299,20 +302,20 @@ async function setState(
   to: 'ACTIVE' | 'INACTIVE',
   event: string,
 ) {
-  return execute(ctx, async (scope) => {
-    const app = await writableApplication(scope, applicationId);
+  return execute(ctx, async (work) => {
+    const app = await writableApplication(work, applicationId);
     if (app.state !== from) {
       throw failedPrecondition(
         to === 'INACTIVE' ? 'Errors.Application.NotActive' : 'Errors.Application.NotInactive',
         to === 'INACTIVE' ? 'the application is not active' : 'the application is not deactivated',
       );
     }
-    const [row] = await scope.tx
+    const [row] = await work.tx
       .update(applications)
       .set({ state: to, changedAt: new Date() })
       .where(eq(applications.id, app.id))
       .returning({ changedAt: applications.changedAt });
-    eventsFor(scope, app.projectId, app.orgId)(event, { appId: app.id });
+    eventsFor(work, app.projectId, app.orgId)(event, { appId: app.id });
     return { changedAt: row.changedAt };
   });
 }
@@ -325,20 +328,16 @@ export const reactivateApplication = (ctx: Ctx, applicationId: string) =>
 
 /** Removes the application and its keys. An already removed application is a success. */
 export async function deleteApplication(ctx: Ctx, applicationId: string): Promise<{ deletedAt: Date }> {
-  return execute(ctx, async (scope) => {
-    const app = await writableApplication(scope, applicationId, { removed: true });
+  return execute(ctx, async (work) => {
+    const app = await writableApplication(work, applicationId, { removed: true });
     if (app.state === 'REMOVED') return { deletedAt: app.changedAt };
-    const [row] = await scope.tx
+    const [row] = await work.tx
       .update(applications)
       .set({ state: 'REMOVED', secretHash: null, changedAt: new Date() })
       .where(eq(applications.id, app.id))
       .returning({ changedAt: applications.changedAt });
-    await scope.tx.delete(applicationKeys).where(eq(applicationKeys.applicationId, app.id));
-    eventsFor(
-      scope,
-      app.projectId,
-      app.orgId,
-    )('project.application.removed', { appId: app.id, clientId: app.clientId });
+    await work.tx.delete(applicationKeys).where(eq(applicationKeys.applicationId, app.id));
+    eventsFor(work, app.projectId, app.orgId)('project.application.removed', { appId: app.id, clientId: app.clientId });
     return { deletedAt: row.changedAt };
   });
 }
@@ -348,8 +347,8 @@ export async function generateClientSecret(
   ctx: Ctx,
   applicationId: string,
 ): Promise<{ clientSecret: string; createdAt: Date }> {
-  return execute(ctx, async (scope) => {
-    const app = await writableApplication(scope, applicationId);
+  return execute(ctx, async (work) => {
+    const app = await writableApplication(work, applicationId);
     const type = app.type as AppType;
     if (!usesSecret(type, type === 'OIDC' ? app.oidc : app.api)) {
       throw failedPrecondition(
@@ -358,12 +357,12 @@ export async function generateClientSecret(
       );
     }
     const clientSecret = newClientSecret();
-    const [row] = await scope.tx
+    const [row] = await work.tx
       .update(applications)
       .set({ secretHash: hashSecret(clientSecret), changedAt: new Date() })
       .where(eq(applications.id, app.id))
       .returning({ changedAt: applications.changedAt });
-    eventsFor(scope, app.projectId, app.orgId)('project.application.secret.changed', { appId: app.id });
+    eventsFor(work, app.projectId, app.orgId)('project.application.secret.changed', { appId: app.id });
     return { clientSecret, createdAt: row.changedAt };
   });
 }

@@ -45,14 +45,14 @@ export async function createApplicationKey(
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
-  return execute(ctx, async (scope) => {
-    const app = await loadWritableApplication(scope, input.applicationId);
+  return execute(ctx, async (work) => {
+    const app = await loadWritableApplication(work, input.applicationId);
     const type = app.type as AppType;
     if (!app.clientId || !usesKeys(type, type === 'OIDC' ? app.oidc : app.api)) {
       throw notKeyMethod();
     }
     const keyId = newId();
-    const [row] = await scope.tx
+    const [row] = await work.tx
       .insert(applicationKeys)
       .values({
         id: keyId,
@@ -63,7 +63,7 @@ export async function createApplicationKey(
       })
       .returning({ createdAt: applicationKeys.createdAt });
     applicationEvents(
-      scope,
+      work,
       app.projectId,
       app.orgId,
     )('project.application.key.added', {
@@ -93,15 +93,15 @@ export async function deleteApplicationKey(
   input: { applicationId: string; keyId: string },
 ): Promise<{ deletedAt: Date }> {
   checkRequiredId(input.keyId, 'key_id');
-  return execute(ctx, async (scope) => {
-    const app = await loadWritableApplication(scope, input.applicationId);
-    const removed = await scope.tx
+  return execute(ctx, async (work) => {
+    const app = await loadWritableApplication(work, input.applicationId);
+    const removed = await work.tx
       .delete(applicationKeys)
       .where(and(eq(applicationKeys.id, input.keyId), eq(applicationKeys.applicationId, app.id)))
       .returning({ id: applicationKeys.id });
     if (removed.length > 0) {
       applicationEvents(
-        scope,
+        work,
         app.projectId,
         app.orgId,
       )('project.application.key.removed', { appId: app.id, keyId: input.keyId });

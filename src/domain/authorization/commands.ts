@@ -2,7 +2,7 @@ import { and, eq, ne } from 'drizzle-orm';
 import { authorizations, projectGrants, projectRoles, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { DomainError, alreadyExists, invalidArgument, notFound, permissionDenied } from '../errors';
-import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
+import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { requireId } from '../instance/validate';
 import { type Project, findProject, grantsSeenBy, projectNotFound } from '../project/access';
@@ -31,17 +31,17 @@ interface Giver {
   allowedKeys: Set<string>;
 }
 
-async function giverFor(scope: Scope, project: Project, orgId: string): Promise<Giver> {
-  const p = scope.ctx.principal;
+async function giverFor(work: UnitOfWork, project: Project, orgId: string): Promise<Giver> {
+  const p = work.ctx.principal;
   if (orgId === project.orgId) {
-    if (!p.canProject('authorization.write', project.id, project.orgId)) await denyOrHide(scope, project);
-    const roles = await scope.tx
+    if (!p.canProject('authorization.write', project.id, project.orgId)) await denyOrHide(work, project);
+    const roles = await work.tx
       .select({ key: projectRoles.key })
       .from(projectRoles)
       .where(eq(projectRoles.projectId, project.id));
     return { project, orgId, grantId: null, allowedKeys: new Set(roles.map((r) => r.key)) };
   }
-  const [grant] = await scope.tx
+  const [grant] = await work.tx
     .select()
     .from(projectGrants)
     .where(
@@ -53,7 +53,7 @@ async function giverFor(scope: Scope, project: Project, orgId: string): Promise<
     );
   const canSee = p.canProject('project.read', project.id, project.orgId) || p.canOrg('project.read', orgId);
   if (!grant || !canSee) {
-    if (!canSee) await denyOrHide(scope, project);
+    if (!canSee) await denyOrHide(work, project);
     throw notFound('Errors.Project.Grant.NotFound', 'the project is not granted to organization_id');
   }
   if (!p.canOrg('authorization.write', orgId))
@@ -61,11 +61,11 @@ async function giverFor(scope: Scope, project: Project, orgId: string): Promise<
   return { project, orgId, grantId: grant.id, allowedKeys: new Set(grant.roleKeys) };
 }
 
-async function denyOrHide(scope: Scope, project: Project): Promise<never> {
-  const p = scope.ctx.principal;
+async function denyOrHide(work: UnitOfWork, project: Project): Promise<never> {
+  const p = work.ctx.principal;
   const visible =
     p.canProject('project.read', project.id, project.orgId) ||
-    (await grantsSeenBy(scope.tx, p, project.id, 'project.read')).length > 0;
+    (await grantsSeenBy(work.tx, p, project.id, 'project.read')).length > 0;
   if (!visible) throw projectNotFound();
   throw permissionDenied('needs authorization.write on the project');
 }
@@ -92,28 +92,28 @@ export async function createAuthorization(
 ): Promise<{ id: string; createdAt: Date }> {
   requireId('user_id', input.userId);
   requireId('project_id', input.projectId);
-  return execute(ctx, (scope) => createAuthorizationIn(scope, input));
+  return execute(ctx, (work) => createAuthorizationIn(work, input));
 }
 
 /** CreateAuthorization inside a running command (the bulk import creates many in one transaction). */
 export async function createAuthorizationIn(
-  scope: Scope,
+  work: UnitOfWork,
   input: CreateAuthorizationInput,
 ): Promise<{ id: string; createdAt: Date }> {
   const userId = requireId('user_id', input.userId);
   const projectId = requireId('project_id', input.projectId);
-  await scope.load('project', projectId);
-  const project = await findProject(scope.tx, projectId, 'share');
+  await work.load('project', projectId);
+  const project = await findProject(work.tx, projectId, 'share');
   if (!project) throw projectNotFound();
-  const giver = await giverFor(scope, project, input.orgId || project.orgId);
+  const giver = await giverFor(work, project, input.orgId || project.orgId);
   const roleKeys = checkKeys(giver, input.roleKeys);
-  const [user] = await scope.tx
+  const [user] = await work.tx
     .select({ orgId: users.orgId })
     .from(users)
     .where(and(eq(users.id, userId), ne(users.state, 'REMOVED')));
   // A user of an organization the caller cannot read does not exist for it (the project's own
   // organization, or the granted one, is the giver's and always visible).
-  if (!user || (user.orgId !== giver.orgId && !scope.ctx.principal.canOrg('user.read', user.orgId))) {
+  if (!user || (user.orgId !== giver.orgId && !work.ctx.principal.canOrg('user.read', user.orgId))) {
     throw notFound('Errors.User.NotFound', 'user not found');
   }
   if (giver.grantId && user.orgId !== giver.orgId) {
@@ -123,12 +123,12 @@ export async function createAuthorizationIn(
     );
   }
   const id = newId();
-  scope.created('authorization', id);
-  const [row] = await scope.tx
+  work.created('authorization', id);
+  const [row] = await work.tx
     .insert(authorizations)
     .values({ id, userId, projectId, orgId: giver.orgId, projectGrantId: giver.grantId, roleKeys })
     .returning({ createdAt: authorizations.createdAt });
-  scope.push({
+  work.push({
     aggregateType: 'authorization',
     aggregateId: id,
     type: 'authorization.added',
@@ -139,12 +139,15 @@ export async function createAuthorizationIn(
 }
 
 /** Loads an authorization for a change; one the caller may not manage is NOT_FOUND. */
-async function authorizationFor(scope: Scope, id: string): Promise<{ authz: Authorization; giver: Giver } | undefined> {
-  const [authz] = await scope.tx.select().from(authorizations).where(eq(authorizations.id, id));
+async function authorizationFor(
+  work: UnitOfWork,
+  id: string,
+): Promise<{ authz: Authorization; giver: Giver } | undefined> {
+  const [authz] = await work.tx.select().from(authorizations).where(eq(authorizations.id, id));
   if (!authz) throw authorizationNotFound();
-  const project = await findProject(scope.tx, authz.projectId);
+  const project = await findProject(work.tx, authz.projectId);
   if (!project) throw authorizationNotFound();
-  const p = scope.ctx.principal;
+  const p = work.ctx.principal;
   const sees =
     authz.userId === p.userId ||
     p.canOrg('authorization.read', authz.orgId) ||
@@ -152,7 +155,7 @@ async function authorizationFor(scope: Scope, id: string): Promise<{ authz: Auth
   if (!sees) throw authorizationNotFound();
   if (authz.state === 'REMOVED') return undefined;
   try {
-    return { authz, giver: await giverFor(scope, project, authz.orgId) };
+    return { authz, giver: await giverFor(work, project, authz.orgId) };
   } catch (err) {
     // The caller sees this authorization (e.g. its own) but not the project behind it.
     if (err instanceof DomainError && err.kind === 'not_found')
@@ -166,14 +169,14 @@ export async function updateAuthorization(
   input: { id: string; roleKeys: string[] },
 ): Promise<{ changedAt: Date }> {
   const id = requireId('id', input.id);
-  return execute(ctx, async (scope) => {
-    await scope.load('authorization', id);
-    const found = await authorizationFor(scope, id);
+  return execute(ctx, async (work) => {
+    await work.load('authorization', id);
+    const found = await authorizationFor(work, id);
     if (!found) throw authorizationNotFound();
     const roleKeys = checkKeys(found.giver, input.roleKeys);
     const changedAt = new Date();
-    await scope.tx.update(authorizations).set({ roleKeys, changedAt }).where(eq(authorizations.id, id));
-    scope.push({
+    await work.tx.update(authorizations).set({ roleKeys, changedAt }).where(eq(authorizations.id, id));
+    work.push({
       aggregateType: 'authorization',
       aggregateId: id,
       type: 'authorization.changed',
@@ -186,16 +189,16 @@ export async function updateAuthorization(
 
 export async function deleteAuthorization(ctx: Ctx, input: { id: string }): Promise<{ deletedAt: Date }> {
   const id = requireId('id', input.id);
-  return execute(ctx, async (scope) => {
-    await scope.load('authorization', id);
-    const found = await authorizationFor(scope, id);
+  return execute(ctx, async (work) => {
+    await work.load('authorization', id);
+    const found = await authorizationFor(work, id);
     const deletedAt = new Date();
     if (!found) return { deletedAt };
-    await scope.tx
+    await work.tx
       .update(authorizations)
       .set({ state: 'REMOVED', changedAt: deletedAt })
       .where(eq(authorizations.id, id));
-    scope.push({
+    work.push({
       aggregateType: 'authorization',
       aggregateId: id,
       type: 'authorization.removed',

@@ -112,7 +112,7 @@ async function importOrg(
   deadline: number | undefined,
 ): Promise<ImportedOrg> {
   let started = false;
-  return execute(ctx, async (scope) => {
+  return execute(ctx, async (work) => {
     // The users stream by once: a command that would have to run again cannot, and says so.
     if (started)
       throw aborted(
@@ -120,7 +120,7 @@ async function importOrg(
         `organization ${org.orgId} was changed concurrently; run the import again`,
       );
     started = true;
-    const tx = scope.tx;
+    const tx = work.tx;
     if (deadline !== undefined) {
       // A single long statement is cancelled by the database itself when the time is up.
       const ms = Math.max(1, deadline - Date.now());
@@ -146,9 +146,9 @@ async function importOrg(
       );
       if (taken.length > 0)
         throw alreadyExists('Errors.Org.AlreadyExisting', `an organization named "${org.name}" already exists`);
-      await addOrg(scope, { id: org.orgId, name: org.name, instanceDomain });
+      await addOrg(work, { id: org.orgId, name: org.name, instanceDomain });
       // The organization's events go first, before the users' bulk-appended ones.
-      await scope.flush();
+      await work.flush();
     }
     const mustBeDomain = (await mustBeDomainOf(tx, ctx.instanceId, [org.orgId])).get(org.orgId) ?? true;
 
@@ -257,7 +257,7 @@ async function importOrg(
     await inBatches(metaEvents, (slice) => appendEvents(tx, ctx, slice), checkDeadline);
     imported.userMetadata = metaRows.map((m) => ({ userId: m.user_id, key: m.key }));
 
-    await importResources(scope, org, imported, errors, checkDeadline);
+    await importResources(work, org, imported, errors, checkDeadline);
 
     for (const item of org.unsupported)
       errors.push({ type: item.type, id: item.id, key: 'Errors.Import.NotSupported' });

@@ -12,7 +12,7 @@ import { createAdministratorIn } from '../administrator/manage';
 import { createApplicationIn } from '../application/commands';
 import { createAuthorizationIn } from '../authorization/commands';
 import { DomainError } from '../errors';
-import { Scope, constraintError, uniqueViolation } from '../execute';
+import { UnitOfWork, constraintError, uniqueViolation } from '../execute';
 import { addOrganizationDomainIn, setPrimaryOrganizationDomainIn } from '../org/domains';
 import { createProjectIn } from '../project/commands';
 import { addProjectRoleIn } from '../project/roles';
@@ -25,17 +25,17 @@ import type { ImportError, ImportOrg, ImportedOrg } from './model';
  * leaves no trace, the others go on. Items that already exist (a re-run) are skipped and listed.
  */
 export async function importResources(
-  scope: Scope,
+  work: UnitOfWork,
   org: ImportOrg,
   imported: ImportedOrg,
   errors: ImportError[],
   checkDeadline: () => void,
 ): Promise<void> {
-  const tx = scope.tx;
+  const tx = work.tx;
   const orgId = org.orgId;
-  const item = (type: string, id: string, write: (s: Scope) => Promise<unknown>) => {
+  const item = (type: string, id: string, write: (s: UnitOfWork) => Promise<unknown>) => {
     checkDeadline();
-    return inSavepoint(scope, write).then((key) => {
+    return inSavepoint(work, write).then((key) => {
       if (key) errors.push({ type, id, key });
       return key === undefined;
     });
@@ -178,12 +178,15 @@ export async function importResources(
  * savepoint and its error key is returned. Anything that is not a rule of the domain (a timeout, a
  * lost connection) still fails the whole organization.
  */
-async function inSavepoint(scope: Scope, write: (item: Scope) => Promise<unknown>): Promise<string | undefined> {
+async function inSavepoint(
+  work: UnitOfWork,
+  write: (item: UnitOfWork) => Promise<unknown>,
+): Promise<string | undefined> {
   // Events queued so far go first, so the item's scope reads the aggregates' current sequences.
-  await scope.flush();
+  await work.flush();
   try {
-    await scope.tx.transaction(async (sp) => {
-      const item = new Scope(sp as unknown as Db, scope.ctx);
+    await work.tx.transaction(async (sp) => {
+      const item = new UnitOfWork(sp as unknown as Db, work.ctx);
       await write(item);
       await item.flush();
     });

@@ -1,5 +1,5 @@
 import { DEFAULT_INSTANCE_SETTINGS, instanceDomains, instances } from '../../db/schema/index';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 
 export interface AddInstanceInput {
   id: string;
@@ -8,25 +8,25 @@ export interface AddInstanceInput {
 }
 
 /** Creates the instance row (once per installation; the singleton index enforces it). */
-export async function addInstance(scope: Scope, input: AddInstanceInput): Promise<void> {
-  scope.created('instance', input.id);
-  await scope.tx.insert(instances).values({
+export async function addInstance(work: UnitOfWork, input: AddInstanceInput): Promise<void> {
+  work.created('instance', input.id);
+  await work.tx.insert(instances).values({
     id: input.id,
     name: input.name,
     domain: input.domain,
     settings: DEFAULT_INSTANCE_SETTINGS,
   });
-  await scope.tx
+  await work.tx
     .insert(instanceDomains)
     .values({ domain: input.domain, instanceId: input.id, generated: true, trusted: true });
-  scope.push({
+  work.push({
     aggregateType: 'instance',
     aggregateId: input.id,
     type: 'instance.added',
     payload: { name: input.name },
     resourceOwner: input.id,
   });
-  scope.push({
+  work.push({
     aggregateType: 'instance',
     aggregateId: input.id,
     type: 'instance.domain.added',

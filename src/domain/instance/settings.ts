@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { DEFAULT_INSTANCE_SETTINGS, type InstanceSettings, instances } from '../../db/schema/index';
 import { createCache, invalidateAfterCommit } from '../cache';
 import { invalidArgument } from '../errors';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 
 export type { InstanceSettings };
 
@@ -18,8 +18,8 @@ export function getInstanceSettings(db: Db, instanceId: string): Promise<Instanc
 }
 
 /** Evicts the cached settings once the command's transaction commits. */
-export function invalidateInstanceSettings(scope: Scope, instanceId: string): Promise<void> {
-  return invalidateAfterCommit(scope, 'instance-settings', instanceId);
+export function invalidateInstanceSettings(work: UnitOfWork, instanceId: string): Promise<void> {
+  return invalidateAfterCommit(work, 'instance-settings', instanceId);
 }
 
 /**

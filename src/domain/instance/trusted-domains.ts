@@ -34,13 +34,13 @@ export async function listInstanceDomains(ctx: Ctx, req: { page?: PageRequest })
 export async function addTrustedDomain(ctx: Ctx, input: { domain: string }): Promise<{ createdAt: Date }> {
   if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
   const domain = requireDomain('domain', input.domain);
-  return execute(ctx, async (scope) => {
-    await lockInstance(scope);
-    const [row] = await scope.tx
+  return execute(ctx, async (work) => {
+    await lockInstance(work);
+    const [row] = await work.tx
       .insert(instanceDomains)
       .values({ domain, instanceId: ctx.instanceId, trusted: true })
       .returning({ createdAt: instanceDomains.createdAt });
-    scope.push({
+    work.push({
       aggregateType: 'instance',
       aggregateId: ctx.instanceId,
       type: 'instance.domain.added',
@@ -55,18 +55,18 @@ export async function addTrustedDomain(ctx: Ctx, input: { domain: string }): Pro
 export async function removeTrustedDomain(ctx: Ctx, input: { domain: string }): Promise<{ deletedAt: Date }> {
   if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
   const domain = requireDomain('domain', input.domain);
-  return execute(ctx, async (scope) => {
-    await lockInstance(scope);
+  return execute(ctx, async (work) => {
+    await lockInstance(work);
     const where = and(eq(instanceDomains.instanceId, ctx.instanceId), eq(instanceDomains.domain, domain));
-    const [row] = await scope.tx.select().from(instanceDomains).where(where);
+    const [row] = await work.tx.select().from(instanceDomains).where(where);
     if (!row) return { deletedAt: new Date() };
     if (row.generated)
       throw failedPrecondition(
         'Errors.Instance.Domain.Generated',
         'the generated domain of the instance cannot be removed',
       );
-    await scope.tx.delete(instanceDomains).where(where);
-    scope.push({
+    await work.tx.delete(instanceDomains).where(where);
+    work.push({
       aggregateType: 'instance',
       aggregateId: ctx.instanceId,
       type: 'instance.domain.removed',

@@ -10,11 +10,11 @@ import { requireText } from './validate';
 export async function updateInstance(ctx: Ctx, input: { name: string }): Promise<{ changedAt: Date }> {
   if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
   const name = requireText('instance_name', input.name);
-  return execute(ctx, async (scope) => {
-    await lockInstance(scope);
+  return execute(ctx, async (work) => {
+    await lockInstance(work);
     const changedAt = new Date();
-    await scope.tx.update(instances).set({ name, changedAt }).where(eq(instances.id, ctx.instanceId));
-    scope.push({
+    await work.tx.update(instances).set({ name, changedAt }).where(eq(instances.id, ctx.instanceId));
+    work.push({
       aggregateType: 'instance',
       aggregateId: ctx.instanceId,
       type: 'instance.changed',

@@ -13,20 +13,20 @@ export async function updateInstanceSettings(
   changes: Partial<InstanceSettings>,
 ): Promise<{ changedAt: Date; settings: InstanceSettings }> {
   if (!ctx.principal.canInstance('iam.policy.write')) throw permissionDenied('needs iam.policy.write on the instance');
-  return execute(ctx, async (scope) => {
-    await lockInstance(scope);
-    const current = await readInstanceSettings(scope.tx, ctx.instanceId);
+  return execute(ctx, async (work) => {
+    await lockInstance(work);
+    const current = await readInstanceSettings(work.tx, ctx.instanceId);
     const defined = Object.fromEntries(
       Object.entries(changes).filter(([, v]) => v !== undefined),
     ) as Partial<InstanceSettings>;
     const settings = { ...current, ...defined };
     checkSettings(settings);
     const changedAt = new Date();
-    await scope.tx.update(instances).set({ settings, changedAt }).where(eq(instances.id, ctx.instanceId));
-    await invalidateInstanceSettings(scope, ctx.instanceId);
+    await work.tx.update(instances).set({ settings, changedAt }).where(eq(instances.id, ctx.instanceId));
+    await invalidateInstanceSettings(work, ctx.instanceId);
     if (defined.userLoginMustBeDomain !== undefined && defined.userLoginMustBeDomain !== current.userLoginMustBeDomain)
-      await rescopeUsernames(scope);
-    scope.push({
+      await rescopeUsernames(work);
+    work.push({
       aggregateType: 'instance',
       aggregateId: ctx.instanceId,
       type: 'instance.settings.changed',

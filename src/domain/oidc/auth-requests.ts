@@ -25,13 +25,13 @@ export const AUTH_REQUEST_LIFETIME_MS = 30 * 60_000;
 
 export async function createAuthRequest(ctx: Ctx, input: NewAuthRequest, orgId: string): Promise<AuthRequest> {
   const id = `ar_${randomToken(24)}`;
-  return execute(ctx, async (scope) => {
-    scope.created('auth_request', id);
-    const [row] = await scope.tx
+  return execute(ctx, async (work) => {
+    work.created('auth_request', id);
+    const [row] = await work.tx
       .insert(authRequests)
       .values({ ...input, id, expiresAt: new Date(Date.now() + AUTH_REQUEST_LIFETIME_MS) })
       .returning();
-    scope.push({
+    work.push({
       aggregateType: 'auth_request',
       aggregateId: id,
       type: 'auth_request.added',
@@ -64,15 +64,15 @@ async function update(
   set: Partial<AuthRequest>,
   payload: Record<string, unknown> = {},
 ): Promise<AuthRequest> {
-  return execute(ctx, async (scope) => {
-    await scope.load('auth_request', id);
-    const [row] = await scope.tx
+  return execute(ctx, async (work) => {
+    await work.load('auth_request', id);
+    const [row] = await work.tx
       .update(authRequests)
       .set(set)
       .where(and(eq(authRequests.id, id), isNull(authRequests.completedAt), gt(authRequests.expiresAt, new Date())))
       .returning();
     if (!row) throw notFound('Errors.AuthRequest.NotFound', 'the authorization request does not exist or has expired');
-    scope.push({ aggregateType: 'auth_request', aggregateId: id, type, payload, resourceOwner: ctx.instanceId });
+    work.push({ aggregateType: 'auth_request', aggregateId: id, type, payload, resourceOwner: ctx.instanceId });
     return row;
   });
 }

@@ -89,8 +89,8 @@ export async function answerAuthRequest(
   const audience = await tokenAudience(ctx.db, client, request.scopes);
   const oidc = client.oidc;
   env = await withSigningKey(ctx, env);
-  const params = await execute({ ...ctx, service: 'oidc/authorize' }, async (scope) => {
-    const grant = await createGrant(scope, {
+  const params = await execute({ ...ctx, service: 'oidc/authorize' }, async (work) => {
+    const grant = await createGrant(work, {
       sessionId: session.id,
       userId: user.id,
       orgId: user.orgId,
@@ -104,7 +104,7 @@ export async function answerAuthRequest(
       absoluteExpiresAt: new Date(Date.now() + settings.refreshTokenAbsoluteSeconds * 1000),
     });
     if (request.responseType === 'code') {
-      const code = await createCode(scope, {
+      const code = await createCode(work, {
         grantId: grant.id,
         clientId: client.clientId,
         redirectUri: request.redirectUri,
@@ -117,7 +117,7 @@ export async function answerAuthRequest(
     let accessToken: string | undefined;
     if (request.responseType === 'id_token token') {
       const accessScopes = request.scopes.filter((s) => s !== 'offline_access');
-      const at = await issueAccessToken(scope, env, {
+      const at = await issueAccessToken(work, env, {
         format: accessTokenFormat(client),
         userId: user.id,
         orgId: user.orgId,
@@ -128,7 +128,7 @@ export async function answerAuthRequest(
         lifetimeSeconds: settings.accessTokenLifetimeSeconds,
         grantId: grant.id,
         sessionId: session.id,
-        extraClaims: await accessTokenRoleClaims(scope, client, { userId: user.id, scopes: accessScopes, audience }),
+        extraClaims: await accessTokenRoleClaims(work, client, { userId: user.id, scopes: accessScopes, audience }),
       });
       accessToken = at.token;
       out.access_token = at.token;
@@ -136,7 +136,7 @@ export async function answerAuthRequest(
       out.expires_in = String(at.expiresIn);
       out.scope = accessScopes.join(' ');
     }
-    out.id_token = await buildIdToken(scope, env, {
+    out.id_token = await buildIdToken(work, env, {
       user,
       clientId: client.clientId,
       projectId: client.projectId,

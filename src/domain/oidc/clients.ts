@@ -1,7 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { createCache, invalidateAfterCommit } from '../cache';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 import { type OidcAppConfig, applicationKeys, applications, projects } from '../../db/schema/index';
 
 export interface OidcClient {
@@ -43,8 +43,8 @@ export async function findClient(db: Db, clientId: string): Promise<OidcClient |
 }
 
 /** For application commands: evict the client in every replica once the transaction commits. */
-export function invalidateOidcClient(scope: Scope, clientId: string): Promise<void> {
-  return invalidateAfterCommit(scope, CACHE_NAME, clientId);
+export function invalidateOidcClient(work: UnitOfWork, clientId: string): Promise<void> {
+  return invalidateAfterCommit(work, CACHE_NAME, clientId);
 }
 
 async function loadClient(db: Db, clientId: string): Promise<OidcClient | undefined> {

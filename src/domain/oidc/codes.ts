@@ -3,7 +3,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { constantTimeEqual, randomToken, sha256Hex } from '../../crypto/random';
 import { authCodes } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 import { revokeGrant } from './grants';
 import { invalidGrant } from './oauth-errors';
 
@@ -11,11 +11,11 @@ import { invalidGrant } from './oauth-errors';
 export const CODE_LIFETIME_MS = 60_000;
 
 export async function createCode(
-  scope: Scope,
+  work: UnitOfWork,
   c: { grantId: string; clientId: string; redirectUri: string; codeChallenge: string | null; nonce: string | null },
 ): Promise<string> {
   const code = randomToken(32);
-  await scope.tx.insert(authCodes).values({
+  await work.tx.insert(authCodes).values({
     codeHash: sha256Hex(code),
     grantId: c.grantId,
     clientId: c.clientId,

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { accessTokens, oidcGrants, refreshTokens } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { execute, type Scope } from '../execute';
+import { execute, type UnitOfWork } from '../execute';
 import { newId } from '../ids';
 
 export type Grant = typeof oidcGrants.$inferSelect;
@@ -23,10 +23,10 @@ export interface NewGrant {
 }
 
 /** A user's grant to a client (event `oidc_session.added`); codes and tokens hang off it. */
-export async function createGrant(scope: Scope, g: NewGrant): Promise<Grant> {
+export async function createGrant(work: UnitOfWork, g: NewGrant): Promise<Grant> {
   const id = newId();
-  scope.created('oidc_session', id);
-  const [row] = await scope.tx
+  work.created('oidc_session', id);
+  const [row] = await work.tx
     .insert(oidcGrants)
     .values({
       id,
@@ -44,7 +44,7 @@ export async function createGrant(scope: Scope, g: NewGrant): Promise<Grant> {
       actorClientId: g.actor?.clientId ?? null,
     })
     .returning();
-  scope.push({
+  work.push({
     aggregateType: 'oidc_session',
     aggregateId: id,
     type: 'oidc_session.added',
@@ -66,20 +66,20 @@ export async function createGrant(scope: Scope, g: NewGrant): Promise<Grant> {
  * transaction of its own: the request that detected the attack fails, the revocation stays.
  */
 export async function revokeGrant(ctx: Ctx, grantId: string, reason: string): Promise<void> {
-  await execute(ctx, async (scope) => {
+  await execute(ctx, async (work) => {
     const now = new Date();
-    const [g] = await scope.tx.update(oidcGrants).set({ revokedAt: now }).where(eq(oidcGrants.id, grantId)).returning();
-    await scope.tx
+    const [g] = await work.tx.update(oidcGrants).set({ revokedAt: now }).where(eq(oidcGrants.id, grantId)).returning();
+    await work.tx
       .update(accessTokens)
       .set({ revokedAt: now })
       .where(and(eq(accessTokens.grantId, grantId), isNull(accessTokens.revokedAt)));
-    await scope.tx
+    await work.tx
       .update(refreshTokens)
       .set({ revokedAt: now })
       .where(and(eq(refreshTokens.grantId, grantId), isNull(refreshTokens.revokedAt)));
     if (g) {
-      await scope.load('oidc_session', grantId);
-      scope.push({
+      await work.load('oidc_session', grantId);
+      work.push({
         aggregateType: 'oidc_session',
         aggregateId: grantId,
         type: 'oidc_session.revoked',
@@ -95,8 +95,8 @@ export function grantActor(g: Grant): { userId: string; clientId?: string } | nu
   return g.actorUserId ? { userId: g.actorUserId, ...(g.actorClientId ? { clientId: g.actorClientId } : {}) } : null;
 }
 
-export async function findGrant(scope: Scope | Ctx, grantId: string): Promise<Grant | undefined> {
-  const db = 'tx' in scope ? scope.tx : scope.db;
+export async function findGrant(work: UnitOfWork | Ctx, grantId: string): Promise<Grant | undefined> {
+  const db = 'tx' in work ? work.tx : work.db;
   const [row] = await db.select().from(oidcGrants).where(eq(oidcGrants.id, grantId));
   return row;
 }

@@ -4,7 +4,7 @@ import { signJwt } from '../../crypto/keys/signing';
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
 import { accessTokens, orgs, refreshTokens, users } from '../../db/schema/index';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 import { newId } from '../ids';
 import { type ClaimUser, hasAuthorization, maybeRoleClaims, metadataClaim, scopeClaims } from './claims';
 import type { OidcEnv } from './env';
@@ -71,7 +71,7 @@ export interface AccessTokenParams {
  * opaque random token whose SHA-256 is stored. Event `oidc_session.access_token.added`.
  */
 export async function issueAccessToken(
-  scope: Scope,
+  work: UnitOfWork,
   env: OidcEnv,
   p: AccessTokenParams,
 ): Promise<{ token: string; id: string; expiresIn: number }> {
@@ -105,8 +105,8 @@ export async function issueAccessToken(
   } else {
     token = randomToken(32, OPAQUE_ACCESS_TOKEN_PREFIX);
   }
-  const bound = p.projectId ? await hasAuthorization(scope.tx, p.userId, p.projectId) : false;
-  await scope.tx.insert(accessTokens).values({
+  const bound = p.projectId ? await hasAuthorization(work.tx, p.userId, p.projectId) : false;
+  await work.tx.insert(accessTokens).values({
     id,
     tokenHash: p.format === 'opaque' ? sha256Hex(token) : null,
     grantId: p.grantId ?? null,
@@ -122,8 +122,8 @@ export async function issueAccessToken(
     issuedAt: now,
     expiresAt,
   });
-  scope.created('access_token', id);
-  scope.push({
+  work.created('access_token', id);
+  work.push({
     aggregateType: 'access_token',
     aggregateId: id,
     type: 'oidc_session.access_token.added',
@@ -141,7 +141,7 @@ export async function issueAccessToken(
 
 /** Issues a refresh token of a grant (hash stored; rotated on every use). */
 export async function issueRefreshToken(
-  scope: Scope,
+  work: UnitOfWork,
   p: {
     grantId: string;
     clientId: string;
@@ -156,7 +156,7 @@ export async function issueRefreshToken(
   const token = randomToken(32, REFRESH_TOKEN_PREFIX);
   let expiresAt = new Date(Date.now() + p.idleSeconds * 1000);
   if (p.absoluteExpiresAt && p.absoluteExpiresAt < expiresAt) expiresAt = p.absoluteExpiresAt;
-  await scope.tx.insert(refreshTokens).values({
+  await work.tx.insert(refreshTokens).values({
     id,
     tokenHash: sha256Hex(token),
     grantId: p.grantId,
@@ -165,8 +165,8 @@ export async function issueRefreshToken(
     scopes: p.scopes,
     expiresAt,
   });
-  scope.created('refresh_token', id);
-  scope.push({
+  work.created('refresh_token', id);
+  work.push({
     aggregateType: 'refresh_token',
     aggregateId: id,
     type: 'oidc_session.refresh_token.added',
@@ -203,7 +203,7 @@ export interface IdTokenParams {
 }
 
 /** Signs an ID token with the claims of the baseline (iss, sub, aud, exp, iat, auth_time, nonce, azp, amr, sid, at_hash, c_hash). */
-export async function buildIdToken(scope: Scope, env: OidcEnv, p: IdTokenParams): Promise<string> {
+export async function buildIdToken(work: UnitOfWork, env: OidcEnv, p: IdTokenParams): Promise<string> {
   const key = signingKeyOf(env);
   const iat = Math.floor(Date.now() / 1000);
   const aud = [p.clientId, ...p.audience.filter((a) => a !== p.clientId)];
@@ -224,7 +224,7 @@ export async function buildIdToken(scope: Scope, env: OidcEnv, p: IdTokenParams)
   if (p.actor) claims.act = { sub: p.actor.userId };
   if (p.includeUserClaims) {
     Object.assign(claims, scopeClaims(p.user, p.scopes));
-    if (p.scopes.includes(RESERVED.metadata)) claims[RESERVED.metadata] = await metadataClaim(scope.tx, p.user.id);
+    if (p.scopes.includes(RESERVED.metadata)) claims[RESERVED.metadata] = await metadataClaim(work.tx, p.user.id);
   } else {
     const orgOnly = scopeClaims(
       p.user,
@@ -234,7 +234,7 @@ export async function buildIdToken(scope: Scope, env: OidcEnv, p: IdTokenParams)
   }
   Object.assign(
     claims,
-    await maybeRoleClaims(scope.tx, {
+    await maybeRoleClaims(work.tx, {
       userId: p.user.id,
       scopes: p.scopes,
       projectId: p.projectId,

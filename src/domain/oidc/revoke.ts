@@ -30,15 +30,15 @@ export async function revokeToken(
       .from(refreshTokens)
       .where(eq(refreshTokens.tokenHash, sha256Hex(token)));
     if (rt && rt.clientId === clientId) {
-      await execute(ctx, async (scope) => {
+      await execute(ctx, async (work) => {
         const now = new Date();
-        await scope.tx.update(refreshTokens).set({ revokedAt: now }).where(eq(refreshTokens.id, rt.id));
-        await scope.tx
+        await work.tx.update(refreshTokens).set({ revokedAt: now }).where(eq(refreshTokens.id, rt.id));
+        await work.tx
           .update(accessTokens)
           .set({ revokedAt: now })
           .where(and(eq(accessTokens.refreshTokenId, rt.id), isNull(accessTokens.revokedAt)));
-        await scope.load('refresh_token', rt.id);
-        scope.push({
+        await work.load('refresh_token', rt.id);
+        work.push({
           aggregateType: 'refresh_token',
           aggregateId: rt.id,
           type: 'oidc_session.refresh_token.revoked',
@@ -70,15 +70,15 @@ export async function revokeToken(
   }
   if (!id) return;
   const tokenId = id;
-  await execute(ctx, async (scope) => {
-    const [row] = await scope.tx
+  await execute(ctx, async (work) => {
+    const [row] = await work.tx
       .update(accessTokens)
       .set({ revokedAt: new Date() })
       .where(and(eq(accessTokens.id, tokenId), isNull(accessTokens.revokedAt)))
       .returning({ id: accessTokens.id });
     if (!row) return;
-    await scope.load('access_token', tokenId);
-    scope.push({
+    await work.load('access_token', tokenId);
+    work.push({
       aggregateType: 'access_token',
       aggregateId: tokenId,
       type: 'oidc_session.access_token.revoked',

@@ -1,6 +1,6 @@
 import { refusalFor } from './user-access';
 import type { Ctx } from '../context';
-import { execute, type Scope } from '../execute';
+import { execute, type UnitOfWork } from '../execute';
 import { maybeRoleClaims } from './claims';
 import type { OidcClient } from './clients';
 import type { OidcEnv } from './env';
@@ -30,12 +30,12 @@ export const accessTokenFormat = (client: OidcClient): 'jwt' | 'opaque' =>
  * access_token_role_assertion. Opaque tokens carry none (introspection answers with the roles).
  */
 export async function accessTokenRoleClaims(
-  scope: Scope,
+  work: UnitOfWork,
   client: OidcClient,
   p: { userId: string; scopes: string[]; audience: string[] },
 ): Promise<Record<string, unknown> | undefined> {
   if (accessTokenFormat(client) !== 'jwt') return undefined;
-  return maybeRoleClaims(scope.tx, {
+  return maybeRoleClaims(work.tx, {
     userId: p.userId,
     scopes: p.scopes,
     projectId: client.projectId,
@@ -76,10 +76,10 @@ export async function issueGrantTokens(
   // project, or a removed authorization, ends the grant.
   const refusal = await refusalFor(ctx.db, user, client);
   if (refusal) throw invalidGrant(refusal);
-  return execute(ctx, async (scope) => {
+  return execute(ctx, async (work) => {
     let refresh: { token: string; id: string } | undefined;
     if (p.withRefresh) {
-      refresh = await issueRefreshToken(scope, {
+      refresh = await issueRefreshToken(work, {
         grantId: grant.id,
         clientId: client.clientId,
         userId: user.id,
@@ -90,13 +90,13 @@ export async function issueGrantTokens(
       });
     }
     const format = accessTokenFormat(client);
-    const extraClaims = await accessTokenRoleClaims(scope, client, {
+    const extraClaims = await accessTokenRoleClaims(work, client, {
       userId: user.id,
       scopes: p.scopes,
       audience: grant.audience,
     });
     const accessScopes = p.scopes.filter((s) => s !== 'offline_access');
-    const at = await issueAccessToken(scope, env, {
+    const at = await issueAccessToken(work, env, {
       format,
       userId: user.id,
       orgId: user.orgId,
@@ -119,7 +119,7 @@ export async function issueGrantTokens(
     };
     if (refresh) out.refresh_token = refresh.token;
     if (p.scopes.includes('openid')) {
-      out.id_token = await buildIdToken(scope, env, {
+      out.id_token = await buildIdToken(work, env, {
         user,
         clientId: client.clientId,
         projectId: grant.projectId,

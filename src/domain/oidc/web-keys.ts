@@ -23,7 +23,7 @@ import type { Ctx } from '../context';
 import type { OidcEnv } from './env';
 import { failedPrecondition, invalidArgument, notFound } from '../errors';
 import { createCache, invalidateAfterCommit } from '../cache';
-import { execute, type Scope } from '../execute';
+import { execute, type UnitOfWork } from '../execute';
 import { instanceSettings, longestTokenLifetimeMs } from './settings';
 
 export type WebKey = typeof webKeys.$inferSelect;
@@ -87,8 +87,8 @@ export function invalidateKeyCache(_db?: Db): void {
 }
 
 /** Inside a key-changing transaction: every replica forgets its cached keys once it commits. */
-async function keysChanged(scope: Scope): Promise<void> {
-  await invalidateAfterCommit(scope, CACHE_NAME, CACHE_KEY);
+async function keysChanged(work: UnitOfWork): Promise<void> {
+  await invalidateAfterCommit(work, CACHE_NAME, CACHE_KEY);
 }
 
 /** The key set the JWKS endpoint publishes: next, active and retired-but-not-expired keys. */
@@ -143,20 +143,20 @@ function withinLifetime(token: string): Date {
   return typeof exp === 'number' && exp * 1000 <= now ? new Date(exp * 1000 - 1000) : new Date(now);
 }
 
-async function lockKeys(scope: Scope): Promise<void> {
+async function lockKeys(work: UnitOfWork): Promise<void> {
   // Serializes key changes of all replicas: whoever holds it sees the others' committed keys.
-  await scope.tx.execute(sql`select pg_advisory_xact_lock(7301001)`);
+  await work.tx.execute(sql`select pg_advisory_xact_lock(7301001)`);
 }
 
 async function insertKey(
-  scope: Scope,
+  work: UnitOfWork,
   masterKey: Buffer,
   alg: SigningAlgorithm,
   state: 'INITIAL' | 'ACTIVE',
 ): Promise<WebKey> {
   const k = await generateSigningKey(alg);
   const now = new Date();
-  const [row] = await scope.tx
+  const [row] = await work.tx
     .insert(webKeys)
     .values({
       id: k.kid,
@@ -167,55 +167,55 @@ async function insertKey(
       activatedAt: state === 'ACTIVE' ? now : null,
     })
     .returning();
-  scope.created('web_key', k.kid);
-  await keysChanged(scope);
-  scope.push({
+  work.created('web_key', k.kid);
+  await keysChanged(work);
+  work.push({
     aggregateType: 'web_key',
     aggregateId: k.kid,
     type: 'web_key.added',
     payload: { algorithm: alg },
-    resourceOwner: scope.ctx.instanceId,
+    resourceOwner: work.ctx.instanceId,
   });
   if (state === 'ACTIVE') {
-    scope.push({
+    work.push({
       aggregateType: 'web_key',
       aggregateId: k.kid,
       type: 'web_key.activated',
       payload: {},
-      resourceOwner: scope.ctx.instanceId,
+      resourceOwner: work.ctx.instanceId,
     });
   }
   return row;
 }
 
-async function activate(scope: Scope, key: WebKey, retireAfterMs: number): Promise<void> {
+async function activate(work: UnitOfWork, key: WebKey, retireAfterMs: number): Promise<void> {
   const now = new Date();
-  await keysChanged(scope);
-  const [current] = await scope.tx.select().from(webKeys).where(eq(webKeys.state, 'ACTIVE'));
+  await keysChanged(work);
+  const [current] = await work.tx.select().from(webKeys).where(eq(webKeys.state, 'ACTIVE'));
   if (current?.id === key.id) return;
   if (current) {
-    await scope.tx
+    await work.tx
       .update(webKeys)
       .set({ state: 'INACTIVE', changedAt: now, publishedUntil: new Date(now.getTime() + retireAfterMs) })
       .where(eq(webKeys.id, current.id));
-    scope.push({
+    work.push({
       aggregateType: 'web_key',
       aggregateId: current.id,
       type: 'web_key.deactivated',
       payload: {},
-      resourceOwner: scope.ctx.instanceId,
+      resourceOwner: work.ctx.instanceId,
     });
   }
-  await scope.tx
+  await work.tx
     .update(webKeys)
     .set({ state: 'ACTIVE', changedAt: now, activatedAt: now, publishedUntil: null })
     .where(eq(webKeys.id, key.id));
-  scope.push({
+  work.push({
     aggregateType: 'web_key',
     aggregateId: key.id,
     type: 'web_key.activated',
     payload: {},
-    resourceOwner: scope.ctx.instanceId,
+    resourceOwner: work.ctx.instanceId,
   });
 }
 
@@ -232,19 +232,19 @@ export async function ensureSigningKey(ctx: Ctx, masterKey: Buffer): Promise<voi
   const cache = await keyCache(ctx.db, masterKey);
   if (cache.signing && cache.published.length > 1) return;
   const alg = await signingAlgorithm(ctx);
-  const changed = await execute(ctx, async (scope) => {
-    await lockKeys(scope);
-    const rows = await scope.tx
+  const changed = await execute(ctx, async (work) => {
+    await lockKeys(work);
+    const rows = await work.tx
       .select()
       .from(webKeys)
       .where(inArray(webKeys.state, ['INITIAL', 'ACTIVE']));
     let changed = false;
     if (!rows.some((r) => r.state === 'ACTIVE')) {
-      await insertKey(scope, masterKey, alg, 'ACTIVE');
+      await insertKey(work, masterKey, alg, 'ACTIVE');
       changed = true;
     }
     if (!rows.some((r) => r.state === 'INITIAL')) {
-      await insertKey(scope, masterKey, alg, 'INITIAL');
+      await insertKey(work, masterKey, alg, 'INITIAL');
       changed = true;
     }
     return changed;
@@ -261,17 +261,17 @@ export async function ensureSigningKey(ctx: Ctx, masterKey: Buffer): Promise<voi
 export async function rotateKeysIfDue(ctx: Ctx, masterKey: Buffer, intervalMs: number): Promise<boolean> {
   const settings = await instanceSettings(ctx.db, ctx.instanceId);
   const alg = await signingAlgorithm(ctx);
-  const rotated = await execute(ctx, async (scope) => {
-    await lockKeys(scope);
+  const rotated = await execute(ctx, async (work) => {
+    await lockKeys(work);
     const now = Date.now();
-    const expired = await scope.tx
+    const expired = await work.tx
       .delete(webKeys)
       .where(and(eq(webKeys.state, 'INACTIVE'), lt(webKeys.publishedUntil, new Date(now))))
       .returning({ id: webKeys.id });
-    if (expired.length) await keysChanged(scope);
+    if (expired.length) await keysChanged(work);
     for (const e of expired) {
-      await scope.load('web_key', e.id);
-      scope.push({
+      await work.load('web_key', e.id);
+      work.push({
         aggregateType: 'web_key',
         aggregateId: e.id,
         type: 'web_key.removed',
@@ -279,7 +279,7 @@ export async function rotateKeysIfDue(ctx: Ctx, masterKey: Buffer, intervalMs: n
         resourceOwner: ctx.instanceId,
       });
     }
-    const rows = await scope.tx
+    const rows = await work.tx
       .select()
       .from(webKeys)
       .where(inArray(webKeys.state, ['INITIAL', 'ACTIVE']))
@@ -289,13 +289,13 @@ export async function rotateKeysIfDue(ctx: Ctx, masterKey: Buffer, intervalMs: n
     // The successor must have been published for longer than the JWKS may be cached.
     const next = rows.find((r) => r.state === 'INITIAL' && now - r.createdAt.getTime() >= JWKS_MAX_AGE_SECONDS * 1000);
     if (!next) {
-      if (!rows.some((r) => r.state === 'INITIAL')) await insertKey(scope, masterKey, alg, 'INITIAL');
+      if (!rows.some((r) => r.state === 'INITIAL')) await insertKey(work, masterKey, alg, 'INITIAL');
       return true;
     }
-    await scope.load('web_key', next.id);
-    if (active) await scope.load('web_key', active.id);
-    await activate(scope, next, longestTokenLifetimeMs(settings) + JWKS_MAX_AGE_SECONDS * 1000);
-    await insertKey(scope, masterKey, alg, 'INITIAL');
+    await work.load('web_key', next.id);
+    if (active) await work.load('web_key', active.id);
+    await activate(work, next, longestTokenLifetimeMs(settings) + JWKS_MAX_AGE_SECONDS * 1000);
+    await insertKey(work, masterKey, alg, 'INITIAL');
     return true;
   });
   if (rotated) invalidateKeyCache(ctx.db);
@@ -305,9 +305,9 @@ export async function rotateKeysIfDue(ctx: Ctx, masterKey: Buffer, intervalMs: n
 /** CreateWebKey: a new published key that does not sign until activated. */
 export async function createWebKey(ctx: Ctx, masterKey: Buffer, alg?: SigningAlgorithm): Promise<WebKey> {
   const algorithm = alg ?? (await signingAlgorithm(ctx));
-  const row = await execute(ctx, async (scope) => {
-    await lockKeys(scope);
-    return insertKey(scope, masterKey, algorithm, 'INITIAL');
+  const row = await execute(ctx, async (work) => {
+    await lockKeys(work);
+    return insertKey(work, masterKey, algorithm, 'INITIAL');
   });
   invalidateKeyCache(ctx.db);
   return row;
@@ -316,15 +316,15 @@ export async function createWebKey(ctx: Ctx, masterKey: Buffer, alg?: SigningAlg
 /** ActivateWebKey: the key signs from now on; the previous one stays published until its tokens expire. */
 export async function activateWebKey(ctx: Ctx, keyId: string): Promise<WebKey> {
   const settings = await instanceSettings(ctx.db, ctx.instanceId);
-  const row = await execute(ctx, async (scope) => {
-    await lockKeys(scope);
-    const [key] = await scope.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
+  const row = await execute(ctx, async (work) => {
+    await lockKeys(work);
+    const [key] = await work.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
     if (!key) throw notFound('Errors.WebKey.NotFound', 'web key not found');
     if (key.state === 'INACTIVE')
       throw failedPrecondition('Errors.WebKey.Inactive', 'a retired key cannot be activated again; create a new one');
-    await scope.load('web_key', key.id);
-    await activate(scope, key, longestTokenLifetimeMs(settings) + JWKS_MAX_AGE_SECONDS * 1000);
-    const [after] = await scope.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
+    await work.load('web_key', key.id);
+    await activate(work, key, longestTokenLifetimeMs(settings) + JWKS_MAX_AGE_SECONDS * 1000);
+    const [after] = await work.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
     return after;
   });
   invalidateKeyCache(ctx.db);
@@ -333,16 +333,16 @@ export async function activateWebKey(ctx: Ctx, keyId: string): Promise<WebKey> {
 
 /** DeleteWebKey: removes a key that does not sign; deleting the active key is refused. */
 export async function deleteWebKey(ctx: Ctx, keyId: string): Promise<void> {
-  await execute(ctx, async (scope) => {
-    await lockKeys(scope);
-    const [key] = await scope.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
+  await execute(ctx, async (work) => {
+    await lockKeys(work);
+    const [key] = await work.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
     if (!key) return;
     if (key.state === 'ACTIVE')
       throw failedPrecondition('Errors.WebKey.Active', 'the active key cannot be deleted; activate another key first');
-    await scope.load('web_key', key.id);
-    await scope.tx.delete(webKeys).where(eq(webKeys.id, keyId));
-    await keysChanged(scope);
-    scope.push({
+    await work.load('web_key', key.id);
+    await work.tx.delete(webKeys).where(eq(webKeys.id, keyId));
+    await keysChanged(work);
+    work.push({
       aggregateType: 'web_key',
       aggregateId: key.id,
       type: 'web_key.removed',

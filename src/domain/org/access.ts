@@ -4,7 +4,7 @@ import type { Principal } from '../../authz/principal';
 import type { Db } from '../../db/client';
 import { orgs } from '../../db/schema/index';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 
 export type Org = typeof orgs.$inferSelect;
 
@@ -43,8 +43,8 @@ export async function orgFor(db: Db, principal: Principal, id: string, perm: Per
  * For a command that records events on the organization: locks its row first, so concurrent commands
  * on it run one after the other, then reads its event sequence.
  */
-export async function orgForChange(scope: Scope, id: string, perm: Permission): Promise<Org> {
-  const org = await orgFor(scope.tx, scope.ctx.principal, id, perm, 'update');
-  await scope.load('org', id);
+export async function orgForChange(work: UnitOfWork, id: string, perm: Permission): Promise<Org> {
+  const org = await orgFor(work.tx, work.ctx.principal, id, perm, 'update');
+  await work.load('org', id);
   return org;
 }

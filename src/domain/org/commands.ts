@@ -1,6 +1,6 @@
 import { orgDomains, orgs } from '../../db/schema/index';
 import { alreadyExists } from '../errors';
-import { type Scope, type UniqueConstraintErrors } from '../execute';
+import { type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { generatedOrgDomain } from './domain-name';
 
@@ -19,34 +19,34 @@ export interface AddOrgInput {
 
 /** Adds an organization with its generated primary domain. */
 export async function addOrg(
-  scope: Scope,
+  work: UnitOfWork,
   input: AddOrgInput,
 ): Promise<{ id: string; primaryDomain: string; createdAt: Date }> {
   const id = input.id ?? newId();
   const primaryDomain = generatedOrgDomain(input.name, input.instanceDomain);
-  scope.created('org', id);
-  const [row] = await scope.tx
+  work.created('org', id);
+  const [row] = await work.tx
     .insert(orgs)
     .values({ id, name: input.name, primaryDomain })
     .returning({ createdAt: orgs.createdAt });
-  await scope.tx
+  await work.tx
     .insert(orgDomains)
     .values({ orgId: id, domain: primaryDomain, isPrimary: true, isVerified: true, generated: true });
-  scope.push({
+  work.push({
     aggregateType: 'org',
     aggregateId: id,
     type: 'org.added',
     payload: { name: input.name },
     resourceOwner: id,
   });
-  scope.push({
+  work.push({
     aggregateType: 'org',
     aggregateId: id,
     type: 'org.domain.added',
     payload: { domain: primaryDomain, generated: true },
     resourceOwner: id,
   });
-  scope.push({
+  work.push({
     aggregateType: 'org',
     aggregateId: id,
     type: 'org.domain.primary.set',

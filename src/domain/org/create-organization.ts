@@ -75,26 +75,26 @@ export async function createOrganization(
       return { kind: 'human' as const, human, roles };
     }),
   );
-  return execute(ctx, async (scope) => {
-    const [instance] = await scope.tx
+  return execute(ctx, async (work) => {
+    const [instance] = await work.tx
       .select({ domain: instances.domain })
       .from(instances)
       .where(eq(instances.id, ctx.instanceId));
-    const org = await addOrg(scope, { id, name, instanceDomain: instance.domain });
+    const org = await addOrg(work, { id, name, instanceDomain: instance.domain });
     const adminIds: string[] = [];
     for (const a of admins) {
       let userId: string;
       if (a.kind === 'existing') {
-        const [user] = await scope.tx
+        const [user] = await work.tx
           .select({ id: users.id })
           .from(users)
           .where(and(eq(users.id, a.userId), ne(users.state, 'REMOVED')));
         if (!user) throw notFound('Errors.User.NotFound', `admin user ${a.userId} not found`);
         userId = user.id;
       } else {
-        userId = (await addHumanUser(scope, { orgId: org.id, ...a.human })).id;
+        userId = (await addHumanUser(work, { orgId: org.id, ...a.human })).id;
       }
-      await addAdministrator(scope, {
+      await addAdministrator(work, {
         userId,
         resourceType: 'ORG',
         resourceId: org.id,

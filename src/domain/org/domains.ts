@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { orgDomains, orgs } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, notFound } from '../errors';
-import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
+import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { requireDomain, requireId } from '../instance/validate';
 import { orgForChange } from './access';
 import { invalidateOrgUsers } from './invalidate-users';
@@ -22,7 +22,7 @@ export async function addOrganizationDomain(
 ): Promise<{ createdAt: Date }> {
   requireId('organization_id', input.orgId);
   requireDomain('domain', input.domain);
-  return execute(ctx, (scope) => addOrganizationDomainIn(scope, input));
+  return execute(ctx, (work) => addOrganizationDomainIn(work, input));
 }
 
 /**
@@ -30,18 +30,18 @@ export async function addOrganizationDomain(
  * carries over domains the previous system had verified (recorded as `org.domain.verified`).
  */
 export async function addOrganizationDomainIn(
-  scope: Scope,
+  work: UnitOfWork,
   input: { orgId: string; domain: string; verified?: boolean },
 ): Promise<{ createdAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
-  await orgForChange(scope, orgId, 'org.write');
+  await orgForChange(work, orgId, 'org.write');
   const isVerified = input.verified === true;
-  const [row] = await scope.tx
+  const [row] = await work.tx
     .insert(orgDomains)
     .values({ orgId, domain, isVerified })
     .returning({ createdAt: orgDomains.createdAt });
-  scope.push({
+  work.push({
     aggregateType: 'org',
     aggregateId: orgId,
     type: 'org.domain.added',
@@ -49,7 +49,7 @@ export async function addOrganizationDomainIn(
     resourceOwner: orgId,
   });
   if (isVerified)
-    scope.push({
+    work.push({
       aggregateType: 'org',
       aggregateId: orgId,
       type: 'org.domain.verified',
@@ -65,10 +65,10 @@ export async function deleteOrganizationDomain(
 ): Promise<{ deletedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
-  return execute(ctx, async (scope) => {
-    await orgForChange(scope, orgId, 'org.write');
+  return execute(ctx, async (work) => {
+    await orgForChange(work, orgId, 'org.write');
     const where = and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain));
-    const [row] = await scope.tx.select().from(orgDomains).where(where);
+    const [row] = await work.tx.select().from(orgDomains).where(where);
     if (!row) return { deletedAt: new Date() };
     if (row.isPrimary)
       throw failedPrecondition(
@@ -77,8 +77,8 @@ export async function deleteOrganizationDomain(
       );
     if (row.generated)
       throw failedPrecondition('Errors.Org.Domain.Generated', 'the generated domain cannot be removed');
-    await scope.tx.delete(orgDomains).where(where);
-    scope.push({
+    await work.tx.delete(orgDomains).where(where);
+    work.push({
       aggregateType: 'org',
       aggregateId: orgId,
       type: 'org.domain.removed',
@@ -96,32 +96,32 @@ export async function setPrimaryOrganizationDomain(
 ): Promise<{ changedAt: Date }> {
   requireId('organization_id', input.orgId);
   requireDomain('domain', input.domain);
-  return execute(ctx, (scope) => setPrimaryOrganizationDomainIn(scope, input));
+  return execute(ctx, (work) => setPrimaryOrganizationDomainIn(work, input));
 }
 
 /** SetPrimaryOrganizationDomain inside a running command (used by the bulk import). */
 export async function setPrimaryOrganizationDomainIn(
-  scope: Scope,
+  work: UnitOfWork,
   input: { orgId: string; domain: string },
 ): Promise<{ changedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   const domain = requireDomain('domain', input.domain);
-  await orgForChange(scope, orgId, 'org.write');
-  const [row] = await scope.tx
+  await orgForChange(work, orgId, 'org.write');
+  const [row] = await work.tx
     .select()
     .from(orgDomains)
     .where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
   if (!row) throw domainNotFound();
   const changedAt = new Date();
   if (row.isPrimary) return { changedAt };
-  await scope.tx.update(orgDomains).set({ isPrimary: false }).where(eq(orgDomains.orgId, orgId));
-  await scope.tx
+  await work.tx.update(orgDomains).set({ isPrimary: false }).where(eq(orgDomains.orgId, orgId));
+  await work.tx
     .update(orgDomains)
     .set({ isPrimary: true })
     .where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
-  await scope.tx.update(orgs).set({ primaryDomain: domain, changedAt }).where(eq(orgs.id, orgId));
-  await invalidateOrgUsers(scope, orgId);
-  scope.push({
+  await work.tx.update(orgs).set({ primaryDomain: domain, changedAt }).where(eq(orgs.id, orgId));
+  await invalidateOrgUsers(work, orgId);
+  work.push({
     aggregateType: 'org',
     aggregateId: orgId,
     type: 'org.domain.primary.set',

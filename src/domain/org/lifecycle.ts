@@ -15,7 +15,7 @@ import {
 import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
 import { failedPrecondition, permissionDenied } from '../errors';
-import { execute, type Scope } from '../execute';
+import { execute, type UnitOfWork } from '../execute';
 import { requireId, requireText } from '../instance/validate';
 import { removeUsersOfOrg } from '../user/commands';
 import { rescopeUsernames } from '../user/username-scope';
@@ -26,30 +26,30 @@ async function changeOrg(
   ctx: Ctx,
   orgId: string,
   apply: (
-    scope: Scope,
+    work: UnitOfWork,
     org: Awaited<ReturnType<typeof orgFor>>,
   ) => Promise<
     | {
         type: string;
         payload?: Record<string, unknown>;
         set: Partial<typeof orgs.$inferInsert>;
-        afterwards?: (scope: Scope) => Promise<void>;
+        afterwards?: (work: UnitOfWork) => Promise<void>;
       }
     | undefined
   >,
 ): Promise<{ changedAt: Date }> {
   requireId('organization_id', orgId);
-  return execute(ctx, async (scope) => {
-    const org = await orgForChange(scope, orgId, 'org.write');
-    const change = await apply(scope, org);
+  return execute(ctx, async (work) => {
+    const org = await orgForChange(work, orgId, 'org.write');
+    const change = await apply(work, org);
     if (!change) return { changedAt: org.changedAt };
     const changedAt = new Date();
-    await scope.tx
+    await work.tx
       .update(orgs)
       .set({ ...change.set, changedAt })
       .where(eq(orgs.id, orgId));
-    await change.afterwards?.(scope);
-    scope.push({
+    await change.afterwards?.(work);
+    work.push({
       aggregateType: 'org',
       aggregateId: orgId,
       type: change.type,
@@ -102,30 +102,30 @@ export function setOrganizationLoginPolicy(ctx: Ctx, input: { orgId: string } & 
 }
 
 export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
-  return changeOrg(ctx, input.orgId, async (scope, org) => {
+  return changeOrg(ctx, input.orgId, async (work, org) => {
     if (org.state === 'INACTIVE')
       throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
-    await refuseDefaultOrg(scope, org.id, 'deactivated');
-    await invalidateOrgUsers(scope, org.id);
-    await revokeTokensOfOrg(scope, org.id);
+    await refuseDefaultOrg(work, org.id, 'deactivated');
+    await invalidateOrgUsers(work, org.id);
+    await revokeTokensOfOrg(work, org.id);
     return { type: 'org.deactivated', set: { state: 'INACTIVE' } };
   });
 }
 
 export function activateOrganization(ctx: Ctx, input: { orgId: string }) {
-  return changeOrg(ctx, input.orgId, async (scope, org) => {
+  return changeOrg(ctx, input.orgId, async (work, org) => {
     if (org.state === 'ACTIVE')
       throw failedPrecondition('Errors.Org.NotInactive', 'the organization is already active');
-    await invalidateOrgUsers(scope, org.id);
+    await invalidateOrgUsers(work, org.id);
     return { type: 'org.reactivated', set: { state: 'ACTIVE' } };
   });
 }
 
-async function refuseDefaultOrg(scope: Scope, orgId: string, what: string): Promise<void> {
-  const [row] = await scope.tx
+async function refuseDefaultOrg(work: UnitOfWork, orgId: string, what: string): Promise<void> {
+  const [row] = await work.tx
     .select({ id: instances.defaultOrgId })
     .from(instances)
-    .where(eq(instances.id, scope.ctx.instanceId));
+    .where(eq(instances.id, work.ctx.instanceId));
   if (row?.id === orgId) throw failedPrecondition('Errors.Org.Default', `the default organization cannot be ${what}`);
 }
 
@@ -136,19 +136,19 @@ async function refuseDefaultOrg(scope: Scope, orgId: string, what: string): Prom
  */
 export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Promise<{ deletedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
-  return execute(ctx, async (scope) => {
-    const [row] = await scope.tx
+  return execute(ctx, async (work) => {
+    const [row] = await work.tx
       .select({ state: orgs.state, changedAt: orgs.changedAt })
       .from(orgs)
       .where(eq(orgs.id, orgId));
     if (row?.state === 'REMOVED' && ctx.principal.canOrg('org.delete', orgId)) return { deletedAt: row.changedAt };
-    await orgForChange(scope, orgId, 'org.delete');
-    await refuseDefaultOrg(scope, orgId, 'deleted');
+    await orgForChange(work, orgId, 'org.delete');
+    await refuseDefaultOrg(work, orgId, 'deleted');
     const deletedAt = new Date();
     const removed = { state: 'REMOVED', changedAt: deletedAt };
-    const orgUsers = scope.tx.select({ id: users.id }).from(users).where(eq(users.orgId, orgId));
-    const orgProjects = scope.tx.select({ id: projects.id }).from(projects).where(eq(projects.orgId, orgId));
-    await scope.tx
+    const orgUsers = work.tx.select({ id: users.id }).from(users).where(eq(users.orgId, orgId));
+    const orgProjects = work.tx.select({ id: projects.id }).from(projects).where(eq(projects.orgId, orgId));
+    await work.tx
       .update(authorizations)
       .set(removed)
       .where(
@@ -161,11 +161,11 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
           ),
         ),
       );
-    const orgUserIds = await scope.tx
+    const orgUserIds = await work.tx
       .select({ id: users.id })
       .from(users)
       .where(and(eq(users.orgId, orgId), ne(users.state, 'REMOVED')));
-    const lostMemberships = await scope.tx
+    const lostMemberships = await work.tx
       .delete(administrators)
       .where(
         or(
@@ -177,9 +177,9 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
       .returning({ userId: administrators.userId });
     // Cached principals of removed users and of users who lost a membership must not outlive the commit.
     for (const userId of new Set([...orgUserIds.map((u) => u.id), ...lostMemberships.map((m) => m.userId)])) {
-      await invalidatePrincipal(scope, userId);
+      await invalidatePrincipal(work, userId);
     }
-    await scope.tx
+    await work.tx
       .update(projectGrants)
       .set(removed)
       .where(
@@ -188,19 +188,19 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
           or(eq(projectGrants.orgId, orgId), eq(projectGrants.grantedOrgId, orgId)),
         ),
       );
-    await scope.tx
+    await work.tx
       .update(applications)
       .set(removed)
       .where(and(eq(applications.orgId, orgId), ne(applications.state, 'REMOVED')));
-    await scope.tx
+    await work.tx
       .update(projects)
       .set(removed)
       .where(and(eq(projects.orgId, orgId), ne(projects.state, 'REMOVED')));
-    await removeUsersOfOrg(scope, orgId);
-    await scope.tx.delete(orgDomains).where(eq(orgDomains.orgId, orgId));
-    await scope.tx.delete(orgMetadata).where(eq(orgMetadata.orgId, orgId));
-    await scope.tx.update(orgs).set(removed).where(eq(orgs.id, orgId));
-    scope.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.removed', payload: {}, resourceOwner: orgId });
+    await removeUsersOfOrg(work, orgId);
+    await work.tx.delete(orgDomains).where(eq(orgDomains.orgId, orgId));
+    await work.tx.delete(orgMetadata).where(eq(orgMetadata.orgId, orgId));
+    await work.tx.update(orgs).set(removed).where(eq(orgs.id, orgId));
+    work.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.removed', payload: {}, resourceOwner: orgId });
     return { deletedAt };
   });
 }

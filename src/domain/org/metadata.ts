@@ -22,18 +22,18 @@ export async function setOrganizationMetadata(
     }
     return { orgId, key, value: Buffer.from(m.value).toString('base64') };
   });
-  return execute(ctx, async (scope) => {
-    await orgForChange(scope, orgId, 'org.write');
+  return execute(ctx, async (work) => {
+    await orgForChange(work, orgId, 'org.write');
     const setAt = new Date();
     for (const e of entries) {
-      await scope.tx
+      await work.tx
         .insert(orgMetadata)
         .values({ ...e, createdAt: setAt, changedAt: setAt })
         .onConflictDoUpdate({
           target: [orgMetadata.orgId, orgMetadata.key],
           set: { value: sql`excluded.value`, changedAt: setAt },
         });
-      scope.push({
+      work.push({
         aggregateType: 'org',
         aggregateId: orgId,
         type: 'org.metadata.set',
@@ -51,14 +51,14 @@ export async function deleteOrganizationMetadata(
 ): Promise<{ deletedAt: Date }> {
   const orgId = requireId('organization_id', input.orgId);
   if (input.keys.length === 0) throw invalidArgument('Errors.Invalid.keys', 'keys must not be empty');
-  return execute(ctx, async (scope) => {
-    await orgForChange(scope, orgId, 'org.write');
-    const gone = await scope.tx
+  return execute(ctx, async (work) => {
+    await orgForChange(work, orgId, 'org.write');
+    const gone = await work.tx
       .delete(orgMetadata)
       .where(and(eq(orgMetadata.orgId, orgId), inArray(orgMetadata.key, input.keys)))
       .returning({ key: orgMetadata.key });
     for (const g of gone) {
-      scope.push({
+      work.push({
         aggregateType: 'org',
         aggregateId: orgId,
         type: 'org.metadata.removed',

@@ -4,7 +4,7 @@ import type { Permission } from '../../authz/roles';
 import type { Db } from '../../db/client';
 import { projectGrants, projects } from '../../db/schema/index';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 import type { RowLock } from '../org/access';
 
 export type Project = typeof projects.$inferSelect;
@@ -60,8 +60,8 @@ export async function projectFor(
 }
 
 /** For a command that records events on the project: locks its row, then reads its event sequence. */
-export async function projectForChange(scope: Scope, id: string, perm: Permission): Promise<Project> {
-  const project = await projectFor(scope.tx, scope.ctx.principal, id, perm, 'update');
-  await scope.load('project', id);
+export async function projectForChange(work: UnitOfWork, id: string, perm: Permission): Promise<Project> {
+  const project = await projectFor(work.tx, work.ctx.principal, id, perm, 'update');
+  await work.load('project', id);
   return project;
 }

@@ -10,7 +10,7 @@ import {
 import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition } from '../errors';
-import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
+import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { optionalId, requireId, requireText } from '../instance/validate';
 import { orgFor } from '../org/access';
@@ -31,7 +31,7 @@ export type CreateProjectInput = { orgId: string; id?: string; name: string } & 
 
 export async function createProject(ctx: Ctx, input: CreateProjectInput): Promise<{ id: string; createdAt: Date }> {
   const { id } = checkCreateProject(input);
-  return execute(ctx, (scope) => createProjectIn(scope, { ...input, id }));
+  return execute(ctx, (work) => createProjectIn(work, { ...input, id }));
 }
 
 function checkCreateProject(input: CreateProjectInput) {
@@ -43,22 +43,22 @@ function checkCreateProject(input: CreateProjectInput) {
 
 /** CreateProject inside a running command (the bulk import creates many in one transaction). */
 export async function createProjectIn(
-  scope: Scope,
+  work: UnitOfWork,
   input: CreateProjectInput,
 ): Promise<{ id: string; createdAt: Date }> {
   const { orgId, name, id } = checkCreateProject(input);
-  await orgFor(scope.tx, scope.ctx.principal, orgId, 'project.write', 'share');
-  scope.created('project', id);
+  await orgFor(work.tx, work.ctx.principal, orgId, 'project.write', 'share');
+  work.created('project', id);
   const flags = {
     projectRoleAssertion: input.projectRoleAssertion ?? false,
     authorizationRequired: input.authorizationRequired ?? false,
     projectAccessRequired: input.projectAccessRequired ?? false,
   };
-  const [row] = await scope.tx
+  const [row] = await work.tx
     .insert(projects)
     .values({ id, orgId, name, ...flags })
     .returning({ createdAt: projects.createdAt });
-  scope.push({
+  work.push({
     aggregateType: 'project',
     aggregateId: id,
     type: 'project.added',
@@ -77,16 +77,16 @@ async function changeProject(
   ) => { type: string; payload?: Record<string, unknown>; set: Partial<typeof projects.$inferInsert> } | undefined,
 ): Promise<{ changedAt: Date }> {
   requireId('project_id', projectId);
-  return execute(ctx, async (scope) => {
-    const project = await projectForChange(scope, projectId, perm);
+  return execute(ctx, async (work) => {
+    const project = await projectForChange(work, projectId, perm);
     const change = apply(project);
     if (!change) return { changedAt: project.changedAt };
     const changedAt = new Date();
-    await scope.tx
+    await work.tx
       .update(projects)
       .set({ ...change.set, changedAt })
       .where(eq(projects.id, projectId));
-    scope.push({
+    work.push({
       aggregateType: 'project',
       aggregateId: projectId,
       type: change.type,
@@ -126,14 +126,14 @@ export function activateProject(ctx: Ctx, input: { projectId: string }) {
 /** Removes a project with its roles, grants, applications, authorizations and memberships. */
 export async function deleteProject(ctx: Ctx, input: { projectId: string }): Promise<{ deletedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
-  return execute(ctx, async (scope) => {
-    const [row] = await scope.tx.select().from(projects).where(eq(projects.id, projectId));
+  return execute(ctx, async (work) => {
+    const [row] = await work.tx.select().from(projects).where(eq(projects.id, projectId));
     if (row?.state === 'REMOVED' && ctx.principal.canProject('project.delete', row.id, row.orgId))
       return { deletedAt: row.changedAt };
-    const project = await projectForChange(scope, projectId, 'project.delete');
+    const project = await projectForChange(work, projectId, 'project.delete');
     const deletedAt = new Date();
-    await removeProjectRows(scope, projectId, deletedAt);
-    scope.push({
+    await removeProjectRows(work, projectId, deletedAt);
+    work.push({
       aggregateType: 'project',
       aggregateId: projectId,
       type: 'project.removed',
@@ -144,25 +144,25 @@ export async function deleteProject(ctx: Ctx, input: { projectId: string }): Pro
   });
 }
 
-async function removeProjectRows(scope: Scope, projectId: string, at: Date): Promise<void> {
+async function removeProjectRows(work: UnitOfWork, projectId: string, at: Date): Promise<void> {
   const removed = { state: 'REMOVED', changedAt: at };
-  await scope.tx
+  await work.tx
     .update(authorizations)
     .set(removed)
     .where(and(eq(authorizations.projectId, projectId), ne(authorizations.state, 'REMOVED')));
-  await scope.tx
+  await work.tx
     .update(projectGrants)
     .set(removed)
     .where(and(eq(projectGrants.projectId, projectId), ne(projectGrants.state, 'REMOVED')));
-  await scope.tx
+  await work.tx
     .update(applications)
     .set(removed)
     .where(and(eq(applications.projectId, projectId), ne(applications.state, 'REMOVED')));
-  await scope.tx.delete(projectRoles).where(eq(projectRoles.projectId, projectId));
-  const lost = await scope.tx
+  await work.tx.delete(projectRoles).where(eq(projectRoles.projectId, projectId));
+  const lost = await work.tx
     .delete(administrators)
     .where(and(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceId, projectId)))
     .returning({ userId: administrators.userId });
-  for (const m of lost) await invalidatePrincipal(scope, m.userId);
-  await scope.tx.update(projects).set(removed).where(eq(projects.id, projectId));
+  for (const m of lost) await invalidatePrincipal(work, m.userId);
+  await work.tx.update(projects).set(removed).where(eq(projects.id, projectId));
 }

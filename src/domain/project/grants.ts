@@ -2,7 +2,7 @@ import { and, eq, inArray, ne } from 'drizzle-orm';
 import { authorizations, projectGrants, projectRoles } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from '../errors';
-import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
+import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { requireId } from '../instance/validate';
 import { findOrg } from '../org/access';
@@ -18,10 +18,10 @@ const grantNotFound = () =>
   notFound('Errors.Project.Grant.NotFound', 'the project is not granted to this organization');
 
 /** Every key must be a role of the project; the error names the first unknown one. */
-async function checkRoleKeys(scope: Scope, projectId: string, keys: string[]): Promise<string[]> {
+async function checkRoleKeys(work: UnitOfWork, projectId: string, keys: string[]): Promise<string[]> {
   const unique = [...new Set(keys)];
   if (!unique.length) return unique;
-  const rows = await scope.tx
+  const rows = await work.tx
     .select({ key: projectRoles.key })
     .from(projectRoles)
     .where(and(eq(projectRoles.projectId, projectId), inArray(projectRoles.key, unique)));
@@ -38,23 +38,23 @@ export async function createProjectGrant(
 ): Promise<{ id: string; createdAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);
-  return execute(ctx, async (scope) => {
-    const project = await projectForChange(scope, projectId, 'project.grant.write');
+  return execute(ctx, async (work) => {
+    const project = await projectForChange(work, projectId, 'project.grant.write');
     if (grantedOrgId === project.orgId) {
       throw invalidArgument(
         'Errors.Project.Grant.Owner',
         'granted_organization_id must not be the organization owning the project',
       );
     }
-    if (!(await findOrg(scope.tx, grantedOrgId, 'share')))
+    if (!(await findOrg(work.tx, grantedOrgId, 'share')))
       throw notFound('Errors.Org.NotFound', 'granted organization not found');
-    const roleKeys = await checkRoleKeys(scope, projectId, input.roleKeys);
+    const roleKeys = await checkRoleKeys(work, projectId, input.roleKeys);
     const id = newId();
-    const [row] = await scope.tx
+    const [row] = await work.tx
       .insert(projectGrants)
       .values({ id, projectId, orgId: project.orgId, grantedOrgId, roleKeys })
       .returning({ createdAt: projectGrants.createdAt });
-    scope.push({
+    work.push({
       aggregateType: 'project',
       aggregateId: projectId,
       type: 'project.grant.added',
@@ -66,12 +66,12 @@ export async function createProjectGrant(
 }
 
 async function grantFor(
-  scope: Scope,
+  work: UnitOfWork,
   projectId: string,
   grantedOrgId: string,
 ): Promise<{ project: Project; grant: ProjectGrant }> {
-  const project = await projectForChange(scope, projectId, 'project.grant.write');
-  const [grant] = await scope.tx
+  const project = await projectForChange(work, projectId, 'project.grant.write');
+  const [grant] = await work.tx
     .select()
     .from(projectGrants)
     .where(
@@ -89,22 +89,22 @@ async function changeGrant(
   ctx: Ctx,
   input: { projectId: string; grantedOrgId: string },
   apply: (
-    scope: Scope,
+    work: UnitOfWork,
     grant: ProjectGrant,
     at: Date,
   ) => Promise<{ type: string; payload?: Record<string, unknown>; set: Partial<ProjectGrant> }>,
 ): Promise<{ changedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);
-  return execute(ctx, async (scope) => {
-    const { project, grant } = await grantFor(scope, projectId, grantedOrgId);
+  return execute(ctx, async (work) => {
+    const { project, grant } = await grantFor(work, projectId, grantedOrgId);
     const changedAt = new Date();
-    const change = await apply(scope, grant, changedAt);
-    await scope.tx
+    const change = await apply(work, grant, changedAt);
+    await work.tx
       .update(projectGrants)
       .set({ ...change.set, changedAt })
       .where(eq(projectGrants.id, grant.id));
-    scope.push({
+    work.push({
       aggregateType: 'project',
       aggregateId: projectId,
       type: change.type,
@@ -117,17 +117,17 @@ async function changeGrant(
 
 /** Replaces the granted roles; authorizations given through the grant lose the roles taken away. */
 export function updateProjectGrant(ctx: Ctx, input: { projectId: string; grantedOrgId: string; roleKeys: string[] }) {
-  return changeGrant(ctx, input, async (scope, grant, at) => {
-    const roleKeys = await checkRoleKeys(scope, grant.projectId, input.roleKeys);
+  return changeGrant(ctx, input, async (work, grant, at) => {
+    const roleKeys = await checkRoleKeys(work, grant.projectId, input.roleKeys);
     const kept = new Set(roleKeys);
-    const given = await scope.tx
+    const given = await work.tx
       .select({ id: authorizations.id, roleKeys: authorizations.roleKeys })
       .from(authorizations)
       .where(and(eq(authorizations.projectGrantId, grant.id), ne(authorizations.state, 'REMOVED')));
     for (const a of given) {
       const next = a.roleKeys.filter((k) => kept.has(k));
       if (next.length !== a.roleKeys.length) {
-        await scope.tx.update(authorizations).set({ roleKeys: next, changedAt: at }).where(eq(authorizations.id, a.id));
+        await work.tx.update(authorizations).set({ roleKeys: next, changedAt: at }).where(eq(authorizations.id, a.id));
       }
     }
     return { type: 'project.grant.changed', payload: { roleKeys }, set: { roleKeys } };
@@ -157,9 +157,9 @@ export async function deleteProjectGrant(
 ): Promise<{ deletedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);
-  return execute(ctx, async (scope) => {
-    const project = await projectForChange(scope, projectId, 'project.grant.write');
-    const [grant] = await scope.tx
+  return execute(ctx, async (work) => {
+    const project = await projectForChange(work, projectId, 'project.grant.write');
+    const [grant] = await work.tx
       .select()
       .from(projectGrants)
       .where(
@@ -172,12 +172,12 @@ export async function deleteProjectGrant(
     const deletedAt = new Date();
     if (!grant) return { deletedAt };
     const removed = { state: 'REMOVED', changedAt: deletedAt };
-    await scope.tx
+    await work.tx
       .update(authorizations)
       .set(removed)
       .where(and(eq(authorizations.projectGrantId, grant.id), ne(authorizations.state, 'REMOVED')));
-    await scope.tx.update(projectGrants).set(removed).where(eq(projectGrants.id, grant.id));
-    scope.push({
+    await work.tx.update(projectGrants).set(removed).where(eq(projectGrants.id, grant.id));
+    work.push({
       aggregateType: 'project',
       aggregateId: projectId,
       type: 'project.grant.removed',

@@ -24,7 +24,7 @@ export type ProjectFilter =
 
 const anyOf = (conds: SQL[]) => (conds.length === 1 ? conds[0] : or(...conds));
 
-/** Scope condition on an org-id column for a permission; null when the caller holds it nowhere. */
+/** UnitOfWork condition on an org-id column for a permission; null when the caller holds it nowhere. */
 function inScope(scope: 'all' | string[], column: Parameters<typeof inArray>[0]): SQL | undefined | null {
   if (scope === 'all') return undefined;
   return scope.length ? inArray(column, scope) : null;

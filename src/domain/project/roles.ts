@@ -2,7 +2,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import { authorizations, projectGrants, projectRoles } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { alreadyExists, notFound } from '../errors';
-import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
+import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { optionalText, requireId, requireText } from '../instance/validate';
 import { projectForChange } from './access';
 
@@ -18,7 +18,7 @@ export type AddProjectRoleInput = { projectId: string; key: string; displayName:
 
 export async function addProjectRole(ctx: Ctx, input: AddProjectRoleInput): Promise<{ createdAt: Date }> {
   checkAddProjectRole(input);
-  return execute(ctx, (scope) => addProjectRoleIn(scope, input));
+  return execute(ctx, (work) => addProjectRoleIn(work, input));
 }
 
 function checkAddProjectRole(input: AddProjectRoleInput) {
@@ -30,14 +30,14 @@ function checkAddProjectRole(input: AddProjectRoleInput) {
 }
 
 /** AddProjectRole inside a running command (the bulk import adds many in one transaction). */
-export async function addProjectRoleIn(scope: Scope, input: AddProjectRoleInput): Promise<{ createdAt: Date }> {
+export async function addProjectRoleIn(work: UnitOfWork, input: AddProjectRoleInput): Promise<{ createdAt: Date }> {
   const { projectId, key, displayName, group } = checkAddProjectRole(input);
-  const project = await projectForChange(scope, projectId, 'project.role.write');
-  const [row] = await scope.tx
+  const project = await projectForChange(work, projectId, 'project.role.write');
+  const [row] = await work.tx
     .insert(projectRoles)
     .values({ projectId, key, displayName, group })
     .returning({ createdAt: projectRoles.createdAt });
-  scope.push({
+  work.push({
     aggregateType: 'project',
     aggregateId: projectId,
     type: 'project.role.added',
@@ -55,21 +55,21 @@ export async function updateProjectRole(
   const key = requireText('role_key', input.key);
   const displayName = optionalText('display_name', input.displayName);
   const group = input.group?.trim();
-  return execute(ctx, async (scope) => {
-    const project = await projectForChange(scope, projectId, 'project.role.write');
+  return execute(ctx, async (work) => {
+    const project = await projectForChange(work, projectId, 'project.role.write');
     const where = and(eq(projectRoles.projectId, projectId), eq(projectRoles.key, key));
-    const [role] = await scope.tx.select().from(projectRoles).where(where);
+    const [role] = await work.tx.select().from(projectRoles).where(where);
     if (!role) throw roleNotFound();
     const set: { displayName?: string; group?: string } = {};
     if (displayName !== undefined && displayName !== role.displayName) set.displayName = displayName;
     if (group !== undefined && group !== role.group) set.group = group;
     if (!Object.keys(set).length) return { changedAt: role.changedAt };
     const changedAt = new Date();
-    await scope.tx
+    await work.tx
       .update(projectRoles)
       .set({ ...set, changedAt })
       .where(where);
-    scope.push({
+    work.push({
       aggregateType: 'project',
       aggregateId: projectId,
       type: 'project.role.changed',
@@ -87,15 +87,15 @@ export async function removeProjectRole(
 ): Promise<{ removedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   const key = requireText('role_key', input.key);
-  return execute(ctx, async (scope) => {
-    const project = await projectForChange(scope, projectId, 'project.role.write');
-    const gone = await scope.tx
+  return execute(ctx, async (work) => {
+    const project = await projectForChange(work, projectId, 'project.role.write');
+    const gone = await work.tx
       .delete(projectRoles)
       .where(and(eq(projectRoles.projectId, projectId), eq(projectRoles.key, key)))
       .returning({ key: projectRoles.key });
     const removedAt = new Date();
     if (!gone.length) return { removedAt };
-    await scope.tx
+    await work.tx
       .update(projectGrants)
       .set({ roleKeys: sql`array_remove(${projectGrants.roleKeys}, ${key})`, changedAt: removedAt })
       .where(
@@ -105,7 +105,7 @@ export async function removeProjectRole(
           sql`${key} = any(${projectGrants.roleKeys})`,
         ),
       );
-    await scope.tx
+    await work.tx
       .update(authorizations)
       .set({ roleKeys: sql`array_remove(${authorizations.roleKeys}, ${key})`, changedAt: removedAt })
       .where(
@@ -115,7 +115,7 @@ export async function removeProjectRole(
           sql`${key} = any(${authorizations.roleKeys})`,
         ),
       );
-    scope.push({
+    work.push({
       aggregateType: 'project',
       aggregateId: projectId,
       type: 'project.role.removed',

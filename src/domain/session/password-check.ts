@@ -46,10 +46,10 @@ export async function checkPassword(
   }
   const rehash = needsRehash(user.passwordHash) ? await hashPassword(password) : undefined;
   const stored = user.passwordHash;
-  const replaced = await execute(ctx, async (scope) => {
+  const replaced = await execute(ctx, async (work) => {
     // The row lock of this UPDATE orders it after any concurrent failure: a user locked meanwhile,
     // or at the limit, does not sign in.
-    const [still] = await scope.tx
+    const [still] = await work.tx
       .update(users)
       .set({ failedPasswordAttempts: 0 })
       .where(
@@ -61,17 +61,17 @@ export async function checkPassword(
       )
       .returning({ id: users.id });
     if (!still) return 'locked' as const;
-    await scope.load('user', user.id);
+    await work.load('user', user.id);
     // Only the hash that was verified is replaced: a password changed meanwhile stays as it is.
     const [updated] = rehash
-      ? await scope.tx
+      ? await work.tx
           .update(users)
           .set({ passwordHash: rehash })
           .where(and(eq(users.id, user.id), eq(users.passwordHash, stored)))
           .returning({ id: users.id })
       : [];
     if (updated) {
-      scope.push({
+      work.push({
         aggregateType: 'user',
         aggregateId: user.id,
         type: 'user.human.password.hash.updated',
@@ -84,7 +84,7 @@ export async function checkPassword(
         resourceOwner: user.orgId,
       });
     }
-    scope.push({
+    work.push({
       aggregateType: 'user',
       aggregateId: user.id,
       type: 'user.human.password.check.succeeded',
@@ -119,8 +119,8 @@ export function hashScheme(stored: string): string {
  * aggregate is loaded after the lock is held, so concurrent failures do not conflict.
  */
 async function recordFailure(ctx: Ctx, user: LoginUser, max: number): Promise<void> {
-  await execute(ctx, async (scope) => {
-    const [row] = await scope.tx
+  await execute(ctx, async (work) => {
+    const [row] = await work.tx
       .update(users)
       .set(
         max > 0
@@ -134,8 +134,8 @@ async function recordFailure(ctx: Ctx, user: LoginUser, max: number): Promise<vo
       .where(and(eq(users.id, user.id), inArray(users.state, ['ACTIVE', 'INITIAL'])))
       .returning({ attempts: users.failedPasswordAttempts, state: users.state });
     if (!row) return; // locked (or deactivated) by a concurrent request: nothing more to count
-    await scope.load('user', user.id);
-    scope.push({
+    await work.load('user', user.id);
+    work.push({
       aggregateType: 'user',
       aggregateId: user.id,
       type: 'user.human.password.check.failed',
@@ -143,8 +143,8 @@ async function recordFailure(ctx: Ctx, user: LoginUser, max: number): Promise<vo
       resourceOwner: user.orgId,
     });
     if (row.state === 'LOCKED') {
-      await invalidatePrincipal(scope, user.id);
-      scope.push({
+      await invalidatePrincipal(work, user.id);
+      work.push({
         aggregateType: 'user',
         aggregateId: user.id,
         type: 'user.locked',

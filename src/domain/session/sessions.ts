@@ -38,9 +38,9 @@ export async function createSession(
   const id = randomToken(16);
   const token = randomToken(32, 'pcs_');
   const now = new Date();
-  const session = await execute(ctx, async (scope) => {
-    scope.created('session', id);
-    const [row] = await scope.tx
+  const session = await execute(ctx, async (work) => {
+    work.created('session', id);
+    const [row] = await work.tx
       .insert(sessions)
       .values({
         id,
@@ -53,7 +53,7 @@ export async function createSession(
         expiresAt: input.lifetimeSeconds ? new Date(now.getTime() + input.lifetimeSeconds * 1000) : null,
       })
       .returning();
-    scope.push({
+    work.push({
       aggregateType: 'session',
       aggregateId: id,
       type: 'session.added',
@@ -71,15 +71,15 @@ export async function setSessionPasswordChecked(
   sessionId: string,
   user: { id: string; orgId: string },
 ): Promise<Session> {
-  return execute(ctx, async (scope) => {
-    await scope.load('session', sessionId);
-    const [row] = await scope.tx
+  return execute(ctx, async (work) => {
+    await work.load('session', sessionId);
+    const [row] = await work.tx
       .update(sessions)
       .set({ userId: user.id, orgId: user.orgId, passwordCheckedAt: new Date(), changedAt: new Date(), amr: ['pwd'] })
       .where(and(eq(sessions.id, sessionId), live()))
       .returning();
     if (!row) throw notFound('Errors.Session.NotFound', 'session not found');
-    scope.push({
+    work.push({
       aggregateType: 'session',
       aggregateId: sessionId,
       type: 'session.password.checked',
@@ -161,26 +161,26 @@ export async function rebindUserAgent(ctx: Ctx, fromHash: string | undefined, to
  */
 export async function terminateSessions(ctx: Ctx, sessionIds: string[]): Promise<number> {
   if (sessionIds.length === 0) return 0;
-  return execute(ctx, async (scope) => {
+  return execute(ctx, async (work) => {
     const now = new Date();
-    const ended = await scope.tx
+    const ended = await work.tx
       .update(sessions)
       .set({ terminatedAt: now, changedAt: now })
       .where(and(inArray(sessions.id, sessionIds), isNull(sessions.terminatedAt)))
       .returning({ id: sessions.id, orgId: sessions.orgId });
     if (ended.length === 0) return 0;
     const ids = ended.map((e) => e.id);
-    const grants = await scope.tx
+    const grants = await work.tx
       .update(oidcGrants)
       .set({ revokedAt: now })
       .where(and(inArray(oidcGrants.sessionId, ids), isNull(oidcGrants.revokedAt)))
       .returning({ id: oidcGrants.id });
-    await scope.tx
+    await work.tx
       .update(accessTokens)
       .set({ revokedAt: now })
       .where(and(inArray(accessTokens.sessionId, ids), isNull(accessTokens.revokedAt)));
     if (grants.length) {
-      await scope.tx
+      await work.tx
         .update(refreshTokens)
         .set({ revokedAt: now })
         .where(
@@ -194,8 +194,8 @@ export async function terminateSessions(ctx: Ctx, sessionIds: string[]): Promise
         );
     }
     for (const e of ended) {
-      await scope.load('session', e.id);
-      scope.push({
+      await work.load('session', e.id);
+      work.push({
         aggregateType: 'session',
         aggregateId: e.id,
         type: 'session.terminated',

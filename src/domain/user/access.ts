@@ -6,7 +6,7 @@ import type { Db } from '../../db/client';
 import { orgs, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { notFound, permissionDenied } from '../errors';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 
 export type UserRow = typeof users.$inferSelect;
 export type UserWithOrg = UserRow & { primaryDomain: string };
@@ -63,15 +63,15 @@ export async function requireCovers(db: Db, caller: Principal, targetUserId: str
  * permissions (requireCovers).
  */
 export async function userForChange(
-  scope: Scope,
+  work: UnitOfWork,
   userId: string,
   need: Permission,
   opts: { self?: boolean; includeRemoved?: boolean } = {},
 ): Promise<UserWithOrg> {
-  await scope.load('user', userId);
-  const user = await readUser(scope.tx, userId, opts);
+  await work.load('user', userId);
+  const user = await readUser(work.tx, userId, opts);
   if (!user) throw userNotFound();
-  authorize(scope.ctx, user, need, opts);
-  await requireCovers(scope.tx, scope.ctx.principal, user.id);
+  authorize(work.ctx, user, need, opts);
+  await requireCovers(work.tx, work.ctx.principal, user.id);
   return user;
 }

@@ -1,7 +1,7 @@
 import { and, count, eq, gt, inArray, min, sql } from 'drizzle-orm';
 import { instanceDomains, notifications } from '../../db/schema/index';
 import { LimitError, permissionDenied } from '../errors';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 import type { CodeRequest } from './codes';
 
 /**
@@ -12,12 +12,12 @@ import type { CodeRequest } from './codes';
  * cannot make the server mail a phishing link to an address of its choosing.
  */
 export async function checkCodeDelivery(
-  scope: Scope,
+  work: UnitOfWork,
   requests: readonly CodeRequest[],
   opts: { newUsers: boolean },
 ): Promise<void> {
-  await throttleMail(scope, requests, opts);
-  const p = scope.ctx.principal;
+  await throttleMail(work, requests, opts);
+  const p = work.ctx.principal;
   let instanceHosts: Set<string> | undefined;
   for (const { user, delivery } of requests) {
     if (p.canOrg('user.write', user.orgId)) continue;
@@ -30,10 +30,10 @@ export async function checkCodeDelivery(
     if (!template) continue;
     instanceHosts ??= new Set(
       (
-        await scope.tx
+        await work.tx
           .select({ domain: instanceDomains.domain })
           .from(instanceDomains)
-          .where(eq(instanceDomains.instanceId, scope.ctx.instanceId))
+          .where(eq(instanceDomains.instanceId, work.ctx.instanceId))
       ).map((d) => d.domain.toLowerCase()),
     );
     if (!instanceHosts.has(templateHost(template))) {
@@ -63,7 +63,7 @@ export const MAIL_WINDOW_SECONDS = 15 * 60;
  * The first code of a user created in this command counts against its recipient only.
  */
 async function throttleMail(
-  scope: Scope,
+  work: UnitOfWork,
   requests: readonly CodeRequest[],
   opts: { newUsers: boolean },
 ): Promise<void> {
@@ -74,7 +74,7 @@ async function throttleMail(
     Math.max(1, Math.ceil(MAIL_WINDOW_SECONDS - (Date.now() - new Date(oldest ?? Date.now()).getTime()) / 1000));
   if (!opts.newUsers) {
     const userIds = [...new Set(mails.map((m) => m.user.id))];
-    const perUser = await scope.tx
+    const perUser = await work.tx
       .select({ userId: notifications.userId, n: count(), oldest: min(notifications.createdAt) })
       .from(notifications)
       .where(and(inArray(notifications.userId, userIds), gt(notifications.createdAt, since)))
@@ -90,7 +90,7 @@ async function throttleMail(
   }
   const recipients = [...new Set(mails.map((m) => m.target.toLowerCase()))];
   const lower = sql<string>`lower(${notifications.recipient})`;
-  const perRecipient = await scope.tx
+  const perRecipient = await work.tx
     .select({ recipient: lower, n: count(), oldest: min(notifications.createdAt) })
     .from(notifications)
     .where(and(inArray(lower, recipients), gt(notifications.createdAt, since)))

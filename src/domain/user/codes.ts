@@ -5,7 +5,7 @@ import { userCodes } from '../../db/schema/index';
 import { enqueueNotifications } from '../../notify/outbox';
 import type { MessageInput, NotificationKind } from '../../notify/templates';
 import { invalidArgument } from '../errors';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 import type { UserWithOrg } from './access';
 import { checkCodeDelivery } from './code-delivery';
 
@@ -52,14 +52,14 @@ export interface CodeRequest {
  * when the caller asked for it back.
  */
 export async function issueCode(
-  scope: Scope,
+  work: UnitOfWork,
   user: UserWithOrg,
   kind: CodeKind,
   delivery: CodeDelivery,
   target: string,
   extraPayload: Record<string, unknown> = {},
 ): Promise<string | undefined> {
-  const [code] = await issueCodes(scope, [{ user, kind, delivery, target, extraPayload }], { replace: true });
+  const [code] = await issueCodes(work, [{ user, kind, delivery, target, extraPayload }], { replace: true });
   return code;
 }
 
@@ -68,12 +68,12 @@ export async function issueCode(
  * `replace: false` is for users created in this transaction, who cannot have a code yet.
  */
 export async function issueCodes(
-  scope: Scope,
+  work: UnitOfWork,
   requests: CodeRequest[],
   opts: { replace: boolean },
 ): Promise<(string | undefined)[]> {
   if (!requests.length) return [];
-  await checkCodeDelivery(scope, requests, { newUsers: !opts.replace });
+  await checkCodeDelivery(work, requests, { newUsers: !opts.replace });
   const now = new Date();
   const rows: (typeof userCodes.$inferInsert)[] = [];
   const messages: MessageInput[] = [];
@@ -96,7 +96,7 @@ export async function issueCodes(
         expiresAt,
       });
     }
-    scope.push({
+    work.push({
       aggregateType: 'user',
       aggregateId: user.id,
       type: EVENT[kind],
@@ -105,7 +105,7 @@ export async function issueCodes(
     });
     return 'return' in delivery ? code : undefined;
   });
-  const insert = scope.tx.insert(userCodes).values(rows);
+  const insert = work.tx.insert(userCodes).values(rows);
   if (opts.replace) {
     await insert.onConflictDoUpdate({
       target: [userCodes.userId, userCodes.kind],
@@ -120,13 +120,13 @@ export async function issueCodes(
   } else {
     await insert;
   }
-  await enqueueNotifications(scope.tx, messages);
+  await enqueueNotifications(work.tx, messages);
   return codes;
 }
 
 /** The live code of a kind, if any (for resending with the same settings). */
-export async function currentCode(scope: Scope, userId: string, kind: CodeKind) {
-  const [row] = await scope.tx
+export async function currentCode(work: UnitOfWork, userId: string, kind: CodeKind) {
+  const [row] = await work.tx
     .select()
     .from(userCodes)
     .where(and(eq(userCodes.userId, userId), eq(userCodes.kind, kind)));
@@ -138,17 +138,17 @@ export async function currentCode(scope: Scope, userId: string, kind: CodeKind) 
  * the code then stays, so a typo can be corrected.
  */
 export async function consumeCode(
-  scope: Scope,
+  work: UnitOfWork,
   userId: string,
   kind: CodeKind,
   code: string,
   field: string,
 ): Promise<{ target: string | null }> {
   if (!code) throw invalidArgument('Errors.User.Code.Empty', `${field} is required`);
-  const row = await currentCode(scope, userId, kind);
+  const row = await currentCode(work, userId, kind);
   if (!row || !verifySecret(row.codeHash, code.trim().toUpperCase()) || row.expiresAt.getTime() < Date.now()) {
     throw invalidArgument('Errors.User.Code.Invalid', `${field} is invalid or expired`);
   }
-  await scope.tx.delete(userCodes).where(and(eq(userCodes.userId, userId), eq(userCodes.kind, kind)));
+  await work.tx.delete(userCodes).where(and(eq(userCodes.userId, userId), eq(userCodes.kind, kind)));
   return { target: row.target };
 }

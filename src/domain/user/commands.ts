@@ -7,7 +7,7 @@ import { personalAccessTokens, orgs, userCodes, userKeys, userMetadata, users } 
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Ctx } from '../context';
 import { DomainError, alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
-import { execute, type Scope, type UniqueConstraintErrors } from '../execute';
+import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { type CodeRequest, issueCode, issueCodes } from './codes';
@@ -56,8 +56,8 @@ export interface AddHumanInput {
 }
 
 /** Adds a human user. Checks of the org and of the input belong to the caller's command. */
-export async function addHumanUser(scope: Scope, input: AddHumanInput): Promise<{ id: string; createdAt: Date }> {
-  const [added] = await addUsers(scope, [{ human: input }]);
+export async function addHumanUser(work: UnitOfWork, input: AddHumanInput): Promise<{ id: string; createdAt: Date }> {
+  const [added] = await addUsers(work, [{ human: input }]);
   return added;
 }
 
@@ -70,8 +70,11 @@ export interface AddMachineInput {
   accessTokenType?: 'BEARER' | 'JWT';
 }
 
-export async function addMachineUser(scope: Scope, input: AddMachineInput): Promise<{ id: string; createdAt: Date }> {
-  const [added] = await addUsers(scope, [{ machine: input }]);
+export async function addMachineUser(
+  work: UnitOfWork,
+  input: AddMachineInput,
+): Promise<{ id: string; createdAt: Date }> {
+  const [added] = await addUsers(work, [{ machine: input }]);
   return added;
 }
 
@@ -82,12 +85,12 @@ export type NewUser = { human: AddHumanInput; machine?: undefined } | { machine:
  * (flushed by execute() in one more statement): the create path of many concurrent requests costs
  * a few statements and one commit (see create-batch.ts).
  */
-export async function addUsers(scope: Scope, list: NewUser[]): Promise<{ id: string; createdAt: Date }[]> {
+export async function addUsers(work: UnitOfWork, list: NewUser[]): Promise<{ id: string; createdAt: Date }[]> {
   const now = new Date();
   const rows: (typeof users.$inferInsert)[] = [];
   for (const u of list) {
     const id = (u.human ?? u.machine).id ?? newId();
-    scope.created('user', id);
+    work.created('user', id);
     if (u.human) {
       const input = u.human;
       const displayName = input.displayName || `${input.givenName} ${input.familyName}`.trim() || input.username;
@@ -113,7 +116,7 @@ export async function addUsers(scope: Scope, list: NewUser[]): Promise<{ id: str
         createdAt: now,
         changedAt: now,
       });
-      scope.push({
+      work.push({
         aggregateType: 'user',
         aggregateId: id,
         type: 'user.human.added',
@@ -133,7 +136,7 @@ export async function addUsers(scope: Scope, list: NewUser[]): Promise<{ id: str
         createdAt: now,
         changedAt: now,
       });
-      scope.push({
+      work.push({
         aggregateType: 'user',
         aggregateId: id,
         type: 'user.machine.added',
@@ -143,27 +146,27 @@ export async function addUsers(scope: Scope, list: NewUser[]): Promise<{ id: str
     }
   }
   if (rows.length) {
-    const scopes = await usernameScopes(scope.tx, scope.ctx.instanceId, rows as { type: string; orgId: string }[]);
+    const scopes = await usernameScopes(work.tx, work.ctx.instanceId, rows as { type: string; orgId: string }[]);
     rows.forEach((r, i) => {
       r.usernameScope = scopes[i];
     });
-    await scope.tx.insert(users).values(rows);
+    await work.tx.insert(users).values(rows);
   }
   return rows.map((r) => ({ id: r.id, createdAt: now }));
 }
 
 /** Issues a personal access token; only its SHA-256 is stored, the token is returned once. */
 export async function addPersonalAccessToken(
-  scope: Scope,
+  work: UnitOfWork,
   input: { userId: string; orgId: string; expiresAt?: Date },
 ): Promise<{ id: string; token: string; createdAt: Date }> {
   const id = newId();
   const token = randomToken(32, 'pcp_');
-  const [row] = await scope.tx
+  const [row] = await work.tx
     .insert(personalAccessTokens)
     .values({ id, userId: input.userId, tokenHash: sha256Hex(token), expiresAt: input.expiresAt })
     .returning({ createdAt: personalAccessTokens.createdAt });
-  scope.push({
+  work.push({
     aggregateType: 'user',
     aggregateId: input.userId,
     type: 'user.personal.access.token.added',
@@ -313,11 +316,11 @@ export interface PreparedCreate {
  * its error in place of a result and writes nothing.
  */
 export async function applyCreates(
-  scope: Scope,
+  work: UnitOfWork,
   creates: PreparedCreate[],
 ): Promise<(CreateUserResult | DomainError)[]> {
   const orgIds = [...new Set(creates.map((c) => (c.user.human ?? c.user.machine).orgId))];
-  const found = await scope.tx
+  const found = await work.tx
     .select({ id: orgs.id, state: orgs.state, primaryDomain: orgs.primaryDomain })
     .from(orgs)
     .where(inArray(orgs.id, orgIds));
@@ -329,13 +332,13 @@ export async function applyCreates(
     return { id: '', createdAt: new Date(0) };
   });
   const shadowing = await foreignDomainErrors(
-    scope.tx,
+    work.tx,
     creates.map((c) => c.user.human ?? c.user.machine),
   );
   for (const [i, err] of shadowing.entries()) if (err && !(results[i] instanceof DomainError)) results[i] = err;
   const ok = creates.filter((_, i) => !(results[i] instanceof DomainError));
   const added = await addUsers(
-    scope,
+    work,
     ok.map((c) => c.user),
   );
   let k = 0;
@@ -348,7 +351,7 @@ export async function applyCreates(
     results[i] = result;
     const h = c.user.human;
     if (!h) continue;
-    if (c.metadata?.length) await setMetadataRows(scope, result.id, h.orgId, c.metadata);
+    if (c.metadata?.length) await setMetadataRows(work, result.id, h.orgId, c.metadata);
     const user = {
       id: result.id,
       orgId: h.orgId,
@@ -365,7 +368,7 @@ export async function applyCreates(
       codeOwners.push({ result, field: 'phoneCode' });
     }
   }
-  const codes = await issueCodes(scope, codeRequests, { replace: false });
+  const codes = await issueCodes(work, codeRequests, { replace: false });
   codeOwners.forEach(({ result, field }, i) => {
     result[field] = codes[i];
   });
@@ -433,19 +436,19 @@ export async function updateUser(
       )
     : undefined;
 
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.write');
     if (h && user.type !== 'HUMAN') throw invalidArgument('Errors.User.NotHuman', 'human: the user is a machine user');
     if (m && user.type !== 'MACHINE')
       throw invalidArgument('Errors.User.NotMachine', 'machine: the user is a human user');
     const push = (type: string, payload: Record<string, unknown>) =>
-      scope.push({ aggregateType: 'user', aggregateId: userId, type, payload, resourceOwner: user.orgId });
+      work.push({ aggregateType: 'user', aggregateId: userId, type, payload, resourceOwner: user.orgId });
     const set: Partial<typeof users.$inferInsert> = {};
     const out: { changedAt: Date; emailCode?: string; phoneCode?: string } = { changedAt: new Date() };
 
     if (username !== undefined && username !== user.username) {
       if (user.type === 'MACHINE') checkMachineUsername('username', username);
-      await checkUsernameDomain(scope.tx, user.orgId, username);
+      await checkUsernameDomain(work.tx, user.orgId, username);
       set.username = username;
       push('user.username.changed', { userName: username });
     }
@@ -475,25 +478,25 @@ export async function updateUser(
       }
     }
     if (Object.keys(set).length)
-      await scope.tx
+      await work.tx
         .update(users)
         .set({ ...set, changedAt: out.changedAt })
         .where(eq(users.id, userId));
-    if (user.type === 'MACHINE' && Object.keys(set).length) await invalidateMachineUser(scope, userId);
+    if (user.type === 'MACHINE' && Object.keys(set).length) await invalidateMachineUser(work, userId);
     if (email !== undefined)
-      out.emailCode = await changeEmail(scope, { ...user, ...set } as UserWithOrg, email, h!.email!.verification);
+      out.emailCode = await changeEmail(work, { ...user, ...set } as UserWithOrg, email, h!.email!.verification);
     if (phone !== undefined) {
       const verified = 'verified' in h!.phone!.verification;
-      await scope.tx
+      await work.tx
         .update(users)
         .set({ phone, phoneVerified: verified, changedAt: out.changedAt })
         .where(eq(users.id, userId));
       push('user.human.phone.changed', { phone });
       if (verified) push('user.human.phone.verified', {});
       else if ('return' in h!.phone!.verification)
-        out.phoneCode = await issueCode(scope, user, 'PHONE_VERIFICATION', { return: true }, phone);
+        out.phoneCode = await issueCode(work, user, 'PHONE_VERIFICATION', { return: true }, phone);
     }
-    if (password) await storePassword(scope, user, password);
+    if (password) await storePassword(work, user, password);
     return out;
   });
 }
@@ -504,17 +507,17 @@ function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
 
 /** Sets a new email address and issues its verification code unless it is marked verified. */
 export async function changeEmail(
-  scope: Scope,
+  work: UnitOfWork,
   user: UserWithOrg,
   email: string,
   verification: EmailVerification,
 ): Promise<string | undefined> {
   const verified = 'verified' in verification;
-  await scope.tx
+  await work.tx
     .update(users)
     .set({ email, emailVerified: verified, changedAt: new Date() })
     .where(eq(users.id, user.id));
-  scope.push({
+  work.push({
     aggregateType: 'user',
     aggregateId: user.id,
     type: 'user.human.email.changed',
@@ -522,7 +525,7 @@ export async function changeEmail(
     resourceOwner: user.orgId,
   });
   if (verified) {
-    scope.push({
+    work.push({
       aggregateType: 'user',
       aggregateId: user.id,
       type: 'user.human.email.verified',
@@ -532,17 +535,17 @@ export async function changeEmail(
     return undefined;
   }
   const delivery = 'return' in verification ? ({ return: true } as const) : { send: verification.send };
-  return issueCode(scope, user, 'EMAIL_VERIFICATION', delivery, email);
+  return issueCode(work, user, 'EMAIL_VERIFICATION', delivery, email);
 }
 
 /** Stores a prepared password hash and records the change. */
 export async function storePassword(
-  scope: Scope,
+  work: UnitOfWork,
   user: UserWithOrg,
   password: { hash: string; changeRequired: boolean },
 ): Promise<Date> {
   const now = new Date();
-  await scope.tx
+  await work.tx
     .update(users)
     .set({
       passwordHash: password.hash,
@@ -552,7 +555,7 @@ export async function storePassword(
       changedAt: now,
     })
     .where(eq(users.id, user.id));
-  scope.push({
+  work.push({
     aggregateType: 'user',
     aggregateId: user.id,
     type: 'user.human.password.changed',
@@ -591,17 +594,17 @@ const STATE_CHANGES = {
 export async function changeUserState(ctx: Ctx, userId: string, change: keyof typeof STATE_CHANGES): Promise<Date> {
   const id = checkId('user_id', userId);
   const t: StateChange = STATE_CHANGES[change];
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, id, 'user.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, id, 'user.write');
     if (!t.from.includes(user.state)) throw failedPrecondition('Errors.User.State.Invalid', t.wrongState);
     const now = new Date();
-    await scope.tx
+    await work.tx
       .update(users)
       .set({ state: t.to, changedAt: now, ...(change === 'unlock' ? { failedPasswordAttempts: 0 } : {}) })
       .where(eq(users.id, id));
-    scope.push({ aggregateType: 'user', aggregateId: id, type: t.event, payload: {}, resourceOwner: user.orgId });
-    await invalidateMachineUser(scope, id);
-    await invalidatePrincipal(scope, id);
+    work.push({ aggregateType: 'user', aggregateId: id, type: t.event, payload: {}, resourceOwner: user.orgId });
+    await invalidateMachineUser(work, id);
+    await invalidatePrincipal(work, id);
     return now;
   });
 }
@@ -609,32 +612,32 @@ export async function changeUserState(ctx: Ctx, userId: string, change: keyof ty
 /** DeleteUser: state REMOVED, credentials gone, username free. Deleting again succeeds. */
 export async function deleteUser(ctx: Ctx, userId: string): Promise<Date> {
   const id = checkId('user_id', userId);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, id, 'user.delete', { includeRemoved: true });
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, id, 'user.delete', { includeRemoved: true });
     if (user.state === 'REMOVED') return user.changedAt;
-    return removeUserRows(scope, user);
+    return removeUserRows(work, user);
   });
 }
 
-async function removeUserRows(scope: Scope, user: { id: string; orgId: string; username: string }): Promise<Date> {
+async function removeUserRows(work: UnitOfWork, user: { id: string; orgId: string; username: string }): Promise<Date> {
   const now = new Date();
-  await scope.tx.update(users).set({ state: 'REMOVED', secretHash: null, changedAt: now }).where(eq(users.id, user.id));
-  const pats = await scope.tx
+  await work.tx.update(users).set({ state: 'REMOVED', secretHash: null, changedAt: now }).where(eq(users.id, user.id));
+  const pats = await work.tx
     .delete(personalAccessTokens)
     .where(eq(personalAccessTokens.userId, user.id))
     .returning({ tokenHash: personalAccessTokens.tokenHash });
-  for (const p of pats) await invalidatePat(scope, p.tokenHash);
-  await invalidatePrincipal(scope, user.id);
-  await scope.tx.delete(userKeys).where(eq(userKeys.userId, user.id));
-  await scope.tx.delete(userCodes).where(eq(userCodes.userId, user.id));
-  scope.push({
+  for (const p of pats) await invalidatePat(work, p.tokenHash);
+  await invalidatePrincipal(work, user.id);
+  await work.tx.delete(userKeys).where(eq(userKeys.userId, user.id));
+  await work.tx.delete(userCodes).where(eq(userCodes.userId, user.id));
+  work.push({
     aggregateType: 'user',
     aggregateId: user.id,
     type: 'user.removed',
     payload: { userName: user.username },
     resourceOwner: user.orgId,
   });
-  await invalidateMachineUser(scope, user.id);
+  await invalidateMachineUser(work, user.id);
   return now;
 }
 
@@ -642,21 +645,21 @@ async function removeUserRows(scope: Scope, user: { id: string; orgId: string; u
  * For the organization commands: removes every user of an organization that is being deleted, in
  * the caller's transaction (one user.removed event each).
  */
-export async function removeUsersOfOrg(scope: Scope, orgId: string): Promise<number> {
-  const rows = await scope.tx
+export async function removeUsersOfOrg(work: UnitOfWork, orgId: string): Promise<number> {
+  const rows = await work.tx
     .select({ id: users.id, orgId: users.orgId, username: users.username })
     .from(users)
     .where(and(eq(users.orgId, orgId), ne(users.state, 'REMOVED')));
   for (const u of rows) {
-    await scope.load('user', u.id);
-    await removeUserRows(scope, u);
+    await work.load('user', u.id);
+    await removeUserRows(work, u);
   }
   return rows.length;
 }
 
 /** Adds or replaces metadata entries (values stored base64) with one user.metadata.set event each. */
 export async function setMetadataRows(
-  scope: Scope,
+  work: UnitOfWork,
   userId: string,
   orgId: string,
   entries: MetadataEntry[],
@@ -664,11 +667,11 @@ export async function setMetadataRows(
   const now = new Date();
   for (const e of entries) {
     const value = Buffer.from(e.value).toString('base64');
-    await scope.tx
+    await work.tx
       .insert(userMetadata)
       .values({ userId, key: e.key, value, createdAt: now, changedAt: now })
       .onConflictDoUpdate({ target: [userMetadata.userId, userMetadata.key], set: { value, changedAt: now } });
-    scope.push({
+    work.push({
       aggregateType: 'user',
       aggregateId: userId,
       type: 'user.metadata.set',

@@ -58,15 +58,15 @@ export async function setPassword(
     password: input.password,
     changeRequired: input.changeRequired,
   });
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.credential.write', { self: true });
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.credential.write', { self: true });
     if (input.verificationCode !== undefined)
-      await consumeCode(scope, userId, 'PASSWORD_RESET', input.verificationCode, 'verification_code');
+      await consumeCode(work, userId, 'PASSWORD_RESET', input.verificationCode, 'verification_code');
     else if (input.currentPassword !== undefined && user.passwordHash !== before.passwordHash) {
       // The password changed between the check and this transaction: the proof is stale.
       throw invalidArgument('Errors.User.Password.Invalid', 'current_password is wrong');
     }
-    return storePassword(scope, user, password);
+    return storePassword(work, user, password);
   });
 }
 
@@ -77,12 +77,12 @@ export async function passwordReset(
 ): Promise<{ changedAt: Date; code?: string }> {
   const userId = checkId('user_id', input.userId);
   if ('send' in input.delivery) checkUrlTemplate('send_link.url_template', input.delivery.send.urlTemplate);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.credential.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.credential.write');
     requireHuman(user);
     if ('send' in input.delivery && !user.email)
       throw failedPrecondition('Errors.User.Email.Missing', 'the user has no email address');
-    const code = await issueCode(scope, user, 'PASSWORD_RESET', input.delivery, user.email ?? '');
+    const code = await issueCode(work, user, 'PASSWORD_RESET', input.delivery, user.email ?? '');
     return { changedAt: new Date(), code };
   });
 }
@@ -93,23 +93,23 @@ export async function addSecret(
   input: { userId: string },
 ): Promise<{ createdAt: Date; clientId: string; clientSecret: string }> {
   const userId = checkId('user_id', input.userId);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.credential.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.credential.write');
     requireMachine(user);
     const clientSecret = randomToken(32);
     const now = new Date();
-    await scope.tx
+    await work.tx
       .update(users)
       .set({ secretHash: hashSecret(clientSecret), changedAt: now })
       .where(eq(users.id, userId));
-    scope.push({
+    work.push({
       aggregateType: 'user',
       aggregateId: userId,
       type: 'user.machine.secret.set',
       payload: {},
       resourceOwner: user.orgId,
     });
-    await invalidateMachineUser(scope, userId);
+    await invalidateMachineUser(work, userId);
     return { createdAt: now, clientId: user.username, clientSecret };
   });
 }
@@ -117,20 +117,20 @@ export async function addSecret(
 /** RemoveSecret: idempotent; an event only when a secret existed. */
 export async function removeSecret(ctx: Ctx, input: { userId: string }): Promise<Date> {
   const userId = checkId('user_id', input.userId);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.credential.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.credential.write');
     requireMachine(user);
     const now = new Date();
     if (!user.secretHash) return now;
-    await scope.tx.update(users).set({ secretHash: null, changedAt: now }).where(eq(users.id, userId));
-    scope.push({
+    await work.tx.update(users).set({ secretHash: null, changedAt: now }).where(eq(users.id, userId));
+    work.push({
       aggregateType: 'user',
       aggregateId: userId,
       type: 'user.machine.secret.removed',
       payload: {},
       resourceOwner: user.orgId,
     });
-    await invalidateMachineUser(scope, userId);
+    await invalidateMachineUser(work, userId);
     return now;
   });
 }
@@ -187,22 +187,22 @@ export async function addKey(
     publicKey = pair.publicKey;
     privateKey = pair.privateKey;
   }
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.credential.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.credential.write');
     requireMachine(user);
     const keyId = newId();
-    const [row] = await scope.tx
+    const [row] = await work.tx
       .insert(userKeys)
       .values({ id: keyId, userId, publicKey, expiresAt })
       .returning({ createdAt: userKeys.createdAt });
-    scope.push({
+    work.push({
       aggregateType: 'user',
       aggregateId: userId,
       type: 'user.machine.key.added',
       payload: { keyId, type: 'JSON', expirationDate: expiresAt?.toISOString(), generated: !!privateKey },
       resourceOwner: user.orgId,
     });
-    await invalidateMachineUser(scope, userId);
+    await invalidateMachineUser(work, userId);
     const keyFile: KeyFile | undefined = privateKey
       ? {
           type: 'serviceaccount',
@@ -219,22 +219,22 @@ export async function addKey(
 export async function removeKey(ctx: Ctx, input: { userId: string; keyId: string }): Promise<Date> {
   const userId = checkId('user_id', input.userId);
   const keyId = checkId('key_id', input.keyId);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.credential.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.credential.write');
     requireMachine(user);
-    const deleted = await scope.tx
+    const deleted = await work.tx
       .delete(userKeys)
       .where(and(eq(userKeys.id, keyId), eq(userKeys.userId, userId)))
       .returning({ id: userKeys.id });
     if (!deleted.length) throw notFound('Errors.User.Key.NotFound', 'key not found');
-    scope.push({
+    work.push({
       aggregateType: 'user',
       aggregateId: userId,
       type: 'user.machine.key.removed',
       payload: { keyId },
       resourceOwner: user.orgId,
     });
-    await invalidateMachineUser(scope, userId);
+    await invalidateMachineUser(work, userId);
     return new Date();
   });
 }
@@ -246,25 +246,25 @@ export async function createPersonalAccessToken(
 ): Promise<{ id: string; token: string; createdAt: Date }> {
   const userId = checkId('user_id', input.userId);
   const expiresAt = checkFutureDate('expiration_date', input.expiresAt);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.credential.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.credential.write');
     requireMachine(user);
-    return addPersonalAccessToken(scope, { userId, orgId: user.orgId, expiresAt });
+    return addPersonalAccessToken(work, { userId, orgId: user.orgId, expiresAt });
   });
 }
 
 export async function removePersonalAccessToken(ctx: Ctx, input: { userId: string; tokenId: string }): Promise<Date> {
   const userId = checkId('user_id', input.userId);
   const tokenId = checkId('token_id', input.tokenId);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.credential.write');
-    const deleted = await scope.tx
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.credential.write');
+    const deleted = await work.tx
       .delete(personalAccessTokens)
       .where(and(eq(personalAccessTokens.id, tokenId), eq(personalAccessTokens.userId, userId)))
       .returning({ tokenHash: personalAccessTokens.tokenHash });
     if (!deleted.length) throw notFound('Errors.User.PAT.NotFound', 'personal access token not found');
-    await invalidatePat(scope, deleted[0].tokenHash);
-    scope.push({
+    await invalidatePat(work, deleted[0].tokenHash);
+    work.push({
       aggregateType: 'user',
       aggregateId: userId,
       type: 'user.personal.access.token.removed',

@@ -18,11 +18,11 @@ export async function setEmail(ctx: Ctx, input: { userId: string; email: string;
   const userId = checkId('user_id', input.userId);
   const email = checkEmail('email', input.email);
   if ('send' in input.verification) checkUrlTemplate('send_code.url_template', input.verification.send.urlTemplate);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.write', { self: true });
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.write', { self: true });
     requireHuman(user);
     if ('verified' in input.verification) authorize(ctx, user, 'user.write');
-    const code = await changeEmail(scope, user, email, input.verification);
+    const code = await changeEmail(work, user, email, input.verification);
     return { changedAt: new Date(), code };
   });
 }
@@ -34,13 +34,13 @@ export async function resendEmailCode(
 ) {
   const userId = checkId('user_id', input.userId);
   if ('send' in input.verification) checkUrlTemplate('send_code.url_template', input.verification.send.urlTemplate);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.write', { self: true });
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.write', { self: true });
     requireHuman(user);
     if (!user.email) throw failedPrecondition('Errors.User.Email.Missing', 'the user has no email address');
     if (user.emailVerified)
       throw failedPrecondition('Errors.User.Email.AlreadyVerified', 'the email address is already verified');
-    const code = await issueCode(scope, user, 'EMAIL_VERIFICATION', input.verification, user.email);
+    const code = await issueCode(work, user, 'EMAIL_VERIFICATION', input.verification, user.email);
     return { changedAt: new Date(), code };
   });
 }
@@ -49,15 +49,15 @@ export async function resendEmailCode(
 export async function verifyEmail(ctx: Ctx, input: { userId: string; code: string }): Promise<Date> {
   const userId = checkId('user_id', input.userId);
   if (!input.code) throw invalidArgument('Errors.User.Code.Empty', 'verification_code is required');
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.write', { self: true });
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.write', { self: true });
     requireHuman(user);
-    const { target } = await consumeCode(scope, userId, 'EMAIL_VERIFICATION', input.code, 'verification_code');
+    const { target } = await consumeCode(work, userId, 'EMAIL_VERIFICATION', input.code, 'verification_code');
     if (target && target !== user.email)
       throw invalidArgument('Errors.User.Code.Invalid', 'verification_code is invalid or expired');
     const now = new Date();
-    await scope.tx.update(users).set({ emailVerified: true, changedAt: now }).where(eq(users.id, userId));
-    scope.push({
+    await work.tx.update(users).set({ emailVerified: true, changedAt: now }).where(eq(users.id, userId));
+    work.push({
       aggregateType: 'user',
       aggregateId: userId,
       type: 'user.human.email.verified',
@@ -79,12 +79,12 @@ export async function createInviteCode(
     if ((input.delivery.send.applicationName?.length ?? 0) > 200)
       throw invalidArgument('Errors.User.Invalid', 'send_code.application_name must be at most 200 characters');
   }
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.write');
     requireHuman(user);
     if (!user.email) throw failedPrecondition('Errors.User.Email.Missing', 'the user has no email address');
     const applicationName = 'send' in input.delivery ? input.delivery.send.applicationName : undefined;
-    const code = await issueCode(scope, user, 'INVITATION', input.delivery, user.email, { applicationName });
+    const code = await issueCode(work, user, 'INVITATION', input.delivery, user.email, { applicationName });
     return { changedAt: new Date(), code };
   });
 }
@@ -92,11 +92,11 @@ export async function createInviteCode(
 /** ResendInviteCode: a new invitation by email, with the link and application name of the last one. */
 export async function resendInviteCode(ctx: Ctx, input: { userId: string }): Promise<Date> {
   const userId = checkId('user_id', input.userId);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.write');
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.write');
     requireHuman(user);
-    const live = await currentCode(scope, userId, 'INVITATION');
-    const [last] = await scope.tx
+    const live = await currentCode(work, userId, 'INVITATION');
+    const [last] = await work.tx
       .select({ payload: events.payload })
       .from(events)
       .where(
@@ -119,7 +119,7 @@ export async function resendInviteCode(ctx: Ctx, input: { userId: string }): Pro
         'the last invitation code was returned to the caller, not sent; use CreateInviteCode',
       );
     await issueCode(
-      scope,
+      work,
       user,
       'INVITATION',
       {
@@ -151,21 +151,21 @@ export async function verifyInviteCode(
   if (!before) throw userNotFound();
   authorize(ctx, before, 'user.write', { self: true });
   const password = await preparePassword(ctx.db, ctx.instanceId, 'password', { password: input.password }, 'password');
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.write', { self: true });
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.write', { self: true });
     requireHuman(user);
-    await consumeCode(scope, userId, 'INVITATION', input.code, 'verification_code');
-    scope.push({
+    await consumeCode(work, userId, 'INVITATION', input.code, 'verification_code');
+    work.push({
       aggregateType: 'user',
       aggregateId: userId,
       type: 'user.human.invite.code.verified',
       payload: {},
       resourceOwner: user.orgId,
     });
-    const now = await storePassword(scope, user, password);
+    const now = await storePassword(work, user, password);
     if (!user.emailVerified) {
-      await scope.tx.update(users).set({ emailVerified: true }).where(eq(users.id, userId));
-      scope.push({
+      await work.tx.update(users).set({ emailVerified: true }).where(eq(users.id, userId));
+      work.push({
         aggregateType: 'user',
         aggregateId: userId,
         type: 'user.human.email.verified',
@@ -174,8 +174,8 @@ export async function verifyInviteCode(
       });
     }
     if (user.state === 'INITIAL') {
-      await scope.tx.update(users).set({ state: 'ACTIVE' }).where(eq(users.id, userId));
-      scope.push({
+      await work.tx.update(users).set({ state: 'ACTIVE' }).where(eq(users.id, userId));
+      work.push({
         aggregateType: 'user',
         aggregateId: userId,
         type: 'user.initialized',

@@ -12,9 +12,9 @@ export async function setUserMetadata(ctx: Ctx, input: { userId: string; metadat
   const userId = checkId('user_id', input.userId);
   if (!input.metadata.length) throw invalidArgument('Errors.User.Metadata.Empty', 'metadata must not be empty');
   checkMetadata('metadata', input.metadata);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.write');
-    return setMetadataRows(scope, userId, user.orgId, input.metadata);
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.write');
+    return setMetadataRows(work, userId, user.orgId, input.metadata);
   });
 }
 
@@ -23,14 +23,14 @@ export async function deleteUserMetadata(ctx: Ctx, input: { userId: string; keys
   const userId = checkId('user_id', input.userId);
   if (!input.keys.length) throw invalidArgument('Errors.User.Metadata.Empty', 'keys must not be empty');
   for (const [i, k] of input.keys.entries()) requireText(`keys[${i}]`, k, 200);
-  return execute(ctx, async (scope) => {
-    const user = await userForChange(scope, userId, 'user.write');
-    const removed = await scope.tx
+  return execute(ctx, async (work) => {
+    const user = await userForChange(work, userId, 'user.write');
+    const removed = await work.tx
       .delete(userMetadata)
       .where(and(eq(userMetadata.userId, userId), inArray(userMetadata.key, input.keys)))
       .returning({ key: userMetadata.key });
     for (const r of removed) {
-      scope.push({
+      work.push({
         aggregateType: 'user',
         aggregateId: userId,
         type: 'user.metadata.removed',

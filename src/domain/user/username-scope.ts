@@ -2,7 +2,7 @@ import { inArray, sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client';
 import { orgs } from '../../db/schema/index';
 import { failedPrecondition } from '../errors';
-import type { Scope } from '../execute';
+import type { UnitOfWork } from '../execute';
 import { getInstanceSettings, readInstanceSettings } from '../instance/settings';
 
 /**
@@ -49,11 +49,11 @@ export async function usernameScopes(
  * its new scope, in the command's transaction. When two users would then share a username in one
  * scope, the change is refused and names them, so the operator can rename one first.
  */
-export async function rescopeUsernames(scope: Scope): Promise<void> {
-  const instanceDefault = (await readInstanceSettings(scope.tx, scope.ctx.instanceId)).userLoginMustBeDomain;
+export async function rescopeUsernames(work: UnitOfWork): Promise<void> {
+  const instanceDefault = (await readInstanceSettings(work.tx, work.ctx.instanceId)).userLoginMustBeDomain;
   const target = sql`case when u.type = 'HUMAN' and coalesce(o.user_login_must_be_domain, ${instanceDefault}) then u.org_id else '' end`;
   const [clash] = await queryRows<{ name: string }>(
-    scope.tx,
+    work.tx,
     sql`
       select lower(u.username) as name from users u join orgs o on o.id = u.org_id
       where u.state <> 'REMOVED'
@@ -65,7 +65,7 @@ export async function rescopeUsernames(scope: Scope): Promise<void> {
       `the username "${clash.name}" would no longer be unique under this domain policy; rename or remove one of those users first`,
     );
   }
-  await scope.tx.execute(sql`
+  await work.tx.execute(sql`
     update users u set username_scope = ${target} from orgs o
     where o.id = u.org_id and u.username_scope <> ${target}`);
 }

@@ -1,11 +1,11 @@
-import { exchangeToken, TOKEN_EXCHANGE_GRANT } from '../../domain/oidc/m2m/exchange';
+import { exchangeToken, TOKEN_EXCHANGE_GRANT } from '../../domain/oidc/impersonation/token-exchange';
 import { oidcCtx } from '../env';
 import { type GrantType, param } from './types';
 
 /**
  * grant_type=urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693, spec §2.8): an application
  * allowed the TOKEN_EXCHANGE grant type trades a subject token (and an actor's token) for new
- * tokens; the rules are in domain/oidc/m2m/exchange.ts.
+ * tokens; the rules are in domain/oidc/impersonation/token-exchange.ts.
  */
 export const tokenExchange: GrantType = {
   authMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],

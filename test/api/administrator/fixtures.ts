@@ -24,9 +24,9 @@ export async function machineUser(
     principal: systemPrincipal(instanceId, 'test'),
     service: 'test',
   };
-  return execute(ctx, async (scope) => {
-    const user = await addMachineUser(scope, { orgId, username, name });
-    const { token } = await addPersonalAccessToken(scope, { userId: user.id, orgId });
+  return execute(ctx, async (work) => {
+    const user = await addMachineUser(work, { orgId, username, name });
+    const { token } = await addPersonalAccessToken(work, { userId: user.id, orgId });
     return { userId: user.id, token };
   });
 }

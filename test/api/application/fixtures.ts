@@ -16,15 +16,15 @@ export function systemCtx(server: TestServer): Ctx {
 }
 
 export async function createOrg(server: TestServer, name: string): Promise<string> {
-  return execute(systemCtx(server), async (scope) => (await addOrg(scope, { name, instanceDomain: 'localhost' })).id);
+  return execute(systemCtx(server), async (work) => (await addOrg(work, { name, instanceDomain: 'localhost' })).id);
 }
 
 export async function createProject(server: TestServer, orgId: string, name: string): Promise<string> {
   const id = newId();
-  await execute(systemCtx(server), async (scope) => {
-    scope.created('project', id);
-    await scope.tx.insert(projects).values({ id, orgId, name });
-    scope.push({
+  await execute(systemCtx(server), async (work) => {
+    work.created('project', id);
+    await work.tx.insert(projects).values({ id, orgId, name });
+    work.push({
       aggregateType: 'project',
       aggregateId: id,
       type: 'project.added',
@@ -46,10 +46,10 @@ export async function createCaller(
     roles: string[];
   },
 ): Promise<{ userId: string; token: string }> {
-  return execute(systemCtx(server), async (scope) => {
-    const user = await addMachineUser(scope, { orgId, username: `caller-${newId()}`, name: 'Test caller' });
-    if (membership) await addAdministrator(scope, { userId: user.id, ...membership });
-    const { token } = await addPersonalAccessToken(scope, { userId: user.id, orgId });
+  return execute(systemCtx(server), async (work) => {
+    const user = await addMachineUser(work, { orgId, username: `caller-${newId()}`, name: 'Test caller' });
+    if (membership) await addAdministrator(work, { userId: user.id, ...membership });
+    const { token } = await addPersonalAccessToken(work, { userId: user.id, orgId });
     return { userId: user.id, token };
   });
 }

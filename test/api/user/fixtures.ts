@@ -14,7 +14,7 @@ function systemCtx(server: TestServer) {
 }
 
 export async function makeOrg(server: TestServer, name: string): Promise<{ id: string; primaryDomain: string }> {
-  return execute(systemCtx(server), (scope) => addOrg(scope, { name, instanceDomain: 'localhost' }));
+  return execute(systemCtx(server), (work) => addOrg(work, { name, instanceDomain: 'localhost' }));
 }
 
 /**
@@ -27,17 +27,17 @@ export async function makeCaller(
   username: string,
   roles: string[] = [],
 ): Promise<{ userId: string; token: string }> {
-  return execute(systemCtx(server), async (scope) => {
-    const { id } = await addMachineUser(scope, { orgId, username, name: username });
+  return execute(systemCtx(server), async (work) => {
+    const { id } = await addMachineUser(work, { orgId, username, name: username });
     if (roles.length)
-      await addAdministrator(scope, {
+      await addAdministrator(work, {
         userId: id,
         resourceType: 'ORG',
         resourceId: orgId,
         resourceOwner: orgId,
         roles,
       });
-    const { token } = await addPersonalAccessToken(scope, { userId: id, orgId });
+    const { token } = await addPersonalAccessToken(work, { userId: id, orgId });
     return { userId: id, token };
   });
 }

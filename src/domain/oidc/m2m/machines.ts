@@ -4,7 +4,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { orgs, userKeys, users } from '../../../db/schema/index';
 import { createCache, invalidateAfterCommit } from '../../cache';
-import type { Scope } from '../../execute';
+import type { UnitOfWork } from '../../execute';
 import type { ClaimUser } from '../claims';
 import type { OidcClient } from '../clients';
 
@@ -57,8 +57,8 @@ export async function machineUserByUsername(db: Db, username: string): Promise<M
  * Call from every command that changes a machine user's state, username, token type, secret or
  * keys: evicts it here now and in every replica when the transaction commits.
  */
-export async function invalidateMachineUser(scope: Scope, userId: string): Promise<void> {
-  await invalidateAfterCommit(scope, MACHINE_CACHE, userId);
+export async function invalidateMachineUser(work: UnitOfWork, userId: string): Promise<void> {
+  await invalidateAfterCommit(work, MACHINE_CACHE, userId);
 }
 
 /**

@@ -217,22 +217,22 @@ export async function revokeMachineToken(ctx: Ctx, env: OidcEnv, token: string, 
   const m = await machineUser(ctx.db, c.sub);
   const own = clientId === c.cid || (!!m && m.user.username.toLowerCase() === clientId.toLowerCase());
   if (!own) return true;
-  await execute(ctx, async (scope) => {
-    const inserted = await scope.tx
+  await execute(ctx, async (work) => {
+    const inserted = await work.tx
       .insert(m2mRevokedTokens)
       .values({ jti: c.jti, userId: c.sub, expiresAt: new Date(c.exp * 1000) })
       .onConflictDoNothing()
       .returning({ jti: m2mRevokedTokens.jti });
     if (!inserted.length) return;
-    await scope.load('access_token', c.jti);
-    scope.push({
+    await work.load('access_token', c.jti);
+    work.push({
       aggregateType: 'access_token',
       aggregateId: c.jti,
       type: 'oidc_session.access_token.revoked',
       payload: { by: 'client', clientId, userId: c.sub },
       resourceOwner: m?.user.orgId ?? ctx.instanceId,
     });
-    await invalidateAfterCommit(scope, REVOKED_CACHE, 'all');
+    await invalidateAfterCommit(work, REVOKED_CACHE, 'all');
   });
   // Committed now: drop a list a concurrent reader may have loaded in between (single process, PGlite).
   revokedCache.evict('all');

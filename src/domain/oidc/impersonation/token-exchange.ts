@@ -1,3 +1,8 @@
+/**
+ * Token exchange (RFC 8693): a client trades a user's token for a new one — impersonation (the new
+ * token is the subject's, with an `act` claim naming the actor) or plain narrowing of scopes and
+ * audience. It acts on behalf of users, which is why it lives here and not with the machine grants.
+ */
 import { type CryptoKey, decodeProtectedHeader, importSPKI, type JWTPayload, jwtVerify } from 'jose';
 import { Principal } from '../../../authz/principal';
 import { membershipsOf } from '../../../authz/memberships';
@@ -150,9 +155,9 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
   const oidc = client.oidc;
   const roleClaims = { projectAssertsRoles: client.project.roleAssertion, appAllows: !!oidc?.idTokenRoleAssertion };
   const actorRef = impersonator ? { userId: impersonator.userId, clientId: client.clientId } : null;
-  return execute(ctx, async (scope) => {
+  return execute(ctx, async (work) => {
     if (impersonator) {
-      scope.push({
+      work.push({
         aggregateType: 'user',
         aggregateId: subject.userId,
         type: 'user.impersonated',
@@ -161,7 +166,7 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
       });
     }
     const idTokenOf = (accessToken?: string) =>
-      buildIdToken(scope, env, {
+      buildIdToken(work, env, {
         user,
         clientId: client.clientId,
         projectId: client.projectId,
@@ -190,7 +195,7 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
     let refresh: { token: string; id: string } | undefined;
     let grantId: string | null = null;
     if (scopes.includes('offline_access') && mayRefresh) {
-      const grant = await createGrant(scope, {
+      const grant = await createGrant(work, {
         sessionId: subject.sessionId,
         userId: user.id,
         orgId: user.orgId,
@@ -205,7 +210,7 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
         actor: actorRef,
       });
       grantId = grant.id;
-      refresh = await issueRefreshToken(scope, {
+      refresh = await issueRefreshToken(work, {
         grantId: grant.id,
         clientId: client.clientId,
         userId: user.id,
@@ -215,7 +220,7 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
         absoluteExpiresAt: grant.absoluteExpiresAt,
       });
     }
-    const at = await issueAccessToken(scope, env, {
+    const at = await issueAccessToken(work, env, {
       format: requested === TOKEN_TYPES.jwt ? 'jwt' : 'opaque',
       userId: user.id,
       orgId: user.orgId,
