@@ -10,7 +10,7 @@ import { projectUniqueConstraints } from './domain/project/commands';
 import { projectGrantUniqueConstraints } from './domain/project/grants';
 import { projectRoleUniqueConstraints } from './domain/project/roles';
 import { userCountCompactionJob } from './domain/user/counts';
-import { userUniqueConstraints } from './domain/user/commands';
+import { userUniqueConstraints } from './domain/user/add-users';
 import type { Job } from './jobs';
 import { notificationDeliveryJob } from './notify/delivery';
 import { m2mCleanupJob } from './oidc/grants/jwt-bearer';

@@ -12,7 +12,8 @@ import { newId } from './ids';
 import { addInstance } from './instance/commands';
 import { findInstance } from './instance/queries';
 import { addOrg } from './org/commands';
-import { addHumanUser, addMachineUser, addPersonalAccessToken } from './user/commands';
+import { addHumanUser, addMachineUser } from './user/add-users';
+import { addPersonalAccessToken } from './user/personal-access-tokens';
 
 export interface BootstrapOptions {
   externalUrl: string;

@@ -12,7 +12,7 @@ import {
 import { checkPassword } from '../domain/session/password-check';
 import { createSession, rebindUserAgent, setSessionPasswordChecked } from '../domain/session/sessions';
 import { defaultOrgId, findUserById, findUserByLoginName, type LoginUser, loginNameOf } from '../domain/session/users';
-import { createUser } from '../domain/user/commands';
+import { createUser } from '../domain/user/create-user';
 import { setPassword } from '../domain/user/credentials';
 import { resendEmailCode, verifyEmail } from '../domain/user/email';
 import { oidcCtx } from '../oidc/env';

@@ -6,7 +6,7 @@ import type { Ctx } from '../../src/domain/context';
 import { DomainError } from '../../src/domain/errors';
 import { execute } from '../../src/domain/execute';
 import { newId } from '../../src/domain/ids';
-import { addHumanUser } from '../../src/domain/user/commands';
+import { addHumanUser } from '../../src/domain/user/add-users';
 import { onPostgres } from '../helpers/database';
 import { systemCtx } from '../oidc/helpers';
 import { startTestServer, type TestServer } from '../helpers/server';

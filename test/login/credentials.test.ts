@@ -5,7 +5,7 @@ import * as client from 'openid-client';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/domain/org/create-organization';
-import { createUser } from '../../src/domain/user/commands';
+import { createUser } from '../../src/domain/user/create-user';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addOidcApp, addProject, addUser, Browser, defaultOrg, REDIRECT, rp, systemCtx } from '../oidc/helpers';
 

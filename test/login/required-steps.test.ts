@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
-import { createUser } from '../../src/domain/user/commands';
+import { createUser } from '../../src/domain/user/create-user';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addOidcApp, addProject, Browser, defaultOrg, REDIRECT, rp, systemCtx } from '../oidc/helpers';
 

@@ -4,7 +4,7 @@ import type { Ctx } from '../../src/domain/context';
 import { createApplication } from '../../src/domain/application/commands';
 import type { OidcAppConfig } from '../../src/db/schema/applications';
 import { createProject } from '../../src/domain/project/commands';
-import { createUser } from '../../src/domain/user/commands';
+import { createUser } from '../../src/domain/user/create-user';
 import { findInstance } from '../../src/domain/instance/queries';
 import type { TestServer } from '../helpers/server';
 

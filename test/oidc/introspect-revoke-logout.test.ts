@@ -2,7 +2,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addProjectRole } from '../../src/domain/project/roles';
 import { createAuthorization, deleteAuthorization } from '../../src/domain/authorization/commands';
-import { changeUserState } from '../../src/domain/user/commands';
+import { changeUserState } from '../../src/domain/user/lifecycle';
 import { startTestServer, type TestServer } from '../helpers/server';
 import {
   addApiApp,

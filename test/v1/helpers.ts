@@ -1,7 +1,8 @@
 import { systemPrincipal } from '../../src/authz/principal';
 import { administrators } from '../../src/db/schema/index';
 import { execute } from '../../src/domain/execute';
-import { addMachineUser, addPersonalAccessToken } from '../../src/domain/user/commands';
+import { addMachineUser } from '../../src/domain/user/add-users';
+import { addPersonalAccessToken } from '../../src/domain/user/personal-access-tokens';
 import type { TestServer } from '../helpers/server';
 
 /** POSTs JSON to a v1 route with the admin PAT (or `token`) and returns status and parsed body. */

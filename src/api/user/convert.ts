@@ -13,7 +13,7 @@ import {
 } from '../../../gen/portcullis/user/v2/user_pb';
 import type { UserFilter as UserFilterMsg } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { invalidArgument } from '../../domain/errors';
-import type { EmailVerification, PhoneVerification } from '../../domain/user/commands';
+import { type EmailVerification, type PhoneVerification } from '../../domain/user/create-user-input';
 import type { TextMethod, UserFilter, UserView } from '../../domain/user/queries';
 
 // Conversions between the v2 messages and the domain's inputs and records. No rules live here.

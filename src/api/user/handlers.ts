@@ -2,7 +2,9 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
-import { changeUserState, createUser, deleteUser, updateUser } from '../../domain/user/commands';
+import { changeUserState, deleteUser } from '../../domain/user/lifecycle';
+import { createUser } from '../../domain/user/create-user';
+import { updateUser } from '../../domain/user/update-user';
 import {
   addKey,
   addSecret,

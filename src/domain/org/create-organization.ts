@@ -7,7 +7,7 @@ import { invalidArgument, notFound, permissionDenied } from '../errors';
 import { execute } from '../execute';
 import { checkPasswordPolicy, getInstanceSettings } from '../instance/settings';
 import { optionalId, requireEmail, requireText, requireUsername } from '../instance/validate';
-import { addHumanUser } from '../user/commands';
+import { addHumanUser } from '../user/add-users';
 import { addOrg } from './commands';
 
 export interface HumanAdminInput {

@@ -17,7 +17,7 @@ import type { Ctx } from '../context';
 import { failedPrecondition, permissionDenied } from '../errors';
 import { execute, type UnitOfWork } from '../execute';
 import { requireId, requireText } from '../instance/validate';
-import { removeUsersOfOrg } from '../user/commands';
+import { removeUsersOfOrg } from '../user/lifecycle';
 import { rescopeUsernames } from '../user/username-scope';
 import { orgFor, orgForChange } from './access';
 import { invalidateOrgUsers } from './invalidate-users';

@@ -1,8 +1,9 @@
+import type { CreateUserResult, PreparedCreate } from './create-user-input';
+import { applyCreates } from './apply-creates';
 import type { Db } from '../../db/client';
 import type { Ctx } from '../context';
 import { DomainError } from '../errors';
 import { execute } from '../execute';
-import { applyCreates, type CreateUserResult, type PreparedCreate } from './commands';
 
 /**
  * Group commit for CreateUser. Requests that arrive while earlier batches are being written wait

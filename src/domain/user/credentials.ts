@@ -1,3 +1,5 @@
+import { storePassword } from './password';
+import { addPersonalAccessToken } from './personal-access-tokens';
 import { generateKeyPair, createPublicKey } from 'node:crypto';
 import { promisify } from 'node:util';
 import { and, eq } from 'drizzle-orm';
@@ -13,7 +15,6 @@ import { invalidateMachineUser } from '../oidc/m2m/machines';
 import { newId } from '../ids';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { consumeCode, issueCode } from './codes';
-import { addPersonalAccessToken, storePassword } from './commands';
 import { preparePassword } from './password';
 import { checkFutureDate, checkId, checkUrlTemplate } from './validate';
 

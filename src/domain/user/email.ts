@@ -1,3 +1,6 @@
+import type { EmailVerification } from './create-user-input';
+import { storePassword } from './password';
+import type { UnitOfWork } from '../execute';
 import { desc, and, eq } from 'drizzle-orm';
 import { events, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
@@ -5,7 +8,6 @@ import { failedPrecondition, invalidArgument } from '../errors';
 import { execute } from '../execute';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { consumeCode, currentCode, issueCode } from './codes';
-import { changeEmail, type EmailVerification, storePassword } from './commands';
 import { preparePassword } from './password';
 import { checkEmail, checkId, checkUrlTemplate } from './validate';
 
@@ -185,4 +187,37 @@ export async function verifyInviteCode(
     }
     return now;
   });
+}
+
+/** Sets a new email address and issues its verification code unless it is marked verified. */
+export async function changeEmail(
+  work: UnitOfWork,
+  user: UserWithOrg,
+  email: string,
+  verification: EmailVerification,
+): Promise<string | undefined> {
+  const verified = 'verified' in verification;
+  await work.tx
+    .update(users)
+    .set({ email, emailVerified: verified, changedAt: new Date() })
+    .where(eq(users.id, user.id));
+  work.push({
+    aggregateType: 'user',
+    aggregateId: user.id,
+    type: 'user.human.email.changed',
+    payload: { email },
+    resourceOwner: user.orgId,
+  });
+  if (verified) {
+    work.push({
+      aggregateType: 'user',
+      aggregateId: user.id,
+      type: 'user.human.email.verified',
+      payload: { email },
+      resourceOwner: user.orgId,
+    });
+    return undefined;
+  }
+  const delivery = 'return' in verification ? ({ return: true } as const) : { send: verification.send };
+  return issueCode(work, user, 'EMAIL_VERIFICATION', delivery, email);
 }

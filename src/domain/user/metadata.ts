@@ -1,10 +1,10 @@
+import type { UnitOfWork } from '../execute';
 import { and, eq, inArray } from 'drizzle-orm';
 import { userMetadata } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
 import { execute } from '../execute';
 import { userForChange } from './access';
-import { setMetadataRows } from './commands';
 import { checkId, checkMetadata, type MetadataEntry, requireText } from './validate';
 
 /** SetUserMetadata: adds or replaces entries. */
@@ -40,4 +40,29 @@ export async function deleteUserMetadata(ctx: Ctx, input: { userId: string; keys
     }
     return new Date();
   });
+}
+
+/** Adds or replaces metadata entries (values stored base64) with one user.metadata.set event each. */
+export async function setMetadataRows(
+  work: UnitOfWork,
+  userId: string,
+  orgId: string,
+  entries: MetadataEntry[],
+): Promise<Date> {
+  const now = new Date();
+  for (const e of entries) {
+    const value = Buffer.from(e.value).toString('base64');
+    await work.tx
+      .insert(userMetadata)
+      .values({ userId, key: e.key, value, createdAt: now, changedAt: now })
+      .onConflictDoUpdate({ target: [userMetadata.userId, userMetadata.key], set: { value, changedAt: now } });
+    work.push({
+      aggregateType: 'user',
+      aggregateId: userId,
+      type: 'user.metadata.set',
+      payload: { key: e.key, value },
+      resourceOwner: orgId,
+    });
+  }
+  return now;
 }

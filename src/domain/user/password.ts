@@ -1,3 +1,7 @@
+import { eq } from 'drizzle-orm';
+import { users } from '../../db/schema/index';
+import type { UnitOfWork } from '../execute';
+import type { UserWithOrg } from './access';
 import { checkImportedHash, hashPassword } from '../../crypto/passwords/index';
 import type { Db } from '../../db/client';
 import { invalidArgument } from '../errors';
@@ -29,4 +33,32 @@ export async function preparePassword(
   // The one complexity rule of the instance (also used by CreateOrganization's admins and the login).
   checkPasswordPolicy(await getInstanceSettings(db, instanceId), input.password, plainField);
   return { hash: await hashPassword(input.password), changeRequired: input.changeRequired ?? false };
+}
+
+/** Stores a prepared password hash and records the change. */
+export async function storePassword(
+  work: UnitOfWork,
+  user: UserWithOrg,
+  password: { hash: string; changeRequired: boolean },
+): Promise<Date> {
+  const now = new Date();
+  await work.tx
+    .update(users)
+    .set({
+      passwordHash: password.hash,
+      passwordChangeRequired: password.changeRequired,
+      passwordChangedAt: now,
+      failedPasswordAttempts: 0,
+      changedAt: now,
+    })
+    .where(eq(users.id, user.id));
+  work.push({
+    aggregateType: 'user',
+    aggregateId: user.id,
+    type: 'user.human.password.changed',
+    // No hash in the event: the hash lives in the projection only, so the audit log never carries it.
+    payload: { changeRequired: password.changeRequired },
+    resourceOwner: user.orgId,
+  });
+  return now;
 }

@@ -1,4 +1,4 @@
-import type { CreateUserInput } from '../../domain/user/commands';
+import { type CreateUserInput } from '../../domain/user/create-user-input';
 import type { UserFilter, UserView } from '../../domain/user/queries';
 import { invalidArgument } from '../../domain/errors';
 import { type Obj, bool, enumValue, int, obj, objects, str, strings } from '../shape';

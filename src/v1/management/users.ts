@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { Deps } from '../../deps';
 import { notFound } from '../../domain/errors';
 import { aggregateSequence, aggregateSequences } from '../../domain/events/sequence';
-import { createUser } from '../../domain/user/commands';
+import { createUser } from '../../domain/user/create-user';
 import { getUserById, listUsers } from '../../domain/user/queries';
 import { details, listDetails, v1Call } from '../context';
 import { readJson } from '../request';

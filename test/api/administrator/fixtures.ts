@@ -2,7 +2,8 @@ import { and, asc, eq, gt, max } from 'drizzle-orm';
 import { systemPrincipal } from '../../../src/authz/principal';
 import { events } from '../../../src/db/schema/index';
 import { execute } from '../../../src/domain/execute';
-import { addMachineUser, addPersonalAccessToken } from '../../../src/domain/user/commands';
+import { addMachineUser } from '../../../src/domain/user/add-users';
+import { addPersonalAccessToken } from '../../../src/domain/user/personal-access-tokens';
 import type { TestServer } from '../../helpers/server';
 
 let counter = 0;

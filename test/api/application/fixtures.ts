@@ -5,7 +5,8 @@ import { addAdministrator } from '../../../src/domain/administrator/commands';
 import { execute } from '../../../src/domain/execute';
 import { newId } from '../../../src/domain/ids';
 import { addOrg } from '../../../src/domain/org/commands';
-import { addMachineUser, addPersonalAccessToken } from '../../../src/domain/user/commands';
+import { addMachineUser } from '../../../src/domain/user/add-users';
+import { addPersonalAccessToken } from '../../../src/domain/user/personal-access-tokens';
 import type { TestServer } from '../../helpers/server';
 
 // Setup through the domain, as the other services would do it over the API once they exist.

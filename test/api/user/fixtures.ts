@@ -4,7 +4,8 @@ import { events } from '../../../src/db/schema/index';
 import { addAdministrator } from '../../../src/domain/administrator/commands';
 import { execute } from '../../../src/domain/execute';
 import { addOrg } from '../../../src/domain/org/commands';
-import { addMachineUser, addPersonalAccessToken } from '../../../src/domain/user/commands';
+import { addMachineUser } from '../../../src/domain/user/add-users';
+import { addPersonalAccessToken } from '../../../src/domain/user/personal-access-tokens';
 import type { TestServer } from '../../helpers/server';
 
 /** Fixtures the user tests need from other areas, made through their domain functions. */

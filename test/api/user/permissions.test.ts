@@ -153,7 +153,7 @@ describe('UserService permissions', () => {
       },
     });
     // Humans get tokens from the OIDC layer; here the token comes from a PAT on the same principal path.
-    const { addPersonalAccessToken } = await import('../../../src/domain/user/commands');
+    const { addPersonalAccessToken } = await import('../../../src/domain/user/personal-access-tokens');
     const { execute } = await import('../../../src/domain/execute');
     const { systemPrincipal } = await import('../../../src/authz/principal');
     const instanceId = server.app.bootstrap.instanceId;

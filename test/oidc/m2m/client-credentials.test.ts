@@ -1,7 +1,7 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
-import { changeUserState, deleteUser } from '../../../src/domain/user/commands';
+import { changeUserState, deleteUser } from '../../../src/domain/user/lifecycle';
 import { removeSecret } from '../../../src/domain/user/credentials';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { addApiApp, addProject, basic, rp, systemCtx } from '../helpers';

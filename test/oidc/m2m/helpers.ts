@@ -2,7 +2,7 @@ import { createPrivateKey, generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { addKey, addSecret } from '../../../src/domain/user/credentials';
-import { createUser } from '../../../src/domain/user/commands';
+import { createUser } from '../../../src/domain/user/create-user';
 import type { TestServer } from '../../helpers/server';
 import { defaultOrg, systemCtx } from '../helpers';
 
