@@ -8,7 +8,8 @@ import { userForChange } from './access';
 import { checkId } from './validate';
 import { invalidateMachineUser } from '../oidc/m2m/machines';
 
-// A user's life after creation: state transitions (deactivate, reactivate, lock, unlock) and removal, with the credentials and caches that go with it.
+// A user's life after creation: state transitions (deactivate, reactivate, lock, unlock) and removal,
+// with the credentials and caches that go with it.
 
 interface StateChange {
   from: string[];
