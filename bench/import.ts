@@ -72,7 +72,8 @@ export default async function importScenario(opts: BenchOptions): Promise<Scenar
     clearInterval(sampler);
     peakRss = Math.max(peakRss, largestProcessRssMb(pid));
     opts.progress(
-      `import: body ${(sent / 1024 / 1024).toFixed(0)} MB; server RSS ${idleRss} MB idle, ${peakRss} MB at most during the import`,
+      `import: body ${(sent / 1024 / 1024).toFixed(0)} MB; ` +
+        `server RSS ${idleRss} MB idle, ${peakRss} MB at most during the import`,
     );
     const imported = (result.success?.orgs ?? []).reduce((n: number, o: any) => n + o.humanUserIds.length, 0);
     if (res.status !== 200 || imported !== USERS)
@@ -96,9 +97,11 @@ export default async function importScenario(opts: BenchOptions): Promise<Scenar
     for (let start = 0; start < fill; start += 250_000) {
       const end = Math.min(fill, start + 250_000);
       await sql`
-        insert into events (instance_id, aggregate_type, aggregate_id, sequence, event_type, payload, editor_user_id, editor_service, resource_owner, created_at)
+        insert into events (instance_id, aggregate_type, aggregate_id, sequence, event_type, payload,
+          editor_user_id, editor_service, resource_owner, created_at)
         select ${instanceId}, 'user', 'bench-' || (g / 10), (g % 10) + 1, (${types}::text[])[(g % ${types.length}) + 1],
-          jsonb_build_object('n', g), 'bench', 'bench', 'bench-org-' || (g % 500), now() - make_interval(secs => ${fill} - g)
+          jsonb_build_object('n', g), 'bench', 'bench', 'bench-org-' || (g % 500),
+          now() - make_interval(secs => ${fill} - g)
         from generate_series(${start}::bigint, ${end - 1}::bigint) g`;
       opts.progress(`import: generated ${end} of ${fill} extra events`);
     }
@@ -134,7 +137,8 @@ export default async function importScenario(opts: BenchOptions): Promise<Scenar
       },
     ];
     const notes = [
-      `${USERS} users in ${ORGS} organizations (${(sent / 1024 / 1024).toFixed(0)} MB body) in ${seconds.toFixed(2)} s; ${total} events in the store for the searches`,
+      `${USERS} users in ${ORGS} organizations (${(sent / 1024 / 1024).toFixed(0)} MB body) ` +
+        `in ${seconds.toFixed(2)} s; ${total} events in the store for the searches`,
       `load average at the start of the searches: ${os.loadavg()[0].toFixed(1)} (2 cores)`,
     ];
     for (const [name, filter] of Object.entries(scenarios)) {
@@ -173,6 +177,8 @@ export default async function importScenario(opts: BenchOptions): Promise<Scenar
 }
 
 /** Keycloak-style users (pbkdf2-sha256, 27,500 iterations, 16-byte salt, 32-byte key), as JSON text in chunks. */
+const randomBase64 = (bytes: number) => randomBytes(bytes).toString('base64');
+
 function* importBody(): Generator<Uint8Array> {
   const per = Math.ceil(USERS / ORGS);
   const run = Date.now();
@@ -192,7 +198,7 @@ function* importBody(): Generator<Uint8Array> {
               profile: { firstName: 'Bench', lastName: `User ${u}`, preferredLanguage: 'en' },
               email: { email: `user${u}@${orgId}.example.com`, isEmailVerified: true },
               hashedPassword: {
-                value: `$pbkdf2-sha256$27500$${randomBytes(16).toString('base64')}$${randomBytes(32).toString('base64')}`,
+                value: `$pbkdf2-sha256$27500$${randomBase64(16)}$${randomBase64(32)}`,
               },
             },
           }),

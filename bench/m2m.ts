@@ -1,4 +1,5 @@
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { basicAuth } from './lib/basic-auth';
 import { type LoadResult, measure } from './lib/load';
 import { startPeer } from './lib/peer';
 import { raiseRateLimits, startServer } from './lib/server';
@@ -6,8 +7,7 @@ import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
 
 const CONNECTIONS = 64;
 const FORM = 'application/x-www-form-urlencoded';
-const basic = (id: string, secret: string) =>
-  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 function metric(name: string, r: LoadResult, target?: number, peer?: LoadResult): Metric {
@@ -60,7 +60,7 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
       name: 'bench-api',
       api: {},
     });
-    const apiAuth = basic(api.api.clientId, api.api.clientSecret);
+    const apiAuth = basicAuth(api.api.clientId, api.api.clientSecret);
     const scope = `urn:service:iam:org:project:id:${projectId}:aud`;
 
     const machine = async (username: string, accessTokenType: string) => {
@@ -70,7 +70,7 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
         machine: { name: username, accessTokenType },
       });
       const secret = await rpc('portcullis.user.v2.UserService/AddSecret', { userId: id });
-      return { id, auth: basic(secret.clientId, secret.clientSecret) };
+      return { id, auth: basicAuth(secret.clientId, secret.clientSecret) };
     };
     const jwtUser = await machine('bench-jwt', 'ACCESS_TOKEN_TYPE_JWT');
     const opaqueUser = await machine('bench-opaque', 'ACCESS_TOKEN_TYPE_BEARER');
@@ -131,8 +131,10 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
     const header = b64({ alg: 'ES256', kid: keyId, typ: 'JWT' });
     const assertion = () => {
       const now = Math.floor(Date.now() / 1000);
-      const input = `${header}.${b64({ iss: jwtUser.id, sub: jwtUser.id, aud: issuer, iat: now, exp: now + 120, jti: randomBytes(12).toString('base64url') })}`;
-      return `${input}.${sign('sha256', Buffer.from(input), { key: pair.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+      const claims = { iss: jwtUser.id, sub: jwtUser.id, aud: issuer, iat: now, exp: now + 120 };
+      const input = `${header}.${b64({ ...claims, jti: randomBytes(12).toString('base64url') })}`;
+      const signature = sign('sha256', Buffer.from(input), { key: pair.privateKey, dsaEncoding: 'ieee-p1363' });
+      return `${input}.${signature.toString('base64url')}`;
     };
     opts.progress('m2m: JWT profile (ES256 access tokens)');
     ours.jwtProfile = await measure({
@@ -142,7 +144,7 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
       duration: opts.duration,
       headers: { 'content-type': FORM },
       body: () =>
-        `grant_type=${encodeURIComponent('urn:ietf:params:oauth:grant-type:jwt-bearer')}&scope=${encodeURIComponent(scope)}&assertion=${assertion()}`,
+        `grant_type=${encodeURIComponent(JWT_BEARER)}&scope=${encodeURIComponent(scope)}&assertion=${assertion()}`,
     });
 
     const opaque = await Promise.all(Array.from({ length: 500 }, () => token(opaqueUser.auth)));
@@ -175,14 +177,14 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
         method: 'POST',
         connections: CONNECTIONS,
         duration: opts.duration,
-        headers: { 'content-type': FORM, authorization: basic(client, peer.secret) },
+        headers: { 'content-type': FORM, authorization: basicAuth(client, peer.secret) },
         body: 'grant_type=client_credentials&scope=api',
       });
     opts.progress('m2m peer: client credentials RS256, ES256, opaque');
     theirs.ccRs = await peerCc('cc-rs256');
     theirs.ccEs = await peerCc('cc-es256');
     theirs.ccOpaque = await peerCc('cc-opaque');
-    const opaqueAuth = basic('cc-opaque', peer.secret);
+    const opaqueAuth = basicAuth('cc-opaque', peer.secret);
     const tokens = await Promise.all(
       Array.from({ length: 500 }, async () => {
         const res = await fetch(`${peer.url}/token`, {
@@ -208,9 +210,12 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
   }
 
   notes.push(
-    'PostgreSQL, default worker count (one per core), 64 keep-alive connections, load generator on the same 2-core machine',
-    'machine tokens are self-contained (JWT or AES-GCM sealed opaque): issuing writes nothing; introspection checks cached user, credential and revocation list',
-    'JWT profile: ES256 assertions with a fresh jti (replay rows written in batches); the peer has no JWT profile grant',
+    'PostgreSQL, default worker count (one per core), 64 keep-alive connections, ' +
+      'load generator on the same 2-core machine',
+    'machine tokens are self-contained (JWT or AES-GCM sealed opaque): issuing writes nothing; ' +
+      'introspection checks cached user, credential and revocation list',
+    'JWT profile: ES256 assertions with a fresh jti (replay rows written in batches); ' +
+      'the peer has no JWT profile grant',
   );
   return {
     scenario: 'm2m',

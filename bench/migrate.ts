@@ -82,7 +82,8 @@ async function generate(file: string): Promise<void> {
 
 /** Records the child's peak RSS (KiB) at exit, without touching the command's own code. */
 const RSS_PROBE = `data:text/javascript,${encodeURIComponent(
-  "import{writeFileSync}from'node:fs';process.on('exit',()=>writeFileSync(process.env.BENCH_RSS_FILE,String(process.resourceUsage().maxRSS)))",
+  "import{writeFileSync}from'node:fs';" +
+    "process.on('exit',()=>writeFileSync(process.env.BENCH_RSS_FILE,String(process.resourceUsage().maxRSS)))",
 )}`;
 
 export default async function run(opts?: BenchOptions): Promise<ScenarioResult> {
@@ -93,7 +94,8 @@ export default async function run(opts?: BenchOptions): Promise<ScenarioResult> 
   opts?.progress(`migrate: generating a ${USERS.toLocaleString('en-US')}-user export (kept in bench/tmp)`);
   await generate(input);
   process.stderr.write(
-    `export: ${input} (${(statSync(input).size / 1e6).toFixed(0)} MB, ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
+    `export: ${input} (${(statSync(input).size / 1e6).toFixed(0)} MB, ` +
+      `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`,
   );
   rmSync(output, { force: true });
   const start = process.hrtime.bigint();
@@ -142,7 +144,8 @@ export default async function run(opts?: BenchOptions): Promise<ScenarioResult> 
       { name: 'peak RSS of the converter', value: result.peakRssMb, unit: 'MB', target: { op: '<=', value: 300 } },
     ],
     notes: [
-      `${result.converted.toLocaleString('en-US')} users converted into a ${result.outputMb} MB import body by \`portcullis migrate keycloak\` in a child process`,
+      `${result.converted.toLocaleString('en-US')} users converted into a ${result.outputMb} MB import body ` +
+        'by `portcullis migrate keycloak` in a child process',
     ],
   };
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { basicAuth } from './lib/basic-auth';
 import { measure } from './lib/load';
 import { startPeer } from './lib/peer';
 import { raiseRateLimits, startServer } from './lib/server';
@@ -62,7 +63,7 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
       api: { authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' },
     });
     const client = { id: app.oidc.clientId as string, secret: app.oidc.clientSecret as string };
-    const apiBasic = `Basic ${Buffer.from(`${encodeURIComponent(api.api.clientId)}:${encodeURIComponent(api.api.clientSecret)}`).toString('base64')}`;
+    const apiBasic = basicAuth(api.api.clientId, api.api.clientSecret);
     const usernames: string[] = [];
     for (let i = 0; i < USERS; i++) {
       const username = `bench-oidc-${i}`;
@@ -257,13 +258,12 @@ async function fullFlow(
     throw new Error(`login failed: ${pw.headers.location}`);
   const cb = await go('GET', pw.headers.location);
   const code = new URL(cb.headers.location!).searchParams.get('code')!;
-  const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`;
   const tokenRes = await request(
     agent,
     port,
     'POST',
     '/oauth/v2/token',
-    { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+    { authorization: basicAuth(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
     new URLSearchParams({
       grant_type: 'authorization_code',
       code,

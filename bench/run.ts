@@ -20,7 +20,11 @@ const PEER_SETUP = fs.existsSync(path.join(import.meta.dirname, 'peer/setup.md')
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
   process.stdout.write(
-    `Usage: npm run bench -- [scenario ...] [--profile]\nScenarios: ${ALL.join(', ')} (default: all)\n--profile writes CPU profiles of the server to bench/results/profiles/\nDATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server for scratch databases; BENCH_DURATION sets seconds per load phase (default 10).\n`,
+    'Usage: npm run bench -- [scenario ...] [--profile]\n' +
+      `Scenarios: ${ALL.join(', ')} (default: all)\n` +
+      '--profile writes CPU profiles of the server to bench/results/profiles/\n' +
+      'DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server for scratch databases; ' +
+      'BENCH_DURATION sets seconds per load phase (default 10).\n',
   );
   process.exit(0);
 }

@@ -89,10 +89,14 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
     const cpuMsPerCreate = round(((cpu.server + cpu.database) * 1000) / USERS);
     const loadAverage = os.loadavg()[0];
     log(
-      `CreateUser: ${USERS} users, ${CONCURRENCY} clients, email ${EMAIL_MODE}: ${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 1,500/s)`,
+      `CreateUser: ${USERS} users, ${CONCURRENCY} clients, email ${EMAIL_MODE}: ` +
+        `${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 1,500/s)`,
     );
     log(
-      `CreateUser CPU: server ${round((cpu.server * 1000) / USERS)} ms + PostgreSQL ${round((cpu.database * 1000) / USERS)} ms per create → at most ${Math.round(2000 / cpuMsPerCreate)}/s on 2 otherwise idle cores (load average during the run: ${loadAverage.toFixed(1)})`,
+      `CreateUser CPU: server ${round((cpu.server * 1000) / USERS)} ms ` +
+        `+ PostgreSQL ${round((cpu.database * 1000) / USERS)} ms per create ` +
+        `→ at most ${Math.round(2000 / cpuMsPerCreate)}/s on 2 otherwise idle cores ` +
+        `(load average during the run: ${loadAverage.toFixed(1)})`,
     );
     await sql`vacuum analyze users`;
 
@@ -132,7 +136,8 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
         total: Math.round(total / LISTS),
       };
       log(
-        `ListUsers ${name}: p50 ${figures[name].p50} ms, p95 ${figures[name].p95} ms, ${figures[name].users} users/page of ${figures[name].total} matching (target p95 ≤ 15 ms)`,
+        `ListUsers ${name}: p50 ${figures[name].p50} ms, p95 ${figures[name].p95} ms, ` +
+          `${figures[name].users} users/page of ${figures[name].total} matching (target p95 ≤ 15 ms)`,
       );
     }
     const out = {
@@ -170,8 +175,10 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
         })),
       ],
       notes: [
-        `${USERS} users created by ${CONCURRENCY} Connect JSON clients (keep-alive HTTP/1.1), human users without password, email ${EMAIL_MODE}; load average during the run ${loadAverage.toFixed(1)}.`,
-        `ListUsers: ${LISTS} pages of limit 100, one client; by organization (all users in one organization, offsets 0–4900) and by username prefix.`,
+        `${USERS} users created by ${CONCURRENCY} Connect JSON clients (keep-alive HTTP/1.1), ` +
+          `human users without password, email ${EMAIL_MODE}; load average during the run ${loadAverage.toFixed(1)}.`,
+        `ListUsers: ${LISTS} pages of limit 100, one client; ` +
+          'by organization (all users in one organization, offsets 0–4900) and by username prefix.',
       ],
     };
   } finally {

@@ -67,7 +67,8 @@ export async function build() {
   const keep = new Set(written);
   for (const f of fs.readdirSync(dir)) {
     const p = path.join(dir, f);
-    if (f.startsWith('chunk-') && !keep.has(f) && Date.now() - fs.statSync(p).mtimeMs > 600_000) fs.rmSync(p, { force: true });
+    const stale = f.startsWith('chunk-') && !keep.has(f) && Date.now() - fs.statSync(p).mtimeMs > 600_000;
+    if (stale) fs.rmSync(p, { force: true });
   }
   return BUNDLE;
 }

@@ -19,8 +19,12 @@ export function markdown(machine: MachineInfo, results: ScenarioResult[], peerSe
   const lines = [
     `# Portcullis benchmark — ${machine.date.slice(0, 10)} (${machine.commit})`,
     '',
-    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GiB; Node.js ${machine.node}; ${machine.postgres}.`,
-    `Peer: node-oidc-provider ${machine.versions['oidc-provider']}. Load: autocannon ${machine.versions.autocannon}, loopback only; throughput is the median of three equal measuring windows after a warm-up, latency percentiles are over every response.`,
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GiB; ` +
+      `Node.js ${machine.node}; ${machine.postgres}.`,
+    `Peer: node-oidc-provider ${machine.versions['oidc-provider']}. ` +
+      `Load: autocannon ${machine.versions.autocannon}, loopback only; ` +
+      'throughput is the median of three equal measuring windows after a warm-up, ' +
+      'latency percentiles are over every response.',
     '',
     '| scenario | measure | value | unit | p50 ms | p95 ms | p99 ms | errors | target | peer | ratio |',
     '| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |',
@@ -28,9 +32,20 @@ export function markdown(machine: MachineInfo, results: ScenarioResult[], peerSe
   for (const r of results) {
     for (const m of r.metrics) {
       const ratio = m.peer ? `${(m.value / m.peer).toFixed(2)}×` : '';
-      lines.push(
-        `| ${r.scenario} | ${m.name} | ${fmt(m.value)} | ${m.unit} | ${fmt(m.p50)} | ${fmt(m.p95)} | ${fmt(m.p99)} | ${m.errors ?? ''} | ${targetCell(m)} | ${fmt(m.peer)} | ${ratio} |`,
-      );
+      const cells = [
+        r.scenario,
+        m.name,
+        fmt(m.value),
+        m.unit,
+        fmt(m.p50),
+        fmt(m.p95),
+        fmt(m.p99),
+        m.errors ?? '',
+        targetCell(m),
+        fmt(m.peer),
+        ratio,
+      ];
+      lines.push(`| ${cells.join(' | ')} |`);
     }
   }
   const notes = results.flatMap((r) => r.notes.map((n) => `- ${r.scenario}: ${n}`));
@@ -54,10 +69,13 @@ export function svgChart(results: ScenarioResult[]): string {
   const height = rows.length * rowH + 50;
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+      'font-family="sans-serif" font-size="12">',
     `<text x="10" y="20" font-size="14" font-weight="bold">Throughput (operations per second)</text>`,
-    `<rect x="${labelW}" y="28" width="10" height="10" fill="#2563eb"/><text x="${labelW + 14}" y="37">Portcullis</text>`,
-    `<rect x="${labelW + 100}" y="28" width="10" height="10" fill="#9ca3af"/><text x="${labelW + 114}" y="37">node-oidc-provider</text>`,
+    `<rect x="${labelW}" y="28" width="10" height="10" fill="#2563eb"/>` +
+      `<text x="${labelW + 14}" y="37">Portcullis</text>`,
+    `<rect x="${labelW + 100}" y="28" width="10" height="10" fill="#9ca3af"/>` +
+      `<text x="${labelW + 114}" y="37">node-oidc-provider</text>`,
   ];
   rows.forEach((r, i) => {
     const y = 50 + i * rowH;
