@@ -190,7 +190,8 @@ const S = {
     // JWT exp and iat are whole seconds
     parse: (raw, env) => Math.floor(parseDuration(env, raw) / 1000),
     meaning:
-      'Longest lifetime (exp ahead of now, Go duration) of a JWT a client signs: private_key_jwt assertions and JWT profile grants.',
+      'Longest lifetime (exp ahead of now, Go duration) of a JWT a client signs: ' +
+      'private_key_jwt assertions and JWT profile grants.',
   },
   smtpUrl: {
     env: 'PORTCULLIS_SMTP_URL',
@@ -209,7 +210,8 @@ const S = {
     default: '2gb',
     parse: (raw, env) => parseSize(env, raw),
     meaning:
-      'Largest accepted body of `POST /admin/v1/import` (streamed to a temporary file, not held in memory); `0` = no limit. Every other HTTP route accepts at most 1 MB, RPCs at most 4 MB.',
+      'Largest accepted body of `POST /admin/v1/import` (streamed to a temporary file, not held in memory); ' +
+      '`0` = no limit. Every other HTTP route accepts at most 1 MB, RPCs at most 4 MB.',
   },
 } satisfies Record<string, DefaultedSetting<unknown> | OptionalSetting<unknown>>;
 

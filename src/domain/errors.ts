@@ -79,7 +79,10 @@ export class LimitError extends DomainError {
   }
 }
 
-/** Connection failures of the database drivers (postgres.js, node's sockets) and PostgreSQL's "shutting down / starting up". */
+/**
+ * Connection failures of the database drivers (postgres.js, node's sockets) and PostgreSQL's
+ * "shutting down / starting up".
+ */
 const DATABASE_DOWN = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

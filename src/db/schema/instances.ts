@@ -23,7 +23,10 @@ export interface InstanceSettings {
    */
   userLoginMustBeDomain: boolean;
   signingAlgorithm: 'RS256' | 'ES256' | 'EdDSA';
-  /** seconds in which a rate-limit token bucket refills completely; every limit below is a bucket's size (0 turns it off) */
+  /**
+   * seconds in which a rate-limit token bucket refills completely; every limit below is a bucket's
+   * size (0 turns it off)
+   */
   rateLimitWindowSeconds: number;
   /** token endpoint requests per window naming one client id (authenticated or not) */
   tokenRateLimitPerClient: number;

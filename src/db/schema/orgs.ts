@@ -9,7 +9,10 @@ export const orgs = pgTable(
     /** ACTIVE | INACTIVE | REMOVED */
     state: text('state').notNull().default('ACTIVE'),
     primaryDomain: text('primary_domain').notNull(),
-    /** login policy: self-registration allowed; null inherits (the instance setting for the default organization, else no) */
+    /**
+     * login policy: self-registration allowed; null inherits (the instance setting for the default
+     * organization, else no)
+     */
     allowRegistration: boolean('allow_registration'),
     /** login policy: a verified email address is a login name; null inherits the instance setting */
     loginWithEmailAllowed: boolean('login_with_email_allowed'),

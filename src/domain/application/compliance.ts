@@ -114,7 +114,9 @@ function redirectProblems(c: OidcAppConfig, uri: string, prefix: string, what: s
     if (http && !isLoopback(url)) {
       problems.push({
         key: `${prefix}.NativeHttpNotLoopback`,
-        message: `${what} "${uri}": a NATIVE application may use http only on a loopback address (127.0.0.1, [::1], localhost)`,
+        message:
+          `${what} "${uri}": a NATIVE application may use http only on a loopback address ` +
+          '(127.0.0.1, [::1], localhost)',
       });
     }
   } else if (http && !isLoopback(url) && !c.developmentMode) {
@@ -125,7 +127,9 @@ function redirectProblems(c: OidcAppConfig, uri: string, prefix: string, what: s
   } else if (!http && !https && !c.developmentMode) {
     problems.push({
       key: `${prefix}.CustomSchemeNotAllowed`,
-      message: `${what} "${uri}" uses the custom scheme "${url.protocol}", which only NATIVE applications may use (or enable development_mode)`,
+      message:
+        `${what} "${uri}" uses the custom scheme "${url.protocol}", ` +
+        'which only NATIVE applications may use (or enable development_mode)',
     });
   }
   return problems;

@@ -112,7 +112,8 @@ async function walk(
     ctx.db,
     sql`
     select ${events.position}::text as position, ${events.sequence} as sequence, ${events.eventType} as event_type,
-      ${events.aggregateType} as aggregate_type, ${events.aggregateId} as aggregate_id, ${events.resourceOwner} as resource_owner,
+      ${events.aggregateType} as aggregate_type, ${events.aggregateId} as aggregate_id,
+      ${events.resourceOwner} as resource_owner,
       ${payload} as payload, ${events.editorUserId} as editor_user_id, ${events.editorService} as editor_service,
       coalesce(${users.displayName}, ${users.machineName}) as editor_display_name,
       to_char(${events.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at

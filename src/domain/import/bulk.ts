@@ -82,13 +82,14 @@ export async function insertUsers(tx: Db, rows: UserRow[]): Promise<void> {
     return copyRows(pg, 'users', USER_COLUMNS, values);
   }
   await tx.execute(sql`
-    insert into users (id, org_id, type, state, username, username_scope, given_name, family_name, nick_name, display_name,
-      preferred_language, gender, email, email_verified, phone, phone_verified, password_hash,
+    insert into users (id, org_id, type, state, username, username_scope, given_name, family_name, nick_name,
+      display_name, preferred_language, gender, email, email_verified, phone, phone_verified, password_hash,
       password_change_required, password_changed_at, otp_secret, machine_name, description, access_token_type)
-    select r.id, r.org_id, r.type, r.state, r.username, r.username_scope, r.given_name, r.family_name, r.nick_name, r.display_name,
-      r.preferred_language, r.gender, r.email, coalesce(r.email_verified, false), r.phone,
+    select r.id, r.org_id, r.type, r.state, r.username, r.username_scope, r.given_name, r.family_name, r.nick_name,
+      r.display_name, r.preferred_language, r.gender, r.email, coalesce(r.email_verified, false), r.phone,
       coalesce(r.phone_verified, false), r.password_hash, coalesce(r.password_change_required, false),
-      case when r.password_hash is null then null else now() end, r.otp_secret, r.machine_name, r.description, r.access_token_type
+      case when r.password_hash is null then null else now() end, r.otp_secret, r.machine_name, r.description,
+      r.access_token_type
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text, org_id text, type text, state text,
       username text, username_scope text, given_name text, family_name text, nick_name text, display_name text,
       preferred_language text, gender text, email text, email_verified boolean, phone text,

@@ -30,7 +30,10 @@ import type {
 } from './model';
 import { importResources } from './resources';
 
-/** A full collection every this many batches (of 5,000 users) keeps the import's memory flat; see collect-garbage.ts. */
+/**
+ * A full collection every this many batches (of 5,000 users) keeps the import's memory flat; see
+ * collect-garbage.ts.
+ */
 const GC_EVERY_BATCHES = 1;
 
 const timedOut = () => new DomainError('deadline_exceeded', 'Errors.Import.Timeout', 'the import ran out of time');

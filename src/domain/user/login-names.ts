@@ -17,7 +17,9 @@ export function isLoginName(name: string): SQL {
     const domain = lower.slice(i + 1);
     alternatives.push(
       // The primary domain is always a verified domain of the organization (org/commands.ts, domains.ts).
-      sql`(lower(${users.username}) = ${username} and ${users.orgId} in (select ${orgDomains.orgId} from ${orgDomains} where ${orgDomains.domain} = ${domain} and ${orgDomains.isVerified}))`,
+      sql`(lower(${users.username}) = ${username} and ${users.orgId} in (
+        select ${orgDomains.orgId} from ${orgDomains}
+        where ${orgDomains.domain} = ${domain} and ${orgDomains.isVerified}))`,
     );
   }
   return or(...alternatives)!;

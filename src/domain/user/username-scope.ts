@@ -18,7 +18,10 @@ export function usernameScope(type: string, orgId: string, mustBeDomain: boolean
   return type === 'HUMAN' && mustBeDomain ? orgId : '';
 }
 
-/** The effective domain policy of each organization (its own, else the instance's), read in the caller's transaction. */
+/**
+ * The effective domain policy of each organization (its own, else the instance's), read in the
+ * caller's transaction.
+ */
 export async function mustBeDomainOf(db: Db, instanceId: string, orgIds: string[]): Promise<Map<string, boolean>> {
   const ids = [...new Set(orgIds)];
   // The cached settings: creates are a hot path, and a policy change rescopes every user anyway.
@@ -51,7 +54,8 @@ export async function usernameScopes(
  */
 export async function rescopeUsernames(work: UnitOfWork): Promise<void> {
   const instanceDefault = (await readInstanceSettings(work.tx, work.ctx.instanceId)).userLoginMustBeDomain;
-  const target = sql`case when u.type = 'HUMAN' and coalesce(o.user_login_must_be_domain, ${instanceDefault}) then u.org_id else '' end`;
+  const target = sql`
+    case when u.type = 'HUMAN' and coalesce(o.user_login_must_be_domain, ${instanceDefault}) then u.org_id else '' end`;
   const [clash] = await queryRows<{ name: string }>(
     work.tx,
     sql`
@@ -62,7 +66,8 @@ export async function rescopeUsernames(work: UnitOfWork): Promise<void> {
   if (clash) {
     throw failedPrecondition(
       'Errors.Org.DomainPolicy.UsernameConflict',
-      `the username "${clash.name}" would no longer be unique under this domain policy; rename or remove one of those users first`,
+      `the username "${clash.name}" would no longer be unique under this domain policy; ` +
+        'rename or remove one of those users first',
     );
   }
   await work.tx.execute(sql`

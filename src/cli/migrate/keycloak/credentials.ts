@@ -102,7 +102,10 @@ export function mapPassword(c: KeycloakCredential): PasswordResult {
   return result;
 }
 
-/** Keycloak's argon2 provider: raw hash and salt, parameters in additionalParameters (Keycloak's defaults when absent). */
+/**
+ * Keycloak's argon2 provider: raw hash and salt, parameters in additionalParameters (Keycloak's
+ * defaults when absent).
+ */
 function mapArgon2(f: PasswordFields): PasswordResult {
   const type = param(f.params, 'type') ?? 'id';
   const version = param(f.params, 'version') ?? '1.3';
@@ -118,7 +121,8 @@ function mapArgon2(f: PasswordFields): PasswordResult {
     return { kind: 'unsupported', algorithm, reason: `unknown argon2 version "${version}"` };
   if (!key || !salt) return { kind: 'unsupported', algorithm, reason: 'argon2 credential without hash or salt' };
   const v = version === '1.3' ? 19 : 16;
-  const value = `$argon2${type}$v=${v}$m=${memory},t=${iterations},p=${parallelism}$${encodePhcBase64(salt)}$${encodePhcBase64(key)}`;
+  const cost = `m=${memory},t=${iterations},p=${parallelism}`;
+  const value = `$argon2${type}$v=${v}$${cost}$${encodePhcBase64(salt)}$${encodePhcBase64(key)}`;
   return { kind: 'hash', algorithm, value };
 }
 

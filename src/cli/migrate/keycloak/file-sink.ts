@@ -99,10 +99,13 @@ export class FileSink implements ImportSink {
     await pipeline(createReadStream(this.metaTmp), out, { end: false });
     out.write(this.metadata.close(outer));
     const name = JSON.stringify(org.name);
+    const timeout = JSON.stringify(this.timeout);
+    // Ends the org entry, the orgs array, dataOrgs and then the body, in the layout the rest was written in.
     out.write(
       ml
-        ? `,\n${outer}"org": {\n${outer}  "name": ${name}\n${outer}}\n      }\n    ]\n  },\n  "timeout": ${JSON.stringify(this.timeout)}\n}\n`
-        : `,"org":{"name":${name}}}]},"timeout":${JSON.stringify(this.timeout)}}\n`,
+        ? `,\n${outer}"org": {\n${outer}  "name": ${name}\n${outer}}\n` +
+            `      }\n    ]\n  },\n  "timeout": ${timeout}\n}\n`
+        : `,"org":{"name":${name}}}]},"timeout":${timeout}}\n`,
     );
     out.end();
     await once(out, 'finish');

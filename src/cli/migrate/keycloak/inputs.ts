@@ -34,9 +34,8 @@ export async function resolveInputs(args: string[]): Promise<Input[]> {
     try {
       info = await stat(arg);
     } catch (err) {
-      throw new InputError(
-        `cannot read ${arg}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`,
-      );
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      throw new InputError(`cannot read ${arg}: ${missing ? 'no such file or directory' : (err as Error).message}`);
     }
     if (!info.isDirectory()) {
       inputs.push(fileInput(arg));

@@ -62,7 +62,8 @@ export class Summary {
     }
     if (this.converted === 0 && this.skippedCount === 0)
       lines.push(
-        'Warning: the export holds no users (export with users: `kc.sh export --users realm_file`, or pass the <realm>-users-N.json files too).',
+        'Warning: the export holds no users (export with users: `kc.sh export --users realm_file`, ' +
+          'or pass the <realm>-users-N.json files too).',
       );
     return lines.join('\n');
   }
