@@ -33,7 +33,7 @@ describe('project access required', () => {
   const signIn = async (u: { username: string; orgId: string; password: string }) =>
     signedInSubject(server, config, await loginName(u), u.password);
 
-  it('a user of the owning organization signs in; one of another organization only while its grant is active', async () => {
+  it('the owning organization signs in; another one only while its grant is active', async () => {
     const owner = await addUser(server);
     expect(await signIn(owner)).toBe(owner.id);
 
