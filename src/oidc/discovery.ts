@@ -3,7 +3,7 @@ import type { Deps } from '../deps';
 import { SIGNING_ALGORITHMS } from '../crypto/keys/signing';
 import { CLAIMS, STANDARD_SCOPES } from '../domain/oidc/scopes';
 import { LOCALES } from '../login/i18n';
-import { PROMPTS } from './authorize';
+import { PROMPTS } from './authorize/checks/prompt';
 import { GRANTS } from './grants/index';
 import { CLIENT_JWT_ALGS } from '../domain/oidc/client-assertion';
 

@@ -1,9 +1,8 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
-import { maybeRoleClaims, metadataClaim, scopeClaims } from '../domain/oidc/claims';
-import { findClient, type OidcClient } from '../domain/oidc/clients';
+import { accessTokenUserClaims } from '../domain/oidc/claims';
+import type { OidcClient } from '../domain/oidc/clients';
 import { MACHINE_CLIENT_TYPE } from '../domain/oidc/m2m/machines';
-import { RESERVED } from '../domain/oidc/scopes';
 import { findActiveRefreshToken } from '../domain/oidc/refresh';
 import { findActiveAccessToken } from '../domain/oidc/token-lookup';
 import { authenticateClient } from './client-auth';
@@ -60,22 +59,9 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
     iss: env.issuer,
     jti: at.id,
     username: `${at.user.username}@${at.user.orgDomain}`,
-    ...scopeClaims(at.user, at.scopes),
   };
   if (at.actorUserId) body.act = { sub: at.actorUserId };
-  if (at.scopes.includes(RESERVED.metadata)) body[RESERVED.metadata] = await metadataClaim(db, at.userId);
-  const issuedTo = at.clientId === caller.clientId ? caller : await findClient(db, at.clientId);
-  Object.assign(
-    body,
-    await maybeRoleClaims(db, {
-      userId: at.userId,
-      scopes: at.scopes,
-      projectId: at.projectId,
-      audience: at.audience,
-      projectAssertsRoles: !!issuedTo?.project.roleAssertion,
-      placeAllows: true,
-    }),
-  );
+  Object.assign(body, await accessTokenUserClaims(db, at, caller));
   return c.json(body);
 }
 

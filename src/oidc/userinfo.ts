@@ -1,10 +1,8 @@
 import type { Context } from 'hono';
 import { parseBearer } from '../authz/authenticate';
 import type { Deps } from '../deps';
-import { maybeRoleClaims, metadataClaim, scopeClaims } from '../domain/oidc/claims';
+import { accessTokenUserClaims } from '../domain/oidc/claims';
 import { findActiveAccessToken } from '../domain/oidc/token-lookup';
-import { RESERVED } from '../domain/oidc/scopes';
-import { findClient } from '../domain/oidc/clients';
 import { oidcEnv } from './env';
 import { safeDescription } from './errors';
 import { noStore } from './params';
@@ -40,20 +38,7 @@ export async function userinfoEndpoint(c: Context, deps: Deps) {
       403,
     );
   }
-  const claims: Record<string, unknown> = { sub: at.userId, ...scopeClaims(at.user, at.scopes) };
-  if (at.scopes.includes(RESERVED.metadata)) claims[RESERVED.metadata] = await metadataClaim(db, at.userId);
-  const client = await findClient(db, at.clientId);
-  Object.assign(
-    claims,
-    await maybeRoleClaims(db, {
-      userId: at.userId,
-      scopes: at.scopes,
-      projectId: at.projectId,
-      audience: at.audience,
-      projectAssertsRoles: !!client?.project.roleAssertion,
-      placeAllows: true,
-    }),
-  );
+  const claims = { sub: at.userId, ...(await accessTokenUserClaims(db, at)) };
   noStore(c);
   return c.json(claims);
 }

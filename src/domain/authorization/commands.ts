@@ -1,11 +1,11 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { authorizations, projectGrants, projectRoles, users } from '../../db/schema/index';
+import { authorizations, projectRoles, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { DomainError, alreadyExists, invalidArgument, notFound, permissionDenied } from '../errors';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { requireId } from '../instance/validate';
-import { type Project, findProject, grantsSeenBy, projectNotFound } from '../project/access';
+import { type Project, findProject, findProjectGrant, grantsSeenBy, projectNotFound } from '../project/access';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const authorizationUniqueConstraints: UniqueConstraintErrors = {
@@ -41,16 +41,7 @@ async function giverFor(work: UnitOfWork, project: Project, orgId: string): Prom
       .where(eq(projectRoles.projectId, project.id));
     return { project, orgId, grantId: null, allowedKeys: new Set(roles.map((r) => r.key)) };
   }
-  const [grant] = await work.tx
-    .select()
-    .from(projectGrants)
-    .where(
-      and(
-        eq(projectGrants.projectId, project.id),
-        eq(projectGrants.grantedOrgId, orgId),
-        ne(projectGrants.state, 'REMOVED'),
-      ),
-    );
+  const grant = await findProjectGrant(work.tx, project.id, orgId);
   const canSee = p.canProject('project.read', project.id, project.orgId) || p.canOrg('project.read', orgId);
   if (!grant || !canSee) {
     if (!canSee) await denyOrHide(work, project);

@@ -47,13 +47,15 @@ export async function createAuthRequest(ctx: Ctx, input: NewAuthRequest, orgId: 
   });
 }
 
+/** Pending: neither answered nor expired; only such a request may change or be answered. */
+function pending(id: string) {
+  return and(eq(authRequests.id, id), isNull(authRequests.completedAt), gt(authRequests.expiresAt, new Date()));
+}
+
 /** A pending (not expired, not yet answered) auth request. */
 export async function findPendingAuthRequest(db: Db, id: string): Promise<AuthRequest | undefined> {
   if (!id) return undefined;
-  const [row] = await db
-    .select()
-    .from(authRequests)
-    .where(and(eq(authRequests.id, id), isNull(authRequests.completedAt), gt(authRequests.expiresAt, new Date())));
+  const [row] = await db.select().from(authRequests).where(pending(id));
   return row;
 }
 
@@ -66,11 +68,7 @@ async function update(
 ): Promise<AuthRequest> {
   return execute(ctx, async (work) => {
     await work.load('auth_request', id);
-    const [row] = await work.tx
-      .update(authRequests)
-      .set(set)
-      .where(and(eq(authRequests.id, id), isNull(authRequests.completedAt), gt(authRequests.expiresAt, new Date())))
-      .returning();
+    const [row] = await work.tx.update(authRequests).set(set).where(pending(id)).returning();
     if (!row) throw notFound('Errors.AuthRequest.NotFound', 'the authorization request does not exist or has expired');
     work.push({ aggregateType: 'auth_request', aggregateId: id, type, payload, resourceOwner: ctx.instanceId });
     return row;
@@ -116,10 +114,6 @@ export function failAuthRequest(
 
 /** Marks the request answered, exactly once: a second callback finds nothing. */
 export async function completeAuthRequest(ctx: Ctx, id: string): Promise<AuthRequest | undefined> {
-  const [row] = await ctx.db
-    .update(authRequests)
-    .set({ completedAt: new Date() })
-    .where(and(eq(authRequests.id, id), isNull(authRequests.completedAt), gt(authRequests.expiresAt, new Date())))
-    .returning();
+  const [row] = await ctx.db.update(authRequests).set({ completedAt: new Date() }).where(pending(id)).returning();
   return row;
 }

@@ -1,7 +1,6 @@
 import { refusalFor } from './user-access';
-import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { projects } from '../../db/schema/index';
+import { findProject } from '../project/access';
 import type { Ctx } from '../context';
 import { execute } from '../execute';
 import { getSession, type SessionView } from '../session/sessions';
@@ -49,11 +48,7 @@ export async function tokenAudience(db: Db, client: OidcClient, scopes: string[]
   for (const projectId of audienceProjects(scopes)) {
     if (aud.includes(projectId) || projectId === 'api') continue;
     const ids = await projectClientIds(db, projectId);
-    const [p] = await db
-      .select({ id: projects.id })
-      .from(projects)
-      .where(and(eq(projects.id, projectId), ne(projects.state, 'REMOVED')));
-    if (!p) continue;
+    if (!(await findProject(db, projectId))) continue;
     for (const id of [...ids, projectId]) if (!aud.includes(id)) aud.push(id);
   }
   return aud;

@@ -1,7 +1,9 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { authorizations, orgs, userMetadata } from '../../db/schema/index';
+import { findClient, type OidcClient } from './clients';
 import { CLAIMS, RESERVED, requestedOrgId, requestedRoleKeys, wantsRoles } from './scopes';
+import type { ActiveAccessToken } from './token-lookup';
 
 /** The user columns claims are made of (one row, read together with the token). */
 export interface ClaimUser {
@@ -128,6 +130,30 @@ export async function maybeRoleClaims(
     roleProjects(opts.scopes, opts.projectId, opts.audience),
     requestedRoleKeys(opts.scopes),
   );
+}
+
+/**
+ * The user's claims an access token's scopes grant, as userinfo and introspection answer them: the
+ * scope claims, the metadata and the roles (asserted when the project of the client the token was
+ * issued to says so). `caller` spares the client lookup when it is that client.
+ */
+export async function accessTokenUserClaims(
+  db: Db,
+  at: ActiveAccessToken,
+  caller?: OidcClient,
+): Promise<Record<string, unknown>> {
+  const claims = scopeClaims(at.user, at.scopes);
+  if (at.scopes.includes(RESERVED.metadata)) claims[RESERVED.metadata] = await metadataClaim(db, at.userId);
+  const issuedTo = at.clientId === caller?.clientId ? caller : await findClient(db, at.clientId);
+  const roles = await maybeRoleClaims(db, {
+    userId: at.userId,
+    scopes: at.scopes,
+    projectId: at.projectId,
+    audience: at.audience,
+    projectAssertsRoles: !!issuedTo?.project.roleAssertion,
+    placeAllows: true,
+  });
+  return Object.assign(claims, roles);
 }
 
 /** Whether the user holds an active authorization on the project (project.authorizationRequired). */

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import { accessTokens, oidcGrants, refreshTokens } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { execute, type UnitOfWork } from '../execute';
@@ -69,14 +69,8 @@ export async function revokeGrant(ctx: Ctx, grantId: string, reason: string): Pr
   await execute(ctx, async (work) => {
     const now = new Date();
     const [g] = await work.tx.update(oidcGrants).set({ revokedAt: now }).where(eq(oidcGrants.id, grantId)).returning();
-    await work.tx
-      .update(accessTokens)
-      .set({ revokedAt: now })
-      .where(and(eq(accessTokens.grantId, grantId), isNull(accessTokens.revokedAt)));
-    await work.tx
-      .update(refreshTokens)
-      .set({ revokedAt: now })
-      .where(and(eq(refreshTokens.grantId, grantId), isNull(refreshTokens.revokedAt)));
+    await revokeLive(work, accessTokens, eq(accessTokens.grantId, grantId), now);
+    await revokeLive(work, refreshTokens, eq(refreshTokens.grantId, grantId), now);
     if (g) {
       await work.load('oidc_session', grantId);
       work.push({
@@ -88,6 +82,19 @@ export async function revokeGrant(ctx: Ctx, grantId: string, reason: string): Pr
       });
     }
   });
+}
+
+/** Marks the grants or tokens `selected` that are not revoked yet as revoked `now` (earlier revocations stay). */
+export async function revokeLive(
+  work: UnitOfWork,
+  table: typeof oidcGrants | typeof accessTokens | typeof refreshTokens,
+  selected: SQL,
+  now: Date,
+): Promise<void> {
+  await work.tx
+    .update(table)
+    .set({ revokedAt: now })
+    .where(and(selected, isNull(table.revokedAt)));
 }
 
 /** The actor of an impersonating grant, as issueAccessToken / buildIdToken take it. */

@@ -19,6 +19,10 @@ export const unauthorizedClient = oauthError('unauthorized_client', 'permission_
 export const accessDenied = oauthError('access_denied', 'permission_denied');
 export const invalidTarget = oauthError('invalid_target', 'invalid_argument');
 export const unsupportedGrantType = oauthError('unsupported_grant_type', 'invalid_argument');
+export const unsupportedResponseType = oauthError('unsupported_response_type', 'invalid_argument');
+/** prompt=none (OIDC Core §3.1.2.6): the user would have to sign in, or to choose, and may not be asked. */
+export const loginRequired = oauthError('login_required', 'failed_precondition');
+export const interactionRequired = oauthError('interaction_required', 'failed_precondition');
 
 /** The OAuth error code an error was made with by one of these factories, else undefined. */
 export function oauthCodeOf(err: unknown): string | undefined {

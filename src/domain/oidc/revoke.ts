@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { sha256Hex } from '../../crypto/random';
 import { accessTokens, refreshTokens } from '../../db/schema/index';
-import { revokeGrant } from './grants';
+import { revokeGrant, revokeLive } from './grants';
 import type { Ctx } from '../context';
 import { execute } from '../execute';
 import type { OidcEnv } from './env';
@@ -33,10 +33,7 @@ export async function revokeToken(
       await execute(ctx, async (work) => {
         const now = new Date();
         await work.tx.update(refreshTokens).set({ revokedAt: now }).where(eq(refreshTokens.id, rt.id));
-        await work.tx
-          .update(accessTokens)
-          .set({ revokedAt: now })
-          .where(and(eq(accessTokens.refreshTokenId, rt.id), isNull(accessTokens.revokedAt)));
+        await revokeLive(work, accessTokens, eq(accessTokens.refreshTokenId, rt.id), now);
         await work.load('refresh_token', rt.id);
         work.push({
           aggregateType: 'refresh_token',

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { projectGrants, projects } from '../../db/schema/index';
+import { projects } from '../../db/schema/index';
+import { findProjectGrant } from '../project/access';
 import { hasAuthorization } from './claims';
 import type { OidcClient } from './clients';
 
@@ -35,15 +36,5 @@ async function orgHasProjectAccess(db: Db, orgId: string, projectId: string): Pr
     .from(projects)
     .where(and(eq(projects.id, projectId), eq(projects.orgId, orgId)));
   if (own) return true;
-  const [grant] = await db
-    .select({ id: projectGrants.id })
-    .from(projectGrants)
-    .where(
-      and(
-        eq(projectGrants.projectId, projectId),
-        eq(projectGrants.grantedOrgId, orgId),
-        eq(projectGrants.state, 'ACTIVE'),
-      ),
-    );
-  return !!grant;
+  return (await findProjectGrant(db, projectId, orgId))?.state === 'ACTIVE';
 }

@@ -22,6 +22,28 @@ export async function findProject(db: Db, id: string, lock?: RowLock): Promise<P
   return row;
 }
 
+/**
+ * The project's grant to the organization, unless deleted: at most one (project_grants_project_org_uq),
+ * active or inactive.
+ */
+export async function findProjectGrant(
+  db: Db,
+  projectId: string,
+  grantedOrgId: string,
+): Promise<ProjectGrant | undefined> {
+  const [grant] = await db
+    .select()
+    .from(projectGrants)
+    .where(
+      and(
+        eq(projectGrants.projectId, projectId),
+        eq(projectGrants.grantedOrgId, grantedOrgId),
+        ne(projectGrants.state, 'REMOVED'),
+      ),
+    );
+  return grant;
+}
+
 /** Grants of the project (not deleted) to organizations on which the caller holds `perm`. */
 export async function grantsSeenBy(
   db: Db,

@@ -6,7 +6,7 @@ import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execut
 import { newId } from '../ids';
 import { requireId } from '../instance/validate';
 import { findOrg } from '../org/access';
-import { type Project, projectForChange, type ProjectGrant } from './access';
+import { findProjectGrant, type Project, projectForChange, type ProjectGrant } from './access';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const projectGrantUniqueConstraints: UniqueConstraintErrors = {
@@ -71,16 +71,7 @@ async function grantFor(
   grantedOrgId: string,
 ): Promise<{ project: Project; grant: ProjectGrant }> {
   const project = await projectForChange(work, projectId, 'project.grant.write');
-  const [grant] = await work.tx
-    .select()
-    .from(projectGrants)
-    .where(
-      and(
-        eq(projectGrants.projectId, projectId),
-        eq(projectGrants.grantedOrgId, grantedOrgId),
-        ne(projectGrants.state, 'REMOVED'),
-      ),
-    );
+  const grant = await findProjectGrant(work.tx, projectId, grantedOrgId);
   if (!grant) throw grantNotFound();
   return { project, grant };
 }
@@ -159,16 +150,7 @@ export async function deleteProjectGrant(
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);
   return execute(ctx, async (work) => {
     const project = await projectForChange(work, projectId, 'project.grant.write');
-    const [grant] = await work.tx
-      .select()
-      .from(projectGrants)
-      .where(
-        and(
-          eq(projectGrants.projectId, projectId),
-          eq(projectGrants.grantedOrgId, grantedOrgId),
-          ne(projectGrants.state, 'REMOVED'),
-        ),
-      );
+    const grant = await findProjectGrant(work.tx, projectId, grantedOrgId);
     const deletedAt = new Date();
     if (!grant) return { deletedAt };
     const removed = { state: 'REMOVED', changedAt: deletedAt };

@@ -1,0 +1,58 @@
+import { client } from './client';
+import { idTokenHint } from './id-token-hint';
+import { maxAge } from './max-age';
+import { nonce } from './nonce';
+import { pkce } from './pkce';
+import { prompt } from './prompt';
+import { redirectUri } from './redirect-uri';
+import { repeatedParameters } from './repeated-parameters';
+import { responseType, responseTypeOf } from './response-type';
+import { scope } from './scope';
+import type { AuthorizeCheck, AuthorizeInput, Checked, TrustedRequest } from './types';
+
+/**
+ * First the client, then its redirect URI. Until both are known good a failure is an error page
+ * (HTTP 400), never a redirect: an unknown client or a foreign URI must not turn us into an open
+ * redirector.
+ */
+export async function trustedRequest(input: AuthorizeInput): Promise<TrustedRequest> {
+  const found = await client(input);
+  return {
+    ...input,
+    client: found,
+    redirectUri: redirectUri(input, found),
+    responseType: responseTypeOf(input.params),
+  };
+}
+
+/**
+ * Then the rules of the request, in this order: when several things are wrong, the first failing
+ * check's error is the one the client gets (at its redirect URI, with state and iss). A new rule is a
+ * new file in this folder and one line here.
+ */
+const CHECKS: AuthorizeCheck[] = [
+  repeatedParameters,
+  responseType,
+  scope,
+  pkce,
+  nonce,
+  prompt,
+  maxAge,
+  idTokenHint, // after prompt: with prompt=none a bad hint is login_required
+];
+
+const NOTHING_YET: Checked = {
+  scopes: [],
+  codeChallenge: null,
+  nonce: null,
+  prompt: [],
+  maxAge: null,
+  hintUserId: null,
+};
+
+/** Runs every check; the first to fail throws its OAuth error. */
+export async function runChecks(req: TrustedRequest): Promise<Checked> {
+  let found = NOTHING_YET;
+  for (const check of CHECKS) found = { ...found, ...(await check(req, found)) };
+  return found;
+}
