@@ -1,3 +1,4 @@
+import { maySignIn, SESSION_REUSE } from '../session/may-sign-in';
 import { refusalFor } from './user-access';
 import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
@@ -34,7 +35,7 @@ export function sessionFits(
   r: AuthRequest,
 ): boolean {
   if (!s.userId || !s.passwordCheckedAt || s.passwordChangeRequired) return false;
-  if (s.userState && s.userState !== 'ACTIVE' && s.userState !== 'INITIAL') return false;
+  if (s.userState && !maySignIn({ state: s.userState }, SESSION_REUSE)) return false;
   if (r.orgId && s.orgId !== r.orgId) return false;
   if (r.hintUserId && s.userId !== r.hintUserId) return false;
   if (r.maxAge !== null && r.maxAge !== undefined && Date.now() - s.passwordCheckedAt.getTime() > r.maxAge * 1000)
