@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
-import { sessionFits } from '../domain/oidc/authorize';
+import { mayFinish } from '../domain/oidc/may-finish';
 import type { AuthRequest } from '../domain/oidc/auth-requests';
 import { linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
 import { sessionsOfUserAgent, type SessionView } from '../domain/session/sessions';
@@ -32,7 +32,7 @@ export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<
   if (r.prompt.includes('login')) return pageUrl('login', r.id);
   const sessions = await browserSessions(c, deps);
   if (r.prompt.includes('select_account') && sessions.length > 0) return pageUrl('accounts', r.id);
-  const fitting = sessions.filter((s) => sessionFits(s, r));
+  const fitting = sessions.filter((s) => mayFinish(s, r, 'reuse'));
   if (fitting.length === 1 && !r.prompt.includes('select_account')) {
     await linkSessionToAuthRequest(oidcCtx(deps, 'login'), r.id, fitting[0].id);
     return callbackUrl(r.id);

@@ -2,7 +2,7 @@ import { registrationAllowed } from '../domain/org/login-policy';
 import { type Context, Hono } from 'hono';
 import type { Deps } from '../deps';
 import { DomainError, invalidArgument } from '../domain/errors';
-import { sessionFits } from '../domain/oidc/authorize';
+import { mayFinish } from '../domain/oidc/may-finish';
 import {
   type AuthRequest,
   findPendingAuthRequest,
@@ -354,7 +354,7 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
       if (!csrfValid(c, form.csrf)) return see(c, pageUrl('accounts', r.id));
       const chosen = (await browserSessions(c, deps)).find((s) => s.id === form.sessionId);
       if (!chosen) return see(c, pageUrl('login', r.id));
-      if (sessionFits(chosen, r)) {
+      if (mayFinish(chosen, r, 'reuse')) {
         await linkSessionToAuthRequest(ctx(chosen.userId ?? undefined), r.id, chosen.id);
         return see(c, callbackUrl(r.id));
       }

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
-import { answerAuthRequest, sessionFits } from '../domain/oidc/authorize';
+import { answerAuthRequest } from '../domain/oidc/authorize';
+import { mayFinish } from '../domain/oidc/may-finish';
 import {
   type AuthRequest,
   createAuthRequest,
@@ -156,7 +157,7 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
     );
 
     if (prompt.includes('none')) {
-      const fitting = (await browserSessions(c, deps)).filter((s) => sessionFits(s, request));
+      const fitting = (await browserSessions(c, deps)).filter((s) => mayFinish(s, request, 'reuse'));
       if (fitting.length === 0) return fail('login_required', 'no session fits the request; the user must sign in');
       if (fitting.length > 1) return fail('interaction_required', 'several sessions fit; the user must choose');
       await linkSessionToAuthRequest(ctx, request.id, fitting[0].id);
