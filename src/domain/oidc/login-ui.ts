@@ -1,7 +1,7 @@
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Ctx } from '../context';
 import { failedPrecondition, invalidArgument, notFound } from '../errors';
-import { requireLoginUiPermission } from '../session/api';
+import { requireLoginUiPermission } from '../session/login-ui-permission';
 import { getSession } from '../session/sessions';
 import { findUserById } from '../session/users';
 import { finishRefusal } from './may-finish';
