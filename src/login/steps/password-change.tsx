@@ -6,7 +6,7 @@ import { PasswordChangePage } from '../pages/password-change';
 import { withSignedInUser } from './signed-in';
 import type { LoginStep, Turn } from './types';
 
-const again = (turn: Turn, user: LoginUser, error?: string, status = 200) =>
+const changePage = (turn: Turn, user: LoginUser, error?: string, status = 200) =>
   turn.render((base) => <PasswordChangePage {...base} loginName={loginNameOf(user)} error={error} />, status);
 
 /** A required password change (imported users, a generated admin password) before the request completes. */
@@ -16,14 +16,15 @@ export const passwordChange: LoginStep = {
   page: (turn) =>
     withSignedInUser(turn, 'password', async (signedIn) => {
       if (!signedIn.user.passwordChangeRequired) return turn.proceed(signedIn, passwordChange);
-      return again(turn, signedIn.user, turn.queryError());
+      return changePage(turn, signedIn.user, turn.queryError());
     }),
   post: (turn) =>
     withSignedInUser(turn, 'password', async (signedIn) => {
       const { user } = signedIn;
       const { form, t } = turn;
       if (user.passwordChangeRequired) {
-        if ((form.password ?? '') !== (form.passwordConfirm ?? '')) return again(turn, user, t.passwordsDiffer, 400);
+        if ((form.password ?? '') !== (form.passwordConfirm ?? ''))
+          return changePage(turn, user, t.passwordsDiffer, 400);
         try {
           // The user proved the old password in this request (the session's fresh check): the server
           // sets the new one, under the instance's password policy.
@@ -33,7 +34,8 @@ export const passwordChange: LoginStep = {
             changeRequired: false,
           });
         } catch (err) {
-          if (err instanceof DomainError && err.kind === 'invalid_argument') return again(turn, user, err.message, 400);
+          if (err instanceof DomainError && err.kind === 'invalid_argument')
+            return changePage(turn, user, err.message, 400);
           throw err;
         }
       }
