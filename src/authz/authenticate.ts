@@ -1,3 +1,4 @@
+import { maySignIn, TOKEN_USE } from '../domain/session/may-sign-in';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { orgs, personalAccessTokens, users } from '../db/schema/index';
@@ -62,7 +63,7 @@ export async function authenticateBearer(db: Db, authorization: string | null | 
     return row && { ...row, memberships: await membershipsOf(db, userId) };
   });
   // Users of a deactivated organization cannot call the API until it is activated again.
-  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL') || user.orgState !== 'ACTIVE') {
+  if (!user || !maySignIn(user, TOKEN_USE)) {
     throw unauthenticated('the token is invalid or expired');
   }
   return new Principal(userId, user.orgId, user.memberships, {

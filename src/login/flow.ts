@@ -1,13 +1,8 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
-import { sessionFits } from '../domain/oidc/authorize';
-import type { AuthRequest } from '../domain/oidc/auth-requests';
-import { linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
 import { sessionsOfUserAgent, type SessionView } from '../domain/session/sessions';
-import { oidcCtx } from '../oidc/env';
 import { userAgentHash } from './cookies';
 
-export const callbackUrl = (id: string) => `/oauth/v2/authorize/callback?id=${encodeURIComponent(id)}`;
 export const pageUrl = (page: string, id: string) => `/ui/login/${page}?authRequest=${encodeURIComponent(id)}`;
 
 /** The browser's sessions, one per user (newest first). */
@@ -20,23 +15,4 @@ export async function browserSessions(c: Context, deps: Deps): Promise<SessionVi
     seen.add(s.userId);
     return true;
   });
-}
-
-/**
- * Where an interactive request goes next (§2.2): create → registration; login → login page;
- * select_account → account list; otherwise one fitting session answers at once, several let the user
- * choose, none asks to sign in.
- */
-export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<string> {
-  if (r.prompt.includes('create')) return pageUrl('register', r.id);
-  if (r.prompt.includes('login')) return pageUrl('login', r.id);
-  const sessions = await browserSessions(c, deps);
-  if (r.prompt.includes('select_account') && sessions.length > 0) return pageUrl('accounts', r.id);
-  const fitting = sessions.filter((s) => sessionFits(s, r));
-  if (fitting.length === 1 && !r.prompt.includes('select_account')) {
-    await linkSessionToAuthRequest(oidcCtx(deps, 'login'), r.id, fitting[0].id);
-    return callbackUrl(r.id);
-  }
-  if (fitting.length > 1) return pageUrl('accounts', r.id);
-  return pageUrl('login', r.id);
 }

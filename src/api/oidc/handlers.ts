@@ -4,7 +4,7 @@ import { OIDCService } from '../../../gen/portcullis/oidc/v2/oidc_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
 import { createCallback, getAuthRequestForLoginUi } from '../../domain/oidc/login-ui';
-import { callbackUrl } from '../../login/flow';
+import { callbackUrl } from '../../oidc/callback-url';
 import { ctxOf } from '../context';
 
 export function oidcHandlers(deps: Deps): ServiceImpl<typeof OIDCService> {

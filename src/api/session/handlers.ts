@@ -4,12 +4,8 @@ import { SessionService } from '../../../gen/portcullis/session/v2/session_servi
 import type { Checks } from '../../../gen/portcullis/session/v2/session_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
-import {
-  createSessionWithChecks,
-  requireLoginUiPermission,
-  type SessionChecks,
-  setSessionChecks,
-} from '../../domain/session/api';
+import { createSessionWithChecks, type SessionChecks, setSessionChecks } from '../../domain/session/checks';
+import { requireLoginUiPermission } from '../../domain/session/login-ui-permission';
 import { getSession, listSessions, type Session, terminateSessions } from '../../domain/session/sessions';
 import { notFound } from '../../domain/errors';
 import { ctxOf } from '../context';

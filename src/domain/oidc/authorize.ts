@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { findProject } from '../project/access';
 import type { Ctx } from '../context';
 import { execute } from '../execute';
-import { getSession, type SessionView } from '../session/sessions';
+import { getSession } from '../session/sessions';
 import type { AuthRequest } from './auth-requests';
 import { completeAuthRequest } from './auth-requests';
 import { findClient, type OidcClient, projectClientIds } from './clients';
@@ -20,26 +20,6 @@ import { withSigningKey } from './web-keys';
 export type AuthorizeResult =
   | { ok: true; request: AuthRequest; params: Record<string, string> }
   | { ok: false; request: AuthRequest; error: string; description: string };
-
-/**
- * Whether a session may answer this request without interaction: live, its user may sign in and need
- * not set a new password first, it belongs to the organization the request is limited to, it is the
- * id_token_hint's subject, and the authentication is younger than max_age.
- */
-export function sessionFits(
-  s: Pick<SessionView, 'userId' | 'orgId' | 'userState' | 'passwordCheckedAt'> & {
-    passwordChangeRequired?: boolean | null;
-  },
-  r: AuthRequest,
-): boolean {
-  if (!s.userId || !s.passwordCheckedAt || s.passwordChangeRequired) return false;
-  if (s.userState && s.userState !== 'ACTIVE' && s.userState !== 'INITIAL') return false;
-  if (r.orgId && s.orgId !== r.orgId) return false;
-  if (r.hintUserId && s.userId !== r.hintUserId) return false;
-  if (r.maxAge !== null && r.maxAge !== undefined && Date.now() - s.passwordCheckedAt.getTime() > r.maxAge * 1000)
-    return false;
-  return true;
-}
 
 /** The token audience: the client's project (its client ids and id) plus the API and projects added by the reserved audience scopes. */
 export async function tokenAudience(db: Db, client: OidcClient, scopes: string[]): Promise<string[]> {

@@ -1,9 +1,10 @@
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Ctx } from '../context';
 import { failedPrecondition, invalidArgument, notFound } from '../errors';
-import { requireLoginUiPermission } from '../session/api';
+import { requireLoginUiPermission } from '../session/login-ui-permission';
 import { getSession } from '../session/sessions';
 import { findUserById } from '../session/users';
+import { finishRefusal } from './may-finish';
 import { type AuthRequest, failAuthRequest, findPendingAuthRequest, linkSessionToAuthRequest } from './auth-requests';
 
 const ERRORS = [
@@ -51,10 +52,12 @@ export async function createCallback(
   }
   const session = await getSession(ctx.db, answer.session.id, answer.session.token);
   if (!session) throw notFound('Errors.Session.NotFound', 'session not found');
-  if (!session.userId || !session.passwordCheckedAt)
+  const user = session.userId ? await findUserById(ctx.db, session.userId) : undefined;
+  const refusal = finishRefusal({ ...session, passwordChangeRequired: user?.passwordChangeRequired }, r, 'signed-in');
+  if (refusal === 'not_authenticated')
     throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked user and password');
   // As in the hosted login: a required password change comes before any sign-in completes.
-  if ((await findUserById(ctx.db, session.userId))?.passwordChangeRequired) {
+  if (refusal === 'password_change_required') {
     throw failedPrecondition(
       'Errors.User.PasswordChangeRequired',
       'session: the user must set a new password first (UserService.SetPassword)',

@@ -1,3 +1,4 @@
+import { maySignIn, TOKEN_USE } from '../session/may-sign-in';
 import { and, eq, isNull } from 'drizzle-orm';
 import { sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
@@ -80,6 +81,6 @@ export async function findActiveRefreshToken(db: Db, token: string) {
   const now = Date.now();
   if (rt.usedAt || rt.revokedAt || grant.revokedAt || rt.expiresAt.getTime() <= now) return undefined;
   if (grant.absoluteExpiresAt && grant.absoluteExpiresAt.getTime() <= now) return undefined;
-  if ((row.userState !== 'ACTIVE' && row.userState !== 'INITIAL') || row.orgState !== 'ACTIVE') return undefined;
+  if (!maySignIn({ state: row.userState, orgState: row.orgState }, TOKEN_USE)) return undefined;
   return rt;
 }

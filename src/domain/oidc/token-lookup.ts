@@ -1,3 +1,4 @@
+import { maySignIn, TOKEN_USE } from '../session/may-sign-in';
 import { eq, sql } from 'drizzle-orm';
 import { sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
@@ -81,8 +82,8 @@ async function lookUp(
   if (!row) return undefined;
   const { t } = row;
   if (t.revokedAt || t.expiresAt.getTime() <= Date.now()) return undefined;
-  if (row.userState !== 'ACTIVE' && row.userState !== 'INITIAL') return undefined;
-  if (row.u.orgState !== 'ACTIVE' || !row.authorized || !row.clientUsable || row.grantRevoked) return undefined;
+  if (!maySignIn({ state: row.userState, orgState: row.u.orgState }, TOKEN_USE)) return undefined;
+  if (!row.authorized || !row.clientUsable || row.grantRevoked) return undefined;
   return {
     id: t.id,
     userId: t.userId,

@@ -1,3 +1,4 @@
+import { signInRefusal, TOKEN_USE } from '../session/may-sign-in';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { projects } from '../../db/schema/index';
@@ -17,8 +18,8 @@ export async function refusalFor(
   user: { id: string; orgId: string; state: string; orgState: string },
   client: OidcClient,
 ): Promise<string | undefined> {
-  if (user.state !== 'ACTIVE' && user.state !== 'INITIAL') return 'the user is not active';
-  if (user.orgState !== 'ACTIVE') return "the user's organization is not active";
+  const refusal = signInRefusal(user, TOKEN_USE);
+  if (refusal) return refusal;
   if (!client.active) return 'the application is not active';
   if (client.project.projectAccessRequired && !(await orgHasProjectAccess(db, user.orgId, client.projectId))) {
     return "the user's organization has no access to the project";

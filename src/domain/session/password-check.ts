@@ -5,7 +5,8 @@ import { users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { execute } from '../execute';
 import { instanceSettings } from '../oidc/settings';
-import { canSignIn, type LoginUser } from './users';
+import { maySignIn, PASSWORD_SIGN_IN, SIGN_IN_STATES } from './may-sign-in';
+import type { LoginUser } from './users';
 
 export type PasswordCheckResult = { ok: true; user: LoginUser } | { ok: false; reason: 'invalid' | 'locked' };
 
@@ -38,7 +39,7 @@ export async function checkPassword(
     return { ok: false, reason: 'locked' };
   }
   const valid = await verifyPassword(user.passwordHash, password);
-  if (!canSignIn(user)) return { ok: false, reason: 'invalid' };
+  if (!maySignIn(user, PASSWORD_SIGN_IN)) return { ok: false, reason: 'invalid' };
   const { lockoutMaxPasswordAttempts: max } = await instanceSettings(ctx.db, ctx.instanceId);
   if (!valid) {
     await recordFailure(ctx, user, max);
@@ -55,7 +56,7 @@ export async function checkPassword(
       .where(
         and(
           eq(users.id, user.id),
-          inArray(users.state, ['ACTIVE', 'INITIAL']),
+          inArray(users.state, SIGN_IN_STATES),
           max > 0 ? lt(users.failedPasswordAttempts, max) : undefined,
         ),
       )
@@ -131,7 +132,7 @@ async function recordFailure(ctx: Ctx, user: LoginUser, max: number): Promise<vo
             }
           : { failedPasswordAttempts: sql`${users.failedPasswordAttempts} + 1` },
       )
-      .where(and(eq(users.id, user.id), inArray(users.state, ['ACTIVE', 'INITIAL'])))
+      .where(and(eq(users.id, user.id), inArray(users.state, SIGN_IN_STATES)))
       .returning({ attempts: users.failedPasswordAttempts, state: users.state });
     if (!row) return; // locked (or deactivated) by a concurrent request: nothing more to count
     await work.load('user', user.id);

@@ -104,11 +104,6 @@ export function loginNameOf(u: Pick<LoginUser, 'username' | 'orgDomain'>): strin
   return `${u.username}@${u.orgDomain}`;
 }
 
-/** Users that may sign in: active (and v1's initial users, who still have to finish onboarding). */
-export function canSignIn(u: Pick<LoginUser, 'state' | 'type'>): boolean {
-  return u.type === 'HUMAN' && (u.state === 'ACTIVE' || u.state === 'INITIAL');
-}
-
 /** The organization new users join when the request names none (the instance's default organization). */
 export async function defaultOrgId(db: Db, instanceId: string): Promise<string> {
   const [row] = await db.select({ id: instances.defaultOrgId }).from(instances).where(eq(instances.id, instanceId));

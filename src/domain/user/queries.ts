@@ -1,3 +1,4 @@
+import { MACHINE_SIGN_IN, maySignIn } from '../session/may-sign-in';
 import { type SQL, and, asc, count, desc, eq, inArray, isNotNull, ne, not, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { verifyPassword } from '../../crypto/passwords/index';
@@ -274,7 +275,7 @@ export async function findMachineKey(
     .from(userKeys)
     .innerJoin(users, eq(users.id, userKeys.userId))
     .where(eq(userKeys.id, keyId));
-  if (row?.state !== 'ACTIVE') return undefined;
+  if (!row || !maySignIn(row, MACHINE_SIGN_IN)) return undefined;
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return undefined;
   return { userId: row.userId, publicKey: row.publicKey, expiresAt: row.expiresAt };
 }
@@ -293,6 +294,6 @@ export async function checkMachineSecret(db: Db, clientId: string, secret: strin
         isNotNull(users.secretHash),
       ),
     );
-  if (row?.user.state !== 'ACTIVE' || !verifySecret(row.user.secretHash, secret)) return undefined;
+  if (!row || !maySignIn(row.user, MACHINE_SIGN_IN) || !verifySecret(row.user.secretHash, secret)) return undefined;
   return (await withLoginNames(db, [{ ...row.user, primaryDomain: row.primaryDomain }]))[0];
 }

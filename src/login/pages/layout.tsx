@@ -47,6 +47,61 @@ export function Hidden(props: { authRequest: string; csrf: string }) {
   );
 }
 
+/**
+ * A step's form: it posts to the step's address, with the auth request and the CSRF token; the
+ * page's error, if any, stands right above it.
+ */
+export function StepForm(props: {
+  action: string;
+  authRequest: string;
+  csrf: string;
+  error?: string;
+  children: Child;
+}) {
+  return (
+    <>
+      <ErrorMessage text={props.error} />
+      <form method="post" action={props.action}>
+        <Hidden authRequest={props.authRequest} csrf={props.csrf} />
+        {props.children}
+      </form>
+    </>
+  );
+}
+
+/**
+ * The one field a page asks for: labelled, required, focused, and described by the page's error
+ * (or by its own hint).
+ */
+export function MainInput(props: {
+  id: string;
+  label: string;
+  type?: string;
+  autocomplete: string;
+  error?: string;
+  value?: string;
+  hintId?: string;
+  extra?: Record<string, string | boolean>;
+}) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <input
+        type={props.type ?? 'text'}
+        id={props.id}
+        name={props.id}
+        value={props.value}
+        autocomplete={props.autocomplete}
+        {...props.extra}
+        required
+        autofocus
+        aria-invalid={props.error ? 'true' : undefined}
+        aria-describedby={props.hintId ?? (props.error ? 'form-error' : undefined)}
+      />
+    </>
+  );
+}
+
 export const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1f23}
 main{max-width:26rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 3px #0003}

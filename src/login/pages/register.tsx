@@ -1,4 +1,4 @@
-import { ErrorMessage, Hidden, Layout, type PageProps } from './layout';
+import { Layout, type PageProps, StepForm } from './layout';
 
 export interface RegisterValues {
   givenName?: string;
@@ -18,9 +18,7 @@ export function RegisterPage(
   );
   return (
     <Layout {...p} title={p.t.registerTitle}>
-      <ErrorMessage text={p.error} />
-      <form method="post" action="/ui/login/register">
-        <Hidden authRequest={p.authRequest} csrf={p.csrf} />
+      <StepForm action="/ui/login/register" authRequest={p.authRequest} csrf={p.csrf} error={p.error}>
         {field('givenName', p.t.givenName, 'text', 'given-name')}
         {field('familyName', p.t.familyName, 'text', 'family-name')}
         {field('email', p.t.email, 'email', 'email')}
@@ -30,7 +28,7 @@ export function RegisterPage(
         <label for="passwordConfirm">{p.t.passwordConfirm}</label>
         <input type="password" id="passwordConfirm" name="passwordConfirm" autocomplete="new-password" required />
         <button type="submit">{p.t.register}</button>
-      </form>
+      </StepForm>
     </Layout>
   );
 }

@@ -1,4 +1,4 @@
-import { Hidden, Layout, type PageProps } from './layout';
+import { Layout, type PageProps, StepForm } from './layout';
 
 export interface AccountChoice {
   sessionId: string;
@@ -10,8 +10,7 @@ export interface AccountChoice {
 export function SelectAccountPage(p: PageProps & { authRequest: string; csrf: string; accounts: AccountChoice[] }) {
   return (
     <Layout {...p} title={p.t.selectAccountTitle}>
-      <form method="post" action="/ui/login/accounts">
-        <Hidden authRequest={p.authRequest} csrf={p.csrf} />
+      <StepForm action="/ui/login/accounts" authRequest={p.authRequest} csrf={p.csrf}>
         <ul class="accounts">
           {p.accounts.map((a) => (
             <li>
@@ -29,7 +28,7 @@ export function SelectAccountPage(p: PageProps & { authRequest: string; csrf: st
             </li>
           ))}
         </ul>
-      </form>
+      </StepForm>
       <p>
         <a href={`/ui/login/login?authRequest=${encodeURIComponent(p.authRequest)}&other=1`}>{p.t.otherAccount}</a>
       </p>

@@ -1,4 +1,4 @@
-import { ErrorMessage, Hidden, Layout, type PageProps } from './layout';
+import { Layout, MainInput, type PageProps, StepForm } from './layout';
 
 /** After registration: the code from the verification email, or a new code. */
 export function VerifyEmailPage(
@@ -8,30 +8,21 @@ export function VerifyEmailPage(
     <Layout {...p} title={p.t.verifyEmailTitle}>
       <p>{p.t.verifyEmailText.replace('{email}', p.email)}</p>
       {p.notice && <p role="status">{p.notice}</p>}
-      <ErrorMessage text={p.error} />
-      <form method="post" action="/ui/login/verify-email">
-        <Hidden authRequest={p.authRequest} csrf={p.csrf} />
-        <label for="code">{p.t.codeLabel}</label>
-        <input
-          type="text"
+      <StepForm action="/ui/login/verify-email" authRequest={p.authRequest} csrf={p.csrf} error={p.error}>
+        <MainInput
           id="code"
-          name="code"
+          label={p.t.codeLabel}
           autocomplete="one-time-code"
-          autocapitalize="characters"
-          spellcheck={false}
-          required
-          autofocus
-          aria-invalid={p.error ? 'true' : undefined}
-          aria-describedby={p.error ? 'form-error' : undefined}
+          extra={{ autocapitalize: 'characters', spellcheck: false }}
+          error={p.error}
         />
         <button type="submit">{p.t.verify}</button>
-      </form>
-      <form method="post" action="/ui/login/verify-email/resend">
-        <Hidden authRequest={p.authRequest} csrf={p.csrf} />
+      </StepForm>
+      <StepForm action="/ui/login/verify-email/resend" authRequest={p.authRequest} csrf={p.csrf}>
         <button type="submit" class="link">
           {p.t.resendCode}
         </button>
-      </form>
+      </StepForm>
     </Layout>
   );
 }

@@ -1,3 +1,4 @@
+import { maySignIn, TOKEN_USE } from '../../session/may-sign-in';
 /**
  * Token exchange (RFC 8693): a client trades a user's token for a new one — impersonation (the new
  * token is the subject's, with an `act` claim naming the actor) or plain narrowing of scopes and
@@ -144,8 +145,7 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
     instanceSettings(ctx.db, ctx.instanceId),
     claimUser(ctx.db, subject.userId),
   ]);
-  if (!user || (user.state !== 'ACTIVE' && user.state !== 'INITIAL') || user.orgState !== 'ACTIVE')
-    throw invalidGrant('the subject user is not active');
+  if (!user || !maySignIn(user, TOKEN_USE)) throw invalidGrant('the subject user is not active');
   const impersonator = actor && actor.userId !== subject.userId ? actor : undefined;
   if (impersonator)
     await checkImpersonation(ctx, settings.impersonationAllowed, impersonator.userId, user.id, user.orgId);
@@ -401,8 +401,7 @@ async function checkImpersonation(
 ): Promise<void> {
   if (!allowedByInstance) throw invalidRequest('impersonation is not allowed on this instance');
   const actorUser = await claimUser(ctx.db, actorId);
-  if (!actorUser || (actorUser.state !== 'ACTIVE' && actorUser.state !== 'INITIAL') || actorUser.orgState !== 'ACTIVE')
-    throw invalidGrant('the actor is not active');
+  if (!actorUser || !maySignIn(actorUser, TOKEN_USE)) throw invalidGrant('the actor is not active');
   const principal = new Principal(actorId, actorUser.orgId, await membershipsOf(ctx.db, actorId));
   if (!principal.canOrg('impersonation', subjectOrgId))
     throw invalidGrant("the actor lacks the impersonation permission on the subject's organization");

@@ -1,3 +1,4 @@
+import { MACHINE_SIGN_IN, maySignIn } from '../../session/may-sign-in';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Db } from '../../../db/client';
 import { assertionLifetimeProblem } from '../assertion-lifetime';
@@ -35,7 +36,7 @@ export async function verifyMachineAssertion(
     throw invalidGrant('assertion: iss and sub must both be the user id');
   const machine = await machineUser(db, claims.sub);
   if (!machine) throw invalidGrant('assertion: unknown service user');
-  if (machine.state !== 'ACTIVE') throw invalidGrant('assertion: the service user is not active');
+  if (!maySignIn(machine, MACHINE_SIGN_IN)) throw invalidGrant('assertion: the service user is not active');
   const candidates = machine.keys.filter((k) => !header.kid || k.id === header.kid);
   if (!candidates.length) throw invalidGrant('assertion: no registered key of the service user matches');
   const now = Date.now();

@@ -1,3 +1,4 @@
+import { MACHINE_SIGN_IN, maySignIn } from '../../session/may-sign-in';
 import type { Ctx } from '../../context';
 import type { OidcEnv } from '../env';
 import { invalidGrant } from '../oauth-errors';
@@ -58,7 +59,7 @@ export async function clientCredentialsTokens(
   rawScope: string | undefined,
 ): Promise<TokenResponse> {
   const m = await machineUser(ctx.db, userId);
-  if (!m || m.state !== 'ACTIVE') throw invalidGrant('the service user is not active');
+  if (!m || !maySignIn(m, MACHINE_SIGN_IN)) throw invalidGrant('the service user is not active');
   return issue(ctx, env, m, { clientId, rawScope, credential: secretCredential(m.secretHash), withIdToken: false });
 }
 

@@ -1,3 +1,4 @@
+import { MACHINE_SIGN_IN, maySignIn } from '../../session/may-sign-in';
 import { secureRandomBytes } from '../../../crypto/random';
 import { gt } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
@@ -164,7 +165,7 @@ export async function findActiveMachineToken(
   if (c === undefined) return undefined;
   if (c === null || c.exp * 1000 <= Date.now()) return null;
   const m = await machineUser(db, c.sub);
-  if (!m || m.state !== 'ACTIVE') return null;
+  if (!m || !maySignIn(m, MACHINE_SIGN_IN)) return null;
   const cred = c.jti.slice(JTI_PREFIX.length, c.jti.indexOf('.', JTI_PREFIX.length));
   if (!credentialValid(m, cred)) return null;
   if ((await revokedJtis(db)).has(c.jti)) return null;

@@ -1,18 +1,14 @@
 import type { Ctx } from '../context';
-import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
+import { failedPrecondition, invalidArgument, notFound } from '../errors';
+import { requireLoginUiPermission } from './login-ui-permission';
 import { checkPassword } from './password-check';
 import { createSession, getSession, type Session, setSessionPasswordChecked } from './sessions';
 import { findUserById, findUserByLoginName, type LoginUser } from './users';
 
+/** What a custom login UI asks a session to prove: who the user is, and (optionally) their password. */
 export interface SessionChecks {
   user?: { userId?: string; loginName?: string };
   password?: string;
-}
-
-/** Session and OIDC services act for a login UI: they need `user.write` on the instance. */
-export function requireLoginUiPermission(ctx: Ctx): void {
-  if (!ctx.principal.canInstance('user.write'))
-    throw permissionDenied('needs user.write on the instance (a login UI service user)');
 }
 
 async function resolveUser(ctx: Ctx, user: SessionChecks['user']): Promise<LoginUser | undefined> {
@@ -38,7 +34,7 @@ async function runPassword(ctx: Ctx, user: LoginUser | undefined, password: stri
   return result.user;
 }
 
-/** CreateSession with optional checks; a failing password check creates no session. */
+/** A new session with the checks asked for; a failing password check creates no session. */
 export async function createSessionWithChecks(ctx: Ctx, checks: SessionChecks, lifetimeSeconds?: number) {
   requireLoginUiPermission(ctx);
   let user = await resolveUser(ctx, checks.user);
@@ -51,7 +47,7 @@ export async function createSessionWithChecks(ctx: Ctx, checks: SessionChecks, l
   });
 }
 
-/** SetSession: the session token proves ownership; the user of a session cannot change once set. */
+/** Adds checks to a session: its token proves ownership; the user of a session cannot change once set. */
 export async function setSessionChecks(
   ctx: Ctx,
   sessionId: string,

@@ -1,0 +1,44 @@
+import { maySignIn, SESSION_REUSE } from '../session/may-sign-in';
+import type { AuthRequest } from './auth-requests';
+
+/** What the rule reads of a session (and of its user, where the caller loaded them). */
+export interface FinishingSession {
+  userId: string | null;
+  orgId: string | null;
+  passwordCheckedAt: Date | null;
+  userState?: string | null;
+  passwordChangeRequired?: boolean | null;
+}
+
+/**
+ * How the session comes to the request:
+ * - `reuse`: a session that exists already answers without the user signing in again (prompt=none,
+ *   the hosted login's automatic pick and account choice). It must fit the request: its user may still
+ *   sign in, it belongs to the organization the request is limited to, it is the id_token_hint's
+ *   subject, and the authentication is younger than max_age.
+ * - `signed-in`: the user has just signed in for this request (the hosted login's password step, or a
+ *   custom login UI through CreateCallback). The organization and the user's state are checked when the
+ *   request is answered (`answerAuthRequest`); hint and max_age are the login UI's to apply.
+ */
+export type FinishMode = 'reuse' | 'signed-in';
+
+export type FinishRefusal = 'not_authenticated' | 'password_change_required' | 'unfit';
+
+/**
+ * The one rule for "may this session finish this auth request". In every mode the session has a user
+ * whose password was checked, and a user who must set a new password does that first.
+ */
+export function finishRefusal(s: FinishingSession, r: AuthRequest, mode: FinishMode): FinishRefusal | undefined {
+  if (!s.userId || !s.passwordCheckedAt) return 'not_authenticated';
+  if (s.passwordChangeRequired) return 'password_change_required';
+  if (mode === 'signed-in') return undefined;
+  if (s.userState && !maySignIn({ state: s.userState }, SESSION_REUSE)) return 'unfit';
+  if (r.orgId && s.orgId !== r.orgId) return 'unfit';
+  if (r.hintUserId && s.userId !== r.hintUserId) return 'unfit';
+  if (r.maxAge !== null && r.maxAge !== undefined && Date.now() - s.passwordCheckedAt.getTime() > r.maxAge * 1000)
+    return 'unfit';
+  return undefined;
+}
+
+export const mayFinish = (s: FinishingSession, r: AuthRequest, mode: FinishMode): boolean =>
+  finishRefusal(s, r, mode) === undefined;

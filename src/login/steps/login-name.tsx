@@ -1,0 +1,25 @@
+import { setAuthRequestLoginName } from '../../domain/oidc/auth-requests';
+import { LoginNamePage } from '../pages/login-name';
+import { mayRegister } from './register';
+import type { LoginStep } from './types';
+
+/** The login name; also the page the login falls back to. */
+export const loginName: LoginStep = {
+  path: 'login',
+  opens: (r) => r.prompt.includes('login'),
+  async page(turn) {
+    const { r } = turn;
+    const error = turn.queryError();
+    const canRegister = await mayRegister(turn);
+    return turn.render((base) => (
+      <LoginNamePage {...base} loginName={r.loginName ?? r.loginHint ?? ''} error={error} canRegister={canRegister} />
+    ));
+  },
+  async post(turn) {
+    const loginName = (turn.form.loginName ?? '').trim().slice(0, 200);
+    if (!loginName) return turn.see(turn.url('login'));
+    await setAuthRequestLoginName(turn.ctx(), turn.r.id, loginName);
+    // The password page comes next whether or not the user exists: nothing is enumerated.
+    return turn.see(turn.url('password'));
+  },
+};

@@ -1,0 +1,28 @@
+import { findUserByLoginName } from '../../domain/session/users';
+import { checkPassword } from '../../domain/session/password-check';
+import { PasswordPage } from '../pages/password';
+import { startSession } from './signed-in';
+import type { LoginStep } from './types';
+
+/** The password of the login name the request carries. */
+export const password: LoginStep = {
+  path: 'password',
+  async page(turn) {
+    const { r, t } = turn;
+    if (!r.loginName) return turn.see(turn.url('login'));
+    const error = turn.queryError({ invalid: t.invalidCredentials, locked: t.locked });
+    const name = r.loginName;
+    return turn.render((base) => <PasswordPage {...base} loginName={name} error={error} />);
+  },
+  async post(turn) {
+    const { r, deps } = turn;
+    if (!r.loginName) return turn.see(turn.url('login'));
+    // Only users of the organization the sign-in is for (the org scope) are found.
+    const user = await findUserByLoginName(deps.database.db, deps.instanceId, r.loginName, r.orgId ?? undefined);
+    const result = await checkPassword(turn.ctx(user?.id, user?.orgId), user, turn.form.password ?? '');
+    if (!result.ok) return turn.see(`${turn.url('password')}&error=${result.reason}`);
+    const sessionId = await startSession(turn, result.user);
+    // A step the user still has to do (a required password change) comes before the session answers.
+    return turn.proceed({ user: result.user, sessionId });
+  },
+};

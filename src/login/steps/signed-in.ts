@@ -1,0 +1,53 @@
+import { createSession, rebindUserAgent, setSessionPasswordChecked } from '../../domain/session/sessions';
+import { findUserByLoginName } from '../../domain/session/users';
+import { rotateUserAgent, userAgentHash } from '../cookies';
+import { browserSessions } from '../flow';
+import type { SignedIn, Turn } from './types';
+
+/**
+ * After a successful password check: a new cookie value, this browser's sessions moved to it, and
+ * the user's session updated or created. Returns the session id.
+ */
+export async function startSession(turn: Turn, user: { id: string; orgId: string }): Promise<string> {
+  const { c, deps } = turn;
+  const existing = (await browserSessions(c, deps)).find((s) => s.userId === user.id);
+  const oldUa = userAgentHash(c);
+  const newUa = rotateUserAgent(c);
+  const uctx = turn.ctx(user.id, user.orgId);
+  await rebindUserAgent(uctx, oldUa, newUa);
+  return existing
+    ? (await setSessionPasswordChecked(uctx, existing.id, user)).id
+    : (await createSession(uctx, { userId: user.id, orgId: user.orgId, userAgentHash: newUa, passwordChecked: true }))
+        .id;
+}
+
+/**
+ * The user of a step that follows the password (password change, email verification): the request's
+ * login name, with a session of this browser whose password was checked during this request. Without
+ * it the step is refused, so the auth request id alone never signs anybody in.
+ */
+export async function signedInUser(turn: Turn): Promise<SignedIn | undefined> {
+  const { c, deps, r } = turn;
+  if (!r.loginName) return undefined;
+  const user = await findUserByLoginName(deps.database.db, deps.instanceId, r.loginName, r.orgId ?? undefined);
+  if (!user) return undefined;
+  // A minute of slack: the request's creation time comes from the database clock, the check's from ours.
+  const since = r.createdAt.getTime() - 60_000;
+  const session = (await browserSessions(c, deps)).find(
+    (s) => s.userId === user.id && s.passwordCheckedAt && s.passwordCheckedAt.getTime() >= since,
+  );
+  return session ? { user, sessionId: session.id } : undefined;
+}
+
+/**
+ * A step after the password runs only for the user signed in during this request; without one the
+ * browser goes back to `elsewhere` (the password or the login name page).
+ */
+export async function withSignedInUser(
+  turn: Turn,
+  elsewhere: string,
+  fn: (signedIn: SignedIn) => Promise<Response>,
+): Promise<Response> {
+  const signedIn = await signedInUser(turn);
+  return signedIn ? fn(signedIn) : turn.see(turn.url(elsewhere));
+}
