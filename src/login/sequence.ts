@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { type AuthRequest, linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
 import { mayFinish } from '../domain/oidc/may-finish';
-import { callbackUrl } from '../oidc/callback-url';
+import { callbackUrl } from '../domain/oidc/callback-url';
 import { oidcCtx } from '../oidc/env';
 import { browserSessions, pageUrl } from './flow';
 import { FIRST_STEP, LOGIN_STEPS } from './steps/index';

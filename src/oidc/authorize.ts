@@ -13,7 +13,7 @@ import { userAgentHash } from '../login/cookies';
 import { oauthCodeOf } from '../domain/oidc/oauth-errors';
 import { requestedOrgId, splitScopes } from '../domain/oidc/scopes';
 import { nextStep } from '../login/sequence';
-import { callbackUrl } from './callback-url';
+import { callbackUrl } from '../domain/oidc/callback-url';
 import { errorPage } from '../login/render';
 import { runChecks, trustedRequest } from './authorize/checks';
 import { promptNoneSession } from './authorize/checks/prompt';

@@ -4,7 +4,7 @@ import { OIDCService } from '../../../gen/portcullis/oidc/v2/oidc_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
 import { createCallback, getAuthRequestForLoginUi } from '../../domain/oidc/login-ui';
-import { callbackUrl } from '../../oidc/callback-url';
+import { callbackUrl } from '../../domain/oidc/callback-url';
 import { ctxOf } from '../context';
 
 export function oidcHandlers(deps: Deps): ServiceImpl<typeof OIDCService> {

@@ -1,6 +1,6 @@
 import { linkSessionToAuthRequest, setAuthRequestLoginName } from '../../domain/oidc/auth-requests';
 import { mayFinish } from '../../domain/oidc/may-finish';
-import { callbackUrl } from '../../oidc/callback-url';
+import { callbackUrl } from '../../domain/oidc/callback-url';
 import { browserSessions } from '../flow';
 import { SelectAccountPage } from '../pages/select-account';
 import type { LoginStep } from './types';
