@@ -8,8 +8,8 @@ import { execute } from '../../src/domain/execute';
 import { newId } from '../../src/domain/ids';
 import { addHumanUser } from '../../src/domain/user/commands';
 import { onPostgres } from '../helpers/database';
-import { systemCtx } from '../oidc/helpers';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { systemCtx } from '../helpers/context';
 
 describe('event store', () => {
   let server: TestServer;

@@ -2,7 +2,10 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp } from '../oidc/helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('signing in with the email address', () => {
   let server: TestServer;

@@ -2,7 +2,9 @@ import * as client from 'openid-client';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, REDIRECT, rp } from '../oidc/helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 /** Real Chromium against the hosted login: the pages work without JavaScript. */
 describe('hosted login in a browser', () => {

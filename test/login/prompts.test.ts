@@ -1,7 +1,10 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp } from '../oidc/helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

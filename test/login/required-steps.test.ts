@@ -5,7 +5,10 @@ import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { createUser } from '../../src/domain/user/commands';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, Browser, defaultOrg, REDIRECT, rp, systemCtx } from '../oidc/helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { defaultOrgId, systemCtx } from '../helpers/context';
+import { rp } from '../helpers/login-flow';
 
 const rows = async (server: TestServer, sql: string) => {
   const r = await server.app.database.db.execute(sql);
@@ -89,7 +92,7 @@ describe('steps after the password: email verification at registration, required
   it('password change required: the new password (policy checked) is set before the request completes', async () => {
     const username = `change${Date.now()}`;
     const { id } = await createUser(systemCtx(server), {
-      orgId: await defaultOrg(server),
+      orgId: await defaultOrgId(server),
       username,
       human: {
         profile: { givenName: 'Chan', familyName: 'Ge' },
@@ -144,7 +147,7 @@ describe('steps after the password: email verification at registration, required
   it('custom login UIs: CreateCallback refuses a session whose user must change the password', async () => {
     const username = `apichange${Date.now()}`;
     await createUser(systemCtx(server), {
-      orgId: await defaultOrg(server),
+      orgId: await defaultOrgId(server),
       username,
       human: {
         profile: { givenName: 'Api', familyName: 'Change' },

@@ -2,8 +2,9 @@ import * as client from 'openid-client';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, REDIRECT, rp } from '../oidc/helpers';
 import { FIXTURE_REALMS, migrateRealms } from './run-cli';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { rp } from '../helpers/login-flow';
 
 /**
  * Two imported Keycloak users sign in through the hosted login in Chromium: a realm's `admin` (a

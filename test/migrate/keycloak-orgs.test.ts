@@ -2,8 +2,9 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, rp, signedInSubject } from '../oidc/helpers';
 import { FIXTURE_REALMS, migrateRealms } from './run-cli';
+import { addOidcApp, addProject } from '../helpers/apps';
+import { rp, signedInSubject } from '../helpers/login-flow';
 
 /**
  * Every real Keycloak export goes into its own organization of ONE server, next to the bootstrap

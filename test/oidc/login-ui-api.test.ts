@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, REDIRECT, rp } from './helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('SessionService and OIDCService for custom login UIs', () => {
   let server: TestServer;

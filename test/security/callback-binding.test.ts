@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp } from '../oidc/helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 const hidden = (html: string) =>
   Object.fromEntries(

@@ -3,7 +3,10 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, codeFlowTokens, defaultOrg, rp } from '../oidc/helpers';
+import { addOidcApp, addProject } from '../helpers/apps';
+import { defaultOrgId } from '../helpers/context';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('outgoing mail cannot be abused', () => {
   let server: TestServer;
@@ -45,7 +48,7 @@ describe('outgoing mail cannot be abused', () => {
   });
 
   it('many accounts created with one address cannot flood that inbox', async () => {
-    const orgId = await defaultOrg(server);
+    const orgId = await defaultOrgId(server);
     const users = server.client(UserService);
     const create = (i: number) =>
       users.createUser({

@@ -2,7 +2,9 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsOf, makeCaller, makeOrg } from './fixtures';
+import { eventsOf } from '../../helpers/events';
+import { addMachineWithToken } from '../../helpers/machines';
+import { addOrg } from '../../helpers/orgs';
 
 describe('UserService permissions', () => {
   let server: TestServer;
@@ -27,10 +29,10 @@ describe('UserService permissions', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    orgA = (await makeOrg(server, 'Perm Org A')).id;
-    orgB = (await makeOrg(server, 'Perm Org B')).id;
-    adminA = await makeCaller(server, orgA, 'admin-a', ['ORG_OWNER']);
-    plainA = await makeCaller(server, orgA, 'plain-a');
+    orgA = (await addOrg(server, 'Perm Org A')).id;
+    orgB = (await addOrg(server, 'Perm Org B')).id;
+    adminA = await addMachineWithToken(server, orgA, { username: 'admin-a', roles: ['ORG_OWNER'] });
+    plainA = await addMachineWithToken(server, orgA, { username: 'plain-a' });
     const iam = server.client(UserService);
     userB = (await iam.createUser(humanIn(orgB, 'user-b'))).id;
     machineB = (
@@ -105,7 +107,7 @@ describe('UserService permissions', () => {
   });
 
   it('a locked or deleted user can no longer call the API with its token', async () => {
-    const victim = await makeCaller(server, orgA, 'soon-locked');
+    const victim = await addMachineWithToken(server, orgA, { username: 'soon-locked' });
     const asVictim = server.client(UserService, { token: victim.token });
     expect((await asVictim.getUserByID({ userId: victim.userId })).user?.userId).toBe(victim.userId);
     await server.client(UserService, { token: adminA.token }).lockUser({ userId: victim.userId });
