@@ -7,24 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/domain/org/create-organization';
 import { createUser } from '../../src/domain/user/commands';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { REDIRECT } from '../helpers/apps';
 import { Browser } from '../helpers/browser';
 import { defaultOrgId, systemCtx } from '../helpers/context';
-import { rp } from '../helpers/login-flow';
+import { addRelyingParty } from '../helpers/login-flow';
 import { addUser } from '../helpers/users';
-
-const rows = async (server: TestServer, sql: string) => {
-  const r = await server.app.database.db.execute(sql);
-  return ((r as any).rows ?? r) as Record<string, any>[];
-};
+import { rows } from '../helpers/rows';
 
 describe('credentials and organization scope at login', () => {
   let server: TestServer;
   let config: client.Configuration;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret);
+    config = await addRelyingParty(server);
   });
   afterAll(() => server?.stop());
 

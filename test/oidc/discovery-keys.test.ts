@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { WebKeyAlgorithm, WebKeyState } from '../../gen/portcullis/instance/v2/web_key_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject } from '../helpers/apps';
-import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addRelyingParty, codeFlowTokens, rp } from '../helpers/login-flow';
 import { addUser } from '../helpers/users';
 
 describe('discovery and signing keys', () => {
@@ -14,8 +13,7 @@ describe('discovery and signing keys', () => {
   let user: Awaited<ReturnType<typeof addUser>>;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret);
+    config = await addRelyingParty(server);
     user = await addUser(server);
   });
   afterAll(() => server?.stop());

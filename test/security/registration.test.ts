@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { REDIRECT } from '../helpers/apps';
 import { Browser } from '../helpers/browser';
-import { rp } from '../helpers/login-flow';
+import { addRelyingParty } from '../helpers/login-flow';
 import { addOrg } from '../helpers/orgs';
 import { addUser } from '../helpers/users';
 
@@ -14,8 +14,7 @@ describe('self-registration', () => {
   let config: client.Configuration;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    config = await addRelyingParty(server, { basicAuth: true });
   });
   afterAll(() => server?.stop());
 

@@ -7,9 +7,8 @@ import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { execute } from '../../src/domain/execute';
 import { addOrganizationDomainIn } from '../../src/domain/org/domains';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject } from '../helpers/apps';
 import { systemCtx } from '../helpers/context';
-import { rp, signedInSubject } from '../helpers/login-flow';
+import { addRelyingParty, signedInSubject } from '../helpers/login-flow';
 import { addMachineWithToken } from '../helpers/machines';
 import { addUser } from '../helpers/users';
 
@@ -28,8 +27,7 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    config = await addRelyingParty(server, { basicAuth: true });
   });
   afterAll(() => server?.stop());
 

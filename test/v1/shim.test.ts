@@ -1,12 +1,11 @@
 import { UserState } from '../../gen/portcullis/user/v2/user_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemPrincipal } from '../../src/authz/principal';
 import { createProjectGrant } from '../../src/domain/project/grants';
 import { hashPassword } from '../../src/crypto/passwords/index';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { get, post } from './helpers';
-import { defaultOrgId } from '../helpers/context';
+import { defaultOrgId, systemCtx } from '../helpers/context';
 import { addMachineWithToken } from '../helpers/machines';
 
 const ORG = 'x-service-orgid';
@@ -305,13 +304,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
     });
 
     it('ListGrantedProjects lists projects granted to the organization', async () => {
-      const ctx = {
-        db: server.app.database.db,
-        instanceId: server.app.bootstrap.instanceId,
-        principal: systemPrincipal(server.app.bootstrap.instanceId),
-        service: 'test',
-      };
-      await createProjectGrant(ctx, { projectId, grantedOrgId: home, roleKeys: [] });
+      await createProjectGrant(systemCtx(server), { projectId, grantedOrgId: home, roleKeys: [] });
       const granted = await post(server, '/management/v1/granted_projects/_search', {}, { token: homeOwner.token });
       expect(granted.status).toBe(200);
       expect(granted.body.result).toContainEqual(

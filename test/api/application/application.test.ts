@@ -25,6 +25,7 @@ import {
 } from '../../../src/domain/application/queries';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { addProject } from '../../helpers/apps';
+import { defaultOrgId } from '../../helpers/context';
 
 const SAML_METADATA = `<?xml version="1.0"?>
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://sp.example.com/metadata">
@@ -42,10 +43,8 @@ describe('ApplicationService', () => {
   beforeAll(async () => {
     server = await startTestServer();
     apps = server.client(ApplicationService);
-    orgId = (
-      await server.app.database.db.select({ orgId: users.orgId }).from(users).where(eq(users.username, 'admin-machine'))
-    )[0].orgId;
-    projectId = await addProject(server, { orgId: orgId, name: 'Shop Front' });
+    orgId = await defaultOrgId(server);
+    projectId = await addProject(server, { orgId, name: 'Shop Front' });
   });
   afterAll(() => server?.stop());
 
@@ -479,7 +478,7 @@ describe('ApplicationService', () => {
   });
 
   it('lists with filters and pagination', async () => {
-    const other = await addProject(server, { orgId: orgId, name: 'Back Office' });
+    const other = await addProject(server, { orgId, name: 'Back Office' });
     for (const name of ['Office Alpha', 'Office Beta', 'office gamma']) {
       await apps.createApplication({ projectId: other, name, configuration: { case: 'api', value: {} } });
     }
@@ -547,7 +546,7 @@ describe('ApplicationService', () => {
   it('records each mutation as an event on the project with editor and owner; a failed command records none', async () => {
     const db = server.app.database.db;
     const [machine] = await db.select({ id: users.id }).from(users).where(eq(users.username, 'admin-machine'));
-    const project = await addProject(server, { orgId: orgId, name: 'Evented' });
+    const project = await addProject(server, { orgId, name: 'Evented' });
     const created = await apps.createApplication({
       projectId: project,
       name: 'Evented',

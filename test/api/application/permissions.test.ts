@@ -3,9 +3,10 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OidcAuthMethodType } from '../../../gen/portcullis/application/v2/application_pb';
 import { ApplicationService } from '../../../gen/portcullis/application/v2/application_service_pb';
-import { events, users } from '../../../src/db/schema/index';
+import { events } from '../../../src/db/schema/index';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { addProject } from '../../helpers/apps';
+import { defaultOrgId } from '../../helpers/context';
 import { addMachineWithToken, type Membership } from '../../helpers/machines';
 import { addOrg } from '../../helpers/orgs';
 
@@ -38,9 +39,7 @@ describe('ApplicationService permissions', () => {
   beforeAll(async () => {
     server = await startTestServer();
     admin = server.client(ApplicationService);
-    orgA = (
-      await server.app.database.db.select({ orgId: users.orgId }).from(users).where(eq(users.username, 'admin-machine'))
-    )[0].orgId;
+    orgA = await defaultOrgId(server);
     orgB = (await addOrg(server, 'Org B')).id;
     projectA = await addProject(server, { orgId: orgA, name: 'A one' });
     projectA2 = await addProject(server, { orgId: orgA, name: 'A two' });

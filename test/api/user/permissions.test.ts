@@ -2,6 +2,7 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
+import { systemCtx } from '../../helpers/context';
 import { eventsOf } from '../../helpers/events';
 import { addMachineWithToken } from '../../helpers/machines';
 import { addOrg } from '../../helpers/orgs';
@@ -157,11 +158,8 @@ describe('UserService permissions', () => {
     // Humans get tokens from the OIDC layer; here the token comes from a PAT on the same principal path.
     const { addPersonalAccessToken } = await import('../../../src/domain/user/commands');
     const { execute } = await import('../../../src/domain/execute');
-    const { systemPrincipal } = await import('../../../src/authz/principal');
-    const instanceId = server.app.bootstrap.instanceId;
-    const { token } = await execute(
-      { db: server.app.database.db, instanceId, principal: systemPrincipal(instanceId), service: 'test' },
-      (scope) => addPersonalAccessToken(scope, { userId: self.id, orgId: orgA }),
+    const { token } = await execute(systemCtx(server), (scope) =>
+      addPersonalAccessToken(scope, { userId: self.id, orgId: orgA }),
     );
     const users = server.client(UserService, { token });
     const noProof = await users
