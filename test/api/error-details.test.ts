@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorInfoSchema } from '../../gen/google/rpc/error_details_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { defaultOrg } from '../oidc/helpers';
+import { defaultOrgId } from '../helpers/context';
 
 /** The error a call fails with (a call that succeeds fails the test). */
 const failure = (call: Promise<unknown>) =>
@@ -20,7 +20,7 @@ describe('structured error details', () => {
   let orgId: string;
   beforeAll(async () => {
     server = await startTestServer();
-    orgId = await defaultOrg(server);
+    orgId = await defaultOrgId(server);
   });
   afterAll(() => server?.stop());
 

@@ -1,6 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemPrincipal } from '../../src/authz/principal';
 import { events, users } from '../../src/db/schema/index';
 import type { Ctx } from '../../src/domain/context';
 import { DomainError } from '../../src/domain/errors';
@@ -8,8 +7,8 @@ import { execute } from '../../src/domain/execute';
 import { newId } from '../../src/domain/ids';
 import { addHumanUser } from '../../src/domain/user/add-users';
 import { onPostgres } from '../helpers/database';
-import { systemCtx } from '../oidc/helpers';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { defaultOrgId, systemCtx } from '../helpers/context';
 
 describe('event store', () => {
   let server: TestServer;
@@ -18,8 +17,7 @@ describe('event store', () => {
   beforeAll(async () => {
     server = await startTestServer();
     ctx = systemCtx(server);
-    const [admin] = await ctx.db.select().from(users).where(eq(users.username, 'admin'));
-    orgId = admin.orgId;
+    orgId = await defaultOrgId(server);
   });
   afterAll(() => server?.stop());
 
@@ -152,13 +150,7 @@ describe('event store: flushing twice in one command', () => {
   afterAll(() => server?.stop());
 
   it('continues the aggregate sequence after a mid-command flush', async () => {
-    const deps = server.app.deps;
-    const ctx: Ctx = {
-      db: deps.database.db,
-      instanceId: deps.instanceId,
-      principal: systemPrincipal(deps.instanceId, 'test'),
-      service: 'test',
-    };
+    const ctx = systemCtx(server);
     const id = newId();
     await execute(ctx, async (work) => {
       work.created('counter', id);

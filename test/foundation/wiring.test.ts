@@ -6,8 +6,8 @@ import { constraintError, execute } from '../../src/domain/execute';
 import { tokenCacheObserver } from '../../src/domain/oidc/token-cache';
 import { addOrg } from '../../src/domain/org/commands';
 import { commitObservers, uniqueConstraintErrors } from '../../src/wiring';
-import { systemCtx } from '../oidc/helpers';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { systemCtx } from '../helpers/context';
 
 /**
  * Unique indexes a command cannot run into with what a caller sends, so they need no domain error:

@@ -7,20 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/domain/org/create-organization';
 import { createUser } from '../../src/domain/user/create-user';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, defaultOrg, REDIRECT, rp, systemCtx } from '../oidc/helpers';
-
-const rows = async (server: TestServer, sql: string) => {
-  const r = await server.app.database.db.execute(sql);
-  return ((r as any).rows ?? r) as Record<string, any>[];
-};
+import { REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { defaultOrgId, systemCtx } from '../helpers/context';
+import { addRelyingParty } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
+import { rows } from '../helpers/rows';
 
 describe('credentials and organization scope at login', () => {
   let server: TestServer;
   let config: client.Configuration;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret);
+    config = await addRelyingParty(server);
   });
   afterAll(() => server?.stop());
 
@@ -38,7 +37,7 @@ describe('credentials and organization scope at login', () => {
   it('an imported bcrypt hash verifies and is re-hashed with argon2id after login (with an event)', async () => {
     const username = `imported${Date.now()}`;
     const { id } = await createUser(systemCtx(server), {
-      orgId: await defaultOrg(server),
+      orgId: await defaultOrgId(server),
       username,
       human: {
         profile: { givenName: 'Im', familyName: 'Ported' },
@@ -64,7 +63,7 @@ describe('credentials and organization scope at login', () => {
   const importUser = async (hash: string) => {
     const username = `hash${Date.now()}${Math.random().toString(36).slice(2, 6)}`;
     const { id } = await createUser(systemCtx(server), {
-      orgId: await defaultOrg(server),
+      orgId: await defaultOrgId(server),
       username,
       human: {
         profile: { givenName: 'Im', familyName: 'Ported' },

@@ -2,15 +2,17 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp } from '../oidc/helpers';
+import { REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { addRelyingParty } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('signing in with the email address', () => {
   let server: TestServer;
   let config: client.Configuration;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    config = await addRelyingParty(server, { basicAuth: true });
   });
   afterAll(() => server?.stop());
 

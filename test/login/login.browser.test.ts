@@ -2,7 +2,9 @@ import * as client from 'openid-client';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, REDIRECT, rp } from '../oidc/helpers';
+import { addRelyingParty, pkceAuthUrl } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
+import { mailedCodes } from '../helpers/mail';
 
 /** Real Chromium against the hosted login: the pages work without JavaScript. */
 describe('hosted login in a browser', () => {
@@ -12,8 +14,7 @@ describe('hosted login in a browser', () => {
   let user: Awaited<ReturnType<typeof addUser>>;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret);
+    config = await addRelyingParty(server);
     user = await addUser(server);
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
@@ -37,18 +38,8 @@ describe('hosted login in a browser', () => {
     });
     return { page, callback, ctx };
   }
-  const authUrl = async (extra: Record<string, string> = {}) => {
-    const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: 'openid profile',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: 'st',
-      ...extra,
-    });
-    return { url: url.toString(), verifier };
-  };
+  const authUrl = (extra: Record<string, string> = {}) =>
+    pkceAuthUrl(config, { scope: 'openid profile', state: 'st', ...extra });
   const signIn = async (page: Page, loginName: string, password: string) => {
     await page.getByLabel(/Login name|Loginname/).fill(loginName);
     await page.getByRole('button', { name: /Next|Weiter/ }).click();
@@ -122,8 +113,7 @@ describe('hosted login in a browser', () => {
     await page.getByLabel('Repeat the password').fill('Orbit-Passw0rd!');
     await page.getByRole('button', { name: 'Create account' }).click();
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Verify your email address');
-    const r = await server.app.database.db.execute(`select body from notifications where recipient = '${email}'`);
-    const code = /with this code: ([A-Z0-9]+)/.exec((((r as any).rows ?? r) as { body: string }[])[0].body)![1];
+    const [code] = await mailedCodes(server, email);
     await page.getByLabel('Verification code').fill(code);
     await page.getByRole('button', { name: 'Verify' }).click();
     const tokens = await client.authorizationCodeGrant(config, new URL(await callback), {

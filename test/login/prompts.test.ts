@@ -1,7 +1,11 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp } from '../oidc/helpers';
+import { Browser } from '../helpers/browser';
+import { addRelyingParty, pkceAuthUrl } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
+import { mailedCodes } from '../helpers/mail';
+import { rows } from '../helpers/rows';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -12,26 +16,14 @@ describe('prompt values, max_age, hints and sessions', () => {
   let bob: Awaited<ReturnType<typeof addUser>>;
   beforeAll(async () => {
     server = await startTestServer();
-    const project = await addProject(server);
-    const app = await addOidcApp(server, project);
-    config = await rp(server, app.clientId, app.clientSecret);
+    config = await addRelyingParty(server);
     alice = await addUser(server);
     bob = await addUser(server);
   });
   afterAll(() => server?.stop());
 
-  const authUrl = async (extra: Record<string, string> = {}) => {
-    const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: 'openid',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: 's',
-      ...extra,
-    });
-    return { url: url.toString(), verifier };
-  };
+  const authUrl = (extra: Record<string, string> = {}) =>
+    pkceAuthUrl(config, { scope: 'openid', state: 's', ...extra });
   const exchange = async (landed: string, verifier: string, maxAge?: number) =>
     client.authorizationCodeGrant(config, new URL(landed), { pkceCodeVerifier: verifier, expectedState: 's', maxAge });
 
@@ -146,8 +138,7 @@ describe('prompt values, max_age, hints and sessions', () => {
     });
     // the email verification step comes first; its code arrives through the outbox
     expect(done.url).toContain('/ui/login/verify-email');
-    const r = await server.app.database.db.execute(`select body from notifications where recipient = '${email}'`);
-    const code = /with this code: ([A-Z0-9]+)/.exec((((r as any).rows ?? r) as { body: string }[])[0].body)![1];
+    const [code] = await mailedCodes(server, email);
     const verified = await browser.submit(done, '/ui/login/verify-email', { code });
     const t = await exchange(verified.url, reg.verifier);
     const info = await client.fetchUserInfo(config, t.access_token, t.claims()!.sub);
@@ -223,10 +214,9 @@ describe('prompt values, max_age, hints and sessions', () => {
     const p2 = await b.submit(p1, '/ui/login/login', { loginName: victim.username });
     const p3 = await b.submit(p2, '/ui/login/password', { password: victim.password });
     expect(p3.url).toContain('error=locked');
-    const events = await server.app.database.db.execute(
-      `select event_type from events where aggregate_id = '${victim.id}' order by position`,
-    );
-    const types = ((events as any).rows ?? events).map((r: any) => r.event_type);
+    const types = (
+      await rows(server, `select event_type from events where aggregate_id = '${victim.id}' order by position`)
+    ).map((r) => r.event_type);
     expect(types.filter((t: string) => t === 'user.human.password.check.failed')).toHaveLength(10);
     expect(types).toContain('user.locked');
   });

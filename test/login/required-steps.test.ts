@@ -5,12 +5,13 @@ import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { createUser } from '../../src/domain/user/create-user';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, Browser, defaultOrg, REDIRECT, rp, systemCtx } from '../oidc/helpers';
+import { REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { defaultOrgId, systemCtx } from '../helpers/context';
+import { addRelyingParty, pkceAuthUrl } from '../helpers/login-flow';
+import { mailedCodes } from '../helpers/mail';
+import { rows } from '../helpers/rows';
 
-const rows = async (server: TestServer, sql: string) => {
-  const r = await server.app.database.db.execute(sql);
-  return ((r as any).rows ?? r) as Record<string, any>[];
-};
 const alertOf = (html: string) => /role="alert"[^>]*>([^<]+)</.exec(html)?.[1];
 
 describe('steps after the password: email verification at registration, required password change', () => {
@@ -18,32 +19,15 @@ describe('steps after the password: email verification at registration, required
   let config: client.Configuration;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret);
+    config = await addRelyingParty(server);
   });
   afterAll(() => server?.stop());
 
-  const authUrl = async (extra: Record<string, string> = {}) => {
-    const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: 'openid email',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: 's',
-      ...extra,
-    });
-    return { url: url.toString(), verifier };
-  };
+  const authUrl = (extra: Record<string, string> = {}) =>
+    pkceAuthUrl(config, { scope: 'openid email', state: 's', ...extra });
   const exchange = (landed: string, verifier: string) =>
     client.authorizationCodeGrant(config, new URL(landed), { pkceCodeVerifier: verifier, expectedState: 's' });
-  const codesSentTo = async (email: string) =>
-    (
-      await rows(
-        server,
-        `select body from notifications where recipient = '${email}' and kind = 'EMAIL_VERIFICATION' order by created_at`,
-      )
-    ).map((r) => /with this code: ([A-Z0-9]+)/.exec(r.body)![1]);
+  const codesSentTo = (email: string) => mailedCodes(server, email);
 
   it('registration: the emailed code verifies the address (a resent code replaces it), then the client gets its code', async () => {
     const browser = new Browser(server.url);
@@ -89,7 +73,7 @@ describe('steps after the password: email verification at registration, required
   it('password change required: the new password (policy checked) is set before the request completes', async () => {
     const username = `change${Date.now()}`;
     const { id } = await createUser(systemCtx(server), {
-      orgId: await defaultOrg(server),
+      orgId: await defaultOrgId(server),
       username,
       human: {
         profile: { givenName: 'Chan', familyName: 'Ge' },
@@ -144,7 +128,7 @@ describe('steps after the password: email verification at registration, required
   it('custom login UIs: CreateCallback refuses a session whose user must change the password', async () => {
     const username = `apichange${Date.now()}`;
     await createUser(systemCtx(server), {
-      orgId: await defaultOrg(server),
+      orgId: await defaultOrgId(server),
       username,
       human: {
         profile: { givenName: 'Api', familyName: 'Change' },

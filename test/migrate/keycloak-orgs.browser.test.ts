@@ -2,8 +2,9 @@ import * as client from 'openid-client';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, REDIRECT, rp } from '../oidc/helpers';
 import { FIXTURE_REALMS, migrateRealms } from './run-cli';
+import { REDIRECT } from '../helpers/apps';
+import { addRelyingParty } from '../helpers/login-flow';
 
 /**
  * Two imported Keycloak users sign in through the hosted login in Chromium: a realm's `admin` (a
@@ -16,8 +17,7 @@ describe('imported Keycloak users in a real browser', () => {
   let domains: Map<string, string>;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    config = await addRelyingParty(server, { basicAuth: true });
     domains = await migrateRealms(
       server,
       FIXTURE_REALMS.filter((r) => r.org === 'kc23' || r.org === 'kc26'),

@@ -2,8 +2,8 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, rp, signedInSubject } from '../oidc/helpers';
 import { FIXTURE_REALMS, migrateRealms } from './run-cli';
+import { addRelyingParty, signedInSubject } from '../helpers/login-flow';
 
 /**
  * Every real Keycloak export goes into its own organization of ONE server, next to the bootstrap
@@ -16,8 +16,7 @@ describe('real Keycloak exports, each in its own organization of one server', ()
   let domains: Map<string, string>;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    config = await addRelyingParty(server, { basicAuth: true });
     domains = await migrateRealms(server, FIXTURE_REALMS);
   }, 120_000);
   afterAll(() => server?.stop());

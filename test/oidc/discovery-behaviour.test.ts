@@ -1,7 +1,10 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, basic, codeFlowTokens, postForm, REDIRECT, rp } from './helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { basic, postForm } from '../helpers/forms';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 /** Discovery advertises exactly what the provider does (§4.1): each claim is checked against behaviour. */
 describe('discovery matches behaviour', () => {

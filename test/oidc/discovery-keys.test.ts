@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { WebKeyAlgorithm, WebKeyState } from '../../gen/portcullis/instance/v2/web_key_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, codeFlowTokens, rp } from './helpers';
+import { addRelyingParty, codeFlowTokens, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('discovery and signing keys', () => {
   let server: TestServer;
@@ -12,8 +13,7 @@ describe('discovery and signing keys', () => {
   let user: Awaited<ReturnType<typeof addUser>>;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret);
+    config = await addRelyingParty(server);
     user = await addUser(server);
   });
   afterAll(() => server?.stop());
@@ -122,7 +122,7 @@ describe('scheduled key rotation and keys at rest', () => {
   it('rotates when the active key is older than the interval, once the successor was published long enough', async () => {
     const { rotateKeysIfDue } = await import('../../src/domain/oidc/web-keys');
     const { loadMasterKey } = await import('../../src/crypto/keys/master-key');
-    const { systemCtx } = await import('./helpers');
+    const { systemCtx } = await import('../helpers/context');
     const db = server.app.database.db;
     const keysBefore = (await (await fetch(`${server.url}/oauth/v2/keys`)).json()).keys.map(
       (k: { kid: string }) => k.kid,
@@ -134,7 +134,8 @@ describe('scheduled key rotation and keys at rest', () => {
     const masterKey = loadMasterKey(server.app.config);
     // not due yet
     expect(await rotateKeysIfDue(systemCtx(server), masterKey, 3_600_000)).toBe(false);
-    // pretend both keys are an hour old: the successor has been published for longer than the JWKS max-age
+    // pretend both keys are an hour old: the successor has been published for longer than the JWKS max-age.
+    // Written by hand on purpose: no API moves a key's age, and the test must not wait an hour.
     await db.execute(
       `update web_keys set created_at = now() - interval '1 hour', activated_at = now() - interval '1 hour'`,
     );

@@ -3,8 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdministrator } from '../../src/domain/administrator/manage';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, codeFlowTokens, defaultOrg, rp, systemCtx } from './helpers';
-import { addMachine, audScope, decodePayload, machineConfig, TOKEN_EXCHANGE, TT } from './m2m/helpers';
+import { addApiApp, addOidcApp, addProject } from '../helpers/apps';
+import { defaultOrgId, systemCtx } from '../helpers/context';
+import { audScope, decodePayload, TOKEN_EXCHANGE, TT } from '../helpers/jwt-grants';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addMachine, machineConfig } from '../helpers/machines';
+import { addUser } from '../helpers/users';
 
 /** A refresh token issued by an impersonating token exchange keeps the actor on every refresh. */
 describe('impersonation and refresh', () => {
@@ -32,7 +36,7 @@ describe('impersonation and refresh', () => {
     actor = await addMachine(server, { accessTokenType: 'JWT' });
     await createAdministrator(ctx, {
       userId: actor.id,
-      resource: { orgId: await defaultOrg(server) },
+      resource: { orgId: await defaultOrgId(server) },
       roles: ['ORG_IMPERSONATOR'],
     });
     const scope = `openid profile ${audScope(project)}`;

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthorization } from '../../src/domain/authorization/commands';
 import { addProjectRole } from '../../src/domain/project/roles';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp, systemCtx } from './helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { systemCtx } from '../helpers/context';
+import { rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('implicit flow', () => {
   let server: TestServer;

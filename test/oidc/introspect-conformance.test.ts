@@ -1,7 +1,10 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, basic, codeFlowTokens, postForm, rp } from './helpers';
+import { addApiApp, addOidcApp, addProject } from '../helpers/apps';
+import { basic, postForm } from '../helpers/forms';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('introspection conformance (§7.3, RFC 7662)', () => {
   let server: TestServer;

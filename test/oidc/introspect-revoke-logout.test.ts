@@ -4,20 +4,12 @@ import { addProjectRole } from '../../src/domain/project/roles';
 import { createAuthorization, deleteAuthorization } from '../../src/domain/authorization/commands';
 import { changeUserState } from '../../src/domain/user/lifecycle';
 import { startTestServer, type TestServer } from '../helpers/server';
-import {
-  addApiApp,
-  addOidcApp,
-  addProject,
-  addUser,
-  basic,
-  Browser,
-  codeFlowTokens,
-  LOGOUT_REDIRECT,
-  postForm,
-  REDIRECT,
-  rp,
-  systemCtx,
-} from './helpers';
+import { addApiApp, addOidcApp, addProject, LOGOUT_REDIRECT, REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { systemCtx } from '../helpers/context';
+import { basic, postForm } from '../helpers/forms';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('introspection, revocation, end session', () => {
   let server: TestServer;

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, REDIRECT, rp } from './helpers';
+import { REDIRECT } from '../helpers/apps';
+import { addRelyingParty, pkceAuthUrl } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('SessionService and OIDCService for custom login UIs', () => {
   let server: TestServer;
@@ -12,20 +14,15 @@ describe('SessionService and OIDCService for custom login UIs', () => {
   let user: Awaited<ReturnType<typeof addUser>>;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret);
+    config = await addRelyingParty(server);
     user = await addUser(server);
   });
   afterAll(() => server?.stop());
 
   const start = async (extra: Record<string, string> = {}) => {
-    const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
+    const { url, verifier } = await pkceAuthUrl(config, {
       scope: 'openid email',
       state: 'xyz',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
       login_hint: user.username,
       ...extra,
     });

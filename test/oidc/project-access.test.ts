@@ -4,7 +4,10 @@ import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb'
 import { createProject } from '../../src/domain/project/commands';
 import { activateProjectGrant, createProjectGrant, deactivateProjectGrant } from '../../src/domain/project/grants';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addUser, defaultOrg, rp, signedInSubject, systemCtx } from './helpers';
+import { addOidcApp } from '../helpers/apps';
+import { defaultOrgId, systemCtx } from '../helpers/context';
+import { rp, signedInSubject } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 /**
  * project_access_required: only users of the owning organization and of organizations holding an
@@ -16,7 +19,7 @@ describe('project access required', () => {
   let projectId: string;
   beforeAll(async () => {
     server = await startTestServer();
-    const orgId = await defaultOrg(server);
+    const orgId = await defaultOrgId(server);
     ({ id: projectId } = await createProject(systemCtx(server), {
       orgId,
       name: `guarded-${Date.now()}`,

@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from '../helpers/database';
 import { type CliProcess, freePort, runCli, waitFor } from '../helpers/process';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, basic, getCode, postForm, REDIRECT, rp } from './helpers';
+import { addApiApp, addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { basic, postForm } from '../helpers/forms';
+import { getCode, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 /** Two server processes on one PostgreSQL: login on one, code exchange on the other, introspection on either. */
 describe.runIf(onPostgres)('two replicas on one PostgreSQL', () => {

@@ -2,7 +2,10 @@ import type * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, addUser, basic, codeFlowTokens, postForm, rp } from './helpers';
+import { addApiApp, addOidcApp, addProject } from '../helpers/apps';
+import { basic, postForm } from '../helpers/forms';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 /**
  * Userinfo and introspection answer repeated lookups of a token from a cache: every change that could

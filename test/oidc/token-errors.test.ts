@@ -4,20 +4,12 @@ import { importPKCS8, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplicationKey } from '../../src/domain/application/keys';
 import { startTestServer, type TestServer } from '../helpers/server';
-import {
-  addApiApp,
-  addOidcApp,
-  addProject,
-  addUser,
-  basic,
-  Browser,
-  codeFlowTokens,
-  getCode,
-  postForm,
-  REDIRECT,
-  rp,
-  systemCtx,
-} from './helpers';
+import { addApiApp, addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { systemCtx } from '../helpers/context';
+import { basic, postForm } from '../helpers/forms';
+import { codeFlowTokens, getCode, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 /** Negative tests of the baseline's token endpoint rules. */
 describe('token endpoint errors', () => {

@@ -3,8 +3,11 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplicationKey } from '../../src/domain/application/keys';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, postForm, systemCtx } from '../oidc/helpers';
-import { addMachine, assertion, JWT_BEARER } from '../oidc/m2m/helpers';
+import { addOidcApp, addProject } from '../helpers/apps';
+import { systemCtx } from '../helpers/context';
+import { postForm } from '../helpers/forms';
+import { assertion, JWT_BEARER } from '../helpers/jwt-grants';
+import { addMachine } from '../helpers/machines';
 
 describe('lifetime of the JWTs clients sign', () => {
   let server: TestServer;

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp } from '../oidc/helpers';
+import { REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { addRelyingParty } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 const hidden = (html: string) =>
   Object.fromEntries(
@@ -15,8 +18,7 @@ describe('the authorization callback completes only where the sign-in happened',
   let config: client.Configuration;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    config = await addRelyingParty(server, { basicAuth: true });
   });
   afterAll(() => server?.stop());
 

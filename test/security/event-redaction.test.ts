@@ -1,9 +1,10 @@
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdministrator } from '../../src/domain/administrator/manage';
-import { makeCaller } from '../api/user/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addUser, defaultOrg, systemCtx } from '../oidc/helpers';
+import { defaultOrgId, systemCtx } from '../helpers/context';
+import { addMachineWithToken } from '../helpers/machines';
+import { addUser } from '../helpers/users';
 
 describe('password hashes in the event log', () => {
   let server: TestServer;
@@ -12,7 +13,7 @@ describe('password hashes in the event log', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    viewer = await makeCaller(server, await defaultOrg(server), 'auditor');
+    viewer = await addMachineWithToken(server, await defaultOrgId(server), { username: 'auditor' });
     await createAdministrator(systemCtx(server), {
       userId: viewer.userId,
       resource: { instance: true },

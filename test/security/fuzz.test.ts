@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, basic, REDIRECT } from '../oidc/helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { basic } from '../helpers/forms';
 
 /**
  * Malformed requests against every endpoint family, generated from a fixed seed and bounded in

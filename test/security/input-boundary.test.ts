@@ -2,7 +2,8 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, basic, postForm, REDIRECT } from '../oidc/helpers';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { basic, postForm } from '../helpers/forms';
 
 describe('bad input at the boundary', () => {
   let server: TestServer;

@@ -4,7 +4,8 @@ import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addUser, PASSWORD, systemCtx } from '../oidc/helpers';
+import { systemCtx } from '../helpers/context';
+import { addUser, PASSWORD } from '../helpers/users';
 
 const MAX = 3;
 

@@ -1,17 +1,11 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import {
-  addApiApp,
-  addOidcApp,
-  addProject,
-  addUser,
-  Browser,
-  codeFlowTokens,
-  LOGOUT_REDIRECT,
-  postForm,
-  rp,
-} from '../oidc/helpers';
+import { addApiApp, addOidcApp, addProject, LOGOUT_REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { postForm } from '../helpers/forms';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('end session cannot be forced on another browser', () => {
   let server: TestServer;

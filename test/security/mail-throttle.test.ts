@@ -1,9 +1,10 @@
 import { Code, ConnectError } from '@connectrpc/connect';
-import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, codeFlowTokens, defaultOrg, rp } from '../oidc/helpers';
+import { defaultOrgId } from '../helpers/context';
+import { addRelyingParty, codeFlowTokens } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 describe('outgoing mail cannot be abused', () => {
   let server: TestServer;
@@ -13,8 +14,7 @@ describe('outgoing mail cannot be abused', () => {
   afterAll(() => server?.stop());
 
   it('a user resending its own verification code is throttled with RESOURCE_EXHAUSTED and Retry-After', async () => {
-    const app = await addOidcApp(server, await addProject(server));
-    const config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    const config = await addRelyingParty(server, { basicAuth: true });
     const user = await addUser(server);
     const { tokens } = await codeFlowTokens(server, config, user, {
       scope: 'openid urn:service:iam:org:project:id:api:aud',
@@ -45,7 +45,7 @@ describe('outgoing mail cannot be abused', () => {
   });
 
   it('many accounts created with one address cannot flood that inbox', async () => {
-    const orgId = await defaultOrg(server);
+    const orgId = await defaultOrgId(server);
     const users = server.client(UserService);
     const create = (i: number) =>
       users.createUser({

@@ -3,10 +3,13 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
-import { makeCaller, makeOrg } from '../api/user/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, basic, codeFlowTokens, postForm, rp } from '../oidc/helpers';
-import { addMachine } from '../oidc/m2m/helpers';
+import { addOidcApp, addProject } from '../helpers/apps';
+import { basic, postForm } from '../helpers/forms';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addMachine, addMachineWithToken } from '../helpers/machines';
+import { addOrg } from '../helpers/orgs';
+import { addUser } from '../helpers/users';
 
 describe('client ids, audiences and login names cannot be confused', () => {
   let server: TestServer;
@@ -20,8 +23,8 @@ describe('client ids, audiences and login names cannot be confused', () => {
     const app = await addOidcApp(server, project);
     const config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
     const { tokens } = await codeFlowTokens(server, config, await addUser(server));
-    const tenant = await makeOrg(server, 'Tenant');
-    const owner = await makeCaller(server, tenant.id, 'tenant-owner', ['ORG_OWNER']);
+    const tenant = await addOrg(server, 'Tenant');
+    const owner = await addMachineWithToken(server, tenant.id, { username: 'tenant-owner', roles: ['ORG_OWNER'] });
     const users = server.client(UserService, { token: owner.token });
     for (const username of [project, app.clientId, '12345']) {
       const err = await users
@@ -55,12 +58,15 @@ describe('client ids, audiences and login names cannot be confused', () => {
   });
 
   it("a username cannot shadow another organization's login names", async () => {
-    const victim = await makeOrg(server, 'Victim');
+    const victim = await addOrg(server, 'Victim');
     await server
       .client(OrganizationService)
       .addOrganizationDomain({ organizationId: victim.id, domain: 'victim.example' });
-    const attackerOrg = await makeOrg(server, 'Attacker');
-    const owner = await makeCaller(server, attackerOrg.id, 'attacker-owner', ['ORG_OWNER']);
+    const attackerOrg = await addOrg(server, 'Attacker');
+    const owner = await addMachineWithToken(server, attackerOrg.id, {
+      username: 'attacker-owner',
+      roles: ['ORG_OWNER'],
+    });
     const users = server.client(UserService, { token: owner.token });
     const human = (username: string) => ({
       organizationId: attackerOrg.id,

@@ -8,19 +8,14 @@ import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { users } from '../../src/db/schema/index';
 import { createAdministrator } from '../../src/domain/administrator/manage';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
-import { makeCaller, makeOrg } from '../api/user/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import {
-  addOidcApp,
-  addProject,
-  addUser,
-  basic,
-  codeFlowTokens,
-  defaultOrg,
-  postForm,
-  rp,
-  systemCtx,
-} from '../oidc/helpers';
+import { addOidcApp, addProject } from '../helpers/apps';
+import { defaultOrgId, systemCtx } from '../helpers/context';
+import { basic, postForm } from '../helpers/forms';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addMachineWithToken } from '../helpers/machines';
+import { addOrg } from '../helpers/orgs';
+import { addUser } from '../helpers/users';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -42,7 +37,7 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
 
   beforeAll(async () => {
     server = await startTestServer();
-    orgId = await defaultOrg(server);
+    orgId = await defaultOrgId(server);
     const db = server.app.database.db;
     const idOf = async (username: string) =>
       (
@@ -53,15 +48,18 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
       )[0].id;
     admin = await idOf('admin');
     adminMachine = await idOf('admin-machine');
-    const iamUserManager = await makeCaller(server, orgId, 'iam-user-manager');
+    const iamUserManager = await addMachineWithToken(server, orgId, { username: 'iam-user-manager' });
     await createAdministrator(systemCtx(server), {
       userId: iamUserManager.userId,
       resource: { instance: true },
       roles: ['IAM_USER_MANAGER'],
     });
     attackers = {
-      ORG_USER_MANAGER: await makeCaller(server, orgId, 'org-user-manager', ['ORG_USER_MANAGER']),
-      ORG_OWNER: await makeCaller(server, orgId, 'org-owner', ['ORG_OWNER']),
+      ORG_USER_MANAGER: await addMachineWithToken(server, orgId, {
+        username: 'org-user-manager',
+        roles: ['ORG_USER_MANAGER'],
+      }),
+      ORG_OWNER: await addMachineWithToken(server, orgId, { username: 'org-owner', roles: ['ORG_OWNER'] }),
       IAM_USER_MANAGER: iamUserManager,
     };
   });
@@ -218,10 +216,10 @@ describe('impersonation never reaches upwards', () => {
   beforeAll(async () => {
     server = await startTestServer();
     await updateInstanceSettings(systemCtx(server), { impersonationAllowed: true });
-    const orgId = await defaultOrg(server);
+    const orgId = await defaultOrgId(server);
     project = await addProject(server);
     app = await addOidcApp(server, project, { grantTypes: ['AUTHORIZATION_CODE', 'TOKEN_EXCHANGE'] });
-    impersonator = await makeCaller(server, orgId, 'impersonator', ['ORG_IMPERSONATOR']);
+    impersonator = await addMachineWithToken(server, orgId, { username: 'impersonator', roles: ['ORG_IMPERSONATOR'] });
   });
   afterAll(() => server?.stop());
 
@@ -353,10 +351,10 @@ describe('administrators do not learn of users in organizations they cannot read
   afterAll(() => server?.stop());
 
   it('memberships and authorizations for a user of another organization are NOT_FOUND', async () => {
-    const a = await makeOrg(server, 'Reader A');
-    const b = await makeOrg(server, 'Reader B');
-    const ownerA = await makeCaller(server, a.id, 'owner-a', ['ORG_OWNER']);
-    const userB = await makeCaller(server, b.id, 'user-b');
+    const a = await addOrg(server, 'Reader A');
+    const b = await addOrg(server, 'Reader B');
+    const ownerA = await addMachineWithToken(server, a.id, { username: 'owner-a', roles: ['ORG_OWNER'] });
+    const userB = await addMachineWithToken(server, b.id, { username: 'user-b' });
     const { createProject } = await import('../../src/domain/project/commands');
     const { addProjectRole } = await import('../../src/domain/project/roles');
     const project = await createProject(systemCtx(server), { orgId: a.id, name: 'A project' });

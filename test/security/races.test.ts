@@ -1,18 +1,10 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import {
-  addApiApp,
-  addOidcApp,
-  addProject,
-  addUser,
-  basic,
-  codeFlowTokens,
-  getCode,
-  postForm,
-  REDIRECT,
-  rp,
-} from '../oidc/helpers';
+import { addApiApp, addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { basic, postForm } from '../helpers/forms';
+import { codeFlowTokens, getCode, rp } from '../helpers/login-flow';
+import { addUser } from '../helpers/users';
 
 const ROUNDS = 8;
 

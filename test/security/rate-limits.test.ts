@@ -6,9 +6,13 @@ import { onPostgres } from '../helpers/database';
 import { waitFor } from '../helpers/process';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { pidsLogging, withWorkers } from '../helpers/workers';
-import { addMachine } from '../oidc/m2m/helpers';
-import { addOidcApp, addProject, addUser, basic, Browser, REDIRECT, rp } from '../oidc/helpers';
 import * as client from 'openid-client';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { basic } from '../helpers/forms';
+import { rp } from '../helpers/login-flow';
+import { addMachine } from '../helpers/machines';
+import { addUser } from '../helpers/users';
 
 interface Answer {
   status: number;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject } from '../oidc/helpers';
+import { addOidcApp, addProject } from '../helpers/apps';
 
 describe('/authorize enforces the redirect URI rules it reports at registration', () => {
   let server: TestServer;

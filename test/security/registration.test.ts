@@ -2,17 +2,19 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
-import { makeOrg } from '../api/user/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, Browser, REDIRECT, rp } from '../oidc/helpers';
+import { REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { addRelyingParty } from '../helpers/login-flow';
+import { addOrg } from '../helpers/orgs';
+import { addUser } from '../helpers/users';
 
 describe('self-registration', () => {
   let server: TestServer;
   let config: client.Configuration;
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    config = await addRelyingParty(server, { basicAuth: true });
   });
   afterAll(() => server?.stop());
 
@@ -37,7 +39,7 @@ describe('self-registration', () => {
     });
 
   it('an anonymous visitor cannot join an organization that does not allow it by naming it in the org scope', async () => {
-    const closed = await makeOrg(server, 'Closed Org');
+    const closed = await addOrg(server, 'Closed Org');
     const browser = new Browser(server.url);
     const page = await registerPage(browser, closed.id);
     expect(page.res.status).toBe(403);
@@ -55,7 +57,7 @@ describe('self-registration', () => {
   });
 
   it('an organization that allows registration gets new users; the instance setting closes the default organization', async () => {
-    const opened = await makeOrg(server, 'Open Org');
+    const opened = await addOrg(server, 'Open Org');
     await server
       .client(OrganizationService)
       .setOrganizationLoginPolicy({ organizationId: opened.id, allowRegistration: true });

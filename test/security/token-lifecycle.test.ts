@@ -7,24 +7,15 @@ import { ProjectService } from '../../gen/portcullis/project/v2/project_service_
 import { createAuthorization } from '../../src/domain/authorization/commands';
 import { createProject } from '../../src/domain/project/commands';
 import { addProjectRole } from '../../src/domain/project/roles';
-import { makeOrg } from '../api/user/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import {
-  addApiApp,
-  addOidcApp,
-  addProject,
-  addUser,
-  Browser,
-  basic,
-  codeFlowTokens,
-  defaultOrg,
-  LOGOUT_REDIRECT,
-  postForm,
-  REDIRECT,
-  rp,
-  systemCtx,
-} from '../oidc/helpers';
-import { addMachine } from '../oidc/m2m/helpers';
+import { addApiApp, addOidcApp, addProject, LOGOUT_REDIRECT, REDIRECT } from '../helpers/apps';
+import { Browser } from '../helpers/browser';
+import { defaultOrgId, systemCtx } from '../helpers/context';
+import { basic, postForm } from '../helpers/forms';
+import { codeFlowTokens, rp } from '../helpers/login-flow';
+import { addMachine } from '../helpers/machines';
+import { addOrg } from '../helpers/orgs';
+import { addUser } from '../helpers/users';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const TT = { access: 'urn:ietf:params:oauth:token-type:access_token', id: 'urn:ietf:params:oauth:token-type:id_token' };
@@ -96,7 +87,7 @@ describe('token lifecycle', () => {
   });
 
   it('deactivating an organization stops its users and machines; reactivation restores sign-in, not old tokens', async () => {
-    const org = await makeOrg(server, 'Stopped Org');
+    const org = await addOrg(server, 'Stopped Org');
     const user = await addUser(server, { orgId: org.id });
     const machine = await addMachine(server, { orgId: org.id });
     const { tokens } = await codeFlowTokens(server, config, user);
@@ -169,7 +160,7 @@ describe('token lifecycle', () => {
   });
 
   it('a removed authorization ends refresh and the tokens already issued (authorization_required)', async () => {
-    const orgId = await defaultOrg(server);
+    const orgId = await defaultOrgId(server);
     const { id: p } = await createProject(systemCtx(server), { orgId, name: 'Guarded', authorizationRequired: true });
     await addProjectRole(systemCtx(server), { projectId: p, key: 'member', displayName: 'Member' });
     const a = await addOidcApp(server, p, { grantTypes: ['AUTHORIZATION_CODE', 'REFRESH_TOKEN'] });

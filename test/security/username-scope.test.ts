@@ -6,9 +6,11 @@ import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb'
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { execute } from '../../src/domain/execute';
 import { addOrganizationDomainIn } from '../../src/domain/org/domains';
-import { makeCaller } from '../api/user/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject, addUser, rp, signedInSubject, systemCtx } from '../oidc/helpers';
+import { systemCtx } from '../helpers/context';
+import { addRelyingParty, signedInSubject } from '../helpers/login-flow';
+import { addMachineWithToken } from '../helpers/machines';
+import { addUser } from '../helpers/users';
 
 /**
  * The domain policy (userLoginMustBeDomain): two organizations may each have an `alice`, each signs in
@@ -25,8 +27,7 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    const app = await addOidcApp(server, await addProject(server));
-    config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
+    config = await addRelyingParty(server, { basicAuth: true });
   });
   afterAll(() => server?.stop());
 
@@ -113,7 +114,7 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
   it("an organization's owner cannot turn its domain policy off to take other organizations' bare login names", async () => {
     const [mine, other] = [await org('Owner Org'), await org('Other Org')];
     const victim = await addUser(server, { orgId: other, username: 'chief', password: 'Victim-passw0rd' });
-    const owner = await makeCaller(server, mine, 'owner-of-mine', ['ORG_OWNER']);
+    const owner = await addMachineWithToken(server, mine, { username: 'owner-of-mine', roles: ['ORG_OWNER'] });
     const asOwner = server.client(OrganizationService, { token: owner.token });
     for (const target of [mine, other]) {
       const err = await asOwner

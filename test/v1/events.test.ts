@@ -1,20 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/crypto/passwords/index';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { defaultOrgId, human, post, userWithPat } from './helpers';
+import { human, post } from './helpers';
+import { defaultOrgId } from '../helpers/context';
+import { addMachineWithToken } from '../helpers/machines';
 
 const SEARCH = '/admin/v1/events/_search';
 
 describe('POST /admin/v1/events/_search', () => {
   let server: TestServer;
   const orgId = `900${Date.now()}`;
-  let otherEditor: { userId: string; pat: string };
+  let otherEditor: { userId: string; token: string };
   const bigOrgId = `901${Date.now()}`;
 
   beforeAll(async () => {
     server = await startTestServer();
     const hash = await hashPassword('Imported-Passw0rd');
-    otherEditor = await userWithPat(server, await defaultOrgId(server), ['IAM_OWNER']);
+    otherEditor = await addMachineWithToken(server, await defaultOrgId(server), {
+      name: 'v1 test',
+      roles: ['IAM_OWNER'],
+    });
     // 3 users by the bootstrap admin, 1 by another editor, and an organization of 1,100 users.
     await post(server, '/admin/v1/import', {
       dataOrgs: {
@@ -31,7 +36,7 @@ describe('POST /admin/v1/events/_search', () => {
       server,
       '/admin/v1/import',
       { dataOrgs: { orgs: [{ orgId, humanUsers: [human(`${orgId}4`, `ev4x${orgId}`)] }] } },
-      { token: otherEditor.pat },
+      { token: otherEditor.token },
     );
     const many = Array.from({ length: 1100 }, (_, i) =>
       human(`${bigOrgId}${i}`, `big${i}x${bigOrgId}`, { hashedPassword: { value: hash } }),
@@ -168,13 +173,19 @@ describe('POST /admin/v1/events/_search', () => {
 
   it('needs events.read', async () => {
     expect((await post(server, SEARCH, {}, { token: null })).status).toBe(401);
-    const orgOwner = await userWithPat(server, await defaultOrgId(server), ['ORG_OWNER']);
-    const denied = await post(server, SEARCH, {}, { token: orgOwner.pat });
+    const orgOwner = await addMachineWithToken(server, await defaultOrgId(server), {
+      name: 'v1 test',
+      roles: ['ORG_OWNER'],
+    });
+    const denied = await post(server, SEARCH, {}, { token: orgOwner.token });
     expect(denied.status).toBe(403);
     expect(denied.body.code).toBe(7);
-    expect((await post(server, '/admin/v1/events/types/_search', {}, { token: orgOwner.pat })).status).toBe(403);
-    const viewer = await userWithPat(server, await defaultOrgId(server), ['IAM_OWNER_VIEWER']);
-    expect((await post(server, SEARCH, { limit: 1 }, { token: viewer.pat })).status).toBe(200);
+    expect((await post(server, '/admin/v1/events/types/_search', {}, { token: orgOwner.token })).status).toBe(403);
+    const viewer = await addMachineWithToken(server, await defaultOrgId(server), {
+      name: 'v1 test',
+      roles: ['IAM_OWNER_VIEWER'],
+    });
+    expect((await post(server, SEARCH, { limit: 1 }, { token: viewer.token })).status).toBe(200);
   });
 
   it('rejects bad filters with 400', async () => {

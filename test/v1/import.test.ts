@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/crypto/passwords/index';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { defaultOrgId, get, human, post, userWithPat } from './helpers';
+import { get, human, post } from './helpers';
+import { defaultOrgId } from '../helpers/context';
+import { addMachineWithToken } from '../helpers/machines';
 
 const uniq = () => `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
 
@@ -353,8 +355,11 @@ describe('POST /admin/v1/import', () => {
     expect(none.body.code).toBe(16);
     const bad = await post(server, '/admin/v1/import', body, { token: 'pcp_unknown' });
     expect(bad.status).toBe(401);
-    const orgOwner = await userWithPat(server, await defaultOrgId(server), ['ORG_OWNER']);
-    const denied = await post(server, '/admin/v1/import', body, { token: orgOwner.pat });
+    const orgOwner = await addMachineWithToken(server, await defaultOrgId(server), {
+      name: 'v1 test',
+      roles: ['ORG_OWNER'],
+    });
+    const denied = await post(server, '/admin/v1/import', body, { token: orgOwner.token });
     expect(denied.status).toBe(403);
     expect(denied.body.code).toBe(7);
   });

@@ -1,11 +1,12 @@
 import { UserState } from '../../gen/portcullis/user/v2/user_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemPrincipal } from '../../src/authz/principal';
 import { createProjectGrant } from '../../src/domain/project/grants';
 import { hashPassword } from '../../src/crypto/passwords/index';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { defaultOrgId, get, post, userWithPat } from './helpers';
+import { get, post } from './helpers';
+import { defaultOrgId, systemCtx } from '../helpers/context';
+import { addMachineWithToken } from '../helpers/machines';
 
 const ORG = 'x-service-orgid';
 
@@ -13,7 +14,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
   let server: TestServer;
   let home: string; // the bootstrap administrator's organization
   let foreign: string;
-  let homeOwner: { userId: string; pat: string }; // ORG_OWNER of home only
+  let homeOwner: { userId: string; token: string }; // ORG_OWNER of home only
   const run = Date.now();
   const name = (s: string) => `${s}-${run}`;
 
@@ -25,7 +26,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
       dataOrgs: { orgs: [{ orgId: foreign, org: { name: name('Foreign') } }] },
     });
     expect(res.body.errors).toEqual([]);
-    homeOwner = await userWithPat(server, home, ['ORG_OWNER']);
+    homeOwner = await addMachineWithToken(server, home, { name: 'v1 test', roles: ['ORG_OWNER'] });
   });
   afterAll(() => server?.stop());
 
@@ -94,20 +95,20 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
 
     it('refuses a foreign organization with 403 and a malformed header with 400', async () => {
       const denied = await post(server, '/management/v1/users/human', humanBody(name('eve')), {
-        token: homeOwner.pat,
+        token: homeOwner.token,
         headers: { [ORG]: foreign },
       });
       expect(denied.status).toBe(403);
       expect(denied.body).toEqual({ code: 7, message: expect.stringContaining(foreign), details: expect.any(Array) });
       expect(
-        (await get(server, '/management/v1/users/1', { token: homeOwner.pat, headers: { [ORG]: foreign } })).status,
+        (await get(server, '/management/v1/users/1', { token: homeOwner.token, headers: { [ORG]: foreign } })).status,
       ).toBe(403);
       const malformed = await post(server, '/management/v1/users/human', humanBody(name('mal')), {
         headers: { [ORG]: 'not an id!' },
       });
       expect(malformed.status).toBe(400);
       expect(malformed.body.code).toBe(3);
-      const own = await post(server, '/management/v1/users/human', humanBody(name('own')), { token: homeOwner.pat });
+      const own = await post(server, '/management/v1/users/human', humanBody(name('own')), { token: homeOwner.token });
       expect(own.status).toBe(200);
       expect(own.body.details.resourceOwner).toBe(home);
     });
@@ -159,7 +160,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
       );
       expect(bad.status).toBe(400);
       const denied = await post(server, '/management/v1/users/human/_import', humanBody(name('imp3')), {
-        token: homeOwner.pat,
+        token: homeOwner.token,
         headers: { [ORG]: foreign },
       });
       expect(denied.status).toBe(403);
@@ -189,7 +190,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
             server,
             '/management/v1/users/machine',
             { userName: name('bot3'), name: 'Bot' },
-            { token: homeOwner.pat, headers: { [ORG]: foreign } },
+            { token: homeOwner.token, headers: { [ORG]: foreign } },
           )
         ).status,
       ).toBe(403);
@@ -212,8 +213,14 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
       });
       expect(notThere.body.result).toEqual([]);
       expect(
-        (await post(server, '/management/v1/users/_search', {}, { token: homeOwner.pat, headers: { [ORG]: foreign } }))
-          .status,
+        (
+          await post(
+            server,
+            '/management/v1/users/_search',
+            {},
+            { token: homeOwner.token, headers: { [ORG]: foreign } },
+          )
+        ).status,
       ).toBe(403);
     });
   });
@@ -233,14 +240,14 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
         state: 'ORG_STATE_ACTIVE',
         primaryDomain: expect.any(String),
       });
-      const own = await get(server, '/management/v1/orgs/me', { token: homeOwner.pat });
+      const own = await get(server, '/management/v1/orgs/me', { token: homeOwner.token });
       expect(own.body.org.id).toBe(home);
       expect(
-        (await get(server, '/management/v1/orgs/me', { token: homeOwner.pat, headers: { [ORG]: foreign } })).status,
+        (await get(server, '/management/v1/orgs/me', { token: homeOwner.token, headers: { [ORG]: foreign } })).status,
       ).toBe(403);
-      expect((await post(server, '/management/v1/orgs', { name: name('Nope') }, { token: homeOwner.pat })).status).toBe(
-        403,
-      );
+      expect(
+        (await post(server, '/management/v1/orgs', { name: name('Nope') }, { token: homeOwner.token })).status,
+      ).toBe(403);
     });
   });
 
@@ -280,7 +287,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
             server,
             '/management/v1/projects',
             { name: 'x' },
-            { token: homeOwner.pat, headers: { [ORG]: foreign } },
+            { token: homeOwner.token, headers: { [ORG]: foreign } },
           )
         ).status,
       ).toBe(403);
@@ -290,21 +297,15 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
             server,
             '/management/v1/projects/_search',
             {},
-            { token: homeOwner.pat, headers: { [ORG]: foreign } },
+            { token: homeOwner.token, headers: { [ORG]: foreign } },
           )
         ).status,
       ).toBe(403);
     });
 
     it('ListGrantedProjects lists projects granted to the organization', async () => {
-      const ctx = {
-        db: server.app.database.db,
-        instanceId: server.app.bootstrap.instanceId,
-        principal: systemPrincipal(server.app.bootstrap.instanceId),
-        service: 'test',
-      };
-      await createProjectGrant(ctx, { projectId, grantedOrgId: home, roleKeys: [] });
-      const granted = await post(server, '/management/v1/granted_projects/_search', {}, { token: homeOwner.pat });
+      await createProjectGrant(systemCtx(server), { projectId, grantedOrgId: home, roleKeys: [] });
+      const granted = await post(server, '/management/v1/granted_projects/_search', {}, { token: homeOwner.token });
       expect(granted.status).toBe(200);
       expect(granted.body.result).toContainEqual(
         expect.objectContaining({
@@ -314,7 +315,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
           projectOwnerId: foreign,
         }),
       );
-      const owned = await post(server, '/management/v1/projects/_search', {}, { token: homeOwner.pat });
+      const owned = await post(server, '/management/v1/projects/_search', {}, { token: homeOwner.token });
       expect(owned.body.result.map((p: any) => p.id)).not.toContain(projectId);
       const inForeign = await post(
         server,
@@ -329,7 +330,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
             server,
             '/management/v1/granted_projects/_search',
             {},
-            { token: homeOwner.pat, headers: { [ORG]: foreign } },
+            { token: homeOwner.token, headers: { [ORG]: foreign } },
           )
         ).status,
       ).toBe(403);
@@ -392,7 +393,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
         server,
         `/management/v1/projects/${projectId}/apps/api`,
         { name: 'API' },
-        { token: homeOwner.pat, headers: { [ORG]: foreign } },
+        { token: homeOwner.token, headers: { [ORG]: foreign } },
       );
       expect(denied.status).toBe(403);
       const badEnum = await post(
@@ -414,7 +415,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
 
   describe('GET /auth/v1/users/me', () => {
     it('returns the caller', async () => {
-      const me = await get(server, '/auth/v1/users/me', { token: homeOwner.pat });
+      const me = await get(server, '/auth/v1/users/me', { token: homeOwner.token });
       expect(me.status).toBe(200);
       expect(me.body.user).toMatchObject({
         id: homeOwner.userId,

@@ -4,7 +4,8 @@ import { AdministratorService, ResourceType } from '../../../gen/portcullis/admi
 import { OrganizationService } from '../../../gen/portcullis/org/v2/org_service_pb';
 import { ProjectService } from '../../../gen/portcullis/project/v2/project_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsSince, lastPosition, machineUser } from './fixtures';
+import { eventsSince, lastPosition } from '../../helpers/events';
+import { addMachineWithToken } from '../../helpers/machines';
 
 describe('AdministratorService', () => {
   let server: TestServer;
@@ -20,7 +21,7 @@ describe('AdministratorService', () => {
 
   it('creates, updates, lists and deletes memberships on org, project and instance, with events', async () => {
     const admins = server.client(AdministratorService);
-    const u = await machineUser(server, orgId, 'member');
+    const u = await addMachineWithToken(server, orgId, { name: 'member' });
     const position = await lastPosition(server);
     const onOrg = { resource: { case: 'organizationId' as const, value: orgId } };
     const onProject = { resource: { case: 'projectId' as const, value: projectId } };
@@ -69,7 +70,7 @@ describe('AdministratorService', () => {
 
   it('validates roles against the resource and leaves no event on failure', async () => {
     const admins = server.client(AdministratorService);
-    const u = await machineUser(server, orgId, 'invalid');
+    const u = await addMachineWithToken(server, orgId, { name: 'invalid' });
     const position = await lastPosition(server);
     await expect(
       admins.createAdministrator({
@@ -108,7 +109,7 @@ describe('AdministratorService', () => {
 
   it('works over gRPC (h2c) too', async () => {
     const grpc = server.client(AdministratorService, { protocol: 'grpc' });
-    const u = await machineUser(server, orgId, 'grpc');
+    const u = await addMachineWithToken(server, orgId, { name: 'grpc' });
     await grpc.createAdministrator({
       userId: u.userId,
       resource: { resource: { case: 'projectId', value: projectId } },

@@ -6,7 +6,7 @@ import { InstanceService } from '../../../gen/portcullis/instance/v2/instance_se
 import { OrganizationService } from '../../../gen/portcullis/org/v2/org_service_pb';
 import { ProjectService } from '../../../gen/portcullis/project/v2/project_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { machineUser } from './fixtures';
+import { addMachineWithToken } from '../../helpers/machines';
 
 const hidden = { code: Code.NotFound };
 const hiddenOrDenied = (err: any) => expect([Code.NotFound, Code.PermissionDenied]).toContain(err.code);
@@ -39,10 +39,10 @@ describe('permissions across organizations', () => {
     projectA2 = (await projects.createProject({ organizationId: orgA, name: 'Project A2' })).projectId;
     projectB = (await projects.createProject({ organizationId: orgB, name: 'Project B' })).projectId;
     await projects.addProjectRole({ projectId: projectB, roleKey: 'r', displayName: 'R' });
-    adminA = await machineUser(server, orgA, 'admin-a');
-    adminB = await machineUser(server, orgB, 'admin-b');
-    nobody = await machineUser(server, orgA, 'nobody');
-    projectOwner = await machineUser(server, orgA, 'project-owner');
+    adminA = await addMachineWithToken(server, orgA, { name: 'admin-a' });
+    adminB = await addMachineWithToken(server, orgB, { name: 'admin-b' });
+    nobody = await addMachineWithToken(server, orgA, { name: 'nobody' });
+    projectOwner = await addMachineWithToken(server, orgA, { name: 'project-owner' });
     await admins.createAdministrator({
       userId: adminA.userId,
       resource: { resource: { case: 'organizationId', value: orgA } },

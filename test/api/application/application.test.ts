@@ -24,7 +24,8 @@ import {
   verifyClientSecret,
 } from '../../../src/domain/application/queries';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { createProject } from './fixtures';
+import { addProject } from '../../helpers/apps';
+import { defaultOrgId } from '../../helpers/context';
 
 const SAML_METADATA = `<?xml version="1.0"?>
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://sp.example.com/metadata">
@@ -42,10 +43,8 @@ describe('ApplicationService', () => {
   beforeAll(async () => {
     server = await startTestServer();
     apps = server.client(ApplicationService);
-    orgId = (
-      await server.app.database.db.select({ orgId: users.orgId }).from(users).where(eq(users.username, 'admin-machine'))
-    )[0].orgId;
-    projectId = await createProject(server, orgId, 'Shop Front');
+    orgId = await defaultOrgId(server);
+    projectId = await addProject(server, { orgId, name: 'Shop Front' });
   });
   afterAll(() => server?.stop());
 
@@ -479,7 +478,7 @@ describe('ApplicationService', () => {
   });
 
   it('lists with filters and pagination', async () => {
-    const other = await createProject(server, orgId, 'Back Office');
+    const other = await addProject(server, { orgId, name: 'Back Office' });
     for (const name of ['Office Alpha', 'Office Beta', 'office gamma']) {
       await apps.createApplication({ projectId: other, name, configuration: { case: 'api', value: {} } });
     }
@@ -547,7 +546,7 @@ describe('ApplicationService', () => {
   it('records each mutation as an event on the project with editor and owner; a failed command records none', async () => {
     const db = server.app.database.db;
     const [machine] = await db.select({ id: users.id }).from(users).where(eq(users.username, 'admin-machine'));
-    const project = await createProject(server, orgId, 'Evented');
+    const project = await addProject(server, { orgId, name: 'Evented' });
     const created = await apps.createApplication({
       projectId: project,
       name: 'Evented',

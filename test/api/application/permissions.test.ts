@@ -3,9 +3,12 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OidcAuthMethodType } from '../../../gen/portcullis/application/v2/application_pb';
 import { ApplicationService } from '../../../gen/portcullis/application/v2/application_service_pb';
-import { events, users } from '../../../src/db/schema/index';
+import { events } from '../../../src/db/schema/index';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { createCaller, createOrg, createProject } from './fixtures';
+import { addProject } from '../../helpers/apps';
+import { defaultOrgId } from '../../helpers/context';
+import { addMachineWithToken, type Membership } from '../../helpers/machines';
+import { addOrg } from '../../helpers/orgs';
 
 describe('ApplicationService permissions', () => {
   let server: TestServer;
@@ -36,19 +39,17 @@ describe('ApplicationService permissions', () => {
   beforeAll(async () => {
     server = await startTestServer();
     admin = server.client(ApplicationService);
-    orgA = (
-      await server.app.database.db.select({ orgId: users.orgId }).from(users).where(eq(users.username, 'admin-machine'))
-    )[0].orgId;
-    orgB = await createOrg(server, 'Org B');
-    projectA = await createProject(server, orgA, 'A one');
-    projectA2 = await createProject(server, orgA, 'A two');
-    projectB = await createProject(server, orgB, 'B one');
+    orgA = await defaultOrgId(server);
+    orgB = (await addOrg(server, 'Org B')).id;
+    projectA = await addProject(server, { orgId: orgA, name: 'A one' });
+    projectA2 = await addProject(server, { orgId: orgA, name: 'A two' });
+    projectB = await addProject(server, { orgId: orgB, name: 'B one' });
     appA = (await keyApp(projectA, 'App A')).applicationId;
     appA2 = (await keyApp(projectA2, 'App A2')).applicationId;
     appB = (await keyApp(projectB, 'App B')).applicationId;
-    const clientFor = async (orgId: string, membership?: Parameters<typeof createCaller>[2]) =>
+    const clientFor = async (orgId: string, membership?: Membership) =>
       server.client(ApplicationService, {
-        token: (await createCaller(server, orgId, membership)).token,
+        token: (await addMachineWithToken(server, orgId, { membership })).token,
         protocol: 'grpc',
       });
     adminB = await clientFor(orgB, {

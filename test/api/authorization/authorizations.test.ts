@@ -4,7 +4,8 @@ import { AuthorizationService } from '../../../gen/portcullis/authorization/v2/a
 import { OrganizationService } from '../../../gen/portcullis/org/v2/org_service_pb';
 import { ProjectService } from '../../../gen/portcullis/project/v2/project_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsSince, lastPosition, machineUser } from '../administrator/fixtures';
+import { eventsSince, lastPosition } from '../../helpers/events';
+import { addMachineWithToken } from '../../helpers/machines';
 
 describe('AuthorizationService', () => {
   let server: TestServer;
@@ -18,7 +19,7 @@ describe('AuthorizationService', () => {
     projectId = (await projects.createProject({ organizationId: orgId, name: 'Authz Project' })).projectId;
     await projects.addProjectRole({ projectId, roleKey: 'reader', displayName: 'Reader' });
     await projects.addProjectRole({ projectId, roleKey: 'writer', displayName: 'Writer' });
-    user = await machineUser(server, orgId, 'authz-user');
+    user = await addMachineWithToken(server, orgId, { name: 'authz-user' });
   });
   afterAll(() => server?.stop());
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService, SigningAlgorithm } from '../../../gen/portcullis/instance/v2/instance_service_pb';
 import { getInstanceSettings } from '../../../src/domain/instance/settings';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsSince, lastPosition } from '../administrator/fixtures';
+import { eventsSince, lastPosition } from '../../helpers/events';
 
 describe('InstanceService', () => {
   let server: TestServer;

@@ -8,7 +8,8 @@ import { OrganizationService } from '../../../gen/portcullis/org/v2/org_service_
 import { ProjectService } from '../../../gen/portcullis/project/v2/project_service_pb';
 import { users } from '../../../src/db/schema/index';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsSince, lastPosition, machineUser } from '../administrator/fixtures';
+import { eventsSince, lastPosition } from '../../helpers/events';
+import { addMachineWithToken } from '../../helpers/machines';
 
 describe('DeleteOrganization', () => {
   let server: TestServer;
@@ -24,7 +25,7 @@ describe('DeleteOrganization', () => {
     const authz = server.client(AuthorizationService);
     const { organizationId } = await orgs.createOrganization({ name: 'Doomed' });
     const { organizationId: other } = await orgs.createOrganization({ name: 'Survivor' });
-    const member = await machineUser(server, organizationId, 'doomed', 'doomed-user');
+    const member = await addMachineWithToken(server, organizationId, { name: 'doomed', username: 'doomed-user' });
     await server.client(AdministratorService).createAdministrator({
       userId: member.userId,
       resource: { resource: { case: 'organizationId', value: organizationId } },
@@ -64,7 +65,7 @@ describe('DeleteOrganization', () => {
       .from(users)
       .where(eq(users.id, member.userId));
     expect(row.state).toBe('REMOVED');
-    await machineUser(server, other, 'again', 'doomed-user');
+    await addMachineWithToken(server, other, { name: 'again', username: 'doomed-user' });
     // The generated domain and the name are free for a new organization.
     const again = await orgs.createOrganization({ name: 'Doomed' });
     expect((await orgs.getOrganization({ organizationId: again.organizationId })).organization?.primaryDomain).toBe(

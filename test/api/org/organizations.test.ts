@@ -6,7 +6,8 @@ import { OrganizationService, OrganizationState } from '../../../gen/portcullis/
 import { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { InstanceService } from '../../../gen/portcullis/instance/v2/instance_service_pb';
-import { eventsSince, lastPosition, machineUser } from '../administrator/fixtures';
+import { eventsSince, lastPosition } from '../../helpers/events';
+import { addMachineWithToken } from '../../helpers/machines';
 
 describe('OrganizationService', () => {
   let server: TestServer;
@@ -30,7 +31,7 @@ describe('OrganizationService', () => {
 
   it('creates the first administrators: a new human user and an existing user, default role ORG_OWNER', async () => {
     const defaultOrg = (await server.client(InstanceService).getInstance({})).instance!.defaultOrganizationId;
-    const existing = await machineUser(server, defaultOrg, 'existing-admin');
+    const existing = await addMachineWithToken(server, defaultOrg, { name: 'existing-admin' });
     const position = await lastPosition(server);
     const res = await orgs.createOrganization({
       name: 'With Admins',
@@ -174,7 +175,7 @@ describe('OrganizationService', () => {
   it('updates, deactivates and activates, with events', async () => {
     const { organizationId } = await orgs.createOrganization({ name: 'Lifecycle' });
     const member = server.client(OrganizationService, {
-      token: (await machineUser(server, organizationId, 'lifecycle')).token,
+      token: (await addMachineWithToken(server, organizationId, { name: 'lifecycle' })).token,
     });
     await member.listOrganizations({});
     const position = await lastPosition(server);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrganizationService } from '../../../gen/portcullis/org/v2/org_service_pb';
 import { ProjectService } from '../../../gen/portcullis/project/v2/project_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsSince, lastPosition } from '../administrator/fixtures';
+import { eventsSince, lastPosition } from '../../helpers/events';
 
 describe('concurrent commands on one project', () => {
   let server: TestServer;

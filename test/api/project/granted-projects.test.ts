@@ -5,7 +5,8 @@ import { AuthorizationService } from '../../../gen/portcullis/authorization/v2/a
 import { OrganizationService } from '../../../gen/portcullis/org/v2/org_service_pb';
 import { GrantState, ProjectService } from '../../../gen/portcullis/project/v2/project_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsSince, lastPosition, machineUser } from '../administrator/fixtures';
+import { eventsSince, lastPosition } from '../../helpers/events';
+import { addMachineWithToken } from '../../helpers/machines';
 
 describe('a project granted to another organization', () => {
   let server: TestServer;
@@ -28,9 +29,9 @@ describe('a project granted to another organization', () => {
     for (const key of ['a', 'b', 'c'])
       await projects.addProjectRole({ projectId, roleKey: key, displayName: key.toUpperCase() });
     await projects.createProjectGrant({ projectId, grantedOrganizationId: partner, roleKeys: ['a', 'b'] });
-    partnerAdmin = await machineUser(server, partner, 'partner-admin');
-    partnerUser = await machineUser(server, partner, 'partner-user');
-    ownerUser = await machineUser(server, owner, 'owner-user');
+    partnerAdmin = await addMachineWithToken(server, partner, { name: 'partner-admin' });
+    partnerUser = await addMachineWithToken(server, partner, { name: 'partner-user' });
+    ownerUser = await addMachineWithToken(server, owner, { name: 'owner-user' });
     await server.client(AdministratorService).createAdministrator({
       userId: partnerAdmin.userId,
       resource: { resource: { case: 'organizationId', value: partner } },

@@ -4,7 +4,7 @@ import { ApplicationService } from '../../../gen/portcullis/application/v2/appli
 import { OrganizationService } from '../../../gen/portcullis/org/v2/org_service_pb';
 import { GrantState, ProjectService, ProjectState } from '../../../gen/portcullis/project/v2/project_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsSince, lastPosition } from '../administrator/fixtures';
+import { eventsSince, lastPosition } from '../../helpers/events';
 
 describe('ProjectService', () => {
   let server: TestServer;

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessTokenType, UserState } from '../../../gen/portcullis/user/v2/user_pb';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { defaultOrgId, eventsOf } from './fixtures';
+import { defaultOrgId } from '../../helpers/context';
+import { eventsOf } from '../../helpers/events';
 
 const profile = { givenName: 'Ada', familyName: 'Lovelace' };
 

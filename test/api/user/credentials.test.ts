@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { checkUserPassword } from '../../../src/domain/user/queries';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { defaultOrgId, eventsOf } from './fixtures';
+import { defaultOrgId } from '../../helpers/context';
+import { eventsOf } from '../../helpers/events';
 
 describe('credentials, email, invitations and metadata', () => {
   let server: TestServer;

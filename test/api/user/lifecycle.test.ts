@@ -4,7 +4,9 @@ import { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
 import { UserState, UserType } from '../../../gen/portcullis/user/v2/user_pb';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { defaultOrgId, eventsOf, makeOrg } from './fixtures';
+import { defaultOrgId } from '../../helpers/context';
+import { eventsOf } from '../../helpers/events';
+import { addOrg } from '../../helpers/orgs';
 
 describe('user lifecycle and listing', () => {
   let server: TestServer;
@@ -25,7 +27,7 @@ describe('user lifecycle and listing', () => {
   beforeAll(async () => {
     server = await startTestServer();
     orgId = await defaultOrgId(server);
-    otherOrg = await makeOrg(server, 'Lifecycle Other');
+    otherOrg = await addOrg(server, 'Lifecycle Other');
   });
   afterAll(() => server?.stop());
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { deliverPending } from '../../../src/notify/delivery';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { defaultOrgId } from './fixtures';
+import { defaultOrgId } from '../../helpers/context';
 
 /** A minimal SMTP server on loopback that records each message it accepts. */
 function startSmtpSink(): Promise<{ port: number; messages: string[]; close: () => void }> {

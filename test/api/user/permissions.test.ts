@@ -2,7 +2,10 @@ import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { eventsOf, makeCaller, makeOrg } from './fixtures';
+import { systemCtx } from '../../helpers/context';
+import { eventsOf } from '../../helpers/events';
+import { addMachineWithToken } from '../../helpers/machines';
+import { addOrg } from '../../helpers/orgs';
 
 describe('UserService permissions', () => {
   let server: TestServer;
@@ -27,10 +30,10 @@ describe('UserService permissions', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    orgA = (await makeOrg(server, 'Perm Org A')).id;
-    orgB = (await makeOrg(server, 'Perm Org B')).id;
-    adminA = await makeCaller(server, orgA, 'admin-a', ['ORG_OWNER']);
-    plainA = await makeCaller(server, orgA, 'plain-a');
+    orgA = (await addOrg(server, 'Perm Org A')).id;
+    orgB = (await addOrg(server, 'Perm Org B')).id;
+    adminA = await addMachineWithToken(server, orgA, { username: 'admin-a', roles: ['ORG_OWNER'] });
+    plainA = await addMachineWithToken(server, orgA, { username: 'plain-a' });
     const iam = server.client(UserService);
     userB = (await iam.createUser(humanIn(orgB, 'user-b'))).id;
     machineB = (
@@ -105,7 +108,7 @@ describe('UserService permissions', () => {
   });
 
   it('a locked or deleted user can no longer call the API with its token', async () => {
-    const victim = await makeCaller(server, orgA, 'soon-locked');
+    const victim = await addMachineWithToken(server, orgA, { username: 'soon-locked' });
     const asVictim = server.client(UserService, { token: victim.token });
     expect((await asVictim.getUserByID({ userId: victim.userId })).user?.userId).toBe(victim.userId);
     await server.client(UserService, { token: adminA.token }).lockUser({ userId: victim.userId });
@@ -155,11 +158,8 @@ describe('UserService permissions', () => {
     // Humans get tokens from the OIDC layer; here the token comes from a PAT on the same principal path.
     const { addPersonalAccessToken } = await import('../../../src/domain/user/personal-access-tokens');
     const { execute } = await import('../../../src/domain/execute');
-    const { systemPrincipal } = await import('../../../src/authz/principal');
-    const instanceId = server.app.bootstrap.instanceId;
-    const { token } = await execute(
-      { db: server.app.database.db, instanceId, principal: systemPrincipal(instanceId), service: 'test' },
-      (scope) => addPersonalAccessToken(scope, { userId: self.id, orgId: orgA }),
+    const { token } = await execute(systemCtx(server), (scope) =>
+      addPersonalAccessToken(scope, { userId: self.id, orgId: orgA }),
     );
     const users = server.client(UserService, { token });
     const noProof = await users

@@ -4,8 +4,12 @@ import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { changeUserState, deleteUser } from '../../../src/domain/user/lifecycle';
 import { removeSecret } from '../../../src/domain/user/credentials';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { addApiApp, addProject, basic, rp, systemCtx } from '../helpers';
-import { addMachine, audScope, decodePayload, form, machineConfig } from './helpers';
+import { addApiApp, addProject } from '../../helpers/apps';
+import { systemCtx } from '../../helpers/context';
+import { basic, postFormJson } from '../../helpers/forms';
+import { audScope, decodePayload } from '../../helpers/jwt-grants';
+import { rp } from '../../helpers/login-flow';
+import { addMachine, machineConfig } from '../../helpers/machines';
 
 describe('client credentials grant (machine users)', () => {
   let server: TestServer;
@@ -57,7 +61,7 @@ describe('client credentials grant (machine users)', () => {
 
   it('refuses a wrong secret, an unknown client, and two client authentication methods in one request', async () => {
     const m = await addMachine(server);
-    const wrong = await form(
+    const wrong = await postFormJson(
       server,
       '/oauth/v2/token',
       { grant_type: 'client_credentials' },
@@ -65,13 +69,13 @@ describe('client credentials grant (machine users)', () => {
     );
     expect(wrong.status).toBe(401);
     expect(wrong.body.error).toBe('invalid_client');
-    const unknown = await form(server, '/oauth/v2/token', {
+    const unknown = await postFormJson(server, '/oauth/v2/token', {
       grant_type: 'client_credentials',
       client_id: 'nobody',
       client_secret: 'x',
     });
     expect(unknown.body.error).toBe('invalid_client');
-    const both = await form(
+    const both = await postFormJson(
       server,
       '/oauth/v2/token',
       { grant_type: 'client_credentials', client_id: m.username, client_secret: m.clientSecret },
@@ -82,7 +86,7 @@ describe('client credentials grant (machine users)', () => {
   });
 
   it('refuses applications: client_credentials is for machine users', async () => {
-    const r = await form(
+    const r = await postFormJson(
       server,
       '/oauth/v2/token',
       { grant_type: 'client_credentials' },
@@ -123,7 +127,7 @@ describe('client credentials grant (machine users)', () => {
   it('a deactivated machine user gets no new token', async () => {
     const m = await addMachine(server);
     await changeUserState(systemCtx(server), m.id, 'deactivate');
-    const r = await form(
+    const r = await postFormJson(
       server,
       '/oauth/v2/token',
       { grant_type: 'client_credentials' },

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdministrator } from '../../../src/domain/administrator/manage';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { addOidcApp, addProject, basic, defaultOrg, systemCtx } from '../helpers';
-import { addMachine, audScope, form, TOKEN_EXCHANGE, TT } from './helpers';
+import { addOidcApp, addProject } from '../../helpers/apps';
+import { defaultOrgId, systemCtx } from '../../helpers/context';
+import { basic, postFormJson } from '../../helpers/forms';
+import { audScope, TOKEN_EXCHANGE, TT } from '../../helpers/jwt-grants';
+import { addMachine } from '../../helpers/machines';
 
 describe('token exchange without the instance setting impersonationAllowed', () => {
   let server: TestServer;
@@ -18,12 +21,12 @@ describe('token exchange without the instance setting impersonationAllowed', () 
     const actor = await addMachine(server);
     await createAdministrator(systemCtx(server), {
       userId: actor.id,
-      resource: { orgId: await defaultOrg(server) },
+      resource: { orgId: await defaultOrgId(server) },
       roles: ['ORG_IMPERSONATOR'],
     });
     const cc = async (m: { username: string; clientSecret: string }) =>
       (
-        await form(
+        await postFormJson(
           server,
           '/oauth/v2/token',
           { grant_type: 'client_credentials', scope: audScope(project) },
@@ -32,7 +35,7 @@ describe('token exchange without the instance setting impersonationAllowed', () 
       ).body.access_token as string;
     const auth = { authorization: basic(app.clientId, app.clientSecret!) };
     const subjectToken = await cc(subject);
-    const refused = await form(
+    const refused = await postFormJson(
       server,
       '/oauth/v2/token',
       {
@@ -46,7 +49,7 @@ describe('token exchange without the instance setting impersonationAllowed', () 
     );
     expect(refused.status).toBe(400);
     expect(refused.body.error_description).toMatch(/impersonation is not allowed/);
-    const plain = await form(
+    const plain = await postFormJson(
       server,
       '/oauth/v2/token',
       { grant_type: TOKEN_EXCHANGE, subject_token: subjectToken, subject_token_type: TT.access },

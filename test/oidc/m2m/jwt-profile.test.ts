@@ -2,17 +2,12 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeKey } from '../../../src/domain/user/credentials';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { addApiApp, addProject, rp, systemCtx } from '../helpers';
-import {
-  addMachine,
-  assertion,
-  audScope,
-  decodePayload,
-  form,
-  JWT_BEARER,
-  machineConfig,
-  otherRsaKey,
-} from './helpers';
+import { addApiApp, addProject } from '../../helpers/apps';
+import { systemCtx } from '../../helpers/context';
+import { postFormJson } from '../../helpers/forms';
+import { assertion, audScope, decodePayload, JWT_BEARER, otherRsaKey } from '../../helpers/jwt-grants';
+import { rp } from '../../helpers/login-flow';
+import { addMachine, machineConfig } from '../../helpers/machines';
 
 describe('JWT profile grant (machine user keys)', () => {
   let server: TestServer;
@@ -27,7 +22,7 @@ describe('JWT profile grant (machine user keys)', () => {
   afterAll(() => server?.stop());
 
   const grant = (a: string, scope = 'openid') =>
-    form(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: a, scope });
+    postFormJson(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: a, scope });
 
   it('issues an access token and, with openid, an ID token of the service user', async () => {
     const m = await addMachine(server, { accessTokenType: 'JWT' });
@@ -65,7 +60,10 @@ describe('JWT profile grant (machine user keys)', () => {
 
   it('scope is required (§4.3): without it the request is invalid_request', async () => {
     const m = await addMachine(server);
-    const r = await form(server, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(server, m) });
+    const r = await postFormJson(server, '/oauth/v2/token', {
+      grant_type: JWT_BEARER,
+      assertion: await assertion(server, m),
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('scope') });
   });
@@ -118,7 +116,7 @@ describe('JWT profile grant (machine user keys)', () => {
   });
 
   it('needs the assertion', async () => {
-    const r = await form(server, '/oauth/v2/token', { grant_type: JWT_BEARER });
+    const r = await postFormJson(server, '/oauth/v2/token', { grant_type: JWT_BEARER });
     expect(r.body.error).toBe('invalid_request');
   });
 });

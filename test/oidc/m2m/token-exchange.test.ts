@@ -6,28 +6,13 @@ import { createApplicationKey } from '../../../src/domain/application/keys';
 import { createAdministrator } from '../../../src/domain/administrator/manage';
 import { updateInstanceSettings } from '../../../src/domain/instance/update-settings';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import {
-  addApiApp,
-  addOidcApp,
-  addProject,
-  addUser,
-  basic,
-  codeFlowTokens,
-  defaultOrg,
-  rp,
-  systemCtx,
-} from '../helpers';
-import {
-  addMachine,
-  assertion,
-  audScope,
-  decodePayload,
-  form,
-  JWT_BEARER,
-  machineConfig,
-  TOKEN_EXCHANGE,
-  TT,
-} from './helpers';
+import { addApiApp, addOidcApp, addProject } from '../../helpers/apps';
+import { defaultOrgId, systemCtx } from '../../helpers/context';
+import { basic, postFormJson } from '../../helpers/forms';
+import { assertion, audScope, decodePayload, JWT_BEARER, TOKEN_EXCHANGE, TT } from '../../helpers/jwt-grants';
+import { codeFlowTokens, rp } from '../../helpers/login-flow';
+import { addMachine, machineConfig } from '../../helpers/machines';
+import { addUser } from '../../helpers/users';
 
 describe('token exchange (§2.8 matrix, impersonation)', () => {
   let server: TestServer;
@@ -60,7 +45,7 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
     outsider = await addMachine(server, { accessTokenType: 'JWT' });
     await createAdministrator(ctx, {
       userId: actor.id,
-      resource: { orgId: await defaultOrg(server) },
+      resource: { orgId: await defaultOrgId(server) },
       roles: ['ORG_IMPERSONATOR'],
     });
     const scope = `openid profile ${audScope(project)}`;
@@ -71,7 +56,7 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
       await client.clientCredentialsGrant(await machineConfig(server, opaqueSubject), { scope })
     ).access_token;
     tokens.subjectIdToken = (
-      await form(server, '/oauth/v2/token', {
+      await postFormJson(server, '/oauth/v2/token', {
         grant_type: JWT_BEARER,
         assertion: await assertion(server, subject),
         scope,
@@ -79,7 +64,7 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
     ).body.id_token;
     tokens.actor = (await client.clientCredentialsGrant(await machineConfig(server, actor), { scope })).access_token;
     tokens.actorIdToken = (
-      await form(server, '/oauth/v2/token', {
+      await postFormJson(server, '/oauth/v2/token', {
         grant_type: JWT_BEARER,
         assertion: await assertion(server, actor),
         scope,
@@ -95,7 +80,7 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
 
   const exchange = (params: Record<string, string>) => client.genericGrantRequest(appConfig, TOKEN_EXCHANGE, params);
   const raw = (params: Record<string, string>, auth = basic(app.clientId, app.clientSecret!)) =>
-    form(server, '/oauth/v2/token', { grant_type: TOKEN_EXCHANGE, ...params }, { authorization: auth });
+    postFormJson(server, '/oauth/v2/token', { grant_type: TOKEN_EXCHANGE, ...params }, { authorization: auth });
 
   describe('allowed', () => {
     it('access token (JWT) → default: an opaque access token, issued_token_type access_token', async () => {
@@ -194,7 +179,7 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
         new SignJWT({ iat: now, exp: now + 300, jti: randomUUID(), aud: server.url, ...claims })
           .setProtectedHeader({ alg: 'RS256', kid: keyApp.keyId })
           .sign(key);
-      const r = await form(server, '/oauth/v2/token', {
+      const r = await postFormJson(server, '/oauth/v2/token', {
         grant_type: TOKEN_EXCHANGE,
         client_id: keyApp.clientId,
         client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
