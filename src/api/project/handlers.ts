@@ -32,7 +32,8 @@ import {
 } from '../../domain/project/queries';
 import { addProjectRole, removeProjectRole, updateProjectRole } from '../../domain/project/roles';
 import { ctxOf } from '../context';
-import { pageIn, pageOut, textMethod, ts } from '../instance/paging';
+import { pageIn, pageOut, textMethodIn } from '../convert/list';
+import { ts } from '../convert/time';
 
 const PROJECT_STATES: Record<string, ProjectState> = { ACTIVE: ProjectState.ACTIVE, INACTIVE: ProjectState.INACTIVE };
 const GRANT_STATES: Record<string, GrantState> = { ACTIVE: GrantState.ACTIVE, INACTIVE: GrantState.INACTIVE };
@@ -77,7 +78,7 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
       for (const f of req.filters) {
         switch (f.filter.case) {
           case 'name':
-            filters.push({ name: f.filter.value.name, method: textMethod(f.filter.value.method) });
+            filters.push({ name: f.filter.value.name, method: textMethodIn(f.filter.value.method) ?? 'equals' });
             break;
           case 'inProjectIds':
             filters.push({ projectIds: f.filter.value.projectIds });

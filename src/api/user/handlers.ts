@@ -30,16 +30,15 @@ import {
   listUsers,
 } from '../../domain/user/queries';
 import { ctxOf } from '../context';
-import { pageIn } from '../instance/paging';
+import { pageIn, pageOut } from '../convert/list';
+import { optDate, ts } from '../convert/time';
 import {
   accessTokenTypeIn,
   emailVerificationIn,
   filterIn,
   genderIn,
-  optDate,
-  paginationOut,
+  secretOut,
   phoneVerificationIn,
-  ts,
   userOut,
 } from './convert';
 
@@ -107,7 +106,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
 
     async listUsers(req, hc) {
       const r = await listUsers(ctxOf(deps, hc), { filters: req.filters.map(filterIn), page: pageIn(req.pagination) });
-      return { pagination: paginationOut(r.total, r.limit), result: r.users.map(userOut) };
+      return { pagination: pageOut(r), result: r.items.map(userOut) };
     },
 
     async updateUser(req, hc) {
@@ -266,14 +265,8 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     async listKeys(req, hc) {
       const r = await listKeys(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
       return {
-        pagination: paginationOut(r.total, r.limit),
-        result: r.keys.map((k) => ({
-          id: k.id,
-          userId: k.userId,
-          organizationId: k.orgId,
-          creationDate: ts(k.createdAt),
-          expirationDate: k.expiresAt ? ts(k.expiresAt) : undefined,
-        })),
+        pagination: pageOut(r),
+        result: r.items.map(secretOut),
       };
     },
 
@@ -294,14 +287,8 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     async listPersonalAccessTokens(req, hc) {
       const r = await listPersonalAccessTokens(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
       return {
-        pagination: paginationOut(r.total, r.limit),
-        result: r.tokens.map((t) => ({
-          id: t.id,
-          userId: t.userId,
-          organizationId: t.orgId,
-          creationDate: ts(t.createdAt),
-          expirationDate: t.expiresAt ? ts(t.expiresAt) : undefined,
-        })),
+        pagination: pageOut(r),
+        result: r.items.map(secretOut),
       };
     },
 
@@ -317,7 +304,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
     async listUserMetadata(req, hc) {
       const r = await listUserMetadata(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
-      return { pagination: paginationOut(r.total, r.limit), metadata: r.metadata };
+      return { pagination: pageOut(r), metadata: r.items };
     },
   };
 }

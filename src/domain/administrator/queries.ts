@@ -1,7 +1,7 @@
-import { type SQL, and, asc, count, desc, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import { type SQL, and, count, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { administrators, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { type ListResult, type PageRequest, page } from '../instance/pagination';
+import { type ListResult, type PageRequest, listResult, ordered, page } from '../list/page';
 
 export type AdministratorRecord = typeof administrators.$inferSelect;
 
@@ -38,19 +38,19 @@ export async function listAdministrators(
   if (req.userId) conds.push(eq(administrators.userId, req.userId));
   if (req.role) conds.push(sql`${req.role} = any(${administrators.roles})`);
   const where = and(...conds);
-  const [{ n }] = await ctx.db
-    .select({ n: count() })
-    .from(administrators)
-    .innerJoin(users, eq(users.id, administrators.userId))
-    .where(where);
-  const dir = p.asc ? asc : desc;
-  const rows = await ctx.db
+  const rows = ctx.db
     .select({ a: administrators })
     .from(administrators)
     .innerJoin(users, eq(users.id, administrators.userId))
     .where(where)
-    .orderBy(dir(administrators.createdAt), dir(administrators.userId), dir(administrators.resourceId))
+    .orderBy(...ordered(p, administrators.createdAt, administrators.userId, administrators.resourceId))
     .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items: rows.map((x) => x.a) };
+    .offset(p.offset)
+    .then((r) => r.map((x) => x.a));
+  const total = ctx.db
+    .select({ n: count() })
+    .from(administrators)
+    .innerJoin(users, eq(users.id, administrators.userId))
+    .where(where);
+  return listResult(p, rows, total);
 }

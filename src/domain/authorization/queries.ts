@@ -1,7 +1,7 @@
-import { type SQL, and, asc, count, desc, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import { type SQL, and, count, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { authorizations, projects, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { type ListResult, type PageRequest, page } from '../instance/pagination';
+import { type ListResult, type PageRequest, listResult, ordered, page } from '../list/page';
 
 export interface AuthorizationRecord {
   id: string;
@@ -38,14 +38,7 @@ export async function listAuthorizations(
   if (req.orgId) conds.push(eq(authorizations.orgId, req.orgId));
   if (req.roleKey) conds.push(sql`${req.roleKey} = any(${authorizations.roleKeys})`);
   const where = and(...conds);
-  const [{ n }] = await ctx.db
-    .select({ n: count() })
-    .from(authorizations)
-    .innerJoin(projects, eq(projects.id, authorizations.projectId))
-    .innerJoin(users, eq(users.id, authorizations.userId))
-    .where(where);
-  const dir = p.asc ? asc : desc;
-  const items = await ctx.db
+  const rows = ctx.db
     .select({
       id: authorizations.id,
       userId: authorizations.userId,
@@ -61,8 +54,14 @@ export async function listAuthorizations(
     .innerJoin(projects, eq(projects.id, authorizations.projectId))
     .innerJoin(users, eq(users.id, authorizations.userId))
     .where(where)
-    .orderBy(dir(authorizations.createdAt), dir(authorizations.id))
+    .orderBy(...ordered(p, authorizations.createdAt, authorizations.id))
     .limit(p.limit)
     .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+  const total = ctx.db
+    .select({ n: count() })
+    .from(authorizations)
+    .innerJoin(projects, eq(projects.id, authorizations.projectId))
+    .innerJoin(users, eq(users.id, authorizations.userId))
+    .where(where);
+  return listResult(p, rows, total);
 }

@@ -1,7 +1,9 @@
-import { type SQL, and, asc, count, desc, eq, exists, inArray, ne, sql } from 'drizzle-orm';
+import { type SQL, and, eq, exists, inArray, ne, sql } from 'drizzle-orm';
 import { orgDomains, orgMetadata, orgs } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { type ListResult, type PageRequest, type TextMethod, page, textCondition } from '../instance/pagination';
+import { type ListResult, type PageRequest, emptyList, page } from '../list/page';
+import { listRows } from '../list/table';
+import { type TextMethod, textCondition } from '../list/text-filter';
 import { type Org, orgFor } from './access';
 
 export type OrgFilter =
@@ -21,7 +23,7 @@ export async function listOrganizations(
 ): Promise<ListResult<Org>> {
   const p = page(req.page);
   const scope = ctx.principal.orgScope('org.read');
-  if (scope !== 'all' && scope.length === 0) return { total: 0, appliedLimit: p.limit, items: [] };
+  if (scope !== 'all' && scope.length === 0) return emptyList(p);
   const conds: (SQL | undefined)[] = [ne(orgs.state, 'REMOVED')];
   if (scope !== 'all') conds.push(inArray(orgs.id, scope));
   for (const f of req.filters ?? []) {
@@ -38,16 +40,7 @@ export async function listOrganizations(
     else if ('state' in f) conds.push(eq(orgs.state, f.state));
     else if ('ids' in f) conds.push(f.ids.length ? inArray(orgs.id, f.ids) : sql`false`);
   }
-  const where = and(...conds);
-  const [{ n }] = await ctx.db.select({ n: count() }).from(orgs).where(where);
-  const items = await ctx.db
-    .select()
-    .from(orgs)
-    .where(where)
-    .orderBy(p.asc ? asc(orgs.createdAt) : desc(orgs.createdAt), p.asc ? asc(orgs.id) : desc(orgs.id))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+  return listRows(ctx.db, orgs, and(...conds), p, orgs.createdAt, orgs.id);
 }
 
 export type OrgDomain = typeof orgDomains.$inferSelect;
@@ -57,17 +50,7 @@ export async function listOrganizationDomains(
   req: { orgId: string; page?: PageRequest },
 ): Promise<ListResult<OrgDomain>> {
   await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
-  const p = page(req.page);
-  const where = eq(orgDomains.orgId, req.orgId);
-  const [{ n }] = await ctx.db.select({ n: count() }).from(orgDomains).where(where);
-  const items = await ctx.db
-    .select()
-    .from(orgDomains)
-    .where(where)
-    .orderBy(p.asc ? asc(orgDomains.domain) : desc(orgDomains.domain))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+  return listRows(ctx.db, orgDomains, eq(orgDomains.orgId, req.orgId), page(req.page), orgDomains.domain);
 }
 
 export type OrgMetadata = typeof orgMetadata.$inferSelect;
@@ -77,15 +60,5 @@ export async function listOrganizationMetadata(
   req: { orgId: string; page?: PageRequest },
 ): Promise<ListResult<OrgMetadata>> {
   await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
-  const p = page(req.page);
-  const where = eq(orgMetadata.orgId, req.orgId);
-  const [{ n }] = await ctx.db.select({ n: count() }).from(orgMetadata).where(where);
-  const items = await ctx.db
-    .select()
-    .from(orgMetadata)
-    .where(where)
-    .orderBy(p.asc ? asc(orgMetadata.key) : desc(orgMetadata.key))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+  return listRows(ctx.db, orgMetadata, eq(orgMetadata.orgId, req.orgId), page(req.page), orgMetadata.key);
 }
