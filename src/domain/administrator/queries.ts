@@ -1,7 +1,8 @@
-import { type SQL, and, count, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import { type SQL, and, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { administrators, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { type ListResult, type PageRequest, listResult, ordered, page } from '../list/page';
+import { type ListResult, type PageRequest, page } from '../list/page';
+import { listSelect } from '../list/query';
 
 export type AdministratorRecord = typeof administrators.$inferSelect;
 
@@ -37,20 +38,14 @@ export async function listAdministrators(
     conds.push(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceId, r.projectId));
   if (req.userId) conds.push(eq(administrators.userId, req.userId));
   if (req.role) conds.push(sql`${req.role} = any(${administrators.roles})`);
-  const where = and(...conds);
-  const rows = ctx.db
-    .select({ a: administrators })
-    .from(administrators)
-    .innerJoin(users, eq(users.id, administrators.userId))
-    .where(where)
-    .orderBy(...ordered(p, administrators.createdAt, administrators.userId, administrators.resourceId))
-    .limit(p.limit)
-    .offset(p.offset)
-    .then((r) => r.map((x) => x.a));
-  const total = ctx.db
-    .select({ n: count() })
-    .from(administrators)
-    .innerJoin(users, eq(users.id, administrators.userId))
-    .where(where);
-  return listResult(p, rows, total);
+  const query = () =>
+    ctx.db
+      .select({ a: administrators })
+      .from(administrators)
+      .innerJoin(users, eq(users.id, administrators.userId))
+      .where(and(...conds))
+      .$dynamic();
+  const order = [administrators.createdAt, administrators.userId, administrators.resourceId];
+  const found = await listSelect(ctx.db, p, query, ...order);
+  return { ...found, items: found.items.map((x) => x.a) };
 }

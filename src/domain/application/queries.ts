@@ -5,6 +5,7 @@ import { verifySecret } from '../../crypto/secrets';
 import type { Ctx } from '../context';
 import { notFound } from '../errors';
 import { type ListResult, type PageRequest, emptyList, listResult, ordered, page } from '../list/page';
+import { listSelect } from '../list/query';
 import { type TextMethod, textCondition } from '../list/text-filter';
 import { type ComplianceProblem, complianceProblems } from './compliance';
 import type { ApiAppConfig, AppState, AppType, OidcAppConfig, SamlAppConfig } from './model';
@@ -69,6 +70,15 @@ export function toView(row: Row): ApplicationView {
   };
 }
 
+/** Applications with the states of their project and organization, which decide whether they still exist. */
+export function applicationsWithOwners(db: Db) {
+  return db
+    .select({ ...applicationColumns, projectState: projects.state, orgState: orgs.state })
+    .from(applications)
+    .innerJoin(projects, eq(projects.id, applications.projectId))
+    .innerJoin(orgs, eq(orgs.id, applications.orgId));
+}
+
 function visibleApps(db: Db) {
   return db
     .select(applicationColumns)
@@ -110,19 +120,14 @@ export async function listApplications(
 ): Promise<ListResult<ApplicationView>> {
   const p = page(query.page);
   const where = and(existing, readScope(ctx), ...(query.filters ?? []).map(filterCondition));
-  const rows = visibleApps(ctx.db)
-    .where(where)
-    .orderBy(...ordered(p, applications.createdAt, applications.id))
-    .limit(p.limit)
-    .offset(p.offset)
-    .then((r) => r.map(toView));
-  const total = ctx.db
-    .select({ n: count() })
-    .from(applications)
-    .innerJoin(projects, eq(projects.id, applications.projectId))
-    .innerJoin(orgs, eq(orgs.id, applications.orgId))
-    .where(where);
-  return listResult(p, rows, total);
+  const found = await listSelect(
+    ctx.db,
+    p,
+    () => visibleApps(ctx.db).where(where).$dynamic(),
+    applications.createdAt,
+    applications.id,
+  );
+  return { ...found, items: found.items.map(toView) };
 }
 
 export interface ApplicationKeyView {
@@ -180,16 +185,7 @@ export interface OidcClient {
  * so the caller can answer invalid_client / unauthorized_client.
  */
 export async function findOidcClientByClientId(db: Db, clientId: string): Promise<OidcClient | undefined> {
-  const [row] = await db
-    .select({
-      ...applicationColumns,
-      projectState: projects.state,
-      orgState: orgs.state,
-    })
-    .from(applications)
-    .innerJoin(projects, eq(projects.id, applications.projectId))
-    .innerJoin(orgs, eq(orgs.id, applications.orgId))
-    .where(and(eq(applications.clientId, clientId), existing));
+  const [row] = await applicationsWithOwners(db).where(and(eq(applications.clientId, clientId), existing));
   if (!row || (row.type !== 'OIDC' && row.type !== 'API')) return undefined;
   const active = row.state === 'ACTIVE' && row.projectState === 'ACTIVE' && row.orgState === 'ACTIVE';
   return {

@@ -1,7 +1,8 @@
-import { type SQL, and, count, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import { type SQL, and, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { authorizations, projects, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { type ListResult, type PageRequest, listResult, ordered, page } from '../list/page';
+import { type ListResult, type PageRequest, page } from '../list/page';
+import { listSelect } from '../list/query';
 
 export interface AuthorizationRecord {
   id: string;
@@ -37,31 +38,23 @@ export async function listAuthorizations(
   if (req.projectId) conds.push(eq(authorizations.projectId, req.projectId));
   if (req.orgId) conds.push(eq(authorizations.orgId, req.orgId));
   if (req.roleKey) conds.push(sql`${req.roleKey} = any(${authorizations.roleKeys})`);
-  const where = and(...conds);
-  const rows = ctx.db
-    .select({
-      id: authorizations.id,
-      userId: authorizations.userId,
-      projectId: authorizations.projectId,
-      projectOrgId: projects.orgId,
-      orgId: authorizations.orgId,
-      projectGrantId: authorizations.projectGrantId,
-      roleKeys: authorizations.roleKeys,
-      createdAt: authorizations.createdAt,
-      changedAt: authorizations.changedAt,
-    })
-    .from(authorizations)
-    .innerJoin(projects, eq(projects.id, authorizations.projectId))
-    .innerJoin(users, eq(users.id, authorizations.userId))
-    .where(where)
-    .orderBy(...ordered(p, authorizations.createdAt, authorizations.id))
-    .limit(p.limit)
-    .offset(p.offset);
-  const total = ctx.db
-    .select({ n: count() })
-    .from(authorizations)
-    .innerJoin(projects, eq(projects.id, authorizations.projectId))
-    .innerJoin(users, eq(users.id, authorizations.userId))
-    .where(where);
-  return listResult(p, rows, total);
+  const query = () =>
+    ctx.db
+      .select({
+        id: authorizations.id,
+        userId: authorizations.userId,
+        projectId: authorizations.projectId,
+        projectOrgId: projects.orgId,
+        orgId: authorizations.orgId,
+        projectGrantId: authorizations.projectGrantId,
+        roleKeys: authorizations.roleKeys,
+        createdAt: authorizations.createdAt,
+        changedAt: authorizations.changedAt,
+      })
+      .from(authorizations)
+      .innerJoin(projects, eq(projects.id, authorizations.projectId))
+      .innerJoin(users, eq(users.id, authorizations.userId))
+      .where(and(...conds))
+      .$dynamic();
+  return listSelect(ctx.db, p, query, authorizations.createdAt, authorizations.id);
 }

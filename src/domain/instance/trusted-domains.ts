@@ -4,7 +4,7 @@ import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, permissionDenied } from '../errors';
 import { execute, type UniqueConstraintErrors } from '../execute';
 import { type ListResult, type PageRequest, page } from '../list/page';
-import { listRows } from '../list/table';
+import { listRows } from '../list/query';
 import { lockInstance } from './lock';
 import { requireDomain } from './validate';
 

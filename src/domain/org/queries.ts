@@ -2,7 +2,7 @@ import { type SQL, and, eq, exists, inArray, ne, sql } from 'drizzle-orm';
 import { orgDomains, orgMetadata, orgs } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { type ListResult, type PageRequest, emptyList, page } from '../list/page';
-import { listRows } from '../list/table';
+import { listRows } from '../list/query';
 import { type TextMethod, textCondition } from '../list/text-filter';
 import { type Org, orgFor } from './access';
 

@@ -3,7 +3,7 @@ import { orgs, projectGrants, projectRoles, projects } from '../../db/schema/ind
 import type { Ctx } from '../context';
 import { requireId } from '../instance/validate';
 import { type ListResult, type PageRequest, emptyList, listResult, ordered, page } from '../list/page';
-import { listRows } from '../list/table';
+import { listRows, listSelect } from '../list/query';
 import { type TextMethod, textCondition } from '../list/text-filter';
 import { type Project, findProject, grantsSeenBy, projectNotFound } from './access';
 
@@ -198,31 +198,24 @@ export async function listProjectGrants(
   }
   if (req.projectId) conds.push(eq(projectGrants.projectId, req.projectId));
   if (req.grantedOrgId) conds.push(eq(projectGrants.grantedOrgId, req.grantedOrgId));
-  const where = and(...conds);
-  const rows = ctx.db
-    .select({
-      id: projectGrants.id,
-      projectId: projectGrants.projectId,
-      projectName: projects.name,
-      orgId: projectGrants.orgId,
-      grantedOrgId: projectGrants.grantedOrgId,
-      grantedOrgName: orgs.name,
-      roleKeys: projectGrants.roleKeys,
-      state: projectGrants.state,
-      createdAt: projectGrants.createdAt,
-      changedAt: projectGrants.changedAt,
-    })
-    .from(projectGrants)
-    .innerJoin(projects, eq(projects.id, projectGrants.projectId))
-    .innerJoin(orgs, eq(orgs.id, projectGrants.grantedOrgId))
-    .where(where)
-    .orderBy(...ordered(p, projectGrants.createdAt, projectGrants.id))
-    .limit(p.limit)
-    .offset(p.offset);
-  const total = ctx.db
-    .select({ n: count() })
-    .from(projectGrants)
-    .innerJoin(projects, eq(projects.id, projectGrants.projectId))
-    .where(where);
-  return listResult(p, rows, total);
+  const query = () =>
+    ctx.db
+      .select({
+        id: projectGrants.id,
+        projectId: projectGrants.projectId,
+        projectName: projects.name,
+        orgId: projectGrants.orgId,
+        grantedOrgId: projectGrants.grantedOrgId,
+        grantedOrgName: orgs.name,
+        roleKeys: projectGrants.roleKeys,
+        state: projectGrants.state,
+        createdAt: projectGrants.createdAt,
+        changedAt: projectGrants.changedAt,
+      })
+      .from(projectGrants)
+      .innerJoin(projects, eq(projects.id, projectGrants.projectId))
+      .innerJoin(orgs, eq(orgs.id, projectGrants.grantedOrgId))
+      .where(and(...conds))
+      .$dynamic();
+  return listSelect(ctx.db, p, query, projectGrants.createdAt, projectGrants.id);
 }
