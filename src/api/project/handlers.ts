@@ -57,6 +57,12 @@ function projectOut(p: ProjectRecord): MessageInitShape<typeof ProjectSchema> {
   };
 }
 
+/** The grant a request names: a project and the organization it is granted to. */
+const grantOf = (req: { projectId: string; grantedOrganizationId: string }) => ({
+  projectId: req.projectId,
+  grantedOrgId: req.grantedOrganizationId,
+});
+
 export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> {
   return {
     async createProject(req, hc) {
@@ -166,41 +172,21 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
       };
     },
     async createProjectGrant(req, hc) {
-      const r = await createProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-        roleKeys: req.roleKeys,
-      });
+      const r = await createProjectGrant(ctxOf(deps, hc), { ...grantOf(req), roleKeys: req.roleKeys });
       return { grantId: r.id, creationDate: ts(r.createdAt) };
     },
     async updateProjectGrant(req, hc) {
-      const r = await updateProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-        roleKeys: req.roleKeys,
-      });
+      const r = await updateProjectGrant(ctxOf(deps, hc), { ...grantOf(req), roleKeys: req.roleKeys });
       return { changeDate: ts(r.changedAt) };
     },
     async deactivateProjectGrant(req, hc) {
-      const r = await deactivateProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-      });
-      return { changeDate: ts(r.changedAt) };
+      return { changeDate: ts((await deactivateProjectGrant(ctxOf(deps, hc), grantOf(req))).changedAt) };
     },
     async activateProjectGrant(req, hc) {
-      const r = await activateProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-      });
-      return { changeDate: ts(r.changedAt) };
+      return { changeDate: ts((await activateProjectGrant(ctxOf(deps, hc), grantOf(req))).changedAt) };
     },
     async deleteProjectGrant(req, hc) {
-      const r = await deleteProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-      });
-      return { deletionDate: ts(r.deletedAt) };
+      return { deletionDate: ts((await deleteProjectGrant(ctxOf(deps, hc), grantOf(req))).deletedAt) };
     },
     async listProjectGrants(req, hc) {
       const r = await listProjectGrants(ctxOf(deps, hc), {

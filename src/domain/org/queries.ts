@@ -1,4 +1,5 @@
 import { type SQL, and, eq, exists, inArray, ne, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import { orgDomains, orgMetadata, orgs } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { type ListResult, type PageRequest, emptyList, page } from '../list/page';
@@ -44,21 +45,25 @@ export async function listOrganizations(
 }
 
 export type OrgDomain = typeof orgDomains.$inferSelect;
-
-export async function listOrganizationDomains(
-  ctx: Ctx,
-  req: { orgId: string; page?: PageRequest },
-): Promise<ListResult<OrgDomain>> {
-  await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
-  return listRows(ctx.db, orgDomains, eq(orgDomains.orgId, req.orgId), page(req.page), orgDomains.domain);
-}
-
 export type OrgMetadata = typeof orgMetadata.$inferSelect;
 
-export async function listOrganizationMetadata(
+export function listOrganizationDomains(ctx: Ctx, req: OrgListRequest): Promise<ListResult<OrgDomain>> {
+  return listOfOrganization(ctx, req, orgDomains, orgDomains.domain);
+}
+
+export function listOrganizationMetadata(ctx: Ctx, req: OrgListRequest): Promise<ListResult<OrgMetadata>> {
+  return listOfOrganization(ctx, req, orgMetadata, orgMetadata.key);
+}
+
+type OrgListRequest = { orgId: string; page?: PageRequest };
+
+/** What an organization holds (its domains, its metadata), for a caller who may read the organization. */
+async function listOfOrganization<T extends typeof orgDomains | typeof orgMetadata>(
   ctx: Ctx,
-  req: { orgId: string; page?: PageRequest },
-): Promise<ListResult<OrgMetadata>> {
+  req: OrgListRequest,
+  table: T,
+  orderBy: PgColumn,
+): Promise<ListResult<T['$inferSelect']>> {
   await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
-  return listRows(ctx.db, orgMetadata, eq(orgMetadata.orgId, req.orgId), page(req.page), orgMetadata.key);
+  return listRows(ctx.db, table, eq(table.orgId, req.orgId), page(req.page), orderBy);
 }
