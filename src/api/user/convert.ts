@@ -47,6 +47,17 @@ const STATES_IN: Record<number, 'ACTIVE' | 'INACTIVE' | 'LOCKED' | 'REMOVED'> = 
   [UserState.DELETED]: 'REMOVED',
 };
 
+/** A code returned in the response, or sent (with the link's URL template when the request gives one). */
+export function codeDeliveryIn(
+  m:
+    | { case: 'returnCode'; value: unknown }
+    | { case: 'sendLink' | 'sendCode'; value: { urlTemplate?: string } }
+    | { case: undefined; value?: undefined },
+): { return: true } | { send: { urlTemplate?: string } } {
+  if (m.case === 'returnCode') return { return: true };
+  return { send: { urlTemplate: m.case === undefined ? undefined : m.value.urlTemplate } };
+}
+
 export function emailVerificationIn(e: Pick<SetHumanEmail, 'verification'>): EmailVerification {
   switch (e.verification.case) {
     case 'returnCode':

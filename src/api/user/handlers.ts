@@ -34,6 +34,7 @@ import { pageIn, pageOut } from '../convert/list';
 import { optDate, ts } from '../convert/time';
 import {
   accessTokenTypeIn,
+  codeDeliveryIn,
   emailVerificationIn,
   filterIn,
   genderIn,
@@ -173,14 +174,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
 
     async passwordReset(req, hc) {
-      const m = req.medium;
-      const r = await passwordReset(ctxOf(deps, hc), {
-        userId: req.userId,
-        delivery:
-          m.case === 'returnCode'
-            ? { return: true }
-            : { send: { urlTemplate: m.case === 'sendLink' ? m.value.urlTemplate : undefined } },
-      });
+      const r = await passwordReset(ctxOf(deps, hc), { userId: req.userId, delivery: codeDeliveryIn(req.medium) });
       return { changeDate: ts(r.changedAt), verificationCode: r.code };
     },
 
@@ -194,13 +188,9 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
 
     async resendEmailCode(req, hc) {
-      const v = req.verification;
       const r = await resendEmailCode(ctxOf(deps, hc), {
         userId: req.userId,
-        verification:
-          v.case === 'returnCode'
-            ? { return: true }
-            : { send: { urlTemplate: v.case === 'sendCode' ? v.value.urlTemplate : undefined } },
+        verification: codeDeliveryIn(req.verification),
       });
       return { changeDate: ts(r.changedAt), verificationCode: r.code };
     },
