@@ -52,8 +52,3 @@ export async function details(
     resourceOwner,
   };
 }
-
-/** `details` of v1 list responses. */
-export function listDetails(total: number) {
-  return { totalResult: String(total), viewTimestamp: new Date().toISOString() };
-}

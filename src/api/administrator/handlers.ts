@@ -13,7 +13,8 @@ import {
 } from '../../domain/administrator/manage';
 import { listAdministrators } from '../../domain/administrator/queries';
 import { ctxOf } from '../context';
-import { pageIn, pageOut, ts } from '../instance/paging';
+import { pageIn, pageOut } from '../convert/list';
+import { ts } from '../convert/time';
 
 function resourceIn(r: Resource | undefined): ResourceRef | undefined {
   switch (r?.resource.case) {

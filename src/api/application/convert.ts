@@ -22,14 +22,9 @@ import type {
   UpdateApplicationRequest,
   UpdateOidcConfiguration,
 } from '../../../gen/portcullis/application/v2/application_service_pb';
-import { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
+import { textMethodIn } from '../convert/list';
 import type { AppConfigInput, OidcAppConfig } from '../../domain/application/model';
-import type {
-  ApplicationFilter,
-  ApplicationKeyView,
-  ApplicationView,
-  TextMethod,
-} from '../../domain/application/queries';
+import type { ApplicationFilter, ApplicationKeyView, ApplicationView } from '../../domain/application/queries';
 import { invalidArgument } from '../../domain/errors';
 
 // Proto enums ↔ the names the domain and the database use. UNSPECIFIED and unknown numbers pass
@@ -261,9 +256,9 @@ export function filterFromProto(f: ApplicationSearchFilter, index: number): Appl
     case 'projectId':
       return { projectId: c.value };
     case 'name': {
-      const method = TextFilterMethod[c.value.method] as string | undefined;
+      const method = textMethodIn(c.value.method);
       if (!method) throw invalidArgument('Errors.Filter.Invalid', `filters[${index}].name.method is unknown`);
-      return { name: c.value.name, method: (method === 'EQUALS_UNSPECIFIED' ? 'EQUALS' : method) as TextMethod };
+      return { name: c.value.name, method };
     }
     case 'type': {
       const type = ApplicationType[c.value] as string | undefined;

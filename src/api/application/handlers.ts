@@ -18,7 +18,7 @@ import {
 import { createApplicationKey, deleteApplicationKey } from '../../domain/application/keys';
 import { getApplication, listApplications, listKeysOfApplication } from '../../domain/application/queries';
 import { ctxOf } from '../context';
-import { pageIn } from '../instance/paging';
+import { pageIn, pageOut } from '../convert/list';
 import { applicationToProto, configFromProto, filterFromProto, keyToProto, updateFromProto } from './convert';
 
 /** Permissions live in the domain: reading needs project.app.read, changing project.app.write. */
@@ -62,7 +62,7 @@ export function applicationHandlers(deps: Deps): ServiceImpl<typeof ApplicationS
         filters: req.filters.map(filterFromProto),
       });
       return {
-        pagination: { totalResult: BigInt(res.total), appliedLimit: BigInt(res.limit) },
+        pagination: pageOut(res),
         applications: res.items.map(applicationToProto),
       };
     },
@@ -114,7 +114,7 @@ export function applicationHandlers(deps: Deps): ServiceImpl<typeof ApplicationS
     async listApplicationKeys(req, hc) {
       const res = await listKeysOfApplication(ctxOf(deps, hc), req.applicationId, pageIn(req.pagination));
       return {
-        pagination: { totalResult: BigInt(res.total), appliedLimit: BigInt(res.limit) },
+        pagination: pageOut(res),
         keys: res.items.map(keyToProto),
       };
     },

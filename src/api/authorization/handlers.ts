@@ -4,7 +4,8 @@ import type { Deps } from '../../deps';
 import { createAuthorization, deleteAuthorization, updateAuthorization } from '../../domain/authorization/commands';
 import { listAuthorizations } from '../../domain/authorization/queries';
 import { ctxOf } from '../context';
-import { pageIn, pageOut, ts } from '../instance/paging';
+import { pageIn, pageOut } from '../convert/list';
+import { ts } from '../convert/time';
 
 export function authorizationHandlers(deps: Deps): ServiceImpl<typeof AuthorizationService> {
   return {

@@ -8,7 +8,8 @@ import { addTrustedDomain, listInstanceDomains, removeTrustedDomain } from '../.
 import { updateInstance } from '../../domain/instance/update-instance';
 import { updateInstanceSettings } from '../../domain/instance/update-settings';
 import { ctxOf } from '../context';
-import { pageIn, pageOut, ts } from './paging';
+import { pageIn, pageOut } from '../convert/list';
+import { ts } from '../convert/time';
 
 const ALGORITHMS: Record<InstanceSettings['signingAlgorithm'], SigningAlgorithm> = {
   RS256: SigningAlgorithm.RS256,

@@ -28,7 +28,8 @@ import {
   listOrganizations,
 } from '../../domain/org/queries';
 import { ctxOf } from '../context';
-import { pageIn, pageOut, textMethod, ts } from '../instance/paging';
+import { pageIn, pageOut, textMethodIn } from '../convert/list';
+import { ts } from '../convert/time';
 
 const STATES: Record<string, OrganizationState> = {
   ACTIVE: OrganizationState.ACTIVE,
@@ -94,9 +95,9 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
       const filters: OrgFilter[] = req.filters.map((f) => {
         switch (f.filter.case) {
           case 'nameFilter':
-            return { name: f.filter.value.name, method: textMethod(f.filter.value.method) };
+            return { name: f.filter.value.name, method: textMethodIn(f.filter.value.method) ?? 'equals' };
           case 'domainFilter':
-            return { domain: f.filter.value.domain, method: textMethod(f.filter.value.method) };
+            return { domain: f.filter.value.domain, method: textMethodIn(f.filter.value.method) ?? 'equals' };
           case 'stateFilter':
             if (f.filter.value.state === OrganizationState.INACTIVE) return { state: 'INACTIVE' };
             if (f.filter.value.state === OrganizationState.ACTIVE) return { state: 'ACTIVE' };

@@ -32,7 +32,8 @@ import {
 } from '../../domain/project/queries';
 import { addProjectRole, removeProjectRole, updateProjectRole } from '../../domain/project/roles';
 import { ctxOf } from '../context';
-import { pageIn, pageOut, textMethod, ts } from '../instance/paging';
+import { pageIn, pageOut, textMethodIn } from '../convert/list';
+import { ts } from '../convert/time';
 
 const PROJECT_STATES: Record<string, ProjectState> = { ACTIVE: ProjectState.ACTIVE, INACTIVE: ProjectState.INACTIVE };
 const GRANT_STATES: Record<string, GrantState> = { ACTIVE: GrantState.ACTIVE, INACTIVE: GrantState.INACTIVE };
@@ -56,6 +57,12 @@ function projectOut(p: ProjectRecord): MessageInitShape<typeof ProjectSchema> {
   };
 }
 
+/** The grant a request names: a project and the organization it is granted to. */
+const grantOf = (req: { projectId: string; grantedOrganizationId: string }) => ({
+  projectId: req.projectId,
+  grantedOrgId: req.grantedOrganizationId,
+});
+
 export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> {
   return {
     async createProject(req, hc) {
@@ -77,7 +84,7 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
       for (const f of req.filters) {
         switch (f.filter.case) {
           case 'name':
-            filters.push({ name: f.filter.value.name, method: textMethod(f.filter.value.method) });
+            filters.push({ name: f.filter.value.name, method: textMethodIn(f.filter.value.method) ?? 'equals' });
             break;
           case 'inProjectIds':
             filters.push({ projectIds: f.filter.value.projectIds });
@@ -165,41 +172,21 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
       };
     },
     async createProjectGrant(req, hc) {
-      const r = await createProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-        roleKeys: req.roleKeys,
-      });
+      const r = await createProjectGrant(ctxOf(deps, hc), { ...grantOf(req), roleKeys: req.roleKeys });
       return { grantId: r.id, creationDate: ts(r.createdAt) };
     },
     async updateProjectGrant(req, hc) {
-      const r = await updateProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-        roleKeys: req.roleKeys,
-      });
+      const r = await updateProjectGrant(ctxOf(deps, hc), { ...grantOf(req), roleKeys: req.roleKeys });
       return { changeDate: ts(r.changedAt) };
     },
     async deactivateProjectGrant(req, hc) {
-      const r = await deactivateProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-      });
-      return { changeDate: ts(r.changedAt) };
+      return { changeDate: ts((await deactivateProjectGrant(ctxOf(deps, hc), grantOf(req))).changedAt) };
     },
     async activateProjectGrant(req, hc) {
-      const r = await activateProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-      });
-      return { changeDate: ts(r.changedAt) };
+      return { changeDate: ts((await activateProjectGrant(ctxOf(deps, hc), grantOf(req))).changedAt) };
     },
     async deleteProjectGrant(req, hc) {
-      const r = await deleteProjectGrant(ctxOf(deps, hc), {
-        projectId: req.projectId,
-        grantedOrgId: req.grantedOrganizationId,
-      });
-      return { deletionDate: ts(r.deletedAt) };
+      return { deletionDate: ts((await deleteProjectGrant(ctxOf(deps, hc), grantOf(req))).deletedAt) };
     },
     async listProjectGrants(req, hc) {
       const r = await listProjectGrants(ctxOf(deps, hc), {

@@ -9,7 +9,7 @@ import { requireLoginUiPermission } from '../../domain/session/login-ui-permissi
 import { getSession, listSessions, type Session, terminateSessions } from '../../domain/session/sessions';
 import { notFound } from '../../domain/errors';
 import { ctxOf } from '../context';
-import { pageIn } from '../instance/paging';
+import { pageIn, pageOut } from '../convert/list';
 
 function checksOf(c: Checks | undefined): SessionChecks {
   const out: SessionChecks = {};
@@ -65,7 +65,7 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
         userId: req.userId || undefined,
         page: pageIn(req.pagination),
       });
-      return { pagination: { totalResult: BigInt(total), appliedLimit: BigInt(limit) }, sessions: rows.map(toProto) };
+      return { pagination: pageOut({ total, appliedLimit: limit }), sessions: rows.map(toProto) };
     },
     async deleteSession(req, hc) {
       const ctx = ctxOf(deps, hc);

@@ -1,7 +1,5 @@
-import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
+import type { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
 import {
   AccessTokenType,
   Gender,
@@ -13,17 +11,12 @@ import {
 } from '../../../gen/portcullis/user/v2/user_pb';
 import type { UserFilter as UserFilterMsg } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { invalidArgument } from '../../domain/errors';
-import { type EmailVerification, type PhoneVerification } from '../../domain/user/create-user-input';
-import type { TextMethod, UserFilter, UserView } from '../../domain/user/queries';
+import type { EmailVerification, PhoneVerification } from '../../domain/user/create-user-input';
+import type { UserFilter, UserView } from '../../domain/user/queries';
+import { textMethodIn } from '../convert/list';
+import { ts } from '../convert/time';
 
 // Conversions between the v2 messages and the domain's inputs and records. No rules live here.
-
-export const ts = (d: Date) => timestampFromDate(d);
-export const optDate = (t: Timestamp | undefined) => (t ? timestampDate(t) : undefined);
-
-export function paginationOut(total: number, limit: number) {
-  return { totalResult: BigInt(total), appliedLimit: BigInt(limit) };
-}
 
 const GENDERS: Record<number, string | undefined> = {
   [Gender.UNSPECIFIED]: undefined,
@@ -53,6 +46,17 @@ const STATES_IN: Record<number, 'ACTIVE' | 'INACTIVE' | 'LOCKED' | 'REMOVED'> = 
   [UserState.LOCKED]: 'LOCKED',
   [UserState.DELETED]: 'REMOVED',
 };
+
+/** A code returned in the response, or sent (with the link's URL template when the request gives one). */
+export function codeDeliveryIn(
+  m:
+    | { case: 'returnCode'; value: unknown }
+    | { case: 'sendLink' | 'sendCode'; value: { urlTemplate?: string } }
+    | { case: undefined; value?: undefined },
+): { return: true } | { send: { urlTemplate?: string } } {
+  if (m.case === 'returnCode') return { return: true };
+  return { send: { urlTemplate: m.case === undefined ? undefined : m.value.urlTemplate } };
+}
 
 export function emailVerificationIn(e: Pick<SetHumanEmail, 'verification'>): EmailVerification {
   switch (e.verification.case) {
@@ -114,17 +118,19 @@ export function userOut(u: UserView): MessageInitShape<typeof UserSchema> {
   };
 }
 
-const METHODS: Record<number, TextMethod> = {
-  [TextFilterMethod.EQUALS_UNSPECIFIED]: 'EQUALS',
-  [TextFilterMethod.EQUALS_IGNORE_CASE]: 'EQUALS_IGNORE_CASE',
-  [TextFilterMethod.STARTS_WITH]: 'STARTS_WITH',
-  [TextFilterMethod.STARTS_WITH_IGNORE_CASE]: 'STARTS_WITH_IGNORE_CASE',
-  [TextFilterMethod.CONTAINS]: 'CONTAINS',
-  [TextFilterMethod.CONTAINS_IGNORE_CASE]: 'CONTAINS_IGNORE_CASE',
-};
+/** A key or personal access token of a user as ListKeys and ListPersonalAccessTokens show it. */
+export function secretOut(k: { id: string; userId: string; orgId: string; createdAt: Date; expiresAt: Date | null }) {
+  return {
+    id: k.id,
+    userId: k.userId,
+    organizationId: k.orgId,
+    creationDate: ts(k.createdAt),
+    expirationDate: k.expiresAt ? ts(k.expiresAt) : undefined,
+  };
+}
 
 function text(field: string, v: { value: string; method: TextFilterMethod }) {
-  const method = METHODS[v.method];
+  const method = textMethodIn(v.method);
   if (!method) throw invalidArgument('Errors.Query.Invalid', `${field}.method is unknown`);
   return { value: v.value, method };
 }

@@ -32,16 +32,16 @@ import {
   listUsers,
 } from '../../domain/user/queries';
 import { ctxOf } from '../context';
-import { pageIn } from '../instance/paging';
+import { pageIn, pageOut } from '../convert/list';
+import { optDate, ts } from '../convert/time';
 import {
   accessTokenTypeIn,
+  codeDeliveryIn,
   emailVerificationIn,
   filterIn,
   genderIn,
-  optDate,
-  paginationOut,
+  secretOut,
   phoneVerificationIn,
-  ts,
   userOut,
 } from './convert';
 
@@ -109,7 +109,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
 
     async listUsers(req, hc) {
       const r = await listUsers(ctxOf(deps, hc), { filters: req.filters.map(filterIn), page: pageIn(req.pagination) });
-      return { pagination: paginationOut(r.total, r.limit), result: r.users.map(userOut) };
+      return { pagination: pageOut(r), result: r.items.map(userOut) };
     },
 
     async updateUser(req, hc) {
@@ -176,14 +176,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
 
     async passwordReset(req, hc) {
-      const m = req.medium;
-      const r = await passwordReset(ctxOf(deps, hc), {
-        userId: req.userId,
-        delivery:
-          m.case === 'returnCode'
-            ? { return: true }
-            : { send: { urlTemplate: m.case === 'sendLink' ? m.value.urlTemplate : undefined } },
-      });
+      const r = await passwordReset(ctxOf(deps, hc), { userId: req.userId, delivery: codeDeliveryIn(req.medium) });
       return { changeDate: ts(r.changedAt), verificationCode: r.code };
     },
 
@@ -197,13 +190,9 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
 
     async resendEmailCode(req, hc) {
-      const v = req.verification;
       const r = await resendEmailCode(ctxOf(deps, hc), {
         userId: req.userId,
-        verification:
-          v.case === 'returnCode'
-            ? { return: true }
-            : { send: { urlTemplate: v.case === 'sendCode' ? v.value.urlTemplate : undefined } },
+        verification: codeDeliveryIn(req.verification),
       });
       return { changeDate: ts(r.changedAt), verificationCode: r.code };
     },
@@ -268,14 +257,8 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     async listKeys(req, hc) {
       const r = await listKeys(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
       return {
-        pagination: paginationOut(r.total, r.limit),
-        result: r.keys.map((k) => ({
-          id: k.id,
-          userId: k.userId,
-          organizationId: k.orgId,
-          creationDate: ts(k.createdAt),
-          expirationDate: k.expiresAt ? ts(k.expiresAt) : undefined,
-        })),
+        pagination: pageOut(r),
+        result: r.items.map(secretOut),
       };
     },
 
@@ -296,14 +279,8 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     async listPersonalAccessTokens(req, hc) {
       const r = await listPersonalAccessTokens(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
       return {
-        pagination: paginationOut(r.total, r.limit),
-        result: r.tokens.map((t) => ({
-          id: t.id,
-          userId: t.userId,
-          organizationId: t.orgId,
-          creationDate: ts(t.createdAt),
-          expirationDate: t.expiresAt ? ts(t.expiresAt) : undefined,
-        })),
+        pagination: pageOut(r),
+        result: r.items.map(secretOut),
       };
     },
 
@@ -319,7 +296,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
     async listUserMetadata(req, hc) {
       const r = await listUserMetadata(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
-      return { pagination: paginationOut(r.total, r.limit), metadata: r.metadata };
+      return { pagination: pageOut(r), metadata: r.items };
     },
   };
 }

@@ -1,7 +1,8 @@
-import { type SQL, and, asc, count, desc, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import { type SQL, and, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { administrators, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { type ListResult, type PageRequest, page } from '../instance/pagination';
+import { type ListResult, type PageRequest, page } from '../list/page';
+import { listSelect } from '../list/query';
 
 export type AdministratorRecord = typeof administrators.$inferSelect;
 
@@ -37,20 +38,14 @@ export async function listAdministrators(
     conds.push(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceId, r.projectId));
   if (req.userId) conds.push(eq(administrators.userId, req.userId));
   if (req.role) conds.push(sql`${req.role} = any(${administrators.roles})`);
-  const where = and(...conds);
-  const [{ n }] = await ctx.db
-    .select({ n: count() })
-    .from(administrators)
-    .innerJoin(users, eq(users.id, administrators.userId))
-    .where(where);
-  const dir = p.asc ? asc : desc;
-  const rows = await ctx.db
-    .select({ a: administrators })
-    .from(administrators)
-    .innerJoin(users, eq(users.id, administrators.userId))
-    .where(where)
-    .orderBy(dir(administrators.createdAt), dir(administrators.userId), dir(administrators.resourceId))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items: rows.map((x) => x.a) };
+  const query = () =>
+    ctx.db
+      .select({ a: administrators })
+      .from(administrators)
+      .innerJoin(users, eq(users.id, administrators.userId))
+      .where(and(...conds))
+      .$dynamic();
+  const order = [administrators.createdAt, administrators.userId, administrators.resourceId];
+  const found = await listSelect(ctx.db, p, query, ...order);
+  return { ...found, items: found.items.map((x) => x.a) };
 }

@@ -1,4 +1,3 @@
-import { applicationColumns } from './queries';
 import { invalidateOidcClient } from '../oidc/clients';
 import { and, eq, ne } from 'drizzle-orm';
 import { applicationKeys, applications, orgs, projects } from '../../db/schema/index';
@@ -21,7 +20,7 @@ import {
   usesSecret,
   withOidcDefaults,
 } from './model';
-import { applicationNotFound } from './queries';
+import { applicationNotFound, applicationsWithOwners } from './queries';
 import {
   checkApiConfig,
   checkApplicationId,
@@ -187,16 +186,7 @@ async function writableApplication(work: UnitOfWork, applicationId: string, opts
     .where(eq(applications.id, applicationId));
   if (!ref) throw applicationNotFound();
   await work.load('project', ref.projectId);
-  const [row] = await work.tx
-    .select({
-      ...applicationColumns,
-      projectState: projects.state,
-      orgState: orgs.state,
-    })
-    .from(applications)
-    .innerJoin(projects, eq(projects.id, applications.projectId))
-    .innerJoin(orgs, eq(orgs.id, applications.orgId))
-    .where(eq(applications.id, applicationId));
+  const [row] = await applicationsWithOwners(work.tx).where(eq(applications.id, applicationId));
   const gone =
     !row || row.projectState === 'REMOVED' || row.orgState === 'REMOVED' || (row.state === 'REMOVED' && !opts.removed);
   const p = work.ctx.principal;

@@ -1,10 +1,12 @@
-import { and, asc, count, desc, eq, gt, ilike, inArray, isNull, like, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, gt, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { applicationKeys, applications, orgs, projects } from '../../db/schema/index';
 import { verifySecret } from '../../crypto/secrets';
 import type { Ctx } from '../context';
 import { notFound } from '../errors';
-import { type PageRequest, page } from '../instance/pagination';
+import { type ListResult, type PageRequest, emptyList, listResult, ordered, page } from '../list/page';
+import { listSelect } from '../list/query';
+import { type TextMethod, textCondition } from '../list/text-filter';
 import { type ComplianceProblem, complianceProblems } from './compliance';
 import type { ApiAppConfig, AppState, AppType, OidcAppConfig, SamlAppConfig } from './model';
 
@@ -24,14 +26,6 @@ export interface ApplicationView {
   createdAt: Date;
   changedAt: Date;
 }
-
-export type TextMethod =
-  | 'EQUALS'
-  | 'EQUALS_IGNORE_CASE'
-  | 'STARTS_WITH'
-  | 'STARTS_WITH_IGNORE_CASE'
-  | 'CONTAINS'
-  | 'CONTAINS_IGNORE_CASE';
 
 export type ApplicationFilter = { projectId: string } | { name: string; method: TextMethod } | { type: AppType };
 
@@ -76,6 +70,15 @@ export function toView(row: Row): ApplicationView {
   };
 }
 
+/** Applications with the states of their project and organization, which decide whether they still exist. */
+export function applicationsWithOwners(db: Db) {
+  return db
+    .select({ ...applicationColumns, projectState: projects.state, orgState: orgs.state })
+    .from(applications)
+    .innerJoin(projects, eq(projects.id, applications.projectId))
+    .innerJoin(orgs, eq(orgs.id, applications.orgId));
+}
+
 function visibleApps(db: Db) {
   return db
     .select(applicationColumns)
@@ -107,45 +110,24 @@ function readScope(ctx: Ctx): SQL | undefined {
 function filterCondition(f: ApplicationFilter): SQL | undefined {
   if ('projectId' in f) return eq(applications.projectId, f.projectId);
   if ('type' in f) return eq(applications.type, f.type);
-  const escaped = f.name.replace(/[\\%_]/g, (c) => `\\${c}`);
-  switch (f.method) {
-    case 'EQUALS':
-      return eq(applications.name, f.name);
-    case 'EQUALS_IGNORE_CASE':
-      return ilike(applications.name, escaped);
-    case 'STARTS_WITH':
-      return like(applications.name, `${escaped}%`);
-    case 'STARTS_WITH_IGNORE_CASE':
-      return ilike(applications.name, `${escaped}%`);
-    case 'CONTAINS':
-      return like(applications.name, `%${escaped}%`);
-    case 'CONTAINS_IGNORE_CASE':
-      return ilike(applications.name, `%${escaped}%`);
-  }
+  return textCondition(applications.name, f.name, f.method);
 }
 
 /** Applications the caller may read, filtered in SQL, ordered by creation (id). */
 export async function listApplications(
   ctx: Ctx,
   query: { page?: PageRequest; filters?: ApplicationFilter[] },
-): Promise<{ total: number; limit: number; items: ApplicationView[] }> {
-  const { offset, limit, asc: ascending } = page(query.page);
-  const order = ascending ? asc : desc;
+): Promise<ListResult<ApplicationView>> {
+  const p = page(query.page);
   const where = and(existing, readScope(ctx), ...(query.filters ?? []).map(filterCondition));
-  const [rows, [{ total }]] = await Promise.all([
-    visibleApps(ctx.db)
-      .where(where)
-      .orderBy(order(applications.createdAt), order(applications.id))
-      .limit(limit)
-      .offset(offset),
-    ctx.db
-      .select({ total: count() })
-      .from(applications)
-      .innerJoin(projects, eq(projects.id, applications.projectId))
-      .innerJoin(orgs, eq(orgs.id, applications.orgId))
-      .where(where),
-  ]);
-  return { total: Number(total), limit, items: rows.map(toView) };
+  const found = await listSelect(
+    ctx.db,
+    p,
+    () => visibleApps(ctx.db).where(where).$dynamic(),
+    applications.createdAt,
+    applications.id,
+  );
+  return { ...found, items: found.items.map(toView) };
 }
 
 export interface ApplicationKeyView {
@@ -161,29 +143,25 @@ export async function listKeysOfApplication(
   ctx: Ctx,
   applicationId: string,
   pageRequest?: PageRequest,
-): Promise<{ total: number; limit: number; items: ApplicationKeyView[] }> {
-  const { offset, limit, asc: ascending } = page(pageRequest);
+): Promise<ListResult<ApplicationKeyView>> {
+  const p = page(pageRequest);
   const app = await getApplication(ctx, applicationId);
-  if (!app.clientId) return { total: 0, limit, items: [] };
+  if (!app.clientId) return emptyList(p);
   const where = and(eq(applicationKeys.clientId, app.clientId), eq(applicationKeys.applicationId, app.id));
-  const order = ascending ? asc : desc;
-  const [rows, [{ total }]] = await Promise.all([
-    ctx.db
-      .select({
-        id: applicationKeys.id,
-        applicationId: applicationKeys.applicationId,
-        clientId: applicationKeys.clientId,
-        createdAt: applicationKeys.createdAt,
-        expiresAt: applicationKeys.expiresAt,
-      })
-      .from(applicationKeys)
-      .where(where)
-      .orderBy(order(applicationKeys.createdAt), order(applicationKeys.id))
-      .limit(limit)
-      .offset(offset),
-    ctx.db.select({ total: count() }).from(applicationKeys).where(where),
-  ]);
-  return { total: Number(total), limit, items: rows };
+  const rows = ctx.db
+    .select({
+      id: applicationKeys.id,
+      applicationId: applicationKeys.applicationId,
+      clientId: applicationKeys.clientId,
+      createdAt: applicationKeys.createdAt,
+      expiresAt: applicationKeys.expiresAt,
+    })
+    .from(applicationKeys)
+    .where(where)
+    .orderBy(...ordered(p, applicationKeys.createdAt, applicationKeys.id))
+    .limit(p.limit)
+    .offset(p.offset);
+  return listResult(p, rows, ctx.db.select({ n: count() }).from(applicationKeys).where(where));
 }
 
 /** What the OIDC layer needs to authenticate a client and check its requests. */
@@ -207,16 +185,7 @@ export interface OidcClient {
  * so the caller can answer invalid_client / unauthorized_client.
  */
 export async function findOidcClientByClientId(db: Db, clientId: string): Promise<OidcClient | undefined> {
-  const [row] = await db
-    .select({
-      ...applicationColumns,
-      projectState: projects.state,
-      orgState: orgs.state,
-    })
-    .from(applications)
-    .innerJoin(projects, eq(projects.id, applications.projectId))
-    .innerJoin(orgs, eq(orgs.id, applications.orgId))
-    .where(and(eq(applications.clientId, clientId), existing));
+  const [row] = await applicationsWithOwners(db).where(and(eq(applications.clientId, clientId), existing));
   if (!row || (row.type !== 'OIDC' && row.type !== 'API')) return undefined;
   const active = row.state === 'ACTIVE' && row.projectState === 'ACTIVE' && row.orgState === 'ACTIVE';
   return {

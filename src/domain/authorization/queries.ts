@@ -1,7 +1,8 @@
-import { type SQL, and, asc, count, desc, eq, inArray, ne, or, sql } from 'drizzle-orm';
+import { type SQL, and, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { authorizations, projects, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { type ListResult, type PageRequest, page } from '../instance/pagination';
+import { type ListResult, type PageRequest, page } from '../list/page';
+import { listSelect } from '../list/query';
 
 export interface AuthorizationRecord {
   id: string;
@@ -37,32 +38,23 @@ export async function listAuthorizations(
   if (req.projectId) conds.push(eq(authorizations.projectId, req.projectId));
   if (req.orgId) conds.push(eq(authorizations.orgId, req.orgId));
   if (req.roleKey) conds.push(sql`${req.roleKey} = any(${authorizations.roleKeys})`);
-  const where = and(...conds);
-  const [{ n }] = await ctx.db
-    .select({ n: count() })
-    .from(authorizations)
-    .innerJoin(projects, eq(projects.id, authorizations.projectId))
-    .innerJoin(users, eq(users.id, authorizations.userId))
-    .where(where);
-  const dir = p.asc ? asc : desc;
-  const items = await ctx.db
-    .select({
-      id: authorizations.id,
-      userId: authorizations.userId,
-      projectId: authorizations.projectId,
-      projectOrgId: projects.orgId,
-      orgId: authorizations.orgId,
-      projectGrantId: authorizations.projectGrantId,
-      roleKeys: authorizations.roleKeys,
-      createdAt: authorizations.createdAt,
-      changedAt: authorizations.changedAt,
-    })
-    .from(authorizations)
-    .innerJoin(projects, eq(projects.id, authorizations.projectId))
-    .innerJoin(users, eq(users.id, authorizations.userId))
-    .where(where)
-    .orderBy(dir(authorizations.createdAt), dir(authorizations.id))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+  const query = () =>
+    ctx.db
+      .select({
+        id: authorizations.id,
+        userId: authorizations.userId,
+        projectId: authorizations.projectId,
+        projectOrgId: projects.orgId,
+        orgId: authorizations.orgId,
+        projectGrantId: authorizations.projectGrantId,
+        roleKeys: authorizations.roleKeys,
+        createdAt: authorizations.createdAt,
+        changedAt: authorizations.changedAt,
+      })
+      .from(authorizations)
+      .innerJoin(projects, eq(projects.id, authorizations.projectId))
+      .innerJoin(users, eq(users.id, authorizations.userId))
+      .where(and(...conds))
+      .$dynamic();
+  return listSelect(ctx.db, p, query, authorizations.createdAt, authorizations.id);
 }

@@ -1,10 +1,11 @@
-import { and, asc, count, desc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { instanceDomains } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, permissionDenied } from '../errors';
 import { execute, type UniqueConstraintErrors } from '../execute';
+import { type ListResult, type PageRequest, page } from '../list/page';
+import { listRows } from '../list/query';
 import { lockInstance } from './lock';
-import { type ListResult, type PageRequest, page } from './pagination';
 import { requireDomain } from './validate';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
@@ -17,17 +18,8 @@ export type InstanceDomain = typeof instanceDomains.$inferSelect;
 
 export async function listInstanceDomains(ctx: Ctx, req: { page?: PageRequest }): Promise<ListResult<InstanceDomain>> {
   if (!ctx.principal.canInstance('iam.read')) throw permissionDenied('needs iam.read on the instance');
-  const p = page(req.page);
   const where = eq(instanceDomains.instanceId, ctx.instanceId);
-  const [{ n }] = await ctx.db.select({ n: count() }).from(instanceDomains).where(where);
-  const items = await ctx.db
-    .select()
-    .from(instanceDomains)
-    .where(where)
-    .orderBy(p.asc ? asc(instanceDomains.domain) : desc(instanceDomains.domain))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+  return listRows(ctx.db, instanceDomains, where, page(req.page), instanceDomains.domain);
 }
 
 /** Adds a domain under which the instance is also reached. */

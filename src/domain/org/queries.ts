@@ -1,7 +1,10 @@
-import { type SQL, and, asc, count, desc, eq, exists, inArray, ne, sql } from 'drizzle-orm';
+import { type SQL, and, eq, exists, inArray, ne, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import { orgDomains, orgMetadata, orgs } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { type ListResult, type PageRequest, type TextMethod, page, textCondition } from '../instance/pagination';
+import { type ListResult, type PageRequest, emptyList, page } from '../list/page';
+import { listRows } from '../list/query';
+import { type TextMethod, textCondition } from '../list/text-filter';
 import { type Org, orgFor } from './access';
 
 export type OrgFilter =
@@ -21,7 +24,7 @@ export async function listOrganizations(
 ): Promise<ListResult<Org>> {
   const p = page(req.page);
   const scope = ctx.principal.orgScope('org.read');
-  if (scope !== 'all' && scope.length === 0) return { total: 0, appliedLimit: p.limit, items: [] };
+  if (scope !== 'all' && scope.length === 0) return emptyList(p);
   const conds: (SQL | undefined)[] = [ne(orgs.state, 'REMOVED')];
   if (scope !== 'all') conds.push(inArray(orgs.id, scope));
   for (const f of req.filters ?? []) {
@@ -38,54 +41,29 @@ export async function listOrganizations(
     else if ('state' in f) conds.push(eq(orgs.state, f.state));
     else if ('ids' in f) conds.push(f.ids.length ? inArray(orgs.id, f.ids) : sql`false`);
   }
-  const where = and(...conds);
-  const [{ n }] = await ctx.db.select({ n: count() }).from(orgs).where(where);
-  const items = await ctx.db
-    .select()
-    .from(orgs)
-    .where(where)
-    .orderBy(p.asc ? asc(orgs.createdAt) : desc(orgs.createdAt), p.asc ? asc(orgs.id) : desc(orgs.id))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+  return listRows(ctx.db, orgs, and(...conds), p, orgs.createdAt, orgs.id);
 }
 
 export type OrgDomain = typeof orgDomains.$inferSelect;
-
-export async function listOrganizationDomains(
-  ctx: Ctx,
-  req: { orgId: string; page?: PageRequest },
-): Promise<ListResult<OrgDomain>> {
-  await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
-  const p = page(req.page);
-  const where = eq(orgDomains.orgId, req.orgId);
-  const [{ n }] = await ctx.db.select({ n: count() }).from(orgDomains).where(where);
-  const items = await ctx.db
-    .select()
-    .from(orgDomains)
-    .where(where)
-    .orderBy(p.asc ? asc(orgDomains.domain) : desc(orgDomains.domain))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
-}
-
 export type OrgMetadata = typeof orgMetadata.$inferSelect;
 
-export async function listOrganizationMetadata(
+export function listOrganizationDomains(ctx: Ctx, req: OrgListRequest): Promise<ListResult<OrgDomain>> {
+  return listOfOrganization(ctx, req, orgDomains, orgDomains.domain);
+}
+
+export function listOrganizationMetadata(ctx: Ctx, req: OrgListRequest): Promise<ListResult<OrgMetadata>> {
+  return listOfOrganization(ctx, req, orgMetadata, orgMetadata.key);
+}
+
+type OrgListRequest = { orgId: string; page?: PageRequest };
+
+/** What an organization holds (its domains, its metadata), for a caller who may read the organization. */
+async function listOfOrganization<T extends typeof orgDomains | typeof orgMetadata>(
   ctx: Ctx,
-  req: { orgId: string; page?: PageRequest },
-): Promise<ListResult<OrgMetadata>> {
+  req: OrgListRequest,
+  table: T,
+  orderBy: PgColumn,
+): Promise<ListResult<T['$inferSelect']>> {
   await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
-  const p = page(req.page);
-  const where = eq(orgMetadata.orgId, req.orgId);
-  const [{ n }] = await ctx.db.select({ n: count() }).from(orgMetadata).where(where);
-  const items = await ctx.db
-    .select()
-    .from(orgMetadata)
-    .where(where)
-    .orderBy(p.asc ? asc(orgMetadata.key) : desc(orgMetadata.key))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+  return listRows(ctx.db, table, eq(table.orgId, req.orgId), page(req.page), orderBy);
 }

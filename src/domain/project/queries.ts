@@ -1,8 +1,10 @@
-import { type SQL, and, asc, count, desc, eq, inArray, like, ne, or, sql } from 'drizzle-orm';
+import { type SQL, and, count, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { orgs, projectGrants, projectRoles, projects } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { requireId } from '../instance/validate';
-import { type ListResult, type PageRequest, type TextMethod, page, textCondition } from '../instance/pagination';
+import { type ListResult, type PageRequest, emptyList, listResult, ordered, page } from '../list/page';
+import { listRows, listSelect } from '../list/query';
+import { type TextMethod, textCondition } from '../list/text-filter';
 import { type Project, findProject, grantsSeenBy, projectNotFound } from './access';
 
 /** One record of ListProjects: an owned project, or a project as granted to one organization. */
@@ -102,17 +104,15 @@ export async function listProjects(
       : undefined;
 
   const source = owned && granted ? owned.unionAll(granted) : (owned ?? granted);
-  if (!source) return { total: 0, appliedLimit: p.limit, items: [] };
+  if (!source) return emptyList(p);
   const u = source.as('u');
-  const [{ n }] = await ctx.db.select({ n: count() }).from(u);
-  const dir = p.asc ? asc : desc;
-  const items = await ctx.db
+  const rows = ctx.db
     .select()
     .from(u)
-    .orderBy(dir(u.createdAt), dir(u.id), sql`${u.grantId} nulls first`)
+    .orderBy(...ordered(p, u.createdAt, u.id), sql`${u.grantId} nulls first`)
     .limit(p.limit)
     .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items: items as ProjectRecord[] };
+  return listResult(p, rows as PromiseLike<ProjectRecord[]>, ctx.db.select({ n: count() }).from(u));
 }
 
 const projectColumns = {
@@ -163,17 +163,8 @@ export async function listProjectRoles(
     const keys = [...new Set(grants.flatMap((g) => g.roleKeys))];
     conds.push(keys.length ? inArray(projectRoles.key, keys) : sql`false`);
   }
-  if (req.keyPrefix) conds.push(like(projectRoles.key, `${req.keyPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
-  const where = and(...conds);
-  const [{ n }] = await ctx.db.select({ n: count() }).from(projectRoles).where(where);
-  const items = await ctx.db
-    .select()
-    .from(projectRoles)
-    .where(where)
-    .orderBy(p.asc ? asc(projectRoles.key) : desc(projectRoles.key))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+  if (req.keyPrefix) conds.push(textCondition(projectRoles.key, req.keyPrefix, 'starts_with'));
+  return listRows(ctx.db, projectRoles, and(...conds), p, projectRoles.key);
 }
 
 export interface ProjectGrantRecord {
@@ -202,13 +193,12 @@ export async function listProjectGrants(
     const visible: SQL[] = [];
     if (orgScope.length) visible.push(inArray(projects.orgId, orgScope), inArray(projectGrants.grantedOrgId, orgScope));
     if (projectScope.length) visible.push(inArray(projects.id, projectScope));
-    if (!visible.length) return { total: 0, appliedLimit: p.limit, items: [] };
+    if (!visible.length) return emptyList(p);
     conds.push(anyOf(visible)!);
   }
   if (req.projectId) conds.push(eq(projectGrants.projectId, req.projectId));
   if (req.grantedOrgId) conds.push(eq(projectGrants.grantedOrgId, req.grantedOrgId));
-  const where = and(...conds);
-  const from = () =>
+  const query = () =>
     ctx.db
       .select({
         id: projectGrants.id,
@@ -224,17 +214,8 @@ export async function listProjectGrants(
       })
       .from(projectGrants)
       .innerJoin(projects, eq(projects.id, projectGrants.projectId))
-      .innerJoin(orgs, eq(orgs.id, projectGrants.grantedOrgId));
-  const [{ n }] = await ctx.db
-    .select({ n: count() })
-    .from(projectGrants)
-    .innerJoin(projects, eq(projects.id, projectGrants.projectId))
-    .where(where);
-  const dir = p.asc ? asc : desc;
-  const items = await from()
-    .where(where)
-    .orderBy(dir(projectGrants.createdAt), dir(projectGrants.id))
-    .limit(p.limit)
-    .offset(p.offset);
-  return { total: n, appliedLimit: p.limit, items };
+      .innerJoin(orgs, eq(orgs.id, projectGrants.grantedOrgId))
+      .where(and(...conds))
+      .$dynamic();
+  return listSelect(ctx.db, p, query, projectGrants.createdAt, projectGrants.id);
 }

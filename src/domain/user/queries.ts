@@ -1,5 +1,5 @@
 import { MACHINE_SIGN_IN, maySignIn } from '../session/may-sign-in';
-import { type SQL, and, asc, count, desc, eq, inArray, isNotNull, ne, not, or, sql } from 'drizzle-orm';
+import { type SQL, and, asc, count, eq, inArray, isNotNull, ne, not, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { verifyPassword } from '../../crypto/passwords/index';
 import { verifySecret } from '../../crypto/secrets';
@@ -7,7 +7,8 @@ import type { Db } from '../../db/client';
 import { orgDomains, orgs, personalAccessTokens, userKeys, userMetadata, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
-import { type PageRequest, page } from '../instance/pagination';
+import { type ListResult, type PageRequest, listResult, ordered, page } from '../list/page';
+import { type TextFilter, checkTextFilterLength, textCondition } from '../list/text-filter';
 import { authorize, readUser, type UserWithOrg, userNotFound } from './access';
 import { countedTotal } from './counts';
 import { isLoginName, loginNamesOf } from './login-names';
@@ -55,23 +56,11 @@ export async function getUserById(ctx: Ctx, userId: string): Promise<UserView> {
   return (await withLoginNames(ctx.db, [user]))[0];
 }
 
-export type TextMethod =
-  | 'EQUALS'
-  | 'EQUALS_IGNORE_CASE'
-  | 'STARTS_WITH'
-  | 'STARTS_WITH_IGNORE_CASE'
-  | 'CONTAINS'
-  | 'CONTAINS_IGNORE_CASE';
-export interface TextQuery {
-  value: string;
-  method: TextMethod;
-}
-
 export type UserFilter =
-  | { username: TextQuery }
+  | { username: TextFilter }
   | { loginName: string }
-  | { email: TextQuery }
-  | { displayName: TextQuery }
+  | { email: TextFilter }
+  | { displayName: TextFilter }
   | { state: 'ACTIVE' | 'INACTIVE' | 'LOCKED' | 'REMOVED' | 'INITIAL' }
   | { type: 'HUMAN' | 'MACHINE' }
   | { orgId: string }
@@ -80,43 +69,17 @@ export type UserFilter =
   | { or: UserFilter[] }
   | { not: UserFilter };
 
-const escapeLike = (v: string) => v.replaceAll(/[\\%_]/g, (c) => `\\${c}`);
-
-/**
- * A text condition that the indexes can answer: case-insensitive comparisons go through
- * lower(column), and prefixes also become a byte-wise range (`~>=~`/`~<~`, what text_pattern_ops
- * indexes serve) so that a prepared, generic plan still uses the index.
- */
-function textCondition(field: string, column: AnyPgColumn, q: TextQuery): SQL {
-  if (q.value.length > 200)
-    throw invalidArgument('Errors.Query.Invalid', `${field}.value must be at most 200 characters`);
-  const lowered = sql`lower(${column})`;
-  const v = q.value;
-  switch (q.method) {
-    case 'EQUALS':
-      return eq(column, v);
-    case 'EQUALS_IGNORE_CASE':
-      return sql`${lowered} = ${v.toLowerCase()}`;
-    case 'STARTS_WITH':
-    case 'STARTS_WITH_IGNORE_CASE': {
-      const p = v.toLowerCase();
-      const range = sql`${lowered} ~>=~ ${p} and ${lowered} ~<~ ${`${p}\u{10FFFF}`}`;
-      if (q.method === 'STARTS_WITH') return sql`(${range} and ${column} like ${`${escapeLike(v)}%`})`;
-      return sql`(${range} and ${lowered} like ${`${escapeLike(p)}%`})`;
-    }
-    case 'CONTAINS':
-      return sql`${column} like ${`%${escapeLike(v)}%`}`;
-    case 'CONTAINS_IGNORE_CASE':
-      return sql`${lowered} like ${`%${escapeLike(v.toLowerCase())}%`}`;
-  }
+function textFilter(field: string, column: AnyPgColumn, f: TextFilter): SQL {
+  checkTextFilterLength(field, f.value);
+  return textCondition(column, f.value, f.method);
 }
 
 function filterCondition(f: UserFilter, depth: number): SQL {
   if (depth > 8) throw invalidArgument('Errors.Query.Invalid', 'filters are nested too deeply (at most 8 levels)');
-  if ('username' in f) return textCondition('username_filter', users.username, f.username);
+  if ('username' in f) return textFilter('username_filter', users.username, f.username);
   if ('loginName' in f) return isLoginName(f.loginName);
-  if ('email' in f) return textCondition('email_filter', users.email, f.email);
-  if ('displayName' in f) return textCondition('display_name_filter', users.displayName, f.displayName);
+  if ('email' in f) return textFilter('email_filter', users.email, f.email);
+  if ('displayName' in f) return textFilter('display_name_filter', users.displayName, f.displayName);
   if ('state' in f) return eq(users.state, f.state);
   if ('type' in f) return eq(users.type, f.type);
   if ('orgId' in f) return eq(users.orgId, f.orgId);
@@ -143,8 +106,8 @@ function visibleTo(ctx: Ctx): SQL | undefined {
 export async function listUsers(
   ctx: Ctx,
   query: { filters?: UserFilter[]; page?: PageRequest },
-): Promise<{ total: number; limit: number; users: UserView[] }> {
-  const { offset, limit, asc: ascending } = page(query.page);
+): Promise<ListResult<UserView>> {
+  const p = page(query.page);
   const filters = query.filters ?? [];
   const where = and(ne(users.state, 'REMOVED'), visibleTo(ctx), ...filters.map((f) => filterCondition(f, 0)));
   const [total, rows] = await Promise.all([
@@ -156,9 +119,9 @@ export async function listUsers(
       .from(users)
       .innerJoin(orgs, eq(orgs.id, users.orgId))
       .where(where)
-      .orderBy(ascending ? asc(users.id) : desc(users.id))
-      .limit(limit)
-      .offset(offset),
+      .orderBy(...ordered(p, users.id))
+      .limit(p.limit)
+      .offset(p.offset),
   ]);
   // Login names come from a second query on the page's organizations: in the page query itself they
   // would be computed for every row skipped by the offset too.
@@ -166,7 +129,7 @@ export async function listUsers(
     ctx.db,
     rows.map((r) => ({ ...r.user, primaryDomain: r.primaryDomain })),
   );
-  return { total, limit, users: list };
+  return { total, appliedLimit: p.limit, items: list };
 }
 
 /** A user the caller may read (for the list RPCs of its keys, tokens and metadata). */
@@ -179,63 +142,54 @@ async function readableUser(ctx: Ctx, userId: string): Promise<UserWithOrg> {
 }
 
 export async function listKeys(ctx: Ctx, input: { userId: string; page?: PageRequest }) {
-  const user = await readableUser(ctx, input.userId);
-  const { offset, limit, asc: ascending } = page(input.page);
-  const where = eq(userKeys.userId, user.id);
-  const [[{ total }], rows] = await Promise.all([
-    ctx.db.select({ total: count() }).from(userKeys).where(where),
-    ctx.db
-      .select({ id: userKeys.id, createdAt: userKeys.createdAt, expiresAt: userKeys.expiresAt })
-      .from(userKeys)
-      .where(where)
-      .orderBy(ascending ? asc(userKeys.id) : desc(userKeys.id))
-      .limit(limit)
-      .offset(offset),
-  ]);
-  return { total, limit, keys: rows.map((r) => ({ ...r, userId: user.id, orgId: user.orgId })) };
+  return listSecretsOfUser(ctx, input, userKeys);
 }
 
 export async function listPersonalAccessTokens(ctx: Ctx, input: { userId: string; page?: PageRequest }) {
+  return listSecretsOfUser(ctx, input, personalAccessTokens);
+}
+
+/** Keys and personal access tokens list alike: what they are called and when, never the secret. */
+async function listSecretsOfUser(
+  ctx: Ctx,
+  input: { userId: string; page?: PageRequest },
+  table: typeof userKeys | typeof personalAccessTokens,
+) {
   const user = await readableUser(ctx, input.userId);
-  const { offset, limit, asc: ascending } = page(input.page);
-  const where = eq(personalAccessTokens.userId, user.id);
-  const [[{ total }], rows] = await Promise.all([
-    ctx.db.select({ total: count() }).from(personalAccessTokens).where(where),
+  const p = page(input.page);
+  const where = eq(table.userId, user.id);
+  const rows = ctx.db
+    .select({ id: table.id, createdAt: table.createdAt, expiresAt: table.expiresAt })
+    .from(table as typeof userKeys)
+    .where(where)
+    .orderBy(...ordered(p, table.id))
+    .limit(p.limit)
+    .offset(p.offset)
+    .then((r) => r.map((x) => ({ ...x, userId: user.id, orgId: user.orgId })));
+  return listResult(
+    p,
+    rows,
     ctx.db
-      .select({
-        id: personalAccessTokens.id,
-        createdAt: personalAccessTokens.createdAt,
-        expiresAt: personalAccessTokens.expiresAt,
-      })
-      .from(personalAccessTokens)
-      .where(where)
-      .orderBy(ascending ? asc(personalAccessTokens.id) : desc(personalAccessTokens.id))
-      .limit(limit)
-      .offset(offset),
-  ]);
-  return { total, limit, tokens: rows.map((r) => ({ ...r, userId: user.id, orgId: user.orgId })) };
+      .select({ n: count() })
+      .from(table as typeof userKeys)
+      .where(where),
+  );
 }
 
 /** ListUserMetadata: ordered by key (ascending unless asc is false and given explicitly). */
 export async function listUserMetadata(ctx: Ctx, input: { userId: string; page?: PageRequest }) {
   const user = await readableUser(ctx, input.userId);
-  const { offset, limit } = page(input.page);
+  const p = page(input.page);
   const where = eq(userMetadata.userId, user.id);
-  const [[{ total }], rows] = await Promise.all([
-    ctx.db.select({ total: count() }).from(userMetadata).where(where),
-    ctx.db
-      .select({ key: userMetadata.key, value: userMetadata.value })
-      .from(userMetadata)
-      .where(where)
-      .orderBy(asc(userMetadata.key))
-      .limit(limit)
-      .offset(offset),
-  ]);
-  return {
-    total,
-    limit,
-    metadata: rows.map((r) => ({ key: r.key, value: new Uint8Array(Buffer.from(r.value, 'base64')) })),
-  };
+  const rows = ctx.db
+    .select({ key: userMetadata.key, value: userMetadata.value })
+    .from(userMetadata)
+    .where(where)
+    .orderBy(asc(userMetadata.key))
+    .limit(p.limit)
+    .offset(p.offset)
+    .then((r) => r.map((x) => ({ key: x.key, value: new Uint8Array(Buffer.from(x.value, 'base64')) })));
+  return listResult(p, rows, ctx.db.select({ n: count() }).from(userMetadata).where(where));
 }
 
 // ---------------------------------------------------------------------------------------------

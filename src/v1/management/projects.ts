@@ -1,12 +1,11 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { Deps } from '../../deps';
-import { aggregateSequences } from '../../domain/events/sequence';
 import { createProject } from '../../domain/project/commands';
-import { type ProjectRecord, listProjects } from '../../domain/project/queries';
-import { details, listDetails, v1Call } from '../context';
+import { type ProjectFilter, type ProjectRecord, listProjects } from '../../domain/project/queries';
+import { details, v1Call } from '../context';
+import { pageOf, searchAnswer } from '../list';
 import { readJson } from '../request';
 import { bool, obj, objects, str } from '../shape';
-import { toPage } from './user-convert';
 
 const STATES: Record<string, string> = { ACTIVE: 'PROJECT_STATE_ACTIVE', INACTIVE: 'PROJECT_STATE_INACTIVE' };
 const GRANT_STATES: Record<string, string> = {
@@ -36,50 +35,38 @@ export function managementProjectRoutes(deps: Deps) {
     });
   });
 
-  app.post('/management/v1/projects/_search', async (c) => {
-    const { ctx, orgId } = await v1Call(deps, c, 'management/v1/ListProjects');
-    const body = await readJson(c);
-    const found = await listProjects(ctx, {
-      filters: [{ projectOrgId: orgId }, { ownedOnly: true }, ...nameFilters(body, 'projectNameQuery')],
-      page: toPage(body),
-    });
-    const sequences = await aggregateSequences(
-      ctx,
-      'project',
-      found.items.map((p) => p.id),
-    );
-    return c.json({
-      details: listDetails(found.total),
-      result: found.items.map((p) => toV1Project(p, sequences.get(p.id) ?? 0)),
-    });
-  });
-
-  app.post('/management/v1/granted_projects/_search', async (c) => {
-    const { ctx, orgId } = await v1Call(deps, c, 'management/v1/ListGrantedProjects');
-    const body = await readJson(c);
-    const found = await listProjects(ctx, {
-      filters: [{ grantedOrgId: orgId }, ...nameFilters(body, 'projectNameQuery')],
-      page: toPage(body),
-    });
-    const sequences = await aggregateSequences(
-      ctx,
-      'project',
-      found.items.map((p) => p.id),
-    );
-    return c.json({
-      details: listDetails(found.total),
-      result: found.items.map((p) => toV1GrantedProject(p, sequences.get(p.id) ?? 0)),
-    });
-  });
+  // Both searches are ListProjects: the owned projects of the organization, or those granted to it.
+  const search =
+    (
+      service: string,
+      scope: (orgId: string) => ProjectFilter[],
+      toV1: (p: ProjectRecord, sequence: number) => unknown,
+    ) =>
+    async (c: Context) => {
+      const { ctx, orgId } = await v1Call(deps, c, `management/v1/${service}`);
+      const body = await readJson(c);
+      const filters = [...scope(orgId), ...nameFilters(body)];
+      return c.json(await searchAnswer(ctx, 'project', await listProjects(ctx, { filters, page: pageOf(body) }), toV1));
+    };
+  app.post(
+    '/management/v1/projects/_search',
+    search('ListProjects', (orgId) => [{ projectOrgId: orgId }, { ownedOnly: true }], toV1Project),
+  );
+  app.post(
+    '/management/v1/granted_projects/_search',
+    search('ListGrantedProjects', (orgId) => [{ grantedOrgId: orgId }], toV1GrantedProject),
+  );
   return app;
 }
 
-function nameFilters(body: Record<string, unknown>, key: string) {
+/** v1 `projectNameQuery`s: their method is ignored, the name is matched as contained, ignoring case. */
+function nameFilters(body: Record<string, unknown>): ProjectFilter[] {
   return objects(body, 'queries', '').flatMap((q, i) => {
-    const name = obj(q, key, `queries[${i}]`);
-    return name
-      ? [{ name: str(name, 'name', `queries[${i}].${key}`) ?? '', method: 'contains_ignore_case' as const }]
-      : [];
+    const name = obj(q, 'projectNameQuery', `queries[${i}]`);
+    if (!name) return [];
+    return [
+      { name: str(name, 'name', `queries[${i}].projectNameQuery`) ?? '', method: 'contains_ignore_case' as const },
+    ];
   });
 }
 

@@ -1,7 +1,8 @@
 import { type CreateUserInput } from '../../domain/user/create-user-input';
 import type { UserFilter, UserView } from '../../domain/user/queries';
 import { invalidArgument } from '../../domain/errors';
-import { type Obj, bool, enumValue, int, obj, objects, str, strings } from '../shape';
+import { textQuery } from '../list';
+import { type Obj, bool, enumValue, obj, objects, str, strings } from '../shape';
 
 const USER_STATES: Record<string, string> = {
   ACTIVE: 'USER_STATE_ACTIVE',
@@ -106,24 +107,6 @@ export function toV1User(u: UserView, sequence: number) {
   };
 }
 
-const TEXT_METHODS: Record<
-  string,
-  'EQUALS' | 'EQUALS_IGNORE_CASE' | 'STARTS_WITH' | 'STARTS_WITH_IGNORE_CASE' | 'CONTAINS' | 'CONTAINS_IGNORE_CASE'
-> = {
-  TEXT_QUERY_METHOD_EQUALS: 'EQUALS',
-  TEXT_QUERY_METHOD_EQUALS_IGNORE_CASE: 'EQUALS_IGNORE_CASE',
-  TEXT_QUERY_METHOD_STARTS_WITH: 'STARTS_WITH',
-  TEXT_QUERY_METHOD_STARTS_WITH_IGNORE_CASE: 'STARTS_WITH_IGNORE_CASE',
-  TEXT_QUERY_METHOD_CONTAINS: 'CONTAINS',
-  TEXT_QUERY_METHOD_CONTAINS_IGNORE_CASE: 'CONTAINS_IGNORE_CASE',
-};
-
-function textQuery(q: Obj, field: string, path: string) {
-  const method = str(q, 'method', path) ?? 'TEXT_QUERY_METHOD_EQUALS';
-  if (!TEXT_METHODS[method]) throw invalidArgument('Errors.Query.Invalid', `${path}.method is not a text query method`);
-  return { value: str(q, field, path) ?? '', method: TEXT_METHODS[method] };
-}
-
 const USER_QUERIES: Record<string, (v: Obj, path: string) => UserFilter> = {
   userNameQuery: (v, path) => ({ username: textQuery(v, 'userName', path) }),
   emailQuery: (v, path) => ({ email: textQuery(v, 'emailAddress', path) }),
@@ -162,10 +145,4 @@ export function toUserFilters(body: Obj): UserFilter[] {
     }
     throw invalidArgument('Errors.Query.Invalid', `${path} is not a supported user query`);
   });
-}
-
-/** v1 list paging `query {offset, limit, asc}`. */
-export function toPage(body: Obj) {
-  const q = obj(body, 'query', '') ?? {};
-  return { offset: int(q, 'offset', 'query'), limit: int(q, 'limit', 'query'), asc: bool(q, 'asc', 'query') };
 }

@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import type { Deps } from '../../deps';
 import { notFound } from '../../domain/errors';
-import { aggregateSequence, aggregateSequences } from '../../domain/events/sequence';
+import { aggregateSequence } from '../../domain/events/sequence';
 import { createUser } from '../../domain/user/create-user';
 import { getUserById, listUsers } from '../../domain/user/queries';
-import { details, listDetails, v1Call } from '../context';
+import { details, v1Call } from '../context';
+import { pageOf, searchAnswer } from '../list';
 import { readJson } from '../request';
-import { toCreateHuman, toCreateMachine, toPage, toUserFilters, toV1User } from './user-convert';
+import { toCreateHuman, toCreateMachine, toUserFilters, toV1User } from './user-convert';
 
 /** v1 user routes of the management API, onto the v2 CreateUser / GetUserByID / ListUsers. */
 export function managementUserRoutes(deps: Deps) {
@@ -36,14 +37,9 @@ export function managementUserRoutes(deps: Deps) {
   app.post('/management/v1/users/_search', async (c) => {
     const { ctx, orgId } = await v1Call(deps, c, 'management/v1/ListUsers');
     const body = await readJson(c);
-    const found = await listUsers(ctx, { filters: [{ orgId }, ...toUserFilters(body)], page: toPage(body) });
-    const sequences = await aggregateSequences(
-      ctx,
-      'user',
-      found.users.map((u) => u.id),
-    );
-    const result = found.users.map((u) => toV1User(u, sequences.get(u.id) ?? 0));
-    return c.json({ details: listDetails(found.total), sortingColumn: 'USER_FIELD_NAME_UNSPECIFIED', result });
+    const found = await listUsers(ctx, { filters: [{ orgId }, ...toUserFilters(body)], page: pageOf(body) });
+    const { details, result } = await searchAnswer(ctx, 'user', found, toV1User);
+    return c.json({ details, sortingColumn: 'USER_FIELD_NAME_UNSPECIFIED', result });
   });
   return app;
 }

@@ -1,13 +1,14 @@
-import { type Timestamp, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { type PaginationRequest, TextFilterMethod } from '../../../gen/portcullis/object/v2/object_pb';
-import type { ListResult, PageRequest, TextMethod } from '../../domain/instance/pagination';
+import type { ListResult, PageRequest } from '../../domain/list/page';
+import type { TextMethod } from '../../domain/list/text-filter';
 
-/** Conversions every v2 list and mutation of the resource services shares. */
+/** The v2 side of the list toolkit (src/domain/list): paging in, list details out, text methods in. */
+
 export function pageIn(p: PaginationRequest | undefined): PageRequest {
   return { offset: p?.offset ?? 0n, limit: p?.limit ?? 0, asc: p?.asc ?? false };
 }
 
-export function pageOut(r: ListResult<unknown>) {
+export function pageOut(r: Pick<ListResult<unknown>, 'total' | 'appliedLimit'>) {
   return { totalResult: BigInt(r.total), appliedLimit: BigInt(r.appliedLimit) };
 }
 
@@ -20,10 +21,7 @@ const METHODS: Record<TextFilterMethod, TextMethod> = {
   [TextFilterMethod.CONTAINS_IGNORE_CASE]: 'contains_ignore_case',
 };
 
-export function textMethod(m: TextFilterMethod): TextMethod {
-  return METHODS[m] ?? 'equals';
-}
-
-export function ts(d: Date): Timestamp {
-  return timestampFromDate(d);
+/** The domain's text method for a v2 one; undefined for a number the enum does not know. */
+export function textMethodIn(m: TextFilterMethod): TextMethod | undefined {
+  return METHODS[m];
 }
