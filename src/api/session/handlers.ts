@@ -61,11 +61,8 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
     async listSessions(req, hc) {
       const ctx = ctxOf(deps, hc);
       requireLoginUiPermission(ctx);
-      const { rows, total, limit } = await listSessions(ctx.db, {
-        userId: req.userId || undefined,
-        page: pageIn(req.pagination),
-      });
-      return { pagination: pageOut({ total, appliedLimit: limit }), sessions: rows.map(toProto) };
+      const list = await listSessions(ctx.db, { userId: req.userId || undefined, page: pageIn(req.pagination) });
+      return { pagination: pageOut(list), sessions: list.items.map(toProto) };
     },
     async deleteSession(req, hc) {
       const ctx = ctxOf(deps, hc);

@@ -1,11 +1,11 @@
-import { and, asc, desc, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
 import { accessTokens, oidcGrants, orgs, refreshTokens, sessions, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { notFound, unauthenticated } from '../errors';
 import { execute } from '../execute';
-import { type PageRequest, page } from '../instance/pagination';
+import { type ListResult, listResult, ordered, type PageRequest, page } from '../list/page';
 import { constantTimeEqual } from '../../crypto/random';
 
 export type Session = typeof sessions.$inferSelect;
@@ -131,19 +131,20 @@ export async function sessionsOfUserAgent(db: Db, userAgentHash: string): Promis
 export async function listSessions(
   db: Db,
   filter: { userId?: string; page?: PageRequest },
-): Promise<{ rows: Session[]; total: number; limit: number }> {
-  const { offset, limit, asc: ascending } = page(filter.page);
-  const order = ascending ? asc : desc;
+): Promise<ListResult<Session>> {
+  const p = page(filter.page);
   const where = and(live(), filter.userId ? eq(sessions.userId, filter.userId) : undefined);
-  const rows = await db
-    .select()
-    .from(sessions)
-    .where(where)
-    .orderBy(order(sessions.createdAt), order(sessions.id))
-    .limit(limit)
-    .offset(offset);
-  const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(sessions).where(where);
-  return { rows, total: n, limit };
+  return listResult(
+    p,
+    db
+      .select()
+      .from(sessions)
+      .where(where)
+      .orderBy(...ordered(p, sessions.createdAt, sessions.id))
+      .limit(p.limit)
+      .offset(p.offset),
+    db.select({ n: sql<number>`count(*)::int` }).from(sessions).where(where),
+  );
 }
 
 /** Moves a browser's sessions to a new cookie value (done at every login: no session fixation). */
