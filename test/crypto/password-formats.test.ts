@@ -57,7 +57,8 @@ describe('imported password hash formats', () => {
       'hello',
     );
     await expectVerifies(
-      '$6$rounds=20000$0123456789abcdef$R7EMmjkmP.p72ZnruCAmWZ34NveEC0GXuoXIi8D3IR3CQz/dRhua01QLYZWe9GMqUuZ/Uok4Vu1sAYBr42C1j.',
+      '$6$rounds=20000$0123456789abcdef$' +
+        'R7EMmjkmP.p72ZnruCAmWZ34NveEC0GXuoXIi8D3IR3CQz/dRhua01QLYZWe9GMqUuZ/Uok4Vu1sAYBr42C1j.',
       'correct horse',
     );
   });

@@ -53,7 +53,7 @@ describe('start-up failures', () => {
     expect(p.stderr().trim().split('\n')).toHaveLength(1);
   });
 
-  it('retries an unreachable PostgreSQL for PORTCULLIS_DB_CONNECT_TIMEOUT, then exits non-zero with one clear line', async () => {
+  it('retries a down PostgreSQL for PORTCULLIS_DB_CONNECT_TIMEOUT, then exits non-zero, one clear line', async () => {
     const p = runCli(['start'], {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:1/portcullis',
       PORTCULLIS_DB_CONNECT_TIMEOUT: '2',

@@ -76,7 +76,8 @@ describe.skipIf(!onPostgres)('a database outage on every transport', () => {
       expect((await rpc.json()).code).toBe('unavailable');
 
       const authorize = await fetch(
-        `${server.url}/oauth/v2/authorize?client_id=someone&redirect_uri=https://app.example/cb&response_type=code&scope=openid`,
+        `${server.url}/oauth/v2/authorize?client_id=someone&redirect_uri=https://app.example/cb` +
+          '&response_type=code&scope=openid',
         {
           redirect: 'manual',
         },

@@ -28,7 +28,10 @@ describe('health and metrics', () => {
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
     const text = await res.text();
     expect(text).toMatch(
-      /portcullis_rpc_duration_seconds_count\{procedure="portcullis.instance.v2.InstanceService\/GetInstance",code="ok"\} \d+/,
+      new RegExp(
+        'portcullis_rpc_duration_seconds_count\\{procedure="portcullis.instance.v2.InstanceService\\/GetInstance",' +
+          'code="ok"\\} \\d+',
+      ),
     );
     expect(text).toMatch(
       /portcullis_http_request_duration_seconds_count\{route="\/readyz",method="GET",status="200"\} \d+/,

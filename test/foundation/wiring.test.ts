@@ -71,7 +71,9 @@ describe('wiring', () => {
 
   it('maps every unique index a caller can run into to a domain error, and names only real indexes', async () => {
     const result = await ctx.db.execute(
-      `select indexname from pg_indexes where schemaname = 'public' and indexdef like 'CREATE UNIQUE%' order by indexname`,
+      `select indexname from pg_indexes
+       where schemaname = 'public' and indexdef like 'CREATE UNIQUE%'
+       order by indexname`,
     );
     const indexes: string[] = ((result as { rows?: unknown[] }).rows ?? (result as unknown[])).map(
       (r) => (r as { indexname: string }).indexname,

@@ -14,7 +14,10 @@ export interface TestServer {
   pat: string;
   adminPassword: string;
   app: Portcullis;
-  /** Connect JSON client over HTTP/1.1 (default) or gRPC over h2c, authenticated with `token` (default: the admin PAT). */
+  /**
+   * Connect JSON client over HTTP/1.1 (default) or gRPC over h2c, authenticated with `token`
+   * (default: the admin PAT).
+   */
   client<S extends DescService>(service: S, opts?: { protocol?: 'connect' | 'grpc'; token?: string | null }): Client<S>;
   /** fetch against the server with the admin PAT unless `Authorization` is given */
   fetch(path: string, init?: RequestInit & { token?: string | null }): Promise<Response>;

@@ -86,7 +86,7 @@ describe('credentials and organization scope at login', () => {
     };
   };
 
-  it('pbkdf2-sha256 (hosted login) and weak argon2id (SessionService CreateSession / SetSession) re-hash to argon2id with an event naming the old scheme', async () => {
+  it('login (UI, session API) re-hashes pbkdf2-sha256/weak argon2id to argon2id; event names old scheme', async () => {
     const weakArgon = () =>
       argon2Hash('Legacy-Passw0rd!', { algorithm: 2, memoryCost: 4096, timeCost: 1, parallelism: 1 });
     const cases = [

@@ -28,7 +28,7 @@ describe('signing in with the email address', () => {
         () => false,
       );
 
-  it('a verified address that one user has works as the login name; a shared one does not; the setting turns it off', async () => {
+  it('a verified email of one user works as login name; a shared one does not; the setting turns it off', async () => {
     const user = await addUser(server, { email: 'Grace.Hopper@Navy.example' });
     expect(await signIn('grace.hopper@navy.example', user.password)).toBe(true);
     const a = await addUser(server, { email: 'shared@example.com' });

@@ -162,7 +162,7 @@ describe('prompt values, max_age, hints and sessions', () => {
     expect(res.html).toContain('role="alert"');
   });
 
-  it('login pages: security headers, CSRF on every form, 303 after POST, same message for unknown user and wrong password', async () => {
+  it('login UI: security headers, CSRF on all forms, POST → 303, one error for unknown user/bad password', async () => {
     const browser = new Browser(server.url);
     const { url } = await authUrl();
     const page = await browser.go(url);
@@ -201,7 +201,7 @@ describe('prompt values, max_age, hints and sessions', () => {
     expect(messages[0]).toBe(messages[1]);
   });
 
-  it('lockout: after the instance limit of failed checks the user is locked (even the right password fails)', async () => {
+  it('lockout: after the instance limit of failed checks the user is locked; right password fails too', async () => {
     const victim = await addUser(server);
     for (let i = 0; i < 10; i++) {
       const b = new Browser(server.url);

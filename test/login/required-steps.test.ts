@@ -29,7 +29,7 @@ describe('steps after the password: email verification at registration, required
     client.authorizationCodeGrant(config, new URL(landed), { pkceCodeVerifier: verifier, expectedState: 's' });
   const codesSentTo = (email: string) => mailedCodes(server, email);
 
-  it('registration: the emailed code verifies the address (a resent code replaces it), then the client gets its code', async () => {
+  it('sign-up: emailed code verifies the address (resent code replaces it), then client gets its code', async () => {
     const browser = new Browser(server.url);
     const reg = await authUrl({ prompt: 'create' });
     const form = await browser.go(reg.url);

@@ -24,7 +24,7 @@ const CASES: { files: string[]; passwords: Record<string, string>; algorithm: st
 
 describe('known-answer conversion of real Keycloak exports', () => {
   for (const c of CASES) {
-    it(`${c.files.join(' + ')}: every known password verifies against the emitted hash, a wrong one fails`, async () => {
+    it(`${c.files.join(' + ')}: every known password verifies against the emitted hash, wrong ones fail`, async () => {
       const { users, stderr } = await convertToBody(c.files.map((f) => `--realm=${join(FIXTURES, f)}`));
       expect(stderr).toContain(`${c.algorithm} (`);
       for (const [username, password] of Object.entries(c.passwords)) {

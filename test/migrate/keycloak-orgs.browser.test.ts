@@ -36,7 +36,7 @@ describe('imported Keycloak users in a real browser', () => {
     ['kc23', 'admin', 'admin'],
     ['kc26', 'frodo', 'frodo'],
   ]) {
-    it(`${name} of ${org} signs in with ${name}@<organization domain> and reaches the application as itself`, async () => {
+    it(`${name} of ${org} signs in with ${name}@<org domain> and reaches the application as itself`, async () => {
       const ctx = await browser.newContext();
       const page = await ctx.newPage();
       let reached!: (url: string) => void;

@@ -24,7 +24,7 @@ describe('real Keycloak exports, each in its own organization of one server', ()
   const signIn = (loginName: string, password: string, scope?: string) =>
     signedInSubject(server, config, loginName, password, scope);
 
-  it('imports every user: usernames shared between realms and with the bootstrap administrator collide nowhere', async () => {
+  it('imports every user: usernames shared across realms and with the bootstrap admin collide nowhere', async () => {
     const users = (await server.client(UserService).listUsers({})).result;
     const admins = users.filter((u) => u.username === 'admin');
     // The bootstrap administrator and the admin of three realms.
@@ -41,7 +41,7 @@ describe('real Keycloak exports, each in its own organization of one server', ()
     expect(users.some((u) => u.organizationId === 'kc22')).toBe(true);
   });
 
-  it('every user with a known password signs in with its login name, as itself; no realm password opens another realm', async () => {
+  it('each known-password user signs in by login name, as itself; no realm password opens another realm', async () => {
     for (const realm of FIXTURE_REALMS) {
       for (const [name, password] of Object.entries(realm.passwords)) {
         const loginName = `${name}@${domains.get(realm.org)}`;

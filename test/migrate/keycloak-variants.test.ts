@@ -143,7 +143,7 @@ describe('keycloak input variants', () => {
     org = result.org;
   });
 
-  it('pbkdf2 sha1/sha256/sha512 at any iteration count and key length, string or object credential data, legacy layout, bcrypt', async () => {
+  it('pbkdf2 sha1/256/512 (any iterations/key size), string/object credentialData, legacy layout, bcrypt', async () => {
     const cases: [string, string][] = [
       ['sha1', 'pw-sha1'],
       ['sha256short', 'pw-256'],

@@ -72,7 +72,7 @@ describe('authorization endpoint errors', () => {
     expect(e).toMatchObject({ error: 'invalid_request', state: 'st-1' });
   });
 
-  it('missing response_type → invalid_request; unknown → unsupported_response_type; not allowed → unauthorized_client', async () => {
+  it('missing → invalid_request; unknown → unsupported_response_type; not allowed → unauthorized_client', async () => {
     const { response_type: _, ...rest } = base();
     expect((await errorOf(await authorize(rest))).error).toBe('invalid_request');
     expect((await errorOf(await authorize({ ...base(), response_type: 'token' }))).error).toBe(
@@ -117,7 +117,9 @@ describe('authorization endpoint errors', () => {
   });
 
   it('a forged id_token_hint with prompt=none → login_required', async () => {
-    const forged = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"1"}').toString('base64url')}.`;
+    const header = Buffer.from('{"alg":"none"}').toString('base64url');
+    const payload = Buffer.from('{"sub":"1"}').toString('base64url');
+    const forged = `${header}.${payload}.`;
     expect((await errorOf(await authorize({ ...base(), prompt: 'none', id_token_hint: forged }))).error).toBe(
       'login_required',
     );

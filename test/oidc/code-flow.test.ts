@@ -161,7 +161,9 @@ describe('authorization code flow', () => {
     });
     const browser = new Browser(server.url);
     const res = await browser.request(
-      `/oauth/v2/authorize?client_id=${app.clientId}&redirect_uri=${encodeURIComponent('http://127.0.0.1:4711/callback')}&response_type=code&scope=openid&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`,
+      `/oauth/v2/authorize?client_id=${app.clientId}` +
+        `&redirect_uri=${encodeURIComponent('http://127.0.0.1:4711/callback')}&response_type=code&scope=openid` +
+        `&code_challenge=${'a'.repeat(43)}&code_challenge_method=S256`,
     );
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toContain('/ui/login/login');

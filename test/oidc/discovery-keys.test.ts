@@ -56,7 +56,7 @@ describe('discovery and signing keys', () => {
     }
   });
 
-  it('rotation on demand: new key published first; after activation new tokens use it and old ones still verify', async () => {
+  it('rotation on demand: new key published first; once active, new tokens use it, old ones still verify', async () => {
     const keysApi = server.client(InstanceService);
     const before = await codeFlowTokens(server, config, user);
     const oldKid = decodeProtectedHeader(before.tokens.id_token!).kid;
@@ -119,7 +119,7 @@ describe('scheduled key rotation and keys at rest', () => {
   });
   afterAll(() => server?.stop());
 
-  it('rotates when the active key is older than the interval, once the successor was published long enough', async () => {
+  it('rotates when the active key outlives the interval, once the successor was published long enough', async () => {
     const { rotateKeysIfDue } = await import('../../src/domain/oidc/web-keys');
     const { loadMasterKey } = await import('../../src/crypto/keys/master-key');
     const { systemCtx } = await import('../helpers/context');

@@ -42,7 +42,7 @@ describe('introspection, revocation, end session', () => {
       )
     ).json();
 
-  it('introspection: active for an API of the same project, with the §2.6 fields; inactive for a foreign audience', async () => {
+  it('introspection: active, with §2.6 fields, for a same-project API; inactive for a foreign audience', async () => {
     const { tokens } = await codeFlowTokens(server, config, user);
     const r = await client.tokenIntrospection(apiConfig, tokens.access_token);
     expect(r).toMatchObject({
@@ -61,7 +61,7 @@ describe('introspection, revocation, end session', () => {
     expect(await introspectAs(api, 'pco_unknown')).toEqual({ active: false });
   });
 
-  it('introspection accepts only Basic or private_key_jwt: client_secret_post and no auth → 401 invalid_client', async () => {
+  it('introspection: only Basic or private_key_jwt; client_secret_post and no auth → 401 invalid_client', async () => {
     const post = await postForm(server, '/oauth/v2/introspect', {
       token: 'x',
       client_id: api.clientId,
@@ -178,7 +178,7 @@ describe('introspection, revocation, end session', () => {
     expect(new URL(none.headers.get('location')!).searchParams.get('error')).toBe('login_required');
   });
 
-  it('end_session with client_id and a registered URI redirects after the confirmation; an unregistered URI does not', async () => {
+  it('end_session + client_id redirects to a registered URI once confirmed; to an unregistered one never', async () => {
     const r = await codeFlowTokens(server, config, user);
     const page = await r.browser.go(
       `/oidc/v1/end_session?client_id=${app.clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`,
@@ -188,13 +188,14 @@ describe('introspection, revocation, end session', () => {
     expect(ok.url).toBe(LOGOUT_REDIRECT);
     expect((await client.tokenIntrospection(apiConfig, r.tokens.access_token)).active).toBe(false);
     const bad = await new Browser(server.url).request(
-      `/oidc/v1/end_session?client_id=${app.clientId}&post_logout_redirect_uri=${encodeURIComponent('https://evil.example.com/')}`,
+      `/oidc/v1/end_session?client_id=${app.clientId}` +
+        `&post_logout_redirect_uri=${encodeURIComponent('https://evil.example.com/')}`,
     );
     expect(bad.status).toBe(200);
     expect(bad.headers.get('location')).toBeNull();
   });
 
-  it('end_session without hint and client_id ignores post_logout_redirect_uri but logs out once confirmed', async () => {
+  it('end_session without hint and client_id ignores post_logout_redirect_uri, logs out once confirmed', async () => {
     const r = await codeFlowTokens(server, config, user);
     const page = await r.browser.go(
       `/oidc/v1/end_session?post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`,
@@ -205,7 +206,7 @@ describe('introspection, revocation, end session', () => {
     expect((await client.tokenIntrospection(apiConfig, r.tokens.access_token)).active).toBe(false);
   });
 
-  it('a hint with a bad signature or alg none never redirects; a hint and client_id that disagree → error page', async () => {
+  it('a tampered or alg-none hint never redirects; a hint and client_id that disagree → error page', async () => {
     const r = await codeFlowTokens(server, config, user);
     const [h, p, s] = r.tokens.id_token!.split('.');
     const tampered = `${h}.${p}.${s.slice(0, -4)}AAAA`;
@@ -218,7 +219,8 @@ describe('introspection, revocation, end session', () => {
     }
     const other = await addOidcApp(server, project);
     const mismatch = await new Browser(server.url).request(
-      `/oidc/v1/end_session?id_token_hint=${r.tokens.id_token}&client_id=${other.clientId}&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`,
+      `/oidc/v1/end_session?id_token_hint=${r.tokens.id_token}&client_id=${other.clientId}` +
+        `&post_logout_redirect_uri=${encodeURIComponent(LOGOUT_REDIRECT)}`,
     );
     expect(mismatch.status).toBe(400);
     expect(mismatch.headers.get('location')).toBeNull();

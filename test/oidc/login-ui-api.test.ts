@@ -69,7 +69,7 @@ describe('SessionService and OIDCService for custom login UIs', () => {
     expect(info.status).toBe(401);
   });
 
-  it('SetSession adds the password later; a wrong password is INVALID_ARGUMENT; a wrong session token is refused', async () => {
+  it('SetSession adds the password later; wrong password → INVALID_ARGUMENT; wrong session token refused', async () => {
     const sessions = server.client(SessionService);
     const created = await sessions.createSession({ checks: { user: { search: { case: 'userId', value: user.id } } } });
     await expect(

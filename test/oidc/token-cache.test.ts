@@ -38,7 +38,7 @@ describe('cached token lookups follow every change', () => {
       )
     ).json();
 
-  it('a profile and email change made after the token was looked up shows in the next userinfo and introspection', async () => {
+  it('profile/email changes made after the token lookup show in the next userinfo and introspection', async () => {
     const user = await addUser(server);
     const { tokens } = await codeFlowTokens(server, config, user);
     for (let i = 0; i < 3; i++) expect((await userinfo(tokens.access_token)).body.given_name).not.toBe('Changed');

@@ -138,7 +138,7 @@ describe('token endpoint errors', () => {
     );
   });
 
-  it('client authentication: wrong secret → 401 invalid_client with WWW-Authenticate for Basic; unknown client; none for a confidential client', async () => {
+  it('bad secret, unknown client, no auth if confidential → 401 invalid_client, Basic: WWW-Authenticate', async () => {
     const res = await token(
       { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT },
       { authorization: basic(app.clientId, 'wrong') },
@@ -249,7 +249,7 @@ describe('token endpoint errors', () => {
         client_assertion: a,
       });
 
-    it('a valid assertion authenticates (then the unknown refresh token fails as invalid_grant); its replay fails', async () => {
+    it('a valid assertion authenticates (the unknown refresh token → invalid_grant); its replay fails', async () => {
       const a = await assertion({});
       await expectError(await send(a), 'invalid_grant');
       await expectError(await send(a), 'invalid_client', 401);

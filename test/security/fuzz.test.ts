@@ -223,7 +223,8 @@ describe('seeded fuzz of every endpoint family', () => {
       await res.arrayBuffer();
       if (res.status >= 500)
         failures.push(
-          `${res.status} ${init.method} ${path.slice(0, 160)} ${String(init.body).slice(0, 200)} ${init.headers ? JSON.stringify(init.headers) : ''}`,
+          `${res.status} ${init.method} ${path.slice(0, 160)} ${String(init.body).slice(0, 200)} ` +
+            `${init.headers ? JSON.stringify(init.headers) : ''}`,
         );
     }
     expect(failures).toEqual([]);

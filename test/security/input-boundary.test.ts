@@ -20,7 +20,8 @@ describe('bad input at the boundary', () => {
 
   it('a NUL in a query or form parameter is a 400 naming the parameter', async () => {
     const authorize = await server.fetch(
-      `/oauth/v2/authorize?client_id=${app.clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=openid&state=a%00b`,
+      `/oauth/v2/authorize?client_id=${app.clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}` +
+        '&response_type=code&scope=openid&state=a%00b',
       {
         redirect: 'manual',
       },
@@ -91,7 +92,8 @@ describe('bad input at the boundary', () => {
     expect(error_description).not.toMatch(/[\r\n\t]/);
     expect(error_description).toMatch(/^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/);
     const redirect = await server.fetch(
-      `/oauth/v2/authorize?client_id=${app.clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}&response_type=code&scope=${encodeURIComponent('openid\r\nevil\t"x"')}&prompt=bogus%0d%0a`,
+      `/oauth/v2/authorize?client_id=${app.clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}` +
+        `&response_type=code&scope=${encodeURIComponent('openid\r\nevil\t"x"')}&prompt=bogus%0d%0a`,
       {
         redirect: 'manual',
       },

@@ -18,7 +18,7 @@ describe('client ids, audiences and login names cannot be confused', () => {
   });
   afterAll(() => server?.stop());
 
-  it("a machine user cannot be named like a project or an application's client id, nor introspect their tokens", async () => {
+  it("a machine user cannot be named like a project or an app's client id, nor introspect their tokens", async () => {
     const project = await addProject(server);
     const app = await addOidcApp(server, project);
     const config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));

@@ -65,7 +65,7 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
   });
   afterAll(() => server?.stop());
 
-  it('no lower administrator can take over admin or admin-machine through any credential, state, address or metadata RPC', async () => {
+  it('no lower admin takes over admin or admin-machine via any credential, state, address, metadata RPC', async () => {
     for (const [role, attacker] of Object.entries(attackers)) {
       const api = server.client(UserService, { token: attacker.token });
       const attacks: [string, () => Promise<unknown>][] = [
@@ -121,7 +121,7 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
     expect(tokens.access_token).toBeTruthy();
   });
 
-  it('an organization owner cannot grant roles it does not hold, nor change the memberships of an instance owner', async () => {
+  it('an org owner cannot grant roles it does not hold, nor change the memberships of an instance owner', async () => {
     const api = server.client(AdministratorService, { token: attackers.ORG_OWNER.token });
     const plain = await addUser(server);
     // granting the roles it holds itself is fine
@@ -146,7 +146,7 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
     expect(lower?.code).toBe(Code.PermissionDenied);
   });
 
-  it('an administrator still manages users whose permissions it covers, and users still change their own account', async () => {
+  it('an admin still manages users whose permissions it covers, and users still change their own account', async () => {
     const manager = server.client(UserService, { token: attackers.ORG_USER_MANAGER.token });
     const plain = await addUser(server);
     await manager.setPassword({ userId: plain.id, newPassword: { password: 'Another-Passw0rd!1' } });

@@ -97,7 +97,7 @@ describe('rate limits', () => {
     );
   });
 
-  it('an address guessing client secrets gets 429 after the limit, lowered through the settings API; other addresses do not', async () => {
+  it('an address guessing client secrets: 429 past the limit (lowered via settings API); others do not', async () => {
     const attacker = '127.0.0.2';
     await settings({ tokenRateLimitPerAddress: 1200, tokenRateLimitPerClient: 6000 });
     // under the default limit, eight guesses are eight wrong answers
@@ -126,7 +126,7 @@ describe('rate limits', () => {
     expect(JSON.parse(ok.body).access_token).toBeTruthy();
   });
 
-  it('guesses for one client from many addresses are refused per client; another client on the same address is not', async () => {
+  it('one client guessed from many addresses → refused per client; another client on that address is not', async () => {
     await settings({ tokenRateLimitPerAddress: 1200, tokenRateLimitPerClient: 4 });
     const victim = await addMachine(server);
     const other = await addMachine(server);
@@ -143,7 +143,9 @@ describe('rate limits', () => {
       from: '127.0.1.20',
       method: 'POST',
       headers: FORM,
-      body: `grant_type=client_credentials&scope=openid&client_id=${encodeURIComponent(victim.username)}&client_secret=x`,
+      body:
+        'grant_type=client_credentials&scope=openid' +
+        `&client_id=${encodeURIComponent(victim.username)}&client_secret=x`,
     });
     expect(inBody.status).toBe(429);
     const ok = await send(server.url, '/oauth/v2/token', {

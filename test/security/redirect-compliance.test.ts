@@ -13,14 +13,15 @@ describe('/authorize enforces the redirect URI rules it reports at registration'
 
   const authorize = (clientId: string, redirectUri: string) =>
     server.fetch(
-      `/oauth/v2/authorize?client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(redirectUri)}&response_type=code&scope=openid&state=s`,
+      `/oauth/v2/authorize?client_id=${encodeURIComponent(clientId)}` +
+        `&redirect_uri=${encodeURIComponent(redirectUri)}&response_type=code&scope=openid&state=s`,
       {
         redirect: 'manual',
         token: null,
       },
     );
 
-  it('refuses http on a public host for WEB without development mode, and script or custom schemes for non-native apps', async () => {
+  it('refuses WEB http on a public host without dev mode, and script/custom schemes for non-native apps', async () => {
     const bad = [
       'http://rp.example.com/cb',
       'javascript:alert(1)//',

@@ -38,7 +38,7 @@ describe('self-registration', () => {
       passwordConfirm: 'Regist-Passw0rd!',
     });
 
-  it('an anonymous visitor cannot join an organization that does not allow it by naming it in the org scope', async () => {
+  it('an anonymous visitor cannot join an org that does not allow it by naming it in the org scope', async () => {
     const closed = await addOrg(server, 'Closed Org');
     const browser = new Browser(server.url);
     const page = await registerPage(browser, closed.id);
@@ -56,7 +56,7 @@ describe('self-registration', () => {
     expect(organizations.find((o) => o.id === closed.id)).toBeDefined();
   });
 
-  it('an organization that allows registration gets new users; the instance setting closes the default organization', async () => {
+  it('an org that allows registration gets new users; the instance setting closes the default org', async () => {
     const opened = await addOrg(server, 'Open Org');
     await server
       .client(OrganizationService)

@@ -48,7 +48,7 @@ describe('token lifecycle', () => {
   const userinfo = (token: string) =>
     fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${token}` } });
 
-  it('token exchange never widens: an ID token of an `openid` session gives `openid` only, and no refresh token', async () => {
+  it('token exchange never widens: ID token of an `openid` session → `openid` only, no refresh token', async () => {
     const user = await addUser(server);
     const { tokens } = await codeFlowTokens(server, config, user, { scope: 'openid' });
     const wide = await exchange({
@@ -86,7 +86,7 @@ describe('token lifecycle', () => {
     }
   });
 
-  it('deactivating an organization stops its users and machines; reactivation restores sign-in, not old tokens', async () => {
+  it('deactivating an org stops its users and machines; reactivation restores sign-in, not old tokens', async () => {
     const org = await addOrg(server, 'Stopped Org');
     const user = await addUser(server, { orgId: org.id });
     const machine = await addMachine(server, { orgId: org.id });

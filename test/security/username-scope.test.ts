@@ -111,7 +111,7 @@ describe('usernames per organization (userLoginMustBeDomain)', () => {
     expect(await signIn(`carol@${await domainOf(loose)}`, carol.password)).toBe(carol.id);
   });
 
-  it("an organization's owner cannot turn its domain policy off to take other organizations' bare login names", async () => {
+  it("an org's owner cannot turn its domain policy off to take other orgs' bare login names", async () => {
     const [mine, other] = [await org('Owner Org'), await org('Other Org')];
     const victim = await addUser(server, { orgId: other, username: 'chief', password: 'Victim-passw0rd' });
     const owner = await addMachineWithToken(server, mine, { username: 'owner-of-mine', roles: ['ORG_OWNER'] });

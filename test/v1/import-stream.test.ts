@@ -49,7 +49,8 @@ describe('POST /admin/v1/import reads its body as a stream', () => {
     );
     users.push(human(`s5x${id}`, `again${id}`), human(`other${id}`, `USER7x${id}`)); // in the second batch of 5,000
     // Metadata before the users, the users before the organization's name, snake_case keys.
-    const text = `{"timeout":"5m","data_orgs":{"orgs":[{"user_metadata":[{"id":"s1x${id}","key":"k","value":"${Buffer.from('v').toString('base64')}"}],
+    const metadata = `[{"id":"s1x${id}","key":"k","value":"${Buffer.from('v').toString('base64')}"}]`;
+    const text = `{"timeout":"5m","data_orgs":{"orgs":[{"user_metadata":${metadata},
       "human_users":${JSON.stringify(users)},"org_id":"o${id}","org":{"name":"Streamed ${id}"}}]}}`;
     const res = await postStreamed(server, text, 7777);
     expect(res.status).toBe(200);

@@ -38,7 +38,7 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
   });
 
   describe('AddHumanUser, GetUserByID', () => {
-    it('creates in the caller’s organization without the header, in state INITIAL without password and verified email', async () => {
+    it('no header: creates in the caller’s org, in state INITIAL without password and verified email', async () => {
       const res = await post(server, '/management/v1/users/human', humanBody(name('grace')));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
@@ -371,8 +371,13 @@ describe('v1 shim: the organization from x-service-orgid, onto the v2 domain fun
         clientId: expect.any(String),
         clientSecret: expect.any(String),
       });
-      const xml =
-        '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://sp.example.com"><SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://sp.example.com/acs" index="0"/></SPSSODescriptor></EntityDescriptor>';
+      const xml = [
+        '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://sp.example.com">',
+        '<SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">',
+        '<AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"',
+        ' Location="https://sp.example.com/acs" index="0"/>',
+        '</SPSSODescriptor></EntityDescriptor>',
+      ].join('');
       const saml = await post(
         server,
         `/management/v1/projects/${projectId}/apps/saml`,

@@ -27,10 +27,13 @@ import { startTestServer, type TestServer } from '../../helpers/server';
 import { addProject } from '../../helpers/apps';
 import { defaultOrgId } from '../../helpers/context';
 
+const SAML_ACS =
+  '<md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" ' +
+  'Location="https://sp.example.com/acs" index="0"/>';
 const SAML_METADATA = `<?xml version="1.0"?>
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://sp.example.com/metadata">
   <md:SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
-    <md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://sp.example.com/acs" index="0"/>
+    ${SAML_ACS}
   </md:SPSSODescriptor>
 </md:EntityDescriptor>`;
 
@@ -55,7 +58,7 @@ describe('ApplicationService', () => {
       body: JSON.stringify(body),
     });
 
-  it('creates an OIDC web client over Connect JSON: client id, a secret shown once, stored only as a hash', async () => {
+  it('creates an OIDC web client over Connect JSON: client id, secret shown once, stored only as a hash', async () => {
     const res = await post('CreateApplication', {
       projectId,
       name: 'Shop Web',
@@ -282,7 +285,7 @@ describe('ApplicationService', () => {
     ).rejects.toMatchObject({ code: Code.AlreadyExists });
   });
 
-  it('updates: set fields change, lists are replaced, update_mask empties a list, compliance is recomputed', async () => {
+  it('updates: set fields change, lists are replaced, update_mask empties a list, compliance recomputed', async () => {
     const created = await apps.createApplication({
       projectId,
       name: 'Updatable',
@@ -543,7 +546,7 @@ describe('ApplicationService', () => {
     await expect(grpc.getApplication({ applicationId: 'nope' })).rejects.toMatchObject({ code: Code.NotFound });
   });
 
-  it('records each mutation as an event on the project with editor and owner; a failed command records none', async () => {
+  it('records each mutation as a project event with editor and owner; a failed command records none', async () => {
     const db = server.app.database.db;
     const [machine] = await db.select({ id: users.id }).from(users).where(eq(users.username, 'admin-machine'));
     const project = await addProject(server, { orgId, name: 'Evented' });

@@ -91,7 +91,7 @@ describe('ApplicationService permissions', () => {
     expect(created.applicationId).toBeTruthy();
   });
 
-  it('an org admin of org B cannot read, change, delete or create anything of org A: NOT_FOUND, never data', async () => {
+  it('an admin of org B cannot read, change, delete or create anything of org A: NOT_FOUND, never data', async () => {
     const attempts: [string, () => Promise<unknown>][] = [
       ['get', () => adminB.getApplication({ applicationId: appA })],
       ['update', () => adminB.updateApplication({ applicationId: appA, name: 'stolen' })],

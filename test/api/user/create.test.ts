@@ -17,7 +17,7 @@ describe('CreateUser', () => {
   });
   afterAll(() => server?.stop());
 
-  it('creates an active human whose username defaults to the email, with a returned email code (Connect JSON)', async () => {
+  it('creates an active human, username defaulting to email, with a returned email code (Connect JSON)', async () => {
     const users = server.client(UserService);
     const res = await users.createUser({
       organizationId: orgId,
@@ -41,7 +41,7 @@ describe('CreateUser', () => {
     }
   });
 
-  it('records user.human.added with displayName, email, userName and the password hash, editor and resource owner', async () => {
+  it('records user.human.added: displayName, email, userName, password hash, editor and resource owner', async () => {
     const users = server.client(UserService);
     const res = await users.createUser({
       organizationId: orgId,

@@ -67,7 +67,7 @@ describe('user lifecycle and listing', () => {
     expect(wrongType.code).toBe(Code.InvalidArgument);
   });
 
-  it('locks, unlocks, deactivates and reactivates with the matching events; wrong transitions are FAILED_PRECONDITION', async () => {
+  it('locks, unlocks, deactivates, reactivates with their events; bad transitions: FAILED_PRECONDITION', async () => {
     const users = server.client(UserService, { protocol: 'grpc' });
     const { id } = await users.createUser(human(orgId, 'state-1'));
     await users.lockUser({ userId: id });

@@ -23,7 +23,8 @@ const ci = Boolean(process.env.CI);
 if (missing.length > 0 && !ci) {
   console.warn(
     `test/clients/go: skipped, ${missing.join(', ')} not installed ` +
-      '(apt-get install golang-go protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev)',
+      '(apt-get install golang-go protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev ' +
+      'golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev)',
   );
 }
 
@@ -61,7 +62,7 @@ function run(
 describe('proto go_package', () => {
   // buf breaking leaves FILE_SAME_GO_PACKAGE out for proto/portcullis (see buf.yaml); this pins the
   // documented scheme instead, so a Go import path cannot change unnoticed.
-  it('is portcullis.dev/gen/go/<proto package as folders>;<name><version> in every proto under proto/portcullis', () => {
+  it('is portcullis.dev/gen/go/<proto package as folders>;<name><version> in every proto in proto/portcullis', () => {
     const dir = path.join(ROOT, 'proto/portcullis');
     const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.proto'));
     expect(files.length).toBeGreaterThan(0);

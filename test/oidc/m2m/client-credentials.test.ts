@@ -107,7 +107,7 @@ describe('client credentials grant (machine users)', () => {
     }
   });
 
-  it('tokens become inactive when the machine user is deactivated, locked or deleted, or its secret removed', async () => {
+  it('tokens go inactive when the machine user is deactivated, locked or deleted, or its secret removed', async () => {
     const ctx = systemCtx(server);
     const cases: [string, (id: string) => Promise<unknown>][] = [
       ['deactivate', (id) => changeUserState(ctx, id, 'deactivate')],

@@ -247,7 +247,7 @@ describe('token exchange (§2.8 matrix, impersonation)', () => {
       expect(r.body.error_description).toMatch(/impersonation/);
     });
 
-    it('a client without the TOKEN_EXCHANGE grant type → unauthorized_client; a client outside the audience → invalid_grant', async () => {
+    it('without TOKEN_EXCHANGE grant → unauthorized_client; client outside the audience → invalid_grant', async () => {
       const plain = await addOidcApp(server, project);
       expect((await raw(base(), basic(plain.clientId, plain.clientSecret!))).body.error).toBe('unauthorized_client');
       const foreign = await addOidcApp(server, await addProject(server), { grantTypes: ['TOKEN_EXCHANGE'] });
