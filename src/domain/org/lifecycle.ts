@@ -15,6 +15,7 @@ import {
 import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
 import { failedPrecondition, permissionDenied } from '../errors';
+import type { TypedEvent } from '../events/registry';
 import { execute, type UnitOfWork } from '../execute';
 import { requireId, requireText } from '../instance/validate';
 import { removeUsersOfOrg } from '../user/lifecycle';
@@ -29,12 +30,10 @@ async function changeOrg(
     work: UnitOfWork,
     org: Awaited<ReturnType<typeof orgFor>>,
   ) => Promise<
-    | {
-        type: string;
-        payload?: Record<string, unknown>;
+    | (TypedEvent<'org.changed' | 'org.login_policy.changed' | 'org.deactivated' | 'org.reactivated'> & {
         set: Partial<typeof orgs.$inferInsert>;
         afterwards?: (work: UnitOfWork) => Promise<void>;
-      }
+      })
     | undefined
   >,
 ): Promise<{ changedAt: Date }> {

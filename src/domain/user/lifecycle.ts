@@ -14,7 +14,7 @@ import { invalidateMachineUser } from '../oidc/m2m/machines';
 interface StateChange {
   from: string[];
   to: string;
-  event: string;
+  event: 'user.deactivated' | 'user.reactivated' | 'user.locked' | 'user.unlocked';
   wrongState: string;
 }
 

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
+import type { EventPayloads, EventType } from '../events/registry';
 import { execute } from '../execute';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { issueCode } from './codes';
@@ -91,7 +92,7 @@ export async function updateUser(
     if (h && user.type !== 'HUMAN') throw invalidArgument('Errors.User.NotHuman', 'human: the user is a machine user');
     if (m && user.type !== 'MACHINE')
       throw invalidArgument('Errors.User.NotMachine', 'machine: the user is a human user');
-    const push = (type: string, payload: Record<string, unknown>) =>
+    const push = <T extends EventType>(type: T, payload: EventPayloads[T]) =>
       work.push({ aggregateType: 'user', aggregateId: userId, type, payload, resourceOwner: user.orgId });
     const set: Partial<typeof users.$inferInsert> = {};
     const out: { changedAt: Date; emailCode?: string; phoneCode?: string } = { changedAt: new Date() };
