@@ -45,6 +45,15 @@ export interface EventDeclaration {
   invalidates: readonly Invalidation[];
 }
 
+/** The declarations of one aggregate's event types read `user(names, ...invalidates)`. */
+export const declareFor =
+  (aggregate: EventDeclaration['aggregate']) =>
+  (names: LocalizedNames | null, ...invalidates: Invalidation[]): EventDeclaration => ({
+    aggregate,
+    names,
+    invalidates,
+  });
+
 /** One declaration for every key of an area's payload interface: a missing or extra one is a compile error. */
 export type Declarations<Payloads> = { readonly [T in keyof Payloads]-?: EventDeclaration };
 

@@ -21,7 +21,6 @@ import { requireId, requireText } from '../instance/validate';
 import { removeUsersOfOrg } from '../user/lifecycle';
 import { rescopeUsernames } from '../user/username-scope';
 import { orgFor, orgForChange } from './access';
-import { invalidateOrgUsers } from './invalidate-users';
 
 async function changeOrg(
   ctx: Ctx,
@@ -105,17 +104,15 @@ export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
     if (org.state === 'INACTIVE')
       throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
     await refuseDefaultOrg(work, org.id, 'deactivated');
-    await invalidateOrgUsers(work, org.id);
     await revokeTokensOfOrg(work, org.id);
     return { type: 'org.deactivated', set: { state: 'INACTIVE' } };
   });
 }
 
 export function activateOrganization(ctx: Ctx, input: { orgId: string }) {
-  return changeOrg(ctx, input.orgId, async (work, org) => {
+  return changeOrg(ctx, input.orgId, async (_work, org) => {
     if (org.state === 'ACTIVE')
       throw failedPrecondition('Errors.Org.NotInactive', 'the organization is already active');
-    await invalidateOrgUsers(work, org.id);
     return { type: 'org.reactivated', set: { state: 'ACTIVE' } };
   });
 }
@@ -175,6 +172,7 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
       )
       .returning({ userId: administrators.userId });
     // Cached principals of removed users and of users who lost a membership must not outlive the commit.
+    // Explicit: the lost memberships have no event of their own that the registry could act on.
     for (const userId of new Set([...orgUserIds.map((u) => u.id), ...lostMemberships.map((m) => m.userId)])) {
       await invalidatePrincipal(work, userId);
     }

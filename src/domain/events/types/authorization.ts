@@ -1,4 +1,4 @@
-import type { Declarations, Empty } from '../declare';
+import { type Declarations, type Empty, declareFor } from '../declare';
 
 export interface AuthorizationEvents {
   'authorization.added': { userId: string; projectId: string; projectGrantId?: string | null; roleKeys: string[] };
@@ -9,39 +9,27 @@ export interface AuthorizationEvents {
   'administrator.removed': { userId: string };
 }
 
+const authorization = declareFor('authorization');
 // An administrator event is appended to the resource administered; the member's cached principal holds its roles.
-const ADMINISTERED = ['instance', 'org', 'project'] as const;
-const MEMBER = ['token-lookups', 'member-principal'] as const;
+const administrator = declareFor(['instance', 'org', 'project']);
 
 export const authorizationEvents: Declarations<AuthorizationEvents> = {
-  'authorization.added': {
-    aggregate: 'authorization',
-    names: ['Authorization added', 'Berechtigung hinzugefügt'],
-    invalidates: ['token-lookups'],
-  },
-  'authorization.changed': {
-    aggregate: 'authorization',
-    names: ['Authorization changed', 'Berechtigung geändert'],
-    invalidates: ['token-lookups'],
-  },
-  'authorization.removed': {
-    aggregate: 'authorization',
-    names: ['Authorization removed', 'Berechtigung entfernt'],
-    invalidates: ['token-lookups'],
-  },
-  'administrator.added': {
-    aggregate: ADMINISTERED,
-    names: ['Administrator added', 'Administrator hinzugefügt'],
-    invalidates: MEMBER,
-  },
-  'administrator.changed': {
-    aggregate: ADMINISTERED,
-    names: ['Administrator changed', 'Administrator geändert'],
-    invalidates: MEMBER,
-  },
-  'administrator.removed': {
-    aggregate: ADMINISTERED,
-    names: ['Administrator removed', 'Administrator entfernt'],
-    invalidates: MEMBER,
-  },
+  'authorization.added': authorization(['Authorization added', 'Berechtigung hinzugefügt'], 'token-lookups'),
+  'authorization.changed': authorization(['Authorization changed', 'Berechtigung geändert'], 'token-lookups'),
+  'authorization.removed': authorization(['Authorization removed', 'Berechtigung entfernt'], 'token-lookups'),
+  'administrator.added': administrator(
+    ['Administrator added', 'Administrator hinzugefügt'],
+    'token-lookups',
+    'member-principal',
+  ),
+  'administrator.changed': administrator(
+    ['Administrator changed', 'Administrator geändert'],
+    'token-lookups',
+    'member-principal',
+  ),
+  'administrator.removed': administrator(
+    ['Administrator removed', 'Administrator entfernt'],
+    'token-lookups',
+    'member-principal',
+  ),
 };

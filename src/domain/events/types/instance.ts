@@ -1,5 +1,5 @@
 import type { InstanceSettings } from '../../instance/settings';
-import type { Declarations } from '../declare';
+import { type Declarations, declareFor } from '../declare';
 
 export interface InstanceEvents {
   'instance.added': { name: string };
@@ -10,30 +10,16 @@ export interface InstanceEvents {
   'instance.settings.changed': Partial<InstanceSettings>;
 }
 
+const instance = declareFor('instance');
+
 export const instanceEvents: Declarations<InstanceEvents> = {
-  'instance.added': {
-    aggregate: 'instance',
-    names: ['Instance added', 'Instanz hinzugefügt'],
-    invalidates: ['token-lookups'],
-  },
-  'instance.changed': {
-    aggregate: 'instance',
-    names: ['Instance changed', 'Instanz geändert'],
-    invalidates: ['token-lookups'],
-  },
-  'instance.domain.added': {
-    aggregate: 'instance',
-    names: ['Instance domain added', 'Instanz-Domain hinzugefügt'],
-    invalidates: ['token-lookups'],
-  },
-  'instance.domain.removed': {
-    aggregate: 'instance',
-    names: ['Instance domain removed', 'Instanz-Domain entfernt'],
-    invalidates: ['token-lookups'],
-  },
-  'instance.settings.changed': {
-    aggregate: 'instance',
-    names: ['Instance settings changed', 'Instanz-Einstellungen geändert'],
-    invalidates: ['token-lookups', 'instance-settings'],
-  },
+  'instance.added': instance(['Instance added', 'Instanz hinzugefügt'], 'token-lookups'),
+  'instance.changed': instance(['Instance changed', 'Instanz geändert'], 'token-lookups'),
+  'instance.domain.added': instance(['Instance domain added', 'Instanz-Domain hinzugefügt'], 'token-lookups'),
+  'instance.domain.removed': instance(['Instance domain removed', 'Instanz-Domain entfernt'], 'token-lookups'),
+  'instance.settings.changed': instance(
+    ['Instance settings changed', 'Instanz-Einstellungen geändert'],
+    'token-lookups',
+    'instance-settings',
+  ),
 };

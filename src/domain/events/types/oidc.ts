@@ -1,4 +1,4 @@
-import type { Declarations, Empty } from '../declare';
+import { type Declarations, type Empty, declareFor } from '../declare';
 
 export interface OidcEvents {
   'oidc_session.added': {
@@ -26,56 +26,27 @@ export interface OidcEvents {
   'web_key.removed': Empty;
 }
 
+const oidcSession = declareFor('oidc_session');
+const accessToken = declareFor('access_token');
+const refreshToken = declareFor('refresh_token');
+// The signing-key cache is reloaded by the key commands themselves (src/domain/oidc/web-keys.ts).
+const webKey = declareFor('web_key');
+
 export const oidcEvents: Declarations<OidcEvents> = {
-  'oidc_session.added': {
-    aggregate: 'oidc_session',
-    names: ['OIDC session created', 'OIDC-Sitzung erstellt'],
-    invalidates: [],
-  },
-  'oidc_session.revoked': {
-    aggregate: 'oidc_session',
-    names: ['OIDC session revoked', 'OIDC-Sitzung widerrufen'],
-    invalidates: ['token-lookups'],
-  },
-  'oidc_session.access_token.added': {
-    aggregate: 'access_token',
-    names: ['Access token issued', 'Zugriffstoken ausgestellt'],
-    invalidates: [],
-  },
-  'oidc_session.access_token.revoked': {
-    aggregate: 'access_token',
-    names: ['Access token revoked', 'Zugriffstoken widerrufen'],
-    invalidates: ['token-lookups'],
-  },
-  'oidc_session.refresh_token.added': {
-    aggregate: 'refresh_token',
-    names: ['Refresh token issued', 'Aktualisierungstoken ausgestellt'],
-    invalidates: [],
-  },
-  'oidc_session.refresh_token.revoked': {
-    aggregate: 'refresh_token',
-    names: ['Refresh token revoked', 'Aktualisierungstoken widerrufen'],
-    invalidates: ['token-lookups'],
-  },
-  // The signing-key cache is reloaded by the key commands themselves (src/domain/oidc/web-keys.ts).
-  'web_key.added': {
-    aggregate: 'web_key',
-    names: ['Signing key added', 'Signaturschlüssel hinzugefügt'],
-    invalidates: ['token-lookups'],
-  },
-  'web_key.activated': {
-    aggregate: 'web_key',
-    names: ['Signing key activated', 'Signaturschlüssel aktiviert'],
-    invalidates: ['token-lookups'],
-  },
-  'web_key.deactivated': {
-    aggregate: 'web_key',
-    names: ['Signing key deactivated', 'Signaturschlüssel deaktiviert'],
-    invalidates: ['token-lookups'],
-  },
-  'web_key.removed': {
-    aggregate: 'web_key',
-    names: ['Signing key removed', 'Signaturschlüssel entfernt'],
-    invalidates: ['token-lookups'],
-  },
+  'oidc_session.added': oidcSession(['OIDC session created', 'OIDC-Sitzung erstellt']),
+  'oidc_session.revoked': oidcSession(['OIDC session revoked', 'OIDC-Sitzung widerrufen'], 'token-lookups'),
+  'oidc_session.access_token.added': accessToken(['Access token issued', 'Zugriffstoken ausgestellt']),
+  'oidc_session.access_token.revoked': accessToken(
+    ['Access token revoked', 'Zugriffstoken widerrufen'],
+    'token-lookups',
+  ),
+  'oidc_session.refresh_token.added': refreshToken(['Refresh token issued', 'Aktualisierungstoken ausgestellt']),
+  'oidc_session.refresh_token.revoked': refreshToken(
+    ['Refresh token revoked', 'Aktualisierungstoken widerrufen'],
+    'token-lookups',
+  ),
+  'web_key.added': webKey(['Signing key added', 'Signaturschlüssel hinzugefügt'], 'token-lookups'),
+  'web_key.activated': webKey(['Signing key activated', 'Signaturschlüssel aktiviert'], 'token-lookups'),
+  'web_key.deactivated': webKey(['Signing key deactivated', 'Signaturschlüssel deaktiviert'], 'token-lookups'),
+  'web_key.removed': webKey(['Signing key removed', 'Signaturschlüssel entfernt'], 'token-lookups'),
 };

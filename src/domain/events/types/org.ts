@@ -1,4 +1,4 @@
-import type { ChangedFields, Declarations, Empty } from '../declare';
+import { type ChangedFields, type Declarations, type Empty, declareFor } from '../declare';
 
 export interface OrgEvents {
   'org.added': { name: string };
@@ -15,63 +15,21 @@ export interface OrgEvents {
   'org.login_policy.changed': ChangedFields;
 }
 
+const org = declareFor('org');
+
 export const orgEvents: Declarations<OrgEvents> = {
-  'org.added': {
-    aggregate: 'org',
-    names: ['Organization added', 'Organisation hinzugefügt'],
-    invalidates: [],
-  },
-  'org.changed': {
-    aggregate: 'org',
-    names: ['Organization changed', 'Organisation geändert'],
-    invalidates: ['token-lookups'],
-  },
-  // Sign-ins and cached principals of the organization's users depend on its state.
-  'org.deactivated': {
-    aggregate: 'org',
-    names: ['Organization deactivated', 'Organisation deaktiviert'],
-    invalidates: ['token-lookups', 'org-users'],
-  },
-  'org.reactivated': {
-    aggregate: 'org',
-    names: ['Organization reactivated', 'Organisation reaktiviert'],
-    invalidates: ['token-lookups', 'org-users'],
-  },
-  'org.removed': {
-    aggregate: 'org',
-    names: ['Organization removed', 'Organisation entfernt'],
-    invalidates: ['token-lookups'],
-  },
-  'org.domain.added': {
-    aggregate: 'org',
-    names: ['Organization domain added', 'Organisations-Domain hinzugefügt'],
-    invalidates: ['token-lookups'],
-  },
-  'org.domain.verified': {
-    aggregate: 'org',
-    names: ['Organization domain verified', 'Organisations-Domain verifiziert'],
-    invalidates: ['token-lookups'],
-  },
+  'org.added': org(['Organization added', 'Organisation hinzugefügt']),
+  'org.changed': org(['Organization changed', 'Organisation geändert'], 'token-lookups'),
+  // Sign-ins and the cached principals of the organization's users depend on its state.
+  'org.deactivated': org(['Organization deactivated', 'Organisation deaktiviert'], 'token-lookups', 'org-users'),
+  'org.reactivated': org(['Organization reactivated', 'Organisation reaktiviert'], 'token-lookups', 'org-users'),
+  'org.removed': org(['Organization removed', 'Organisation entfernt'], 'token-lookups'),
+  'org.domain.added': org(['Organization domain added', 'Organisations-Domain hinzugefügt'], 'token-lookups'),
+  'org.domain.verified': org(['Organization domain verified', 'Organisations-Domain verifiziert'], 'token-lookups'),
   // The primary domain is part of every user's login name in the cached principals.
-  'org.domain.primary.set': {
-    aggregate: 'org',
-    names: ['Primary domain set', 'Primäre Domain gesetzt'],
-    invalidates: ['token-lookups', 'org-users'],
-  },
-  'org.domain.removed': {
-    aggregate: 'org',
-    names: ['Organization domain removed', 'Organisations-Domain entfernt'],
-    invalidates: ['token-lookups'],
-  },
-  'org.metadata.set': {
-    aggregate: 'org',
-    names: ['Organization metadata set', 'Organisations-Metadaten gesetzt'],
-    invalidates: ['token-lookups'],
-  },
-  'org.metadata.removed': {
-    aggregate: 'org',
-    names: ['Organization metadata removed', 'Organisations-Metadaten entfernt'],
-    invalidates: ['token-lookups'],
-  },
-  'org.login_policy.changed': { aggregate: 'org', names: null, invalidates: ['token-lookups'] },
+  'org.domain.primary.set': org(['Primary domain set', 'Primäre Domain gesetzt'], 'token-lookups', 'org-users'),
+  'org.domain.removed': org(['Organization domain removed', 'Organisations-Domain entfernt'], 'token-lookups'),
+  'org.metadata.set': org(['Organization metadata set', 'Organisations-Metadaten gesetzt'], 'token-lookups'),
+  'org.metadata.removed': org(['Organization metadata removed', 'Organisations-Metadaten entfernt'], 'token-lookups'),
+  'org.login_policy.changed': org(null, 'token-lookups'),
 };

@@ -1,4 +1,4 @@
-import type { ChangedFields, Declarations, Empty, EventDeclaration } from '../declare';
+import { type ChangedFields, type Declarations, type Empty, type LocalizedNames, declareFor } from '../declare';
 
 interface GrantRef {
   grantId: string;
@@ -40,11 +40,11 @@ export interface ProjectEvents {
 }
 
 // Every change of a project, its roles, grants and applications may change what a token grants.
-const project = (names: EventDeclaration['names']) =>
-  ({ aggregate: 'project', names, invalidates: ['token-lookups'] }) as const;
+const declared = declareFor('project');
+const project = (names: LocalizedNames | null) => declared(names, 'token-lookups');
 
 export const projectEvents: Declarations<ProjectEvents> = {
-  'project.added': { aggregate: 'project', names: ['Project added', 'Projekt hinzugefügt'], invalidates: [] },
+  'project.added': declared(['Project added', 'Projekt hinzugefügt']),
   'project.changed': project(['Project changed', 'Projekt geändert']),
   'project.deactivated': project(['Project deactivated', 'Projekt deaktiviert']),
   'project.reactivated': project(['Project reactivated', 'Projekt reaktiviert']),

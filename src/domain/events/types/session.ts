@@ -1,4 +1,4 @@
-import type { Declarations, Empty } from '../declare';
+import { type Declarations, type Empty, declareFor } from '../declare';
 
 export interface SessionEvents {
   'session.added': { userId?: string; checks: string[] };
@@ -10,25 +10,16 @@ export interface SessionEvents {
   'auth_request.failed': { error: string };
 }
 
+const session = declareFor('session');
+const authRequest = declareFor('auth_request');
+
 // Signing in creates state but changes nothing a token issued before it answers with.
 export const sessionEvents: Declarations<SessionEvents> = {
-  'session.added': { aggregate: 'session', names: ['Session created', 'Sitzung erstellt'], invalidates: [] },
-  'session.password.checked': {
-    aggregate: 'session',
-    names: ['Password checked in session', 'Passwort in Sitzung geprüft'],
-    invalidates: [],
-  },
-  'session.terminated': {
-    aggregate: 'session',
-    names: ['Session ended', 'Sitzung beendet'],
-    invalidates: ['token-lookups'],
-  },
-  'auth_request.added': {
-    aggregate: 'auth_request',
-    names: ['Authorization request received', 'Autorisierungsanfrage erhalten'],
-    invalidates: [],
-  },
-  'auth_request.login_name.set': { aggregate: 'auth_request', names: null, invalidates: [] },
-  'auth_request.session.linked': { aggregate: 'auth_request', names: null, invalidates: [] },
-  'auth_request.failed': { aggregate: 'auth_request', names: null, invalidates: [] },
+  'session.added': session(['Session created', 'Sitzung erstellt']),
+  'session.password.checked': session(['Password checked in session', 'Passwort in Sitzung geprüft']),
+  'session.terminated': session(['Session ended', 'Sitzung beendet'], 'token-lookups'),
+  'auth_request.added': authRequest(['Authorization request received', 'Autorisierungsanfrage erhalten']),
+  'auth_request.login_name.set': authRequest(null),
+  'auth_request.session.linked': authRequest(null),
+  'auth_request.failed': authRequest(null),
 };

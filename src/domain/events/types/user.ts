@@ -1,4 +1,4 @@
-import type { ChangedFields, Declarations, Empty, EventDeclaration } from '../declare';
+import { type ChangedFields, type Declarations, type Empty, declareFor } from '../declare';
 
 /** How user.human.added reads for every way a person comes to exist (src/domain/user/event-payloads.ts). */
 export interface HumanAddedPayload {
@@ -79,8 +79,7 @@ export interface UserEvents {
   'user.impersonated': { actorUserId: string; clientId: string; sessionId?: string | null };
 }
 
-const user = (names: EventDeclaration['names'], ...invalidates: EventDeclaration['invalidates']) =>
-  ({ aggregate: 'user', names, invalidates }) as const;
+const user = declareFor('user');
 // A user's state is part of its cached principal and, for a machine user, of its cached client entry.
 const STATE = ['token-lookups', 'principal', 'machine-user'] as const;
 // A machine user's credentials and names are read from its cached client entry.
