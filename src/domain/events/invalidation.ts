@@ -6,29 +6,23 @@ import { invalidateOrgUsers } from '../org/invalidate-users';
 import type { Invalidation } from './declare';
 import { EVENT_TYPES, isEventType } from './registry';
 
-type Evict = (work: UnitOfWork, event: NewEvent) => Promise<void>;
+const aggregate = (e: NewEvent) => e.aggregateId;
 
 /**
- * What each invalidation the registry declares evicts, keyed by the event itself. `token-lookups` is
- * the token cache's own observer (src/domain/oidc/token-cache.ts): it drops every lookup at once.
+ * What each invalidation the registry declares evicts: the cache entry keyed by the event's aggregate
+ * id or, for an administrator event, by the member it names. `token-lookups` is the token cache's own
+ * observer (src/domain/oidc/token-cache.ts), which drops every lookup at once.
  */
-const EVICT: Record<Exclude<Invalidation, 'token-lookups'>, { key(e: NewEvent): string; evict: Evict }> = {
-  principal: { key: (e) => e.aggregateId, evict: (work, e) => invalidatePrincipal(work, e.aggregateId) },
-  'machine-user': { key: (e) => e.aggregateId, evict: (work, e) => invalidateMachineUser(work, e.aggregateId) },
-  'member-principal': {
-    key: memberOf,
-    evict: (work, e) => invalidatePrincipal(work, memberOf(e)),
-  },
-  'instance-settings': {
-    key: (e) => e.aggregateId,
-    evict: (work, e) => invalidateInstanceSettings(work, e.aggregateId),
-  },
-  'org-users': { key: (e) => e.aggregateId, evict: (work, e) => invalidateOrgUsers(work, e.aggregateId) },
+const EVICT: Record<
+  Exclude<Invalidation, 'token-lookups'>,
+  { key: (e: NewEvent) => string; evict: (work: UnitOfWork, key: string) => Promise<void> }
+> = {
+  principal: { key: aggregate, evict: invalidatePrincipal },
+  'machine-user': { key: aggregate, evict: invalidateMachineUser },
+  'member-principal': { key: (e) => (e.payload as { userId: string }).userId, evict: invalidatePrincipal },
+  'instance-settings': { key: aggregate, evict: invalidateInstanceSettings },
+  'org-users': { key: aggregate, evict: invalidateOrgUsers },
 };
-
-function memberOf(e: NewEvent): string {
-  return (e.payload as { userId: string }).userId;
-}
 
 /**
  * Evicts, in the committing transaction, the cache entries the appended events make stale as the
@@ -43,10 +37,10 @@ export const registryInvalidationObserver: CommitObserver = {
       for (const effect of EVENT_TYPES[e.type].invalidates) {
         if (effect === 'token-lookups') continue;
         const { key, evict } = EVICT[effect];
-        const id = `${effect}\u0000${key(e)}`;
-        if (done.has(id)) continue;
-        done.add(id);
-        await evict(work, e);
+        const k = key(e);
+        if (done.has(`${effect}\u0000${k}`)) continue;
+        done.add(`${effect}\u0000${k}`);
+        await evict(work, k);
       }
     }
   },

@@ -19,7 +19,6 @@ import {
   optionalText,
   requireText,
 } from './validate';
-import { invalidateMachineUser } from '../oidc/m2m/machines';
 import type { CreateHumanInput, EmailVerification, PhoneVerification } from './create-user-input';
 import { changeEmail } from './email';
 import { storePassword } from './password';
@@ -133,7 +132,6 @@ export async function updateUser(
         .update(users)
         .set({ ...set, changedAt: out.changedAt })
         .where(eq(users.id, userId));
-    if (user.type === 'MACHINE' && Object.keys(set).length) await invalidateMachineUser(work, userId);
     if (email !== undefined)
       out.emailCode = await changeEmail(work, { ...user, ...set } as UserWithOrg, email, h!.email!.verification);
     if (phone !== undefined) {
