@@ -1,6 +1,7 @@
 import { administratorUniqueConstraints } from './domain/administrator/commands';
 import { applicationUniqueConstraints } from './domain/application/commands';
 import { authorizationUniqueConstraints } from './domain/authorization/commands';
+import { registryInvalidationObserver } from './domain/events/invalidation';
 import type { CommitObserver, UniqueConstraintErrors } from './domain/execute';
 import { trustedDomainUniqueConstraints } from './domain/instance/trusted-domains';
 import { tokenCacheObserver } from './domain/oidc/token-cache';
@@ -35,7 +36,7 @@ export const backgroundJobs: readonly Job[] = [
 ];
 
 /** Told of every command that appended events, around its commit. */
-export const commitObservers: readonly CommitObserver[] = [tokenCacheObserver];
+export const commitObservers: readonly CommitObserver[] = [tokenCacheObserver, registryInvalidationObserver];
 
 /** Unique index of a projection → the domain error a command that violates it gets. */
 export const uniqueConstraintErrors: UniqueConstraintErrors = {

@@ -3,13 +3,18 @@ import type { Db } from '../db/client';
 import { events } from '../db/schema/index';
 import type { Ctx } from './context';
 import { DomainError, aborted, alreadyExists } from './errors';
+import type { AggregateType, EventPayloads, EventType } from './events/registry';
 
-export interface NewEvent {
-  aggregateType: string;
+/**
+ * An event to append. `type` is one of the registry's (src/domain/events/registry.ts), dotted lowercase
+ * `<aggregate>.<entity>.<verb>`, and the payload is the one declared for it: a typo in either is a
+ * compile error.
+ */
+export interface NewEvent<T extends EventType = EventType> {
+  aggregateType: AggregateType;
   aggregateId: string;
-  /** dotted lowercase `<aggregate>.<entity>.<verb>` */
-  type: string;
-  payload?: Record<string, unknown>;
+  type: T;
+  payload?: EventPayloads[T];
   /** organization that owns the aggregate */
   resourceOwner: string;
 }
@@ -22,8 +27,10 @@ export interface NewEvent {
  */
 export class UnitOfWork {
   readonly pending: NewEvent[] = [];
+  /** every event this command appended so far, for the commit observers */
+  readonly appended: NewEvent[] = [];
   /** types of every event this command appended so far */
-  readonly appendedTypes = new Set<string>();
+  readonly appendedTypes = new Set<EventType>();
   private readonly loaded = new Map<string, number>();
 
   constructor(
@@ -50,8 +57,17 @@ export class UnitOfWork {
     this.loaded.set(`${aggregateType}\u0000${aggregateId}`, 0);
   }
 
-  push(event: NewEvent): void {
-    this.pending.push(event);
+  push<T extends EventType>(event: NewEvent<T>): void {
+    this.pending.push(event as NewEvent);
+  }
+
+  /**
+   * Counts what a unit of work nested in a savepoint appended (once the savepoint held) as this
+   * command's, so the commit observers evict what those events make stale as well.
+   */
+  adopt(nested: UnitOfWork): void {
+    this.appended.push(...nested.appended);
+    for (const t of nested.appendedTypes) this.appendedTypes.add(t);
   }
 
   async flush(): Promise<void> {
@@ -66,13 +82,14 @@ export class UnitOfWork {
       seq += 1;
       next.set(key, seq);
       this.appendedTypes.add(e.type);
+      this.appended.push(e);
       rows.push({
         instanceId: this.ctx.instanceId,
         aggregateType: e.aggregateType,
         aggregateId: e.aggregateId,
         sequence: seq,
         eventType: e.type,
-        payload: e.payload ?? {},
+        payload: (e.payload ?? {}) as Record<string, unknown>,
         editorUserId: this.ctx.principal.userId,
         editorService: this.ctx.service,
         resourceOwner: e.resourceOwner,

@@ -6,6 +6,7 @@ import { constraintError, execute } from '../../src/domain/execute';
 import { tokenCacheObserver } from '../../src/domain/oidc/token-cache';
 import { addOrg } from '../../src/domain/org/commands';
 import { commitObservers, uniqueConstraintErrors } from '../../src/wiring';
+import { registryInvalidationObserver } from '../../src/domain/events/invalidation';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { systemCtx } from '../helpers/context';
 
@@ -67,6 +68,10 @@ describe('wiring', () => {
 
   it('tells the access token cache of every commit', () => {
     expect(commitObservers).toContain(tokenCacheObserver);
+  });
+
+  it('evicts at every commit the caches the event registry declares', () => {
+    expect(commitObservers).toContain(registryInvalidationObserver);
   });
 
   it('maps every unique index a caller can run into to a domain error, and names only real indexes', async () => {

@@ -1,4 +1,3 @@
-import { invalidatePrincipal } from '../../authz/authenticate';
 import { administrators } from '../../db/schema/index';
 import { ROLES, isRole } from '../../authz/roles';
 import { alreadyExists, invalidArgument } from '../errors';
@@ -34,7 +33,6 @@ export function checkRoles(resourceType: AddAdministratorInput['resourceType'], 
 export async function addAdministrator(work: UnitOfWork, input: AddAdministratorInput): Promise<void> {
   checkRoles(input.resourceType, input.roles);
   await work.tx.insert(administrators).values(input);
-  await invalidatePrincipal(work, input.userId);
   const aggregateType =
     input.resourceType === 'INSTANCE' ? 'instance' : input.resourceType === 'ORG' ? 'org' : 'project';
   work.push({

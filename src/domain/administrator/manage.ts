@@ -1,5 +1,4 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Permission } from '../../authz/roles';
 import { administrators, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
@@ -129,7 +128,6 @@ export async function updateAdministrator(
       )
       .returning({ userId: administrators.userId });
     if (!updated.length) throw memberNotFound();
-    await invalidatePrincipal(work, userId);
     work.push({
       aggregateType: r.aggregateType,
       aggregateId: r.resourceId,
@@ -160,7 +158,6 @@ export async function deleteAdministrator(
       )
       .returning({ userId: administrators.userId });
     if (gone.length) {
-      await invalidatePrincipal(work, userId);
       work.push({
         aggregateType: r.aggregateType,
         aggregateId: r.resourceId,

@@ -5,6 +5,7 @@ import { hashSecret } from '../../crypto/secrets';
 import { randomToken } from '../../crypto/random';
 import type { Ctx } from '../context';
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
+import type { EventPayloads, EventType } from '../events/registry';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { type ComplianceProblem, complianceProblems } from './compliance';
@@ -102,7 +103,7 @@ export async function createApplicationIn(
     .returning({ createdAt: applications.createdAt });
   const push = eventsFor(work, project.id, project.orgId);
   push('project.application.added', { appId: id, name, type: config.type });
-  push(`project.application.config.${config.type.toLowerCase()}.added`, {
+  push(`project.application.config.${lower(config.type)}.added`, {
     appId: id,
     clientId,
     hasSecret: Boolean(clientSecret),
@@ -168,8 +169,11 @@ async function writableProject(work: UnitOfWork, projectId: string) {
   return project;
 }
 
+/** The application type as it reads in event types (`project.application.config.oidc.added`). */
+const lower = (type: AppType) => type.toLowerCase() as Lowercase<AppType>;
+
 function eventsFor(work: UnitOfWork, projectId: string, orgId: string) {
-  return (type: string, payload: Record<string, unknown>) =>
+  return <T extends EventType>(type: T, payload: EventPayloads[T]) =>
     work.push({ aggregateType: 'project', aggregateId: projectId, type, payload, resourceOwner: orgId });
 }
 
@@ -193,7 +197,8 @@ async function writableApplication(work: UnitOfWork, applicationId: string, opts
   if (gone || !p.canProject('project.app.read', row.projectId, row.orgId)) throw applicationNotFound();
   if (!p.canProject('project.app.write', row.projectId, row.orgId))
     throw permissionDenied('needs project.app.write on the project');
-  // Every change of an application reaches the token endpoints of all replicas on commit.
+  // Every change of an application reaches the token endpoints of all replicas on commit. Explicit: the
+  // application events name the app, not the client id the cache is keyed by.
   if (row.clientId) await invalidateOidcClient(work, row.clientId);
   return row;
 }
@@ -241,7 +246,7 @@ export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput)
         if (next.type === 'OIDC') set.oidc = next.oidc;
         if (next.type === 'API') set.api = next.api;
         if (next.type === 'SAML') set.saml = next.saml;
-        push(`project.application.config.${type.toLowerCase()}.changed`, { appId: app.id, ...changed });
+        push(`project.application.config.${lower(type)}.changed`, { appId: app.id, ...changed });
         // Moving to a secret-based method needs a secret; moving away drops the old one.
         const needsSecret = usesSecret(type, after);
         if (needsSecret && !app.secretHash) {
@@ -290,7 +295,7 @@ async function setState(
   applicationId: string,
   from: 'ACTIVE' | 'INACTIVE',
   to: 'ACTIVE' | 'INACTIVE',
-  event: string,
+  event: 'project.application.deactivated' | 'project.application.reactivated',
 ) {
   return execute(ctx, async (work) => {
     const app = await writableApplication(work, applicationId);

@@ -13,6 +13,7 @@ import {
   requireText,
 } from '../user/validate';
 import { usernameScope } from '../user/username-scope';
+import type { HumanAddedPayload } from '../events/types/user';
 import type { EventRow, UserRow } from './bulk';
 import type { ImportError, ImportHuman, ImportMachine } from './model';
 
@@ -22,7 +23,7 @@ export interface Account {
   id: string;
   username: string;
   row: UserRow;
-  event: Omit<EventRow, 'sequence'>;
+  event: Omit<EventRow<'user.human.added' | 'user.machine.added'>, 'sequence'>;
   /** plain password still to hash (humans only) */
   password?: string;
   /** a TOTP secret came along: the user gets a second event recording it (without the secret) */
@@ -198,7 +199,8 @@ export async function hashPlainPasswords(accounts: Account[], checkDeadline: () 
       const a = pending[next++];
       const hash = await hashPassword(a.password!);
       a.row.password_hash = hash;
-      a.event.payload.passwordHash = hash;
+      // Only people come with a plain password.
+      (a.event.payload as HumanAddedPayload).passwordHash = hash;
       a.password = undefined;
     }
   };

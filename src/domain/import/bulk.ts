@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import type { Db } from '../../db/client';
 import type { Ctx } from '../context';
+import type { AggregateType, EventPayloads, EventType } from '../events/registry';
 
 /**
  * Multi-row writes for the bulk import. On PostgreSQL the rows stream in with COPY (the fastest way
@@ -108,12 +109,13 @@ export async function insertUserMetadata(
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(user_id text, key text, value text)`);
 }
 
-export interface EventRow {
-  aggregate_type: string;
+/** An event written by the bulk import, past execute(): its type and payload are the registry's all the same. */
+export interface EventRow<T extends EventType = EventType> {
+  aggregate_type: AggregateType;
   aggregate_id: string;
   sequence: number;
-  event_type: string;
-  payload: Record<string, unknown>;
+  event_type: T;
+  payload: EventPayloads[T];
   resource_owner: string;
 }
 

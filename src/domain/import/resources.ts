@@ -185,11 +185,13 @@ async function inSavepoint(
   // Events queued so far go first, so the item's scope reads the aggregates' current sequences.
   await work.flush();
   try {
-    await work.tx.transaction(async (sp) => {
+    const item = await work.tx.transaction(async (sp) => {
       const item = new UnitOfWork(sp as unknown as Db, work.ctx);
       await write(item);
       await item.flush();
+      return item;
     });
+    work.adopt(item);
     return undefined;
   } catch (err) {
     const violation = uniqueViolation(err);

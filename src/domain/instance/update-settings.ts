@@ -5,7 +5,7 @@ import { permissionDenied } from '../errors';
 import { execute } from '../execute';
 import { rescopeUsernames } from '../user/username-scope';
 import { lockInstance } from './lock';
-import { type InstanceSettings, checkSettings, invalidateInstanceSettings, readInstanceSettings } from './settings';
+import { type InstanceSettings, checkSettings, readInstanceSettings } from './settings';
 
 /** Changes the given settings; the others keep their values. The change is one event with the diff. */
 export async function updateInstanceSettings(
@@ -23,7 +23,6 @@ export async function updateInstanceSettings(
     checkSettings(settings);
     const changedAt = new Date();
     await work.tx.update(instances).set({ settings, changedAt }).where(eq(instances.id, ctx.instanceId));
-    await invalidateInstanceSettings(work, ctx.instanceId);
     if (defined.userLoginMustBeDomain !== undefined && defined.userLoginMustBeDomain !== current.userLoginMustBeDomain)
       await rescopeUsernames(work);
     work.push({

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client';
 import { authRequests } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { notFound } from '../errors';
+import type { EventPayloads } from '../events/registry';
 import { execute } from '../execute';
 
 export type AuthRequest = typeof authRequests.$inferSelect;
@@ -59,12 +60,12 @@ export async function findPendingAuthRequest(db: Db, id: string): Promise<AuthRe
   return row;
 }
 
-async function update(
+async function update<T extends 'auth_request.login_name.set' | 'auth_request.session.linked' | 'auth_request.failed'>(
   ctx: Ctx,
   id: string,
-  type: string,
+  type: T,
   set: Partial<AuthRequest>,
-  payload: Record<string, unknown> = {},
+  payload?: EventPayloads[T],
 ): Promise<AuthRequest> {
   return execute(ctx, async (work) => {
     await work.load('auth_request', id);

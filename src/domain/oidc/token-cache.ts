@@ -1,4 +1,5 @@
 import { invalidateAfterCommit, onInvalidation } from '../cache';
+import { eventTypes, typesInvalidating } from '../events/registry';
 import type { CommitObserver } from '../execute';
 
 /**
@@ -14,30 +15,13 @@ const MAX_ENTRIES = 10_000;
 // Bounds staleness should a notification be lost (the listener also clears on reconnect).
 const MAX_AGE_MS = 10_000;
 
-/** Events that cannot change the answer for a token issued before them: new things, sign-in steps. */
-const NEUTRAL = new Set([
-  'user.human.added',
-  'user.machine.added',
-  'org.added',
-  'project.added',
-  'auth_request.added',
-  'auth_request.login_name.set',
-  'auth_request.session.linked',
-  'auth_request.failed',
-  'session.added',
-  'session.password.checked',
-  'user.human.password.check.succeeded',
-  'user.human.password.check.failed',
-  'user.human.password.hash.updated',
-  'oidc_session.added',
-  'oidc_session.access_token.added',
-  'oidc_session.refresh_token.added',
-  'user.personal.access.token.added',
-  'user.human.email.code.added',
-  'user.human.phone.code.added',
-  'user.human.invite.code.added',
-  'user.human.password.code.added',
-]);
+/**
+ * Events that cannot change the answer for a token issued before them (new things, sign-in steps): the
+ * registered types whose declaration does not list `token-lookups` (src/domain/events/types/). A type
+ * the registry does not know is never neutral.
+ */
+const RELEVANT = typesInvalidating('token-lookups');
+const NEUTRAL: ReadonlySet<string> = new Set(eventTypes.filter((t) => !RELEVANT.has(t)));
 
 // Every entry belongs to the current generation (a new one empties the map); the counter only tells
 // a lookup still in flight that a change began meanwhile.

@@ -5,7 +5,6 @@ import { alreadyExists, failedPrecondition, notFound } from '../errors';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { requireDomain, requireId } from '../instance/validate';
 import { orgForChange } from './access';
-import { invalidateOrgUsers } from './invalidate-users';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const orgDomainUniqueConstraints: UniqueConstraintErrors = {
@@ -120,7 +119,6 @@ export async function setPrimaryOrganizationDomainIn(
     .set({ isPrimary: true })
     .where(and(eq(orgDomains.orgId, orgId), eq(orgDomains.domain, domain)));
   await work.tx.update(orgs).set({ primaryDomain: domain, changedAt }).where(eq(orgs.id, orgId));
-  await invalidateOrgUsers(work, orgId);
   work.push({
     aggregateType: 'org',
     aggregateId: orgId,

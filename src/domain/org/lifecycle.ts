@@ -15,12 +15,12 @@ import {
 import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
 import { failedPrecondition, permissionDenied } from '../errors';
+import type { TypedEvent } from '../events/registry';
 import { execute, type UnitOfWork } from '../execute';
 import { requireId, requireText } from '../instance/validate';
 import { removeUsersOfOrg } from '../user/lifecycle';
 import { rescopeUsernames } from '../user/username-scope';
 import { orgFor, orgForChange } from './access';
-import { invalidateOrgUsers } from './invalidate-users';
 
 async function changeOrg(
   ctx: Ctx,
@@ -29,12 +29,10 @@ async function changeOrg(
     work: UnitOfWork,
     org: Awaited<ReturnType<typeof orgFor>>,
   ) => Promise<
-    | {
-        type: string;
-        payload?: Record<string, unknown>;
+    | (TypedEvent<'org.changed' | 'org.login_policy.changed' | 'org.deactivated' | 'org.reactivated'> & {
         set: Partial<typeof orgs.$inferInsert>;
         afterwards?: (work: UnitOfWork) => Promise<void>;
-      }
+      })
     | undefined
   >,
 ): Promise<{ changedAt: Date }> {
@@ -106,17 +104,15 @@ export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
     if (org.state === 'INACTIVE')
       throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
     await refuseDefaultOrg(work, org.id, 'deactivated');
-    await invalidateOrgUsers(work, org.id);
     await revokeTokensOfOrg(work, org.id);
     return { type: 'org.deactivated', set: { state: 'INACTIVE' } };
   });
 }
 
 export function activateOrganization(ctx: Ctx, input: { orgId: string }) {
-  return changeOrg(ctx, input.orgId, async (work, org) => {
+  return changeOrg(ctx, input.orgId, async (_work, org) => {
     if (org.state === 'ACTIVE')
       throw failedPrecondition('Errors.Org.NotInactive', 'the organization is already active');
-    await invalidateOrgUsers(work, org.id);
     return { type: 'org.reactivated', set: { state: 'ACTIVE' } };
   });
 }
@@ -176,6 +172,7 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
       )
       .returning({ userId: administrators.userId });
     // Cached principals of removed users and of users who lost a membership must not outlive the commit.
+    // Explicit: the lost memberships have no event of their own that the registry could act on.
     for (const userId of new Set([...orgUserIds.map((u) => u.id), ...lostMemberships.map((m) => m.userId)])) {
       await invalidatePrincipal(work, userId);
     }

@@ -9,6 +9,7 @@ import {
 } from '../../db/schema/index';
 import { invalidatePrincipal } from '../../authz/authenticate';
 import type { Ctx } from '../context';
+import type { TypedEvent } from '../events/registry';
 import { alreadyExists, failedPrecondition } from '../errors';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
@@ -72,9 +73,11 @@ async function changeProject(
   ctx: Ctx,
   projectId: string,
   perm: 'project.write',
-  apply: (
-    p: Project,
-  ) => { type: string; payload?: Record<string, unknown>; set: Partial<typeof projects.$inferInsert> } | undefined,
+  apply: (p: Project) =>
+    | (TypedEvent<'project.changed' | 'project.deactivated' | 'project.reactivated'> & {
+        set: Partial<typeof projects.$inferInsert>;
+      })
+    | undefined,
 ): Promise<{ changedAt: Date }> {
   requireId('project_id', projectId);
   return execute(ctx, async (work) => {
@@ -163,6 +166,7 @@ async function removeProjectRows(work: UnitOfWork, projectId: string, at: Date):
     .delete(administrators)
     .where(and(eq(administrators.resourceType, 'PROJECT'), eq(administrators.resourceId, projectId)))
     .returning({ userId: administrators.userId });
+  // Explicit: the memberships go with the project without an administrator.removed event each.
   for (const m of lost) await invalidatePrincipal(work, m.userId);
   await work.tx.update(projects).set(removed).where(eq(projects.id, projectId));
 }

@@ -83,7 +83,11 @@ async function changeGrant(
     work: UnitOfWork,
     grant: ProjectGrant,
     at: Date,
-  ) => Promise<{ type: string; payload?: Record<string, unknown>; set: Partial<ProjectGrant> }>,
+  ) => Promise<{
+    type: 'project.grant.changed' | 'project.grant.deactivated' | 'project.grant.reactivated';
+    payload?: { roleKeys: string[] };
+    set: Partial<ProjectGrant>;
+  }>,
 ): Promise<{ changedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   const grantedOrgId = requireId('granted_organization_id', input.grantedOrgId);

@@ -1,5 +1,4 @@
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
-import { invalidatePrincipal } from '../../authz/authenticate';
 import { hashPassword, needsRehash, verifyPassword } from '../../crypto/passwords/index';
 import { users } from '../../db/schema/index';
 import type { Ctx } from '../context';
@@ -144,7 +143,6 @@ async function recordFailure(ctx: Ctx, user: LoginUser, max: number): Promise<vo
       resourceOwner: user.orgId,
     });
     if (row.state === 'LOCKED') {
-      await invalidatePrincipal(work, user.id);
       work.push({
         aggregateType: 'user',
         aggregateId: user.id,

@@ -5,6 +5,7 @@ import { userCodes } from '../../db/schema/index';
 import { enqueueNotifications } from '../../notify/outbox';
 import type { MessageInput, NotificationKind } from '../../notify/templates';
 import { invalidArgument } from '../errors';
+import { CODE_ADDED } from '../events/types/user';
 import type { UnitOfWork } from '../execute';
 import type { UserWithOrg } from './access';
 import { checkCodeDelivery } from './code-delivery';
@@ -19,12 +20,8 @@ const LIFETIME_SECONDS: Record<CodeKind, number> = {
   PASSWORD_RESET: 3600,
 };
 
-const EVENT: Record<CodeKind, string> = {
-  EMAIL_VERIFICATION: 'user.human.email.code.added',
-  PHONE_VERIFICATION: 'user.human.phone.code.added',
-  INVITATION: 'user.human.invite.code.added',
-  PASSWORD_RESET: 'user.human.password.code.added',
-};
+// Declared with the event types; a kind without its event (or the reverse) is a compile error here.
+const EVENT: { readonly [K in CodeKind]: (typeof CODE_ADDED)[K] } = CODE_ADDED;
 
 // Letters and digits that cannot be mistaken for each other when typed from an email.
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -43,7 +40,7 @@ export interface CodeRequest {
   kind: CodeKind;
   delivery: CodeDelivery;
   target: string;
-  extraPayload?: Record<string, unknown>;
+  extraPayload?: { applicationName?: string };
 }
 
 /**
@@ -57,7 +54,7 @@ export async function issueCode(
   kind: CodeKind,
   delivery: CodeDelivery,
   target: string,
-  extraPayload: Record<string, unknown> = {},
+  extraPayload: { applicationName?: string } = {},
 ): Promise<string | undefined> {
   const [code] = await issueCodes(work, [{ user, kind, delivery, target, extraPayload }], { replace: true });
   return code;

@@ -11,7 +11,6 @@ import { personalAccessTokens, userKeys, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { failedPrecondition, invalidArgument, notFound } from '../errors';
 import { execute } from '../execute';
-import { invalidateMachineUser } from '../oidc/m2m/machines';
 import { newId } from '../ids';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { consumeCode, issueCode } from './codes';
@@ -110,7 +109,6 @@ export async function addSecret(
       payload: {},
       resourceOwner: user.orgId,
     });
-    await invalidateMachineUser(work, userId);
     return { createdAt: now, clientId: user.username, clientSecret };
   });
 }
@@ -131,7 +129,6 @@ export async function removeSecret(ctx: Ctx, input: { userId: string }): Promise
       payload: {},
       resourceOwner: user.orgId,
     });
-    await invalidateMachineUser(work, userId);
     return now;
   });
 }
@@ -203,7 +200,6 @@ export async function addKey(
       payload: { keyId, type: 'JSON', expirationDate: expiresAt?.toISOString(), generated: !!privateKey },
       resourceOwner: user.orgId,
     });
-    await invalidateMachineUser(work, userId);
     const keyFile: KeyFile | undefined = privateKey
       ? {
           type: 'serviceaccount',
@@ -235,7 +231,6 @@ export async function removeKey(ctx: Ctx, input: { userId: string; keyId: string
       payload: { keyId },
       resourceOwner: user.orgId,
     });
-    await invalidateMachineUser(work, userId);
     return new Date();
   });
 }
@@ -264,6 +259,7 @@ export async function removePersonalAccessToken(ctx: Ctx, input: { userId: strin
       .where(and(eq(personalAccessTokens.id, tokenId), eq(personalAccessTokens.userId, userId)))
       .returning({ tokenHash: personalAccessTokens.tokenHash });
     if (!deleted.length) throw notFound('Errors.User.PAT.NotFound', 'personal access token not found');
+    // Explicit: the cache key is the token's hash, which stays out of the event (the registry cannot derive it).
     await invalidatePat(work, deleted[0].tokenHash);
     work.push({
       aggregateType: 'user',

@@ -132,7 +132,7 @@ export async function resendInviteCode(ctx: Ctx, input: { userId: string }): Pro
       },
       user.email!,
       {
-        applicationName: last.payload.applicationName,
+        applicationName: last.payload.applicationName as string | undefined,
       },
     );
     return new Date();

@@ -1,3 +1,5 @@
+import type { HumanAddedPayload, MachineAddedPayload } from '../events/types/user';
+
 /**
  * The payloads of `user.human.added` and `user.machine.added`, built in one place for every way a
  * user comes to exist (CreateUser, v1 routes, the bulk import), so event search shows them alike.
@@ -18,7 +20,7 @@ export interface HumanAddedFields {
   passwordChangeRequired?: boolean;
 }
 
-export function humanAddedPayload(u: HumanAddedFields): Record<string, unknown> {
+export function humanAddedPayload(u: HumanAddedFields): HumanAddedPayload {
   return {
     userName: u.username,
     firstName: u.givenName,
@@ -40,7 +42,7 @@ export function machineAddedPayload(m: {
   name: string;
   description?: string | null;
   accessTokenType?: string;
-}): Record<string, unknown> {
+}): MachineAddedPayload {
   return {
     userName: m.username,
     name: m.name,

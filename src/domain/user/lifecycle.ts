@@ -1,12 +1,11 @@
 import { and, eq, ne } from 'drizzle-orm';
-import { invalidatePat, invalidatePrincipal } from '../../authz/authenticate';
+import { invalidatePat } from '../../authz/authenticate';
 import { personalAccessTokens, userCodes, userKeys, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { failedPrecondition } from '../errors';
 import { execute, type UnitOfWork } from '../execute';
 import { userForChange } from './access';
 import { checkId } from './validate';
-import { invalidateMachineUser } from '../oidc/m2m/machines';
 
 // A user's life after creation: state transitions (deactivate, reactivate, lock, unlock) and removal,
 // with the credentials and caches that go with it.
@@ -14,7 +13,7 @@ import { invalidateMachineUser } from '../oidc/m2m/machines';
 interface StateChange {
   from: string[];
   to: string;
-  event: string;
+  event: 'user.deactivated' | 'user.reactivated' | 'user.locked' | 'user.unlocked';
   wrongState: string;
 }
 
@@ -48,8 +47,6 @@ export async function changeUserState(ctx: Ctx, userId: string, change: keyof ty
       .set({ state: t.to, changedAt: now, ...(change === 'unlock' ? { failedPasswordAttempts: 0 } : {}) })
       .where(eq(users.id, id));
     work.push({ aggregateType: 'user', aggregateId: id, type: t.event, payload: {}, resourceOwner: user.orgId });
-    await invalidateMachineUser(work, id);
-    await invalidatePrincipal(work, id);
     return now;
   });
 }
@@ -71,8 +68,8 @@ async function removeUserRows(work: UnitOfWork, user: { id: string; orgId: strin
     .delete(personalAccessTokens)
     .where(eq(personalAccessTokens.userId, user.id))
     .returning({ tokenHash: personalAccessTokens.tokenHash });
+  // Explicit: the tokens' hashes (the cache keys) are not in the event; user.removed evicts the rest.
   for (const p of pats) await invalidatePat(work, p.tokenHash);
-  await invalidatePrincipal(work, user.id);
   await work.tx.delete(userKeys).where(eq(userKeys.userId, user.id));
   await work.tx.delete(userCodes).where(eq(userCodes.userId, user.id));
   work.push({
@@ -82,7 +79,6 @@ async function removeUserRows(work: UnitOfWork, user: { id: string; orgId: strin
     payload: { userName: user.username },
     resourceOwner: user.orgId,
   });
-  await invalidateMachineUser(work, user.id);
   return now;
 }
 

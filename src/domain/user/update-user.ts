@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
+import type { EventPayloads, EventType } from '../events/registry';
 import { execute } from '../execute';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { issueCode } from './codes';
@@ -18,7 +19,6 @@ import {
   optionalText,
   requireText,
 } from './validate';
-import { invalidateMachineUser } from '../oidc/m2m/machines';
 import type { CreateHumanInput, EmailVerification, PhoneVerification } from './create-user-input';
 import { changeEmail } from './email';
 import { storePassword } from './password';
@@ -91,7 +91,7 @@ export async function updateUser(
     if (h && user.type !== 'HUMAN') throw invalidArgument('Errors.User.NotHuman', 'human: the user is a machine user');
     if (m && user.type !== 'MACHINE')
       throw invalidArgument('Errors.User.NotMachine', 'machine: the user is a human user');
-    const push = (type: string, payload: Record<string, unknown>) =>
+    const push = <T extends EventType>(type: T, payload: EventPayloads[T]) =>
       work.push({ aggregateType: 'user', aggregateId: userId, type, payload, resourceOwner: user.orgId });
     const set: Partial<typeof users.$inferInsert> = {};
     const out: { changedAt: Date; emailCode?: string; phoneCode?: string } = { changedAt: new Date() };
@@ -132,7 +132,6 @@ export async function updateUser(
         .update(users)
         .set({ ...set, changedAt: out.changedAt })
         .where(eq(users.id, userId));
-    if (user.type === 'MACHINE' && Object.keys(set).length) await invalidateMachineUser(work, userId);
     if (email !== undefined)
       out.emailCode = await changeEmail(work, { ...user, ...set } as UserWithOrg, email, h!.email!.verification);
     if (phone !== undefined) {

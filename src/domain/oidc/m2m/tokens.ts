@@ -233,6 +233,7 @@ export async function revokeMachineToken(ctx: Ctx, env: OidcEnv, token: string, 
       payload: { by: 'client', clientId, userId: c.sub },
       resourceOwner: m?.user.orgId ?? ctx.instanceId,
     });
+    // Explicit: only this kind of access_token.revoked (a self-contained JWT) changes the revocation list.
     await invalidateAfterCommit(work, REVOKED_CACHE, 'all');
   });
   // Committed now: drop a list a concurrent reader may have loaded in between (single process, PGlite).

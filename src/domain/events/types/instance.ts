@@ -1,0 +1,25 @@
+import type { InstanceSettings } from '../../instance/settings';
+import { type Declarations, declareFor } from '../declare';
+
+export interface InstanceEvents {
+  'instance.added': { name: string };
+  'instance.changed': { name: string };
+  'instance.domain.added': { domain: string; generated?: boolean; trusted?: boolean };
+  'instance.domain.removed': { domain: string };
+  /** only the settings the command set */
+  'instance.settings.changed': Partial<InstanceSettings>;
+}
+
+const instance = declareFor('instance');
+
+export const instanceEvents: Declarations<InstanceEvents> = {
+  'instance.added': instance(['Instance added', 'Instanz hinzugefügt'], 'token-lookups'),
+  'instance.changed': instance(['Instance changed', 'Instanz geändert'], 'token-lookups'),
+  'instance.domain.added': instance(['Instance domain added', 'Instanz-Domain hinzugefügt'], 'token-lookups'),
+  'instance.domain.removed': instance(['Instance domain removed', 'Instanz-Domain entfernt'], 'token-lookups'),
+  'instance.settings.changed': instance(
+    ['Instance settings changed', 'Instanz-Einstellungen geändert'],
+    'token-lookups',
+    'instance-settings',
+  ),
+};
