@@ -86,7 +86,8 @@ const de: Messages = {
     'Die Anmeldeanfrage ist abgelaufen oder wurde bereits verwendet. Bitte starten Sie erneut in der Anwendung.',
   csrf: 'Das Formular ist abgelaufen. Bitte versuchen Sie es erneut.',
   tooManyRequests:
-    'Zu viele Anmeldeversuche aus Ihrem Netzwerk. Bitte warten Sie {seconds} Sekunden und versuchen Sie es dann erneut.',
+    'Zu viele Anmeldeversuche aus Ihrem Netzwerk. ' +
+    'Bitte warten Sie {seconds} Sekunden und versuchen Sie es dann erneut.',
   sessionEnded: 'Sitzung beendet',
   signedIn: 'angemeldet',
   emailCodeSent: 'Wir haben einen Bestätigungscode an Ihre E-Mail-Adresse gesendet.',

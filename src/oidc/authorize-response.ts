@@ -23,13 +23,16 @@ export function sendAuthorizationResponse(
     const nonce = randomToken(16);
     c.header(
       'Content-Security-Policy',
-      `default-src 'none'; script-src 'nonce-${nonce}'; form-action ${new URL(r.redirectUri).origin}; frame-ancestors 'none'`,
+      `default-src 'none'; script-src 'nonce-${nonce}'; form-action ${new URL(r.redirectUri).origin}; ` +
+        "frame-ancestors 'none'",
     );
     c.header('X-Frame-Options', 'DENY');
     const inputs = Object.entries(params).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
-    return c.html(
-      html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Submitting…</title></head><body><form method="post" action="${r.redirectUri}">${inputs}<noscript><button type="submit">Continue</button></noscript></form><script nonce="${nonce}">${raw('document.forms[0].submit()')}</script></body></html>`,
-    );
+    const noscript = html`<noscript><button type="submit">Continue</button></noscript>`;
+    const form = html`<form method="post" action="${r.redirectUri}">${inputs}${noscript}</form>`;
+    const submit = html`<script nonce="${nonce}">${raw('document.forms[0].submit()')}</script>`;
+    const head = html`<head><meta charset="utf-8"><title>Submitting…</title></head>`;
+    return c.html(html`<!DOCTYPE html><html lang="en">${head}<body>${form}${submit}</body></html>`);
   }
   const url = new URL(r.redirectUri);
   if (r.mode === 'fragment') {

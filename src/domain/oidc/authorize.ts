@@ -21,7 +21,10 @@ export type AuthorizeResult =
   | { ok: true; request: AuthRequest; params: Record<string, string> }
   | { ok: false; request: AuthRequest; error: string; description: string };
 
-/** The token audience: the client's project (its client ids and id) plus the API and projects added by the reserved audience scopes. */
+/**
+ * The token audience: the client's project (its client ids and id) plus the API and projects added by
+ * the reserved audience scopes.
+ */
 export async function tokenAudience(db: Db, client: OidcClient, scopes: string[]): Promise<string[]> {
   const aud = [client.clientId, ...client.audience.filter((a) => a !== client.clientId)];
   if (scopes.includes(API_AUDIENCE_SCOPE)) aud.push(API_AUDIENCE);

@@ -196,13 +196,19 @@ export interface IdTokenParams {
   nonce: string | null;
   accessToken?: string;
   code?: string;
-  /** profile/email/phone/address claims go in the ID token (no access token issued, or the app's id_token_userinfo_assertion) */
+  /**
+   * profile/email/phone/address claims go in the ID token (no access token issued, or the app's
+   * id_token_userinfo_assertion)
+   */
   includeUserClaims: boolean;
   roleClaims: { projectAssertsRoles: boolean; appAllows: boolean };
   actor?: { userId: string } | null;
 }
 
-/** Signs an ID token with the claims of the baseline (iss, sub, aud, exp, iat, auth_time, nonce, azp, amr, sid, at_hash, c_hash). */
+/**
+ * Signs an ID token with the claims of the baseline (iss, sub, aud, exp, iat, auth_time, nonce, azp,
+ * amr, sid, at_hash, c_hash).
+ */
 export async function buildIdToken(work: UnitOfWork, env: OidcEnv, p: IdTokenParams): Promise<string> {
   const key = signingKeyOf(env);
   const iat = Math.floor(Date.now() / 1000);

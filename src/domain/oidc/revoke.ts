@@ -12,8 +12,8 @@ import { verifyOwnJwt } from './web-keys';
 /**
  * Token revocation (RFC 7009, spec §3.1): a refresh token revokes its whole grant — every refresh
  * and access token issued from it, also one a concurrent refresh commits afterwards (RFC 7009 §2.1;
- * token-lookup.ts checks the grant); an access token only itself. Unknown tokens and tokens of other clients are ignored — the
- * endpoint answers the same either way.
+ * token-lookup.ts checks the grant); an access token only itself. Unknown tokens and tokens of other
+ * clients are ignored — the endpoint answers the same either way.
  */
 export async function revokeToken(
   ctx: Ctx,

@@ -111,18 +111,23 @@ function build(db: Db) {
         t: accessTokens,
         u: claimUserColumns,
         userState: users.state,
-        authorized: sql<boolean>`(not ${accessTokens.authorizationBound} or exists (select 1 from ${authorizations} where ${authorizations.userId} = ${accessTokens.userId} and ${authorizations.projectId} = ${accessTokens.projectId} and ${authorizations.state} = 'ACTIVE'))`,
+        authorized: sql<boolean>`(not ${accessTokens.authorizationBound} or exists (select 1 from ${authorizations}
+          where ${authorizations.userId} = ${accessTokens.userId}
+            and ${authorizations.projectId} = ${accessTokens.projectId} and ${authorizations.state} = 'ACTIVE'))`,
         // A revoked grant (code replay, refresh token reuse, revocation, logout) takes every token of
         // it along, also one whose issuance committed after the revocation: the check is made here, at
         // every lookup, not only by marking the tokens that existed when the grant was revoked.
-        grantRevoked: sql<boolean>`exists (select 1 from ${oidcGrants} g where g.id = ${accessTokens.grantId} and g.revoked_at is not null)`,
+        grantRevoked: sql<boolean>`exists (select 1 from ${oidcGrants} g
+          where g.id = ${accessTokens.grantId} and g.revoked_at is not null)`,
         // the rule of user-access.ts for tokens already issued: the application and its project are
         // active, and the project's access and authorization requirements still hold
         clientUsable: sql<boolean>`exists (select 1 from ${applications} a join ${projects} p on p.id = a.project_id
         where a.client_id = ${accessTokens.clientId} and a.state = 'ACTIVE' and p.state = 'ACTIVE'
-          and (not p.authorization_required or exists (select 1 from ${authorizations} z where z.user_id = ${accessTokens.userId} and z.project_id = p.id and z.state = 'ACTIVE'))
+          and (not p.authorization_required or exists (select 1 from ${authorizations} z
+            where z.user_id = ${accessTokens.userId} and z.project_id = p.id and z.state = 'ACTIVE'))
           and (not p.project_access_required or p.org_id = ${users.orgId}
-            or exists (select 1 from ${projectGrants} g where g.project_id = p.id and g.granted_org_id = ${users.orgId} and g.state = 'ACTIVE')))`,
+            or exists (select 1 from ${projectGrants} g
+              where g.project_id = p.id and g.granted_org_id = ${users.orgId} and g.state = 'ACTIVE')))`,
       })
       .from(accessTokens)
       .innerJoin(users, eq(users.id, accessTokens.userId))

@@ -28,7 +28,10 @@ import { instanceSettings, longestTokenLifetimeMs } from './settings';
 
 export type WebKey = typeof webKeys.$inferSelect;
 
-/** How long a JWKS response may be cached by relying parties (seconds). A new key waits at least this long before it signs. */
+/**
+ * How long a JWKS response may be cached by relying parties (seconds). A new key waits at least this
+ * long before it signs.
+ */
 export const JWKS_MAX_AGE_SECONDS = 300;
 const CACHE_TTL_MS = 10_000;
 

@@ -119,6 +119,7 @@ export function hashScheme(stored: string): string {
  * aggregate is loaded after the lock is held, so concurrent failures do not conflict.
  */
 async function recordFailure(ctx: Ctx, user: LoginUser, max: number): Promise<void> {
+  const reachesLimit = sql`${users.failedPasswordAttempts} + 1 >= ${max}`;
   await execute(ctx, async (work) => {
     const [row] = await work.tx
       .update(users)
@@ -126,8 +127,8 @@ async function recordFailure(ctx: Ctx, user: LoginUser, max: number): Promise<vo
         max > 0
           ? {
               failedPasswordAttempts: sql`${users.failedPasswordAttempts} + 1`,
-              state: sql`case when ${users.failedPasswordAttempts} + 1 >= ${max} then 'LOCKED' else ${users.state} end`,
-              changedAt: sql`case when ${users.failedPasswordAttempts} + 1 >= ${max} then now() else ${users.changedAt} end`,
+              state: sql`case when ${reachesLimit} then 'LOCKED' else ${users.state} end`,
+              changedAt: sql`case when ${reachesLimit} then now() else ${users.changedAt} end`,
             }
           : { failedPasswordAttempts: sql`${users.failedPasswordAttempts} + 1` },
       )

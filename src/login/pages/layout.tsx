@@ -107,8 +107,10 @@ body{font-family:system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1f23}
 main{max-width:26rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 3px #0003}
 h1{font-size:1.5rem;margin-top:0}
 label{display:block;margin:1rem 0 .25rem;font-weight:600}
-input[type=text],input[type=password],input[type=email]{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #6a737d;border-radius:4px;font-size:1rem}
-button{margin-top:1.25rem;padding:.6rem 1.2rem;font-size:1rem;border:0;border-radius:4px;background:#0b5fff;color:#fff;cursor:pointer}
+input[type=text],input[type=password],input[type=email]{width:100%;box-sizing:border-box;padding:.6rem;\
+border:1px solid #6a737d;border-radius:4px;font-size:1rem}
+button{margin-top:1.25rem;padding:.6rem 1.2rem;font-size:1rem;border:0;border-radius:4px;background:#0b5fff;\
+color:#fff;cursor:pointer}
 button.link{background:none;color:#0b5fff;padding:0;text-decoration:underline}
 .error{color:#b00020;font-weight:600}
 .hint{color:#586069;font-size:.9rem}

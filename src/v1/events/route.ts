@@ -93,11 +93,18 @@ function fragment(kind: 'event' | 'aggregate', type: string, lang: Lang): string
 }
 
 function toV1Event(e: EventRecord, lang: Lang): string {
-  const aggregate = `{"id":${JSON.stringify(e.aggregateId)},"type":${fragment('aggregate', e.aggregateType, lang)},"resourceOwner":${JSON.stringify(e.resourceOwner)}}`;
+  const aggregateType = fragment('aggregate', e.aggregateType, lang);
+  const aggregate =
+    `{"id":${JSON.stringify(e.aggregateId)},"type":${aggregateType},` +
+    `"resourceOwner":${JSON.stringify(e.resourceOwner)}}`;
   const editor = JSON.stringify({
     userId: e.editorUserId,
     displayName: e.editorDisplayName ?? '',
     service: e.editorService,
   });
-  return `{"type":${fragment('event', e.eventType, lang)},"payload":${e.payloadJson},"aggregate":${aggregate},"editor":${editor},"sequence":"${e.sequence}","position":"${e.position}","creationDate":"${e.createdAt}"}`;
+  const type = fragment('event', e.eventType, lang);
+  return (
+    `{"type":${type},"payload":${e.payloadJson},"aggregate":${aggregate},"editor":${editor},` +
+    `"sequence":"${e.sequence}","position":"${e.position}","creationDate":"${e.createdAt}"}`
+  );
 }
