@@ -250,7 +250,8 @@ describe.skipIf(!onPostgres)('rate limits with worker processes', () => {
         async () => {
           for (let i = 0; i < 10; i++)
             if ((await send(base, '/oauth/v2/keys', { from: '127.0.2.1' })).status !== 429) return false;
-          return true;
+          // ...and both are serving: on a busy machine the second worker may still be starting
+          return pidsLogging(proc, /"path":"\/oauth\/v2\/keys","status":429/).size === 2;
         },
         30_000,
         'both workers use the new settings',
