@@ -49,6 +49,15 @@ export async function resolveResource(
   return { resourceType: 'PROJECT', resourceId: project.id, resourceOwner: project.orgId, aggregateType: 'project' };
 }
 
+/** The row of one user's membership on one resource. */
+function membership(userId: string, r: Resolved) {
+  return and(
+    eq(administrators.userId, userId),
+    eq(administrators.resourceType, r.resourceType),
+    eq(administrators.resourceId, r.resourceId),
+  );
+}
+
 function invalidResource() {
   return invalidArgument('Errors.Invalid.resource', 'resource is required: instance, organization_id or project_id');
 }
@@ -119,13 +128,7 @@ export async function updateAdministrator(
     const updated = await work.tx
       .update(administrators)
       .set({ roles, changedAt })
-      .where(
-        and(
-          eq(administrators.userId, userId),
-          eq(administrators.resourceType, r.resourceType),
-          eq(administrators.resourceId, r.resourceId),
-        ),
-      )
+      .where(membership(userId, r))
       .returning({ userId: administrators.userId });
     if (!updated.length) throw memberNotFound();
     work.push({
@@ -149,13 +152,7 @@ export async function deleteAdministrator(
     await memberForChange(work, userId, r, []);
     const gone = await work.tx
       .delete(administrators)
-      .where(
-        and(
-          eq(administrators.userId, userId),
-          eq(administrators.resourceType, r.resourceType),
-          eq(administrators.resourceId, r.resourceId),
-        ),
-      )
+      .where(membership(userId, r))
       .returning({ userId: administrators.userId });
     if (gone.length) {
       work.push({

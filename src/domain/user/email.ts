@@ -59,13 +59,7 @@ export async function verifyEmail(ctx: Ctx, input: { userId: string; code: strin
       throw invalidArgument('Errors.User.Code.Invalid', 'verification_code is invalid or expired');
     const now = new Date();
     await work.tx.update(users).set({ emailVerified: true, changedAt: now }).where(eq(users.id, userId));
-    work.push({
-      aggregateType: 'user',
-      aggregateId: userId,
-      type: 'user.human.email.verified',
-      payload: { email: user.email },
-      resourceOwner: user.orgId,
-    });
+    pushEmailVerified(work, user, user.email);
     return now;
   });
 }
@@ -167,13 +161,7 @@ export async function verifyInviteCode(
     const now = await storePassword(work, user, password);
     if (!user.emailVerified) {
       await work.tx.update(users).set({ emailVerified: true }).where(eq(users.id, userId));
-      work.push({
-        aggregateType: 'user',
-        aggregateId: userId,
-        type: 'user.human.email.verified',
-        payload: { email: user.email },
-        resourceOwner: user.orgId,
-      });
+      pushEmailVerified(work, user, user.email);
     }
     if (user.state === 'INITIAL') {
       await work.tx.update(users).set({ state: 'ACTIVE' }).where(eq(users.id, userId));
@@ -209,15 +197,20 @@ export async function changeEmail(
     resourceOwner: user.orgId,
   });
   if (verified) {
-    work.push({
-      aggregateType: 'user',
-      aggregateId: user.id,
-      type: 'user.human.email.verified',
-      payload: { email },
-      resourceOwner: user.orgId,
-    });
+    pushEmailVerified(work, user, email);
     return undefined;
   }
   const delivery = 'return' in verification ? ({ return: true } as const) : { send: verification.send };
   return issueCode(work, user, 'EMAIL_VERIFICATION', delivery, email);
+}
+
+/** Records that the user's address is verified (the caller has updated the row). */
+function pushEmailVerified(work: UnitOfWork, user: UserWithOrg, email: string | null): void {
+  work.push({
+    aggregateType: 'user',
+    aggregateId: user.id,
+    type: 'user.human.email.verified',
+    payload: { email },
+    resourceOwner: user.orgId,
+  });
 }
