@@ -7,17 +7,11 @@ import { invalidArgument, notFound, permissionDenied } from '../errors';
 import { execute } from '../execute';
 import { checkPasswordPolicy, getInstanceSettings } from '../instance/settings';
 import { optionalId, requireEmail, requireText, requireUsername } from '../instance/validate';
-import { addHumanUser } from '../user/add-users';
+import { addHumanUser, type HumanProfile } from '../user/add-users';
 import { addOrg } from './commands';
 
-export interface HumanAdminInput {
+export interface HumanAdminInput extends HumanProfile {
   username?: string;
-  givenName: string;
-  familyName: string;
-  nickName?: string;
-  displayName?: string;
-  preferredLanguage?: string;
-  gender?: string;
   email: string;
   emailVerified?: boolean;
   password?: string;

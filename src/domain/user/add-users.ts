@@ -12,16 +12,20 @@ export const userUniqueConstraints: UniqueConstraintErrors = {
   users_pkey: () => alreadyExists('Errors.User.AlreadyExisting', 'a user with this id already exists'),
 };
 
-export interface AddHumanInput {
-  id?: string;
-  orgId: string;
-  username: string;
+/** A human's profile, as every way of adding or changing a human names it. */
+export interface HumanProfile {
   givenName: string;
   familyName: string;
   nickName?: string;
   displayName?: string;
   preferredLanguage?: string;
   gender?: string;
+}
+
+export interface AddHumanInput extends HumanProfile {
+  id?: string;
+  orgId: string;
+  username: string;
   email: string;
   emailVerified: boolean;
   phone?: string;

@@ -1,3 +1,4 @@
+import type { HumanProfile } from './add-users';
 import { type PasswordInput } from './password';
 import { type MetadataEntry } from './validate';
 import { type NewUser } from './add-users';
@@ -8,14 +9,7 @@ export type PhoneVerification = { return: true } | { verified: true } | { none: 
 
 export interface CreateHumanInput {
   /** required; optional in the type because the command itself reports it missing */
-  profile?: {
-    givenName: string;
-    familyName: string;
-    nickName?: string;
-    displayName?: string;
-    preferredLanguage?: string;
-    gender?: string;
-  };
+  profile?: HumanProfile;
   /** required, like profile */
   email?: { email: string; verification: EmailVerification };
   phone?: { phone: string; verification: PhoneVerification };

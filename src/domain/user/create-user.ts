@@ -2,7 +2,7 @@ import type { Permission } from '../../authz/roles';
 import type { Ctx } from '../context';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
 import { submitCreate } from './create-batch';
-import { preparePassword } from './password';
+import { prepareHumanPassword } from './password';
 import {
   checkEmail,
   checkId,
@@ -62,14 +62,7 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<Crea
   if ('send' in emailVerification)
     checkUrlTemplate('human.email.send_code.url_template', emailVerification.send.urlTemplate);
   if (h.metadata) checkMetadata('human.metadata', h.metadata);
-  const password = h.password
-    ? await preparePassword(
-        ctx.db,
-        ctx.instanceId,
-        'hash' in h.password ? 'human.hashed_password' : 'human.password',
-        h.password,
-      )
-    : undefined;
+  const password = h.password ? await prepareHumanPassword(ctx.db, ctx.instanceId, h.password) : undefined;
   const emailVerified = 'verified' in emailVerification;
   return submitCreate(ctx, {
     user: {

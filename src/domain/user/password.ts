@@ -35,6 +35,15 @@ export async function preparePassword(
   return { hash: await hashPassword(input.password), changeRequired: input.changeRequired ?? false };
 }
 
+/** A human's password as CreateUser and UpdateUser take it: `human.password` or `human.hashed_password`. */
+export function prepareHumanPassword(
+  db: Db,
+  instanceId: string,
+  input: PasswordInput,
+): Promise<{ hash: string; changeRequired: boolean }> {
+  return preparePassword(db, instanceId, 'hash' in input ? 'human.hashed_password' : 'human.password', input);
+}
+
 /** Stores a prepared password hash and records the change. */
 export async function storePassword(
   work: UnitOfWork,

@@ -7,7 +7,7 @@ import type { EventPayloads, EventType } from '../events/registry';
 import { execute } from '../execute';
 import { authorize, readUser, userForChange, userNotFound, type UserWithOrg } from './access';
 import { issueCode } from './codes';
-import { type PasswordInput, preparePassword } from './password';
+import { type PasswordInput, prepareHumanPassword } from './password';
 import {
   checkEmail,
   checkId,
@@ -77,14 +77,7 @@ export async function updateUser(
   if (!before) throw userNotFound();
   authorize(ctx, before, 'user.write');
   if (h?.password) authorize(ctx, before, 'user.credential.write');
-  const password = h?.password
-    ? await preparePassword(
-        ctx.db,
-        ctx.instanceId,
-        'hash' in h.password ? 'human.hashed_password' : 'human.password',
-        h.password,
-      )
-    : undefined;
+  const password = h?.password ? await prepareHumanPassword(ctx.db, ctx.instanceId, h.password) : undefined;
 
   return execute(ctx, async (work) => {
     const user = await userForChange(work, userId, 'user.write');
