@@ -10,3 +10,4 @@ export * from './oidc';
 export * from './sessions';
 export * from './web-keys';
 export * from './m2m';
+export * from './factors';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 export const orgs = pgTable(
   'orgs',
@@ -18,6 +18,8 @@ export const orgs = pgTable(
     loginWithEmailAllowed: boolean('login_with_email_allowed'),
     /** domain policy: usernames unique per organization, login names `<username>@<domain>`; null inherits */
     userLoginMustBeDomain: boolean('user_login_must_be_domain'),
+    /** login policy override (factors, MFA, check lifetimes); null inherits the instance's login policy */
+    loginPolicy: jsonb('login_policy').$type<Record<string, unknown>>(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

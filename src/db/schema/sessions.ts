@@ -1,5 +1,21 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+/** When each factor was last checked in a session (ISO time), and what the check proved. */
+export type FactorChecks = Partial<Record<SessionFactor, { at: string; userVerified?: boolean; synced?: boolean }>>;
+export type SessionFactor = 'password' | 'totp' | 'otpEmail' | 'otpSms' | 'webAuthN' | 'recoveryCode';
+
+/** Challenges a session has issued and not yet seen answered (WebAuthn, email/SMS codes). */
+export type SessionChallenges = {
+  webAuthN?: {
+    challenge: string;
+    rpId: string;
+    userVerification: 'required' | 'preferred' | 'discouraged';
+    expiresAt: string;
+  };
+  otpEmail?: { codeHash: string; expiresAt: string };
+  otpSms?: { codeHash: string; expiresAt: string };
+};
 
 /**
  * Login sessions. The hosted login finds a browser's sessions by the hash of its user-agent cookie
@@ -20,6 +36,10 @@ export const sessions = pgTable(
     passwordCheckedAt: timestamp('password_checked_at', { withTimezone: true, mode: 'date' }),
     /** authentication methods (`pwd`, ...) */
     amr: text('amr').array().notNull().default(sql`'{}'::text[]`),
+    /** every factor checked in this session and when (the password's time is also `password_checked_at`) */
+    factorChecks: jsonb('factor_checks').$type<FactorChecks>().notNull().default({}),
+    /** open challenges (WebAuthn, email and SMS codes) */
+    challenges: jsonb('challenges').$type<SessionChallenges>().notNull().default({}),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),

@@ -48,6 +48,11 @@ export const users = pgTable(
     passwordChangeRequired: boolean('password_change_required').notNull().default(false),
     passwordChangedAt: timestamp('password_changed_at', { withTimezone: true, mode: 'date' }),
     failedPasswordAttempts: integer('failed_password_attempts').notNull().default(0),
+    /** wrong second-factor codes (TOTP, email/SMS codes, recovery codes) since the last right one */
+    failedOtpAttempts: integer('failed_otp_attempts').notNull().default(0),
+    /** when the user last chose to set up a second factor later (login policy: MFA set-up may be skipped) */
+    mfaInitSkippedAt: timestamp('mfa_init_skipped_at', { withTimezone: true, mode: 'date' }),
+    /** imported TOTP secret (v1 import `otpCode`); a TOTP factor of the user is made from it */
     otpSecret: text('otp_secret'),
     // machine
     machineName: text('machine_name'),

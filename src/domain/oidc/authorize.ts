@@ -1,3 +1,4 @@
+import { firstFactorAt } from '../session/factors';
 import { refusalFor } from './user-access';
 import type { Db } from '../../db/client';
 import { findProject } from '../project/access';
@@ -77,7 +78,7 @@ export async function answerAuthRequest(
       projectId: client.projectId,
       scopes: request.scopes,
       audience,
-      authTime: session.passwordCheckedAt,
+      authTime: firstFactorAt(session) ?? null,
       amr: session.amr,
       absoluteExpiresAt: new Date(Date.now() + settings.refreshTokenAbsoluteSeconds * 1000),
     });
@@ -121,7 +122,7 @@ export async function answerAuthRequest(
       audience,
       scopes: request.scopes,
       lifetimeSeconds: settings.idTokenLifetimeSeconds,
-      authTime: session.passwordCheckedAt,
+      authTime: firstFactorAt(session) ?? null,
       amr: session.amr,
       sessionId: session.id,
       nonce: request.nonce,

@@ -1,3 +1,4 @@
+import { type FactorChecks, firstFactorAt } from '../session/factors';
 import { maySignIn, SESSION_REUSE } from '../session/may-sign-in';
 import type { AuthRequest } from './auth-requests';
 
@@ -6,6 +7,7 @@ export interface FinishingSession {
   userId: string | null;
   orgId: string | null;
   passwordCheckedAt: Date | null;
+  factorChecks?: FactorChecks | null;
   userState?: string | null;
   passwordChangeRequired?: boolean | null;
 }
@@ -26,16 +28,18 @@ export type FinishRefusal = 'not_authenticated' | 'password_change_required' | '
 
 /**
  * The one rule for "may this session finish this auth request". In every mode the session has a user
- * whose password was checked, and a user who must set a new password does that first.
+ * who was authenticated by a first factor (password, or a user-verifying passkey), and a user who must
+ * set a new password does that first.
  */
 export function finishRefusal(s: FinishingSession, r: AuthRequest, mode: FinishMode): FinishRefusal | undefined {
-  if (!s.userId || !s.passwordCheckedAt) return 'not_authenticated';
+  const authenticatedAt = firstFactorAt(s);
+  if (!s.userId || !authenticatedAt) return 'not_authenticated';
   if (s.passwordChangeRequired) return 'password_change_required';
   if (mode === 'signed-in') return undefined;
   if (s.userState && !maySignIn({ state: s.userState }, SESSION_REUSE)) return 'unfit';
   if (r.orgId && s.orgId !== r.orgId) return 'unfit';
   if (r.hintUserId && s.userId !== r.hintUserId) return 'unfit';
-  if (r.maxAge !== null && r.maxAge !== undefined && Date.now() - s.passwordCheckedAt.getTime() > r.maxAge * 1000)
+  if (r.maxAge !== null && r.maxAge !== undefined && Date.now() - authenticatedAt.getTime() > r.maxAge * 1000)
     return 'unfit';
   return undefined;
 }

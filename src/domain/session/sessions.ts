@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, or, gt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
 import { accessTokens, oidcGrants, orgs, refreshTokens, sessions, users } from '../../db/schema/index';
@@ -7,6 +7,8 @@ import { notFound, unauthenticated } from '../errors';
 import { execute } from '../execute';
 import { type ListResult, listResult, ordered, type PageRequest, page } from '../list/page';
 import { constantTimeEqual } from '../../crypto/random';
+import { amrOf, type FactorChecks, recordFactorCheck } from './factors';
+import { live } from './live';
 
 export type Session = typeof sessions.$inferSelect;
 
@@ -17,9 +19,6 @@ export interface SessionView extends Session {
   /** the user must set a new password before this session may answer an auth request */
   passwordChangeRequired: boolean | null;
 }
-
-const live = () =>
-  and(isNull(sessions.terminatedAt), or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())));
 
 /**
  * Creates a session for a user whose password was just checked (or, for the API, an empty one that
@@ -38,6 +37,7 @@ export async function createSession(
   const id = randomToken(16);
   const token = randomToken(32, 'pcs_');
   const now = new Date();
+  const factorChecks: FactorChecks = input.passwordChecked ? { password: { at: now.toISOString() } } : {};
   const session = await execute(ctx, async (work) => {
     work.created('session', id);
     const [row] = await work.tx
@@ -49,7 +49,8 @@ export async function createSession(
         userId: input.userId,
         orgId: input.orgId,
         passwordCheckedAt: input.passwordChecked ? now : null,
-        amr: input.passwordChecked ? ['pwd'] : [],
+        factorChecks,
+        amr: amrOf(factorChecks),
         expiresAt: input.lifetimeSeconds ? new Date(now.getTime() + input.lifetimeSeconds * 1000) : null,
       })
       .returning();
@@ -71,23 +72,7 @@ export async function setSessionPasswordChecked(
   sessionId: string,
   user: { id: string; orgId: string },
 ): Promise<Session> {
-  return execute(ctx, async (work) => {
-    await work.load('session', sessionId);
-    const [row] = await work.tx
-      .update(sessions)
-      .set({ userId: user.id, orgId: user.orgId, passwordCheckedAt: new Date(), changedAt: new Date(), amr: ['pwd'] })
-      .where(and(eq(sessions.id, sessionId), live()))
-      .returning();
-    if (!row) throw notFound('Errors.Session.NotFound', 'session not found');
-    work.push({
-      aggregateType: 'session',
-      aggregateId: sessionId,
-      type: 'session.password.checked',
-      payload: { userId: user.id },
-      resourceOwner: user.orgId,
-    });
-    return row;
-  });
+  return execute(ctx, (work) => recordFactorCheck(work, sessionId, user, 'password'));
 }
 
 /** A live session by id. With a token the caller must hold it (API callers prove ownership this way). */

@@ -1,3 +1,4 @@
+import { firstFactorAt } from '../../domain/session/factors';
 import { createSession, rebindUserAgent, setSessionPasswordChecked } from '../../domain/session/sessions';
 import { findUserByLoginName } from '../../domain/session/users';
 import { rotateUserAgent, userAgentHash } from '../cookies';
@@ -23,7 +24,8 @@ export async function startSession(turn: Turn, user: { id: string; orgId: string
 
 /**
  * The user of a step that follows the password (password change, email verification): the request's
- * login name, with a session of this browser whose password was checked during this request. Without
+ * login name, with a session of this browser whose user was authenticated (password or passkey)
+ * during this request. Without
  * it the step is refused, so the auth request id alone never signs anybody in.
  */
 export async function signedInUser(turn: Turn): Promise<SignedIn | undefined> {
@@ -34,7 +36,7 @@ export async function signedInUser(turn: Turn): Promise<SignedIn | undefined> {
   // A minute of slack: the request's creation time comes from the database clock, the check's from ours.
   const since = r.createdAt.getTime() - 60_000;
   const session = (await browserSessions(c, deps)).find(
-    (s) => s.userId === user.id && s.passwordCheckedAt && s.passwordCheckedAt.getTime() >= since,
+    (s) => s.userId === user.id && (firstFactorAt(s)?.getTime() ?? 0) >= since,
   );
   return session ? { user, sessionId: session.id } : undefined;
 }

@@ -2,19 +2,19 @@
 // @generated from file portcullis/session/v2/session_service.proto (package portcullis.session.v2, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { PaginationRequest, PaginationResponse } from "../../object/v2/object_pb";
 import { file_portcullis_object_v2_object } from "../../object/v2/object_pb";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file portcullis/session/v2/session_service.proto.
  */
 export const file_portcullis_session_v2_session_service: GenFile = /*@__PURE__*/
-  fileDesc("Citwb3J0Y3VsbGlzL3Nlc3Npb24vdjIvc2Vzc2lvbl9zZXJ2aWNlLnByb3RvEhVwb3J0Y3VsbGlzLnNlc3Npb24udjIiPgoJQ2hlY2tVc2VyEhEKB3VzZXJfaWQYASABKAlIABIUCgpsb2dpbl9uYW1lGAIgASgJSABCCAoGc2VhcmNoIiEKDUNoZWNrUGFzc3dvcmQSEAoIcGFzc3dvcmQYASABKAkicAoGQ2hlY2tzEi4KBHVzZXIYASABKAsyIC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ2hlY2tVc2VyEjYKCHBhc3N3b3JkGAIgASgLMiQucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrUGFzc3dvcmQiXwoUQ3JlYXRlU2Vzc2lvblJlcXVlc3QSLQoGY2hlY2tzGAEgASgLMh0ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrcxIYChBsaWZldGltZV9zZWNvbmRzGAIgASgEInUKFUNyZWF0ZVNlc3Npb25SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSMQoNY3JlYXRpb25fZGF0ZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAibQoRU2V0U2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEi0KBmNoZWNrcxgDIAEoCzIdLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGVja3MiRQoSU2V0U2Vzc2lvblJlc3BvbnNlEi8KC2NoYW5nZV9kYXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI+ChFHZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkikQIKB1Nlc3Npb24SCgoCaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRIXCg9vcmdhbml6YXRpb25faWQYAyABKAkSNwoTcGFzc3dvcmRfY2hlY2tlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNY3JlYXRpb25fZGF0ZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLY2hhbmdlX2RhdGUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2V4cGlyYXRpb25fZGF0ZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRQoSR2V0U2Vzc2lvblJlc3BvbnNlEi8KB3Nlc3Npb24YASABKAsyHi5wb3J0Y3VsbGlzLnNlc3Npb24udjIuU2Vzc2lvbiJjChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EjsKCnBhZ2luYXRpb24YASABKAsyJy5wb3J0Y3VsbGlzLm9iamVjdC52Mi5QYWdpbmF0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAIgASgJIoYBChRMaXN0U2Vzc2lvbnNSZXNwb25zZRI8CgpwYWdpbmF0aW9uGAEgASgLMigucG9ydGN1bGxpcy5vYmplY3QudjIuUGFnaW5hdGlvblJlc3BvbnNlEjAKCHNlc3Npb25zGAIgAygLMh4ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlNlc3Npb24iKgoURGVsZXRlU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSJKChVEZWxldGVTZXNzaW9uUmVzcG9uc2USMQoNZGVsZXRpb25fZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAylwQKDlNlc3Npb25TZXJ2aWNlEmoKDUNyZWF0ZVNlc3Npb24SKy5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ3JlYXRlU2Vzc2lvblJlcXVlc3QaLC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ3JlYXRlU2Vzc2lvblJlc3BvbnNlEmEKClNldFNlc3Npb24SKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuU2V0U2Vzc2lvblJlcXVlc3QaKS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuU2V0U2Vzc2lvblJlc3BvbnNlEmEKCkdldFNlc3Npb24SKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuR2V0U2Vzc2lvblJlcXVlc3QaKS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuR2V0U2Vzc2lvblJlc3BvbnNlEmcKDExpc3RTZXNzaW9ucxIqLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5MaXN0U2Vzc2lvbnNSZXF1ZXN0GisucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkxpc3RTZXNzaW9uc1Jlc3BvbnNlEmoKDURlbGV0ZVNlc3Npb24SKy5wb3J0Y3VsbGlzLnNlc3Npb24udjIuRGVsZXRlU2Vzc2lvblJlcXVlc3QaLC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuRGVsZXRlU2Vzc2lvblJlc3BvbnNlQjdaNXBvcnRjdWxsaXMuZGV2L2dlbi9nby9wb3J0Y3VsbGlzL3Nlc3Npb24vdjI7c2Vzc2lvbnYyYgZwcm90bzM", [file_google_protobuf_timestamp, file_portcullis_object_v2_object]);
+  fileDesc("Citwb3J0Y3VsbGlzL3Nlc3Npb24vdjIvc2Vzc2lvbl9zZXJ2aWNlLnByb3RvEhVwb3J0Y3VsbGlzLnNlc3Npb24udjIiPgoJQ2hlY2tVc2VyEhEKB3VzZXJfaWQYASABKAlIABIUCgpsb2dpbl9uYW1lGAIgASgJSABCCAoGc2VhcmNoIiEKDUNoZWNrUGFzc3dvcmQSEAoIcGFzc3dvcmQYASABKAkiGQoJQ2hlY2tUT1RQEgwKBGNvZGUYASABKAkiGAoIQ2hlY2tPVFASDAoEY29kZRgBIAEoCSJLCg1DaGVja1dlYkF1dGhOEjoKGWNyZWRlbnRpYWxfYXNzZXJ0aW9uX2RhdGEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IiEKEUNoZWNrUmVjb3ZlcnlDb2RlEgwKBGNvZGUYASABKAkigQMKBkNoZWNrcxIuCgR1c2VyGAEgASgLMiAucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrVXNlchI2CghwYXNzd29yZBgCIAEoCzIkLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGVja1Bhc3N3b3JkEi4KBHRvdHAYAyABKAsyIC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ2hlY2tUT1RQEjIKCW90cF9lbWFpbBgEIAEoCzIfLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGVja09UUBIwCgdvdHBfc21zGAUgASgLMh8ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrT1RQEjgKCndlYl9hdXRoX24YBiABKAsyJC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ2hlY2tXZWJBdXRoThI/Cg1yZWNvdmVyeV9jb2RlGAcgASgLMigucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrUmVjb3ZlcnlDb2RlInwKD1JlcXVlc3RXZWJBdXRoThIOCgZkb21haW4YASABKAkSWQoddXNlcl92ZXJpZmljYXRpb25fcmVxdWlyZW1lbnQYAiABKA4yMi5wb3J0Y3VsbGlzLnNlc3Npb24udjIuVXNlclZlcmlmaWNhdGlvblJlcXVpcmVtZW50Io0BCgpSZXF1ZXN0T1RQEjQKCXNlbmRfY29kZRgBIAEoCzIfLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5TZW5kQ29kZUgAEjgKC3JldHVybl9jb2RlGAIgASgLMiEucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJldHVybkNvZGVIAEIPCg1kZWxpdmVyeV90eXBlIiAKCFNlbmRDb2RlEhQKDHVybF90ZW1wbGF0ZRgBIAEoCSIMCgpSZXR1cm5Db2RlIrkBChFSZXF1ZXN0Q2hhbGxlbmdlcxI6Cgp3ZWJfYXV0aF9uGAEgASgLMiYucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJlcXVlc3RXZWJBdXRoThI0CglvdHBfZW1haWwYAiABKAsyIS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuUmVxdWVzdE9UUBIyCgdvdHBfc21zGAMgASgLMiEucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJlcXVlc3RPVFAiWwoRV2ViQXV0aE5DaGFsbGVuZ2USRgolcHVibGljX2tleV9jcmVkZW50aWFsX3JlcXVlc3Rfb3B0aW9ucxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QibgoKQ2hhbGxlbmdlcxI8Cgp3ZWJfYXV0aF9uGAEgASgLMigucG9ydGN1bGxpcy5zZXNzaW9uLnYyLldlYkF1dGhOQ2hhbGxlbmdlEhEKCW90cF9lbWFpbBgCIAEoCRIPCgdvdHBfc21zGAMgASgJIoQDCgdGYWN0b3JzEjcKE3Bhc3N3b3JkX2NoZWNrZWRfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD3RvdHBfY2hlY2tlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOAoUb3RwX2VtYWlsX2NoZWNrZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEm90cF9zbXNfY2hlY2tlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoVd2ViX2F1dGhfbl9jaGVja2VkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgChh3ZWJfYXV0aF9uX3VzZXJfdmVyaWZpZWQYBiABKAgSPAoYcmVjb3ZlcnlfY29kZV9jaGVja2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKdAQoUQ3JlYXRlU2Vzc2lvblJlcXVlc3QSLQoGY2hlY2tzGAEgASgLMh0ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrcxIYChBsaWZldGltZV9zZWNvbmRzGAIgASgEEjwKCmNoYWxsZW5nZXMYAyABKAsyKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuUmVxdWVzdENoYWxsZW5nZXMirAEKFUNyZWF0ZVNlc3Npb25SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSMQoNY3JlYXRpb25fZGF0ZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoKY2hhbGxlbmdlcxgEIAEoCzIhLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGFsbGVuZ2VzIqsBChFTZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSLQoGY2hlY2tzGAMgASgLMh0ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrcxI8CgpjaGFsbGVuZ2VzGAQgASgLMigucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJlcXVlc3RDaGFsbGVuZ2VzInwKElNldFNlc3Npb25SZXNwb25zZRIvCgtjaGFuZ2VfZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoKY2hhbGxlbmdlcxgCIAEoCzIhLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGFsbGVuZ2VzIj4KEUdldFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSLPAgoHU2Vzc2lvbhIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgDIAEoCRI3ChNwYXNzd29yZF9jaGVja2VkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCg1jcmVhdGlvbl9kYXRlGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtjaGFuZ2VfZGF0ZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoPZXhwaXJhdGlvbl9kYXRlGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgdmYWN0b3JzGAggASgLMh4ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkZhY3RvcnMSCwoDYW1yGAkgAygJIkUKEkdldFNlc3Npb25SZXNwb25zZRIvCgdzZXNzaW9uGAEgASgLMh4ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlNlc3Npb24iYwoTTGlzdFNlc3Npb25zUmVxdWVzdBI7CgpwYWdpbmF0aW9uGAEgASgLMicucG9ydGN1bGxpcy5vYmplY3QudjIuUGFnaW5hdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgCIAEoCSKGAQoUTGlzdFNlc3Npb25zUmVzcG9uc2USPAoKcGFnaW5hdGlvbhgBIAEoCzIoLnBvcnRjdWxsaXMub2JqZWN0LnYyLlBhZ2luYXRpb25SZXNwb25zZRIwCghzZXNzaW9ucxgCIAMoCzIeLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5TZXNzaW9uIioKFERlbGV0ZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiSgoVRGVsZXRlU2Vzc2lvblJlc3BvbnNlEjEKDWRlbGV0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKtQBChtVc2VyVmVyaWZpY2F0aW9uUmVxdWlyZW1lbnQSLQopVVNFUl9WRVJJRklDQVRJT05fUkVRVUlSRU1FTlRfVU5TUEVDSUZJRUQQABIqCiZVU0VSX1ZFUklGSUNBVElPTl9SRVFVSVJFTUVOVF9SRVFVSVJFRBABEisKJ1VTRVJfVkVSSUZJQ0FUSU9OX1JFUVVJUkVNRU5UX1BSRUZFUlJFRBACEi0KKVVTRVJfVkVSSUZJQ0FUSU9OX1JFUVVJUkVNRU5UX0RJU0NPVVJBR0VEEAMylwQKDlNlc3Npb25TZXJ2aWNlEmoKDUNyZWF0ZVNlc3Npb24SKy5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ3JlYXRlU2Vzc2lvblJlcXVlc3QaLC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ3JlYXRlU2Vzc2lvblJlc3BvbnNlEmEKClNldFNlc3Npb24SKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuU2V0U2Vzc2lvblJlcXVlc3QaKS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuU2V0U2Vzc2lvblJlc3BvbnNlEmEKCkdldFNlc3Npb24SKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuR2V0U2Vzc2lvblJlcXVlc3QaKS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuR2V0U2Vzc2lvblJlc3BvbnNlEmcKDExpc3RTZXNzaW9ucxIqLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5MaXN0U2Vzc2lvbnNSZXF1ZXN0GisucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkxpc3RTZXNzaW9uc1Jlc3BvbnNlEmoKDURlbGV0ZVNlc3Npb24SKy5wb3J0Y3VsbGlzLnNlc3Npb24udjIuRGVsZXRlU2Vzc2lvblJlcXVlc3QaLC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuRGVsZXRlU2Vzc2lvblJlc3BvbnNlQjdaNXBvcnRjdWxsaXMuZGV2L2dlbi9nby9wb3J0Y3VsbGlzL3Nlc3Npb24vdjI7c2Vzc2lvbnYyYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_portcullis_object_v2_object]);
 
 /**
  * CheckUser names the user of the session, by id or by login name.
@@ -75,6 +75,90 @@ export const CheckPasswordSchema: GenMessage<CheckPassword> = /*@__PURE__*/
   messageDesc(file_portcullis_session_v2_session_service, 1);
 
 /**
+ * CheckTOTP verifies a code of the user's registered authenticator app (each code is usable once).
+ *
+ * @generated from message portcullis.session.v2.CheckTOTP
+ */
+export type CheckTOTP = Message<"portcullis.session.v2.CheckTOTP"> & {
+  /**
+   * The six-digit code.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message portcullis.session.v2.CheckTOTP.
+ * Use `create(CheckTOTPSchema)` to create a new message.
+ */
+export const CheckTOTPSchema: GenMessage<CheckTOTP> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 2);
+
+/**
+ * CheckOTP verifies the one-time code sent by email or SMS through a challenge of this session.
+ *
+ * @generated from message portcullis.session.v2.CheckOTP
+ */
+export type CheckOTP = Message<"portcullis.session.v2.CheckOTP"> & {
+  /**
+   * The code.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message portcullis.session.v2.CheckOTP.
+ * Use `create(CheckOTPSchema)` to create a new message.
+ */
+export const CheckOTPSchema: GenMessage<CheckOTP> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 3);
+
+/**
+ * CheckWebAuthN verifies the assertion of a passkey or security key for the session's webAuthN challenge.
+ *
+ * @generated from message portcullis.session.v2.CheckWebAuthN
+ */
+export type CheckWebAuthN = Message<"portcullis.session.v2.CheckWebAuthN"> & {
+  /**
+   * The browser's PublicKeyCredential as JSON (`AuthenticationResponseJSON`: id, rawId, response, type).
+   *
+   * @generated from field: google.protobuf.Struct credential_assertion_data = 1;
+   */
+  credentialAssertionData?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message portcullis.session.v2.CheckWebAuthN.
+ * Use `create(CheckWebAuthNSchema)` to create a new message.
+ */
+export const CheckWebAuthNSchema: GenMessage<CheckWebAuthN> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 4);
+
+/**
+ * CheckRecoveryCode consumes one of the user's recovery codes.
+ *
+ * @generated from message portcullis.session.v2.CheckRecoveryCode
+ */
+export type CheckRecoveryCode = Message<"portcullis.session.v2.CheckRecoveryCode"> & {
+  /**
+   * The recovery code.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message portcullis.session.v2.CheckRecoveryCode.
+ * Use `create(CheckRecoveryCodeSchema)` to create a new message.
+ */
+export const CheckRecoveryCodeSchema: GenMessage<CheckRecoveryCode> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 5);
+
+/**
  * Checks to run on the session.
  *
  * @generated from message portcullis.session.v2.Checks
@@ -93,6 +177,41 @@ export type Checks = Message<"portcullis.session.v2.Checks"> & {
    * @generated from field: portcullis.session.v2.CheckPassword password = 2;
    */
   password?: CheckPassword | undefined;
+
+  /**
+   * A TOTP code.
+   *
+   * @generated from field: portcullis.session.v2.CheckTOTP totp = 3;
+   */
+  totp?: CheckTOTP | undefined;
+
+  /**
+   * The code of the session's otp_email challenge.
+   *
+   * @generated from field: portcullis.session.v2.CheckOTP otp_email = 4;
+   */
+  otpEmail?: CheckOTP | undefined;
+
+  /**
+   * The code of the session's otp_sms challenge.
+   *
+   * @generated from field: portcullis.session.v2.CheckOTP otp_sms = 5;
+   */
+  otpSms?: CheckOTP | undefined;
+
+  /**
+   * The assertion answering the session's web_auth_n challenge.
+   *
+   * @generated from field: portcullis.session.v2.CheckWebAuthN web_auth_n = 6;
+   */
+  webAuthN?: CheckWebAuthN | undefined;
+
+  /**
+   * A recovery code.
+   *
+   * @generated from field: portcullis.session.v2.CheckRecoveryCode recovery_code = 7;
+   */
+  recoveryCode?: CheckRecoveryCode | undefined;
 };
 
 /**
@@ -100,7 +219,262 @@ export type Checks = Message<"portcullis.session.v2.Checks"> & {
  * Use `create(ChecksSchema)` to create a new message.
  */
 export const ChecksSchema: GenMessage<Checks> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 2);
+  messageDesc(file_portcullis_session_v2_session_service, 6);
+
+/**
+ * RequestWebAuthN asks for a WebAuthn challenge.
+ *
+ * @generated from message portcullis.session.v2.RequestWebAuthN
+ */
+export type RequestWebAuthN = Message<"portcullis.session.v2.RequestWebAuthN"> & {
+  /**
+   * The relying party id (a domain of the instance); empty means the instance's default.
+   *
+   * @generated from field: string domain = 1;
+   */
+  domain: string;
+
+  /**
+   * Whether the user must be verified.
+   *
+   * @generated from field: portcullis.session.v2.UserVerificationRequirement user_verification_requirement = 2;
+   */
+  userVerificationRequirement: UserVerificationRequirement;
+};
+
+/**
+ * Describes the message portcullis.session.v2.RequestWebAuthN.
+ * Use `create(RequestWebAuthNSchema)` to create a new message.
+ */
+export const RequestWebAuthNSchema: GenMessage<RequestWebAuthN> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 7);
+
+/**
+ * RequestOTP asks for a one-time code by email or SMS.
+ *
+ * @generated from message portcullis.session.v2.RequestOTP
+ */
+export type RequestOTP = Message<"portcullis.session.v2.RequestOTP"> & {
+  /**
+   * How the code reaches the user.
+   *
+   * @generated from oneof portcullis.session.v2.RequestOTP.delivery_type
+   */
+  deliveryType: {
+    /**
+     * Send the code (email to the verified address, SMS to the verified phone).
+     *
+     * @generated from field: portcullis.session.v2.SendCode send_code = 1;
+     */
+    value: SendCode;
+    case: "sendCode";
+  } | {
+    /**
+     * Return the code in the response, for the caller's own delivery.
+     *
+     * @generated from field: portcullis.session.v2.ReturnCode return_code = 2;
+     */
+    value: ReturnCode;
+    case: "returnCode";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message portcullis.session.v2.RequestOTP.
+ * Use `create(RequestOTPSchema)` to create a new message.
+ */
+export const RequestOTPSchema: GenMessage<RequestOTP> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 8);
+
+/**
+ * SendCode sends the code through Portcullis.
+ *
+ * @generated from message portcullis.session.v2.SendCode
+ */
+export type SendCode = Message<"portcullis.session.v2.SendCode"> & {
+  /**
+   * Optional email template URL with {{.Code}} (email only); empty uses the default text.
+   *
+   * @generated from field: string url_template = 1;
+   */
+  urlTemplate: string;
+};
+
+/**
+ * Describes the message portcullis.session.v2.SendCode.
+ * Use `create(SendCodeSchema)` to create a new message.
+ */
+export const SendCodeSchema: GenMessage<SendCode> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 9);
+
+/**
+ * ReturnCode returns the code to the caller.
+ *
+ * @generated from message portcullis.session.v2.ReturnCode
+ */
+export type ReturnCode = Message<"portcullis.session.v2.ReturnCode"> & {
+};
+
+/**
+ * Describes the message portcullis.session.v2.ReturnCode.
+ * Use `create(ReturnCodeSchema)` to create a new message.
+ */
+export const ReturnCodeSchema: GenMessage<ReturnCode> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 10);
+
+/**
+ * RequestChallenges names the challenges to open on the session (each replaces an earlier one of its kind).
+ *
+ * @generated from message portcullis.session.v2.RequestChallenges
+ */
+export type RequestChallenges = Message<"portcullis.session.v2.RequestChallenges"> & {
+  /**
+   * A WebAuthn assertion challenge.
+   *
+   * @generated from field: portcullis.session.v2.RequestWebAuthN web_auth_n = 1;
+   */
+  webAuthN?: RequestWebAuthN | undefined;
+
+  /**
+   * A one-time code by email.
+   *
+   * @generated from field: portcullis.session.v2.RequestOTP otp_email = 2;
+   */
+  otpEmail?: RequestOTP | undefined;
+
+  /**
+   * A one-time code by SMS.
+   *
+   * @generated from field: portcullis.session.v2.RequestOTP otp_sms = 3;
+   */
+  otpSms?: RequestOTP | undefined;
+};
+
+/**
+ * Describes the message portcullis.session.v2.RequestChallenges.
+ * Use `create(RequestChallengesSchema)` to create a new message.
+ */
+export const RequestChallengesSchema: GenMessage<RequestChallenges> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 11);
+
+/**
+ * WebAuthNChallenge carries the options for navigator.credentials.get().
+ *
+ * @generated from message portcullis.session.v2.WebAuthNChallenge
+ */
+export type WebAuthNChallenge = Message<"portcullis.session.v2.WebAuthNChallenge"> & {
+  /**
+   * `PublicKeyCredentialRequestOptionsJSON` (challenge, rpId, allowCredentials, userVerification, timeout).
+   *
+   * @generated from field: google.protobuf.Struct public_key_credential_request_options = 1;
+   */
+  publicKeyCredentialRequestOptions?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message portcullis.session.v2.WebAuthNChallenge.
+ * Use `create(WebAuthNChallengeSchema)` to create a new message.
+ */
+export const WebAuthNChallengeSchema: GenMessage<WebAuthNChallenge> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 12);
+
+/**
+ * Challenges are the opened challenges.
+ *
+ * @generated from message portcullis.session.v2.Challenges
+ */
+export type Challenges = Message<"portcullis.session.v2.Challenges"> & {
+  /**
+   * The WebAuthn challenge, when asked for.
+   *
+   * @generated from field: portcullis.session.v2.WebAuthNChallenge web_auth_n = 1;
+   */
+  webAuthN?: WebAuthNChallenge | undefined;
+
+  /**
+   * The email code, only when asked to return it.
+   *
+   * @generated from field: string otp_email = 2;
+   */
+  otpEmail: string;
+
+  /**
+   * The SMS code, only when asked to return it.
+   *
+   * @generated from field: string otp_sms = 3;
+   */
+  otpSms: string;
+};
+
+/**
+ * Describes the message portcullis.session.v2.Challenges.
+ * Use `create(ChallengesSchema)` to create a new message.
+ */
+export const ChallengesSchema: GenMessage<Challenges> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 13);
+
+/**
+ * Factors says when each factor of the session was checked.
+ *
+ * @generated from message portcullis.session.v2.Factors
+ */
+export type Factors = Message<"portcullis.session.v2.Factors"> & {
+  /**
+   * The last password check.
+   *
+   * @generated from field: google.protobuf.Timestamp password_checked_at = 1;
+   */
+  passwordCheckedAt?: Timestamp | undefined;
+
+  /**
+   * The last TOTP check.
+   *
+   * @generated from field: google.protobuf.Timestamp totp_checked_at = 2;
+   */
+  totpCheckedAt?: Timestamp | undefined;
+
+  /**
+   * The last email code check.
+   *
+   * @generated from field: google.protobuf.Timestamp otp_email_checked_at = 3;
+   */
+  otpEmailCheckedAt?: Timestamp | undefined;
+
+  /**
+   * The last SMS code check.
+   *
+   * @generated from field: google.protobuf.Timestamp otp_sms_checked_at = 4;
+   */
+  otpSmsCheckedAt?: Timestamp | undefined;
+
+  /**
+   * The last WebAuthn check.
+   *
+   * @generated from field: google.protobuf.Timestamp web_auth_n_checked_at = 5;
+   */
+  webAuthNCheckedAt?: Timestamp | undefined;
+
+  /**
+   * Whether the last WebAuthn check verified the user.
+   *
+   * @generated from field: bool web_auth_n_user_verified = 6;
+   */
+  webAuthNUserVerified: boolean;
+
+  /**
+   * The last recovery code check.
+   *
+   * @generated from field: google.protobuf.Timestamp recovery_code_checked_at = 7;
+   */
+  recoveryCodeCheckedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.session.v2.Factors.
+ * Use `create(FactorsSchema)` to create a new message.
+ */
+export const FactorsSchema: GenMessage<Factors> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 14);
 
 /**
  * CreateSessionRequest starts a session.
@@ -121,6 +495,13 @@ export type CreateSessionRequest = Message<"portcullis.session.v2.CreateSessionR
    * @generated from field: uint64 lifetime_seconds = 2;
    */
   lifetimeSeconds: bigint;
+
+  /**
+   * Challenges to open at once (answered by a later SetSession).
+   *
+   * @generated from field: portcullis.session.v2.RequestChallenges challenges = 3;
+   */
+  challenges?: RequestChallenges | undefined;
 };
 
 /**
@@ -128,7 +509,7 @@ export type CreateSessionRequest = Message<"portcullis.session.v2.CreateSessionR
  * Use `create(CreateSessionRequestSchema)` to create a new message.
  */
 export const CreateSessionRequestSchema: GenMessage<CreateSessionRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 3);
+  messageDesc(file_portcullis_session_v2_session_service, 15);
 
 /**
  * CreateSessionResponse carries the session token once.
@@ -156,6 +537,13 @@ export type CreateSessionResponse = Message<"portcullis.session.v2.CreateSession
    * @generated from field: google.protobuf.Timestamp creation_date = 3;
    */
   creationDate?: Timestamp | undefined;
+
+  /**
+   * The opened challenges.
+   *
+   * @generated from field: portcullis.session.v2.Challenges challenges = 4;
+   */
+  challenges?: Challenges | undefined;
 };
 
 /**
@@ -163,7 +551,7 @@ export type CreateSessionResponse = Message<"portcullis.session.v2.CreateSession
  * Use `create(CreateSessionResponseSchema)` to create a new message.
  */
 export const CreateSessionResponseSchema: GenMessage<CreateSessionResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 4);
+  messageDesc(file_portcullis_session_v2_session_service, 16);
 
 /**
  * SetSessionRequest adds checks.
@@ -191,6 +579,13 @@ export type SetSessionRequest = Message<"portcullis.session.v2.SetSessionRequest
    * @generated from field: portcullis.session.v2.Checks checks = 3;
    */
   checks?: Checks | undefined;
+
+  /**
+   * Challenges to open.
+   *
+   * @generated from field: portcullis.session.v2.RequestChallenges challenges = 4;
+   */
+  challenges?: RequestChallenges | undefined;
 };
 
 /**
@@ -198,7 +593,7 @@ export type SetSessionRequest = Message<"portcullis.session.v2.SetSessionRequest
  * Use `create(SetSessionRequestSchema)` to create a new message.
  */
 export const SetSessionRequestSchema: GenMessage<SetSessionRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 5);
+  messageDesc(file_portcullis_session_v2_session_service, 17);
 
 /**
  * SetSessionResponse confirms the change.
@@ -212,6 +607,13 @@ export type SetSessionResponse = Message<"portcullis.session.v2.SetSessionRespon
    * @generated from field: google.protobuf.Timestamp change_date = 1;
    */
   changeDate?: Timestamp | undefined;
+
+  /**
+   * The opened challenges.
+   *
+   * @generated from field: portcullis.session.v2.Challenges challenges = 2;
+   */
+  challenges?: Challenges | undefined;
 };
 
 /**
@@ -219,7 +621,7 @@ export type SetSessionResponse = Message<"portcullis.session.v2.SetSessionRespon
  * Use `create(SetSessionResponseSchema)` to create a new message.
  */
 export const SetSessionResponseSchema: GenMessage<SetSessionResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 6);
+  messageDesc(file_portcullis_session_v2_session_service, 18);
 
 /**
  * GetSessionRequest names a session.
@@ -247,7 +649,7 @@ export type GetSessionRequest = Message<"portcullis.session.v2.GetSessionRequest
  * Use `create(GetSessionRequestSchema)` to create a new message.
  */
 export const GetSessionRequestSchema: GenMessage<GetSessionRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 7);
+  messageDesc(file_portcullis_session_v2_session_service, 19);
 
 /**
  * Session is one login session.
@@ -303,6 +705,20 @@ export type Session = Message<"portcullis.session.v2.Session"> & {
    * @generated from field: google.protobuf.Timestamp expiration_date = 7;
    */
   expirationDate?: Timestamp | undefined;
+
+  /**
+   * When each factor was checked.
+   *
+   * @generated from field: portcullis.session.v2.Factors factors = 8;
+   */
+  factors?: Factors | undefined;
+
+  /**
+   * Authentication method references (RFC 8176) of the checks, as tokens from this session carry them.
+   *
+   * @generated from field: repeated string amr = 9;
+   */
+  amr: string[];
 };
 
 /**
@@ -310,7 +726,7 @@ export type Session = Message<"portcullis.session.v2.Session"> & {
  * Use `create(SessionSchema)` to create a new message.
  */
 export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 8);
+  messageDesc(file_portcullis_session_v2_session_service, 20);
 
 /**
  * GetSessionResponse carries the session.
@@ -331,7 +747,7 @@ export type GetSessionResponse = Message<"portcullis.session.v2.GetSessionRespon
  * Use `create(GetSessionResponseSchema)` to create a new message.
  */
 export const GetSessionResponseSchema: GenMessage<GetSessionResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 9);
+  messageDesc(file_portcullis_session_v2_session_service, 21);
 
 /**
  * ListSessionsRequest filters and pages.
@@ -359,7 +775,7 @@ export type ListSessionsRequest = Message<"portcullis.session.v2.ListSessionsReq
  * Use `create(ListSessionsRequestSchema)` to create a new message.
  */
 export const ListSessionsRequestSchema: GenMessage<ListSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 10);
+  messageDesc(file_portcullis_session_v2_session_service, 22);
 
 /**
  * ListSessionsResponse is one page.
@@ -387,7 +803,7 @@ export type ListSessionsResponse = Message<"portcullis.session.v2.ListSessionsRe
  * Use `create(ListSessionsResponseSchema)` to create a new message.
  */
 export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 11);
+  messageDesc(file_portcullis_session_v2_session_service, 23);
 
 /**
  * DeleteSessionRequest names the session to end.
@@ -408,7 +824,7 @@ export type DeleteSessionRequest = Message<"portcullis.session.v2.DeleteSessionR
  * Use `create(DeleteSessionRequestSchema)` to create a new message.
  */
 export const DeleteSessionRequestSchema: GenMessage<DeleteSessionRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 12);
+  messageDesc(file_portcullis_session_v2_session_service, 24);
 
 /**
  * DeleteSessionResponse confirms.
@@ -429,7 +845,48 @@ export type DeleteSessionResponse = Message<"portcullis.session.v2.DeleteSession
  * Use `create(DeleteSessionResponseSchema)` to create a new message.
  */
 export const DeleteSessionResponseSchema: GenMessage<DeleteSessionResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 13);
+  messageDesc(file_portcullis_session_v2_session_service, 25);
+
+/**
+ * UserVerificationRequirement says whether the authenticator must verify the user (PIN, biometrics).
+ *
+ * @generated from enum portcullis.session.v2.UserVerificationRequirement
+ */
+export enum UserVerificationRequirement {
+  /**
+   * Treated as preferred.
+   *
+   * @generated from enum value: USER_VERIFICATION_REQUIREMENT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The authenticator must verify the user (a passkey sign-in without password).
+   *
+   * @generated from enum value: USER_VERIFICATION_REQUIREMENT_REQUIRED = 1;
+   */
+  REQUIRED = 1,
+
+  /**
+   * Verify the user if the authenticator can.
+   *
+   * @generated from enum value: USER_VERIFICATION_REQUIREMENT_PREFERRED = 2;
+   */
+  PREFERRED = 2,
+
+  /**
+   * Presence is enough (a security key as second factor).
+   *
+   * @generated from enum value: USER_VERIFICATION_REQUIREMENT_DISCOURAGED = 3;
+   */
+  DISCOURAGED = 3,
+}
+
+/**
+ * Describes the enum portcullis.session.v2.UserVerificationRequirement.
+ */
+export const UserVerificationRequirementSchema: GenEnum<UserVerificationRequirement> = /*@__PURE__*/
+  enumDesc(file_portcullis_session_v2_session_service, 0);
 
 /**
  * SessionService lets a custom login UI authenticate users: create a session with checks (user,

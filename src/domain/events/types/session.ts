@@ -1,8 +1,20 @@
 import { type Declarations, type Empty, declareFor } from '../declare';
 
+/** A factor check in a session: whose, and for WebAuthn what the authenticator proved. */
+interface FactorChecked {
+  userId: string;
+  userVerified?: boolean;
+  synced?: boolean;
+}
+
 export interface SessionEvents {
   'session.added': { userId?: string; checks: string[] };
-  'session.password.checked': { userId: string };
+  'session.password.checked': FactorChecked;
+  'session.totp.checked': FactorChecked;
+  'session.otp_email.checked': FactorChecked;
+  'session.otp_sms.checked': FactorChecked;
+  'session.webauthn.checked': FactorChecked;
+  'session.recovery_code.checked': FactorChecked;
   'session.terminated': Empty;
   'auth_request.added': { clientId: string; scope: string[]; responseType: string; prompt: unknown };
   'auth_request.login_name.set': Empty;
@@ -17,6 +29,17 @@ const authRequest = declareFor('auth_request');
 export const sessionEvents: Declarations<SessionEvents> = {
   'session.added': session(['Session created', 'Sitzung erstellt']),
   'session.password.checked': session(['Password checked in session', 'Passwort in Sitzung geprüft']),
+  'session.totp.checked': session(['TOTP checked in session', 'TOTP in Sitzung geprüft']),
+  'session.otp_email.checked': session(['Email code checked in session', 'E-Mail-Code in Sitzung geprüft']),
+  'session.otp_sms.checked': session(['SMS code checked in session', 'SMS-Code in Sitzung geprüft']),
+  'session.webauthn.checked': session([
+    'Passkey or security key checked in session',
+    'Passkey oder Sicherheitsschlüssel in Sitzung geprüft',
+  ]),
+  'session.recovery_code.checked': session([
+    'Recovery code checked in session',
+    'Wiederherstellungscode in Sitzung geprüft',
+  ]),
   'session.terminated': session(['Session ended', 'Sitzung beendet'], 'token-lookups'),
   'auth_request.added': authRequest(['Authorization request received', 'Autorisierungsanfrage erhalten']),
   'auth_request.login_name.set': authRequest(null),

@@ -1,0 +1,118 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { type FactorChecks, type SessionFactor, sessions } from '../../db/schema/index';
+import { notFound } from '../errors';
+import type { UnitOfWork } from '../execute';
+import type { Session } from './sessions';
+import { live } from './live';
+
+export type { FactorChecks, SessionFactor };
+
+/** What a factor check proved beyond "the factor was presented" (WebAuthn only). */
+export interface FactorDetail {
+  /** the authenticator verified the user (PIN or biometrics): a passkey then is a whole sign-in */
+  userVerified?: boolean;
+  /** the credential may be synced between devices (a software key rather than a hardware key) */
+  synced?: boolean;
+}
+
+/** Factors of something the user has (possession); the password is what the user knows. */
+const POSSESSION: SessionFactor[] = ['totp', 'otpEmail', 'otpSms', 'webAuthN', 'recoveryCode'];
+
+/**
+ * The authentication method references (RFC 8176) of a session's checks, the one mapping:
+ * password `pwd`; TOTP, email and SMS codes and recovery codes `otp` (SMS also `sms`); WebAuthn `hwk`
+ * (or `swk` for a synced passkey) and `user` when the authenticator verified the user; `mfa` when
+ * the checks cover two kinds of factor (password + possession, or a user-verifying passkey).
+ */
+export function amrOf(checks: FactorChecks): string[] {
+  const amr = new Set<string>();
+  if (checks.password) amr.add('pwd');
+  if (checks.totp || checks.otpEmail || checks.otpSms || checks.recoveryCode) amr.add('otp');
+  if (checks.otpSms) amr.add('sms');
+  if (checks.webAuthN) {
+    amr.add(checks.webAuthN.synced ? 'swk' : 'hwk');
+    if (checks.webAuthN.userVerified) amr.add('user');
+  }
+  const possession = POSSESSION.some((f) => checks[f]);
+  if ((checks.password && possession) || checks.webAuthN?.userVerified) amr.add('mfa');
+  return [...amr];
+}
+
+/**
+ * When the session's user was last authenticated by a first factor: a password check, or a passkey
+ * that verified the user (a passwordless sign-in). Undefined for a session that names a user only.
+ */
+export function firstFactorAt(s: {
+  passwordCheckedAt: Date | null;
+  factorChecks?: FactorChecks | null;
+}): Date | undefined {
+  const times = [s.passwordCheckedAt?.getTime()];
+  const passkey = s.factorChecks?.webAuthN;
+  if (passkey?.userVerified) times.push(Date.parse(passkey.at));
+  const latest = Math.max(...times.filter((t): t is number => t !== undefined && !Number.isNaN(t)));
+  return Number.isFinite(latest) ? new Date(latest) : undefined;
+}
+
+/** When a factor was last checked in the session, if it was. */
+export function checkedAt(s: { factorChecks?: FactorChecks | null }, factor: SessionFactor): Date | undefined {
+  const at = s.factorChecks?.[factor]?.at;
+  return at ? new Date(at) : undefined;
+}
+
+/**
+ * Records a successful factor check on a live session, in the caller's unit of work: the factor's
+ * time, the session's `amr` recomputed from all its checks, and the event `session.<factor>.checked`.
+ * The session must belong to `user` (or name no user yet, and then it does from now on).
+ */
+export async function recordFactorCheck(
+  work: UnitOfWork,
+  sessionId: string,
+  user: { id: string; orgId: string },
+  factor: SessionFactor,
+  detail: FactorDetail = {},
+): Promise<Session> {
+  const now = new Date();
+  await work.load('session', sessionId);
+  const [current] = await work.tx
+    .select({ factorChecks: sessions.factorChecks, userId: sessions.userId })
+    .from(sessions)
+    .where(and(eq(sessions.id, sessionId), live()))
+    .for('update');
+  if (!current || (current.userId && current.userId !== user.id))
+    throw notFound('Errors.Session.NotFound', 'session not found');
+  const checks: FactorChecks = { ...current.factorChecks, [factor]: { at: now.toISOString(), ...detail } };
+  const [row] = await work.tx
+    .update(sessions)
+    .set({
+      userId: user.id,
+      orgId: user.orgId,
+      factorChecks: checks,
+      amr: amrOf(checks),
+      changedAt: now,
+      ...(factor === 'password' ? { passwordCheckedAt: now } : {}),
+    })
+    .where(eq(sessions.id, sessionId))
+    .returning();
+  work.push({
+    aggregateType: 'session',
+    aggregateId: sessionId,
+    type: FACTOR_EVENT[factor],
+    payload: { userId: user.id, ...detail },
+    resourceOwner: user.orgId,
+  });
+  return row;
+}
+
+const FACTOR_EVENT = {
+  password: 'session.password.checked',
+  totp: 'session.totp.checked',
+  otpEmail: 'session.otp_email.checked',
+  otpSms: 'session.otp_sms.checked',
+  webAuthN: 'session.webauthn.checked',
+  recoveryCode: 'session.recovery_code.checked',
+} as const satisfies Record<SessionFactor, string>;
+
+/** Drops a session's open challenge of one kind (answered or replaced). */
+export function withoutChallenge(kind: 'webAuthN' | 'otpEmail' | 'otpSms') {
+  return sql`${sessions.challenges} - ${kind}`;
+}
