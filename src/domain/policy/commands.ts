@@ -33,11 +33,12 @@ export async function setDefaultLoginSettings(ctx: Ctx, policy: LoginPolicy): Pr
   checkLoginPolicy(policy);
   return execute(ctx, async (work) => {
     await lockInstance(work);
+    const path = `{${INSTANCE_SETTINGS_KEY}}`;
     const changedAt = new Date();
     await work.tx
       .update(instances)
       .set({
-        settings: sql`jsonb_set(${instances.settings}, ${`{${INSTANCE_SETTINGS_KEY}}`}::text[], ${JSON.stringify(policy)}::jsonb)`,
+        settings: sql`jsonb_set(${instances.settings}, ${path}::text[], ${JSON.stringify(policy)}::jsonb)`,
         changedAt,
       })
       .where(eq(instances.id, ctx.instanceId));

@@ -91,11 +91,13 @@ export const passkeyIsFirstFactor = (p: LoginPolicy): boolean => p.passwordless 
  * Checks a whole policy; errors are INVALID_ARGUMENT naming the field (in the API's snake case) and
  * say what is wrong. A policy always leaves a way to sign in and, when it forces MFA, a factor to use.
  */
+const INVALID = 'Errors.LoginPolicy.Invalid';
+
 export function checkLoginPolicy(p: LoginPolicy, prefix = 'settings.'): LoginPolicy {
-  const bad = (field: string, why: string) =>
-    invalidArgument('Errors.LoginPolicy.Invalid', `${prefix}${field} ${why}`);
+  const bad = (field: string, why: string) => invalidArgument(INVALID, `${prefix}${field} ${why}`);
   if (typeof p.allowUsernamePassword !== 'boolean') throw bad('allow_username_password', 'must be true or false');
-  if (!PASSWORDLESS.includes(p.passwordless)) throw bad('passwordless_type', `must be one of ${PASSWORDLESS.join(', ')}`);
+  if (!PASSWORDLESS.includes(p.passwordless))
+    throw bad('passwordless_type', `must be one of ${PASSWORDLESS.join(', ')}`);
   if (typeof p.forceMfa !== 'boolean') throw bad('force_mfa', 'must be true or false');
   if (typeof p.forceMfaLocalOnly !== 'boolean') throw bad('force_mfa_local_only', 'must be true or false');
   const list = <T extends string>(field: string, values: unknown, allowed: readonly T[]): T[] => {
@@ -112,7 +114,7 @@ export function checkLoginPolicy(p: LoginPolicy, prefix = 'settings.'): LoginPol
       throw bad(SNAKE(key), `must be between 0 and ${MAX_LIFETIME} seconds (0: no limit)`);
   }
   if (!p.allowUsernamePassword && p.passwordless === 'NOT_ALLOWED')
-    throw bad('passwordless_type', 'must allow passkeys when allow_username_password is false: no way to sign in is left');
+    throw bad('passwordless_type', 'must allow passkeys while allow_username_password is false');
   if (p.passwordless !== 'NOT_ALLOWED' && !p.multiFactors.includes('U2F_WITH_VERIFICATION'))
     throw bad('multi_factors', 'must contain U2F_WITH_VERIFICATION while passwordless allows passkeys');
   if (mfaForced(p) && p.secondFactors.length === 0 && p.multiFactors.length === 0)

@@ -125,7 +125,10 @@ describe('SettingsService login settings', () => {
     }
     await expect(settings.setDefaultLoginSettings({})).rejects.toMatchObject({ code: Code.InvalidArgument });
     await expect(
-      settings.setOrganizationLoginSettings({ organizationId: acme.id, settings: { ...POLICY, secondFactors: [9] } }),
+      settings.setOrganizationLoginSettings({
+        organizationId: acme.id,
+        settings: { ...POLICY, secondFactors: [9 as SecondFactorType] },
+      }),
     ).rejects.toMatchObject({ code: Code.InvalidArgument });
   });
 
