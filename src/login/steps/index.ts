@@ -1,4 +1,6 @@
 import { loginName } from './login-name';
+import { mfa } from './mfa';
+import { mfaSetup } from './mfa-setup';
 import { password } from './password';
 import { passwordChange } from './password-change';
 import { register } from './register';
@@ -12,7 +14,18 @@ import { verifyEmail } from './verify-email';
  * that `opens` wins (prompt=create before prompt=login); among the steps after the sign-in the first
  * `pending` one comes next.
  */
-export const LOGIN_STEPS: LoginStep[] = [register, loginName, selectAccount, password, passwordChange, verifyEmail];
+export const LOGIN_STEPS: LoginStep[] = [
+  register,
+  loginName,
+  selectAccount,
+  password,
+  // the login policy's steps (proceed goes to them first when the session misses a factor); the
+  // factor pages they link to come after them and before the password change
+  mfa,
+  mfaSetup,
+  passwordChange,
+  verifyEmail,
+];
 
 /** The page the login opens with when no step claims the request and no single session answers it. */
 export const FIRST_STEP = loginName;
