@@ -1,5 +1,4 @@
 import { Code } from '@connectrpc/connect';
-import { sql } from 'drizzle-orm';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
@@ -13,6 +12,7 @@ import { SettingsService } from '../../gen/portcullis/settings/v2/settings_servi
 import { Browser } from '../helpers/browser';
 import { defaultOrgId } from '../helpers/context';
 import { eventsOf } from '../helpers/events';
+import { addReadyFactor, addRecoveryCode, setFactorChecked } from '../helpers/factors';
 import { addRelyingParty, pkceAuthUrl } from '../helpers/login-flow';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
@@ -54,20 +54,9 @@ describe('the login policy in the code flow', () => {
     page = await browser.submit(page, '/ui/login/login', { loginName: user.username });
     return browser.submit(page, '/ui/login/password', { password: user.password });
   };
-  const db = () => server.app.database.db;
-  // No API on this branch registers a factor or back-dates a check: the test writes those rows itself.
-  const addReadyTotp = (userId: string, orgId: string) =>
-    db().execute(
-      sql`insert into user_factors (id, user_id, org_id, type, state, secret)
-          values (${`f_${userId}`}, ${userId}, ${orgId}, 'totp', 'ready', 'JBSWY3DPEHPK3PXP')`,
-    );
-  const addRecoveryCode = (userId: string) =>
-    db().execute(sql`insert into recovery_codes (id, user_id, code_hash) values (${`rc_${userId}`}, ${userId}, 'x')`);
+  const addReadyTotp = (userId: string, orgId: string) => addReadyFactor(server, { id: userId, orgId }, 'totp');
   const setTotpChecked = (userId: string, at: Date) =>
-    db().execute(
-      sql`update sessions set factor_checks = factor_checks || ${JSON.stringify({ totp: { at: at.toISOString() } })}::jsonb,
-          amr = array['pwd', 'otp', 'mfa'] where user_id = ${userId}`,
-    );
+    setFactorChecked(server, userId, 'totp', at, ['pwd', 'otp', 'mfa']);
 
   it('force MFA: after the password the set-up chooser; skipping (allowed) finishes with acr 1fa', async () => {
     await settings.setDefaultLoginSettings({ settings: { ...DEFAULTS, forceMfa: true } });
@@ -121,12 +110,12 @@ describe('the login policy in the code flow', () => {
     expect(callback.url).not.toMatch(/code=/);
   });
 
-  it('a user with TOTP is asked for it without force MFA; with recovery codes too, the chooser lists both', async () => {
+  it('a user with TOTP is asked for it without force MFA; with recovery codes, a chooser lists both', async () => {
     const user = await addUser(server);
     await addReadyTotp(user.id, user.orgId);
     const { url } = await authUrl();
     expect((await signIn(new Browser(server.url), url, user)).url).toContain('/ui/login/totp?authRequest=');
-    await addRecoveryCode(user.id);
+    await addRecoveryCode(server, user.id);
     const again = await authUrl();
     const chooser = await signIn(new Browser(server.url), again.url, user);
     expect(chooser.url).toContain('/ui/login/mfa?authRequest=');
@@ -162,7 +151,7 @@ describe('the login policy in the code flow', () => {
     expect(new URL(later.url).searchParams.get('error')).toBe('login_required');
   });
 
-  it('acr_values=urn:portcullis:acr:mfa: a password-only session is not answered silently; the login asks for a factor', async () => {
+  it('acr_values mfa: a password-only session is not answered silently; the login asks for a factor', async () => {
     const user = await addUser(server);
     const browser = new Browser(server.url);
     const first = await authUrl();
