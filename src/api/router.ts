@@ -19,6 +19,7 @@ import { projectHandlers } from './project/handlers';
 import { registerReflection } from './reflection/service';
 import { sessionHandlers } from './session/handlers';
 import { userHandlers } from './user/handlers';
+import { secondFactorHandlers } from './user/second-factor-handlers';
 import { webKeyHandlers } from './webkey/handlers';
 
 /** Registers every v2 service. Nothing else lives here. */
@@ -30,7 +31,7 @@ export function routes(deps: Deps) {
     router.service(AuthorizationService, authorizationHandlers(deps));
     router.service(AdministratorService, administratorHandlers(deps));
     router.service(ApplicationService, applicationHandlers(deps));
-    router.service(UserService, userHandlers(deps));
+    router.service(UserService, { ...userHandlers(deps), ...secondFactorHandlers(deps) });
     router.service(SessionService, sessionHandlers(deps));
     router.service(OIDCService, oidcHandlers(deps));
     // Server reflection describes every service registered on this router (read at first use).
