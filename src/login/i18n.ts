@@ -1,8 +1,11 @@
+import { codesDe, codesEn } from './messages/codes';
+
 /** Languages of the hosted login. ui_locales picks one; otherwise Accept-Language; otherwise English. */
 export const LOCALES = ['en', 'de'] as const;
 export type Locale = (typeof LOCALES)[number];
 
 const en = {
+  ...codesEn,
   title: 'Sign in',
   loginNameLabel: 'Login name',
   loginNameHint: 'Your username, username@organization-domain, or your verified email address',
@@ -53,6 +56,7 @@ const en = {
 export type Messages = typeof en;
 
 const de: Messages = {
+  ...codesDe,
   title: 'Anmelden',
   loginNameLabel: 'Loginname',
   loginNameHint: 'Ihr Benutzername, benutzername@organisations-domain oder Ihre bestätigte E-Mail-Adresse',

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { hashSecret, verifySecret } from '../../../crypto/secrets';
 import { instances, sessions, userFactors, users } from '../../../db/schema/index';
+import type { Db } from '../../../db/client';
 import { enqueueOtpMessage } from '../../../notify/otp';
 import type { Ctx } from '../../context';
 import { LimitError, failedPrecondition, invalidArgument } from '../../errors';
@@ -129,4 +130,11 @@ export function checkOtp(ctx: Ctx, sessionId: string, user: LoginUser, kind: Otp
     },
     (work) => recordFactorCheck(work, sessionId, user, kind),
   );
+}
+
+/** Whether the session has an unexpired email or SMS code open. */
+export async function hasLiveOtpChallenge(db: Db, sessionId: string, kind: OtpKind): Promise<boolean> {
+  const [row] = await db.select({ challenges: sessions.challenges }).from(sessions).where(eq(sessions.id, sessionId));
+  const open = row?.challenges[kind];
+  return !!open && Date.parse(open.expiresAt) > Date.now();
 }

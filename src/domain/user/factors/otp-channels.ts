@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { userFactors } from '../../../db/schema/index';
+import type { Db } from '../../../db/client';
+import { userFactors, users } from '../../../db/schema/index';
 import type { Ctx } from '../../context';
 import { alreadyExists, failedPrecondition, notFound } from '../../errors';
 import { execute } from '../../execute';
@@ -49,4 +50,19 @@ export async function removeOtpChannel(ctx: Ctx, userId: string, type: OtpChanne
     await work.tx.delete(userFactors).where(eq(userFactors.id, factor.id));
     work.push({ aggregateType: 'user', aggregateId: user.id, type: CHANNELS[type].removed, resourceOwner: user.orgId });
   });
+}
+
+/** Where codes of the channel would go: the verified email address or phone number, if there is one. */
+export async function verifiedTarget(db: Db, userId: string, type: OtpChannel): Promise<string | undefined> {
+  const [u] = await db
+    .select({
+      email: users.email,
+      emailVerified: users.emailVerified,
+      phone: users.phone,
+      phoneVerified: users.phoneVerified,
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  if (!u) return undefined;
+  return (type === 'otp_email' ? u.emailVerified && u.email : u.phoneVerified && u.phone) || undefined;
 }

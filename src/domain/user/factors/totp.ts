@@ -7,6 +7,7 @@ import type { Ctx } from '../../context';
 import { alreadyExists, invalidArgument, notFound } from '../../errors';
 import { execute } from '../../execute';
 import { newId } from '../../ids';
+import { recordFactorCheck } from '../../session/factors';
 import { factorOf, requireFactorRemovable, userForFactorChange } from './common';
 
 /** RFC 6238 as authenticator apps do it: SHA-1, 6 digits, 30-second steps. */
@@ -117,8 +118,16 @@ export async function registerTotp(ctx: Ctx, userId: string): Promise<TotpRegist
   return { uri, secret, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }
 
-/** VerifyTOTPRegistration: a right code makes the pending factor ready (and counts as used). */
-export async function verifyTotpRegistration(ctx: Ctx, userId: string, code: string): Promise<void> {
+/**
+ * VerifyTOTPRegistration: a right code makes the pending factor ready (and counts as used). In the
+ * hosted login the code also checks the factor in the signed-in session (`sessionId`).
+ */
+export async function verifyTotpRegistration(
+  ctx: Ctx,
+  userId: string,
+  code: string,
+  opts: { sessionId?: string } = {},
+): Promise<void> {
   await execute(ctx, async (work) => {
     const user = await userForFactorChange(work, userId);
     const factor = await factorOf(work, user.id, 'totp');
@@ -136,6 +145,7 @@ export async function verifyTotpRegistration(ctx: Ctx, userId: string, code: str
       type: 'user.human.mfa.otp.verified',
       resourceOwner: user.orgId,
     });
+    if (opts.sessionId) await recordFactorCheck(work, opts.sessionId, user, 'totp');
   });
 }
 
