@@ -22,6 +22,7 @@ import { sessionHandlers } from './session/handlers';
 import { settingsHandlers } from './settings/handlers';
 import { authenticationMethodHandlers } from './user/authentication-methods-handlers';
 import { userHandlers } from './user/handlers';
+import { secondFactorHandlers } from './user/second-factor-handlers';
 import { webKeyHandlers } from './webkey/handlers';
 
 /** Registers every v2 service. Nothing else lives here. */
@@ -33,7 +34,11 @@ export function routes(deps: Deps) {
     router.service(AuthorizationService, authorizationHandlers(deps));
     router.service(AdministratorService, administratorHandlers(deps));
     router.service(ApplicationService, applicationHandlers(deps));
-    const users: ServiceImpl<typeof UserService> = { ...userHandlers(deps), ...authenticationMethodHandlers(deps) };
+    const users: ServiceImpl<typeof UserService> = {
+      ...userHandlers(deps),
+      ...secondFactorHandlers(deps),
+      ...authenticationMethodHandlers(deps),
+    };
     router.service(UserService, users);
     router.service(SessionService, sessionHandlers(deps));
     router.service(OIDCService, oidcHandlers(deps));

@@ -1,3 +1,4 @@
+import { codesDe, codesEn } from './messages/codes';
 import { mfaDe, mfaEn } from './messages/mfa';
 
 /** Languages of the hosted login. ui_locales picks one; otherwise Accept-Language; otherwise English. */
@@ -5,6 +6,7 @@ export const LOCALES = ['en', 'de'] as const;
 export type Locale = (typeof LOCALES)[number];
 
 const en = {
+  ...codesEn,
   title: 'Sign in',
   loginNameLabel: 'Login name',
   loginNameHint: 'Your username, username@organization-domain, or your verified email address',
@@ -56,6 +58,7 @@ const en = {
 export type Messages = typeof en;
 
 const de: Messages = {
+  ...codesDe,
   title: 'Anmelden',
   loginNameLabel: 'Loginname',
   loginNameHint: 'Ihr Benutzername, benutzername@organisations-domain oder Ihre bestätigte E-Mail-Adresse',

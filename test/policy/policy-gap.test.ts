@@ -6,7 +6,7 @@ const NOW = Date.parse('2030-01-01T12:00:00Z');
 const ago = (s: number) => new Date(NOW - s * 1000);
 const iso = (s: number) => ago(s).toISOString();
 
-const gap = (over: Partial<GapInput> & { policy?: Partial<LoginPolicy> } = {}) =>
+const gap = (over: Partial<Omit<GapInput, 'policy'>> & { policy?: Partial<LoginPolicy> } = {}) =>
   policyGap({
     session: { passwordCheckedAt: ago(10), factorChecks: { password: { at: iso(10) } } },
     factors: [],

@@ -1,10 +1,17 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { SessionService } from '../../../gen/portcullis/session/v2/session_service_pb';
-import type { Checks } from '../../../gen/portcullis/session/v2/session_service_pb';
+import type { Checks, RequestChallenges, RequestOTP } from '../../../gen/portcullis/session/v2/session_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
-import { createSessionWithChecks, type SessionChecks, setSessionChecks } from '../../domain/session/checks';
+import {
+  type ChallengeRequests,
+  createSessionWithChecks,
+  type OpenedChallenges,
+  type SessionChecks,
+  setSessionChecks,
+} from '../../domain/session/checks';
+import type { OtpDelivery } from '../../domain/session/checks/otp';
 import { requireLoginUiPermission } from '../../domain/session/login-ui-permission';
 import { getSession, listSessions, type Session, terminateSessions } from '../../domain/session/sessions';
 import { notFound } from '../../domain/errors';
@@ -20,7 +27,24 @@ function checksOf(c: Checks | undefined): SessionChecks {
     else throw invalidArgument('Errors.Session.User.Missing', 'checks.user needs user_id or login_name');
   }
   if (c?.password) out.password = c.password.password;
+  if (c?.totp) out.totp = c.totp.code;
+  if (c?.otpEmail) out.otpEmail = c.otpEmail.code;
+  if (c?.otpSms) out.otpSms = c.otpSms.code;
+  if (c?.recoveryCode) out.recoveryCode = c.recoveryCode.code;
   return out;
+}
+
+function otpDeliveryOf(r: RequestOTP | undefined): OtpDelivery | undefined {
+  if (!r) return undefined;
+  return r.deliveryType.case === 'returnCode' ? { return: true } : { send: true };
+}
+
+function challengesOf(r: RequestChallenges | undefined): ChallengeRequests {
+  return { otpEmail: otpDeliveryOf(r?.otpEmail), otpSms: otpDeliveryOf(r?.otpSms) };
+}
+
+function openedOut(o: OpenedChallenges) {
+  return { otpEmail: o.otpEmail ?? '', otpSms: o.otpSms ?? '' };
 }
 
 function toProto(s: Session) {
@@ -59,16 +83,28 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
     async createSession(req, hc) {
       const ctx = ctxOf(deps, hc);
       const lifetime = Number(req.lifetimeSeconds);
-      const { id, token, session } = await createSessionWithChecks(
+      const { id, token, session, opened } = await createSessionWithChecks(
         ctx,
         checksOf(req.checks),
         lifetime > 0 ? lifetime : undefined,
+        challengesOf(req.challenges),
       );
-      return { sessionId: id, sessionToken: token, creationDate: timestampFromDate(session.createdAt) };
+      return {
+        sessionId: id,
+        sessionToken: token,
+        creationDate: timestampFromDate(session.createdAt),
+        challenges: openedOut(opened),
+      };
     },
     async setSession(req, hc) {
-      const s = await setSessionChecks(ctxOf(deps, hc), req.sessionId, req.sessionToken, checksOf(req.checks));
-      return { changeDate: timestampFromDate(s.changedAt) };
+      const s = await setSessionChecks(
+        ctxOf(deps, hc),
+        req.sessionId,
+        req.sessionToken,
+        checksOf(req.checks),
+        challengesOf(req.challenges),
+      );
+      return { changeDate: timestampFromDate(s.changedAt), challenges: openedOut(s.opened) };
     },
     async getSession(req, hc) {
       const ctx = ctxOf(deps, hc);

@@ -4,6 +4,7 @@ import { type InstanceEvents, instanceEvents } from './types/instance';
 import { type OidcEvents, oidcEvents } from './types/oidc';
 import { type OrgEvents, orgEvents } from './types/org';
 import { type ProjectEvents, projectEvents } from './types/project';
+import { type SecondFactorEvents, secondFactorEvents } from './types/second-factors';
 import { type SessionEvents, sessionEvents } from './types/session';
 import { type UserEvents, userEvents } from './types/user';
 
@@ -19,6 +20,7 @@ export interface EventPayloads
   extends InstanceEvents,
     OrgEvents,
     UserEvents,
+    SecondFactorEvents,
     ProjectEvents,
     AuthorizationEvents,
     SessionEvents,
@@ -31,6 +33,7 @@ export const EVENT_TYPES: Readonly<Record<EventType, EventDeclaration>> = {
   ...instanceEvents,
   ...orgEvents,
   ...userEvents,
+  ...secondFactorEvents,
   ...projectEvents,
   ...authorizationEvents,
   ...sessionEvents,

@@ -1,9 +1,11 @@
+import { setupOtpEmail, setupOtpSms, setupTotp } from './factor-setup';
 import { loginName } from './login-name';
 import { mfa } from './mfa';
 import { mfaSetup } from './mfa-setup';
 import { password } from './password';
 import { passwordChange } from './password-change';
 import { register } from './register';
+import { otpEmail, otpSms, recovery, totp } from './second-factors';
 import { selectAccount } from './select-account';
 import type { LoginStep } from './types';
 import { verifyEmail } from './verify-email';
@@ -19,10 +21,17 @@ export const LOGIN_STEPS: LoginStep[] = [
   loginName,
   selectAccount,
   password,
-  // the login policy's steps (proceed goes to them first when the session misses a factor); the
-  // factor pages they link to come after them and before the password change
+  // the login policy's steps (proceed goes to them first when the session misses a factor), then the
+  // second factors and their set-up, reached by address from them
   mfa,
   mfaSetup,
+  totp,
+  otpEmail,
+  otpSms,
+  recovery,
+  setupTotp,
+  setupOtpEmail,
+  setupOtpSms,
   passwordChange,
   verifyEmail,
 ];
