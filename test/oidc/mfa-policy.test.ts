@@ -9,12 +9,14 @@ import {
   SecondFactorType,
 } from '../../gen/portcullis/settings/v2/login_settings_pb';
 import { SettingsService } from '../../gen/portcullis/settings/v2/settings_service_pb';
+import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { Browser } from '../helpers/browser';
 import { defaultOrgId } from '../helpers/context';
 import { eventsOf } from '../helpers/events';
 import { addReadyFactor, addRecoveryCode, setFactorChecked } from '../helpers/factors';
 import { addRelyingParty, pkceAuthUrl } from '../helpers/login-flow';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { totpCode } from '../helpers/totp';
 import { addUser } from '../helpers/users';
 
 const DEFAULTS = {
@@ -210,5 +212,54 @@ describe('the login policy in the code flow', () => {
     const old = await callback(await start()).catch((e) => e);
     expect(old.code).toBe(Code.FailedPrecondition);
     expect(old.message).toMatch(/first factor was checked longer ago/);
+  });
+
+  it('API only: registered TOTP + password is mfa; a check past its lifetime is login_required', async () => {
+    await settings.setDefaultLoginSettings({ settings: { ...DEFAULTS, forceMfa: true } });
+    const user = await addUser(server);
+    const users = server.client(UserService);
+    const reg = await users.registerTOTP({ userId: user.id });
+    await users.verifyTOTPRegistration({ userId: user.id, code: await totpCode(reg.secret) });
+    expect((await users.listAuthenticationMethodTypes({ userId: user.id })).authMethodTypes).toHaveLength(2);
+    // the last second factor while the policy forces MFA cannot be removed
+    await expect(users.removeTOTP({ userId: user.id })).rejects.toMatchObject({ code: Code.FailedPrecondition });
+
+    const browser = new Browser(server.url);
+    const { url, verifier } = await authUrl();
+    const page = await signIn(browser, url, user);
+    expect(page.url).toContain('/ui/login/totp?authRequest=');
+    const done = await browser.submit(page, '/ui/login/totp', { code: await totpCode(reg.secret, 1) });
+    const tokens = await exchange(done.url, verifier);
+    expect(tokens.claims()).toMatchObject({ sub: user.id, acr: 'urn:portcullis:acr:mfa' });
+    expect(tokens.claims()!.amr).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']));
+    // silently again while the check is fresh
+    const again = await authUrl({ prompt: 'none' });
+    expect((await exchange((await browser.go(again.url)).url, again.verifier)).claims()!.acr).toBe(
+      'urn:portcullis:acr:mfa',
+    );
+    // the policy's second-factor lifetime passes: prompt=none cannot answer
+    await settings.setDefaultLoginSettings({
+      settings: { ...DEFAULTS, forceMfa: true, secondFactorCheckLifetimeSeconds: 1 },
+    });
+    await new Promise((r) => setTimeout(r, 1100));
+    const stale = await browser.go((await authUrl({ prompt: 'none' })).url);
+    expect(new URL(stale.url).searchParams.get('error')).toBe('login_required');
+    // with MFA no longer forced the user's own TOTP is still asked for
+    await settings.setDefaultLoginSettings({ settings: { ...DEFAULTS, secondFactorCheckLifetimeSeconds: 1 } });
+    const login = await signIn(new Browser(server.url), (await authUrl()).url, user);
+    expect(login.url).toContain('/ui/login/totp?authRequest=');
+    await users.removeTOTP({ userId: user.id });
+  });
+
+  it('GetSession shows when each factor was checked and the amr', async () => {
+    const user = await addUser(server);
+    const sessions = server.client(SessionService);
+    const created = await sessions.createSession({
+      checks: { user: { search: { case: 'userId', value: user.id } }, password: { password: user.password } },
+    });
+    const { session } = await sessions.getSession({ sessionId: created.sessionId });
+    expect(session?.amr).toEqual(['pwd']);
+    expect(session?.factors?.passwordCheckedAt).toBeDefined();
+    expect(session?.factors?.totpCheckedAt).toBeUndefined();
   });
 });
