@@ -262,4 +262,22 @@ describe('the login policy in the code flow', () => {
     expect(session?.factors?.passwordCheckedAt).toBeDefined();
     expect(session?.factors?.totpCheckedAt).toBeUndefined();
   });
+
+  it('force MFA: from the set-up chooser to setup-totp; the first code finishes the sign-in with acr mfa', async () => {
+    await settings.setDefaultLoginSettings({
+      settings: { ...DEFAULTS, forceMfa: true, mfaInitSkipLifetimeSeconds: 0 },
+    });
+    const user = await addUser(server);
+    const browser = new Browser(server.url);
+    const { url, verifier } = await authUrl();
+    const chooser = await signIn(browser, url, user);
+    const link = /href="(\/ui\/login\/setup-totp\?authRequest=[^"]+)"/.exec(chooser.html)![1];
+    const setup = await browser.go(link.replace(/&amp;/g, '&'));
+    const secret = /<code id="totp-secret">([A-Z2-7]+)<\/code>/.exec(setup.html)![1];
+    const done = await browser.submit(setup, '/ui/login/setup-totp', { code: await totpCode(secret) });
+    const tokens = await exchange(done.url, verifier);
+    expect(tokens.claims()).toMatchObject({ sub: user.id, acr: 'urn:portcullis:acr:mfa' });
+    await settings.setDefaultLoginSettings({ settings: DEFAULTS });
+    await server.client(UserService).removeTOTP({ userId: user.id });
+  });
 });
