@@ -34,5 +34,5 @@ export async function factorOf(work: UnitOfWork, userId: string, type: FactorTyp
 export async function requireFactorRemovable(
   _work: UnitOfWork,
   _user: UserWithOrg,
-  _factor: FactorType | 'recovery_codes',
+  _factor: FactorType | 'webauthn' | 'recovery_codes',
 ): Promise<void> {}
