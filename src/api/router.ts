@@ -21,6 +21,7 @@ import { registerReflection } from './reflection/service';
 import { sessionHandlers } from './session/handlers';
 import { settingsHandlers } from './settings/handlers';
 import { userHandlers } from './user/handlers';
+import { passkeyHandlers } from './user/passkey-handlers';
 import { secondFactorHandlers } from './user/second-factor-handlers';
 import { webKeyHandlers } from './webkey/handlers';
 
@@ -33,7 +34,7 @@ export function routes(deps: Deps) {
     router.service(AuthorizationService, authorizationHandlers(deps));
     router.service(AdministratorService, administratorHandlers(deps));
     router.service(ApplicationService, applicationHandlers(deps));
-    router.service(UserService, { ...userHandlers(deps), ...secondFactorHandlers(deps) });
+    router.service(UserService, { ...userHandlers(deps), ...secondFactorHandlers(deps), ...passkeyHandlers(deps) });
     router.service(SessionService, sessionHandlers(deps));
     router.service(OIDCService, oidcHandlers(deps));
     router.service(SettingsService, settingsHandlers(deps));

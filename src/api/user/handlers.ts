@@ -32,6 +32,7 @@ import {
   listUsers,
 } from '../../domain/user/queries';
 import { ctxOf } from '../context';
+import type { PasskeyRpcs } from './passkey-handlers';
 import type { SecondFactorRpcs } from './second-factor-handlers';
 import { pageIn, pageOut } from '../convert/list';
 import { optDate, ts } from '../convert/time';
@@ -50,7 +51,7 @@ import {
  * portcullis.user.v2.UserService. Handlers convert messages to domain calls and back; permissions
  * (named in the proto comments of each RPC) and every rule live in src/domain/user.
  */
-export function userHandlers(deps: Deps): Omit<ServiceImpl<typeof UserService>, SecondFactorRpcs> {
+export function userHandlers(deps: Deps): Omit<ServiceImpl<typeof UserService>, SecondFactorRpcs | PasskeyRpcs> {
   return {
     async createUser(req, hc) {
       const u = req.userType;
