@@ -72,7 +72,7 @@ describe('passkeys and security keys: UserService registration, SessionService c
       checks: { webAuthN: { credentialAssertionData: assertion } },
     });
 
-  it('registration options: a passkey asks for a resident key and user verification, a security key for neither', async () => {
+  it('registration options: a passkey asks for a resident key and user verification, a security key not', async () => {
     const user = await addUser(server);
     const passkey = await users.registerPasskey({ userId: user.id });
     expect(passkey.publicKeyCredentialCreationOptions).toMatchObject({
@@ -251,7 +251,7 @@ describe('passkeys and security keys: UserService registration, SessionService c
       plainA = await addMachineWithToken(server, orgA);
     });
 
-    it('an administrator of the user\u2019s organization may; another organization\u2019s may not, nor a plain user', async () => {
+    it('an administrator of the user\u2019s organization may; others may not', async () => {
       const user = await addUser(server, { orgId: orgA });
       const own = server.client(UserService, { token: adminA.token });
       const reg = await own.registerPasskey({ userId: user.id });
