@@ -33,7 +33,8 @@ export const passkeysDe: typeof passkeysEn = {
   webauthnNoScript: 'Passkeys und Sicherheitsschlüssel brauchen in diesem Browser JavaScript.',
   setupPasskeyTitle: 'Passkey einrichten',
   setupPasskeyText:
-    'Mit einem Passkey melden Sie sich per Fingerabdruck, Gesichtserkennung oder Bildschirmsperre an statt mit einem Passwort.',
+    'Mit einem Passkey melden Sie sich per Fingerabdruck, Gesichtserkennung oder Bildschirmsperre an ' +
+    'statt mit einem Passwort.',
   setupPasskeyCreate: 'Passkey erstellen',
   passkeyNameLabel: 'Name des Passkeys (optional)',
   passkeyRegistrationTitle: 'Passkey registrieren',
