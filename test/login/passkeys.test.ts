@@ -64,7 +64,7 @@ describe('hosted login: security keys as second factor, registration links, the 
     expect(tokens.claims()!.amr).not.toContain('user');
   });
 
-  it('a passkey signs in on the passkey page without a login name; another browser cannot use its challenge', async () => {
+  it('a passkey signs in on the passkey page, no login name; another browser cannot use its challenge', async () => {
     const user = await addUser(server);
     const users = server.client(UserService);
     const passkey = new SoftAuthenticator(origin);
