@@ -7,6 +7,7 @@ import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
 import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
+import { SettingsService } from '../../gen/portcullis/settings/v2/settings_service_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import type { Deps } from '../deps';
 import { administratorHandlers } from './administrator/handlers';
@@ -18,6 +19,7 @@ import { orgHandlers } from './org/handlers';
 import { projectHandlers } from './project/handlers';
 import { registerReflection } from './reflection/service';
 import { sessionHandlers } from './session/handlers';
+import { settingsHandlers } from './settings/handlers';
 import { userHandlers } from './user/handlers';
 import { secondFactorHandlers } from './user/second-factor-handlers';
 import { webKeyHandlers } from './webkey/handlers';
@@ -34,6 +36,7 @@ export function routes(deps: Deps) {
     router.service(UserService, { ...userHandlers(deps), ...secondFactorHandlers(deps) });
     router.service(SessionService, sessionHandlers(deps));
     router.service(OIDCService, oidcHandlers(deps));
+    router.service(SettingsService, settingsHandlers(deps));
     // Server reflection describes every service registered on this router (read at first use).
     registerReflection(router);
   };

@@ -1,4 +1,5 @@
 import { codesDe, codesEn } from './messages/codes';
+import { mfaDe, mfaEn } from './messages/mfa';
 
 /** Languages of the hosted login. ui_locales picks one; otherwise Accept-Language; otherwise English. */
 export const LOCALES = ['en', 'de'] as const;
@@ -52,6 +53,7 @@ const en = {
   passwordChangeText: 'Your password must be changed before you continue.',
   newPassword: 'New password',
   changePassword: 'Change password',
+  ...mfaEn,
 };
 export type Messages = typeof en;
 
@@ -107,6 +109,7 @@ const de: Messages = {
   passwordChangeText: 'Sie müssen Ihr Passwort ändern, bevor Sie fortfahren.',
   newPassword: 'Neues Passwort',
   changePassword: 'Passwort ändern',
+  ...mfaDe,
 };
 
 const MESSAGES: Record<Locale, Messages> = { en, de };

@@ -1,5 +1,7 @@
 import { setupOtpEmail, setupOtpSms, setupTotp } from './factor-setup';
 import { loginName } from './login-name';
+import { mfa } from './mfa';
+import { mfaSetup } from './mfa-setup';
 import { password } from './password';
 import { passwordChange } from './password-change';
 import { register } from './register';
@@ -19,9 +21,10 @@ export const LOGIN_STEPS: LoginStep[] = [
   loginName,
   selectAccount,
   password,
-  passwordChange,
-  verifyEmail,
-  // second factors and their set-up: reached by address (the login policy decides which one is due)
+  // the login policy's steps (proceed goes to them first when the session misses a factor), then the
+  // second factors and their set-up, reached by address from them
+  mfa,
+  mfaSetup,
   totp,
   otpEmail,
   otpSms,
@@ -29,6 +32,8 @@ export const LOGIN_STEPS: LoginStep[] = [
   setupTotp,
   setupOtpEmail,
   setupOtpSms,
+  passwordChange,
+  verifyEmail,
 ];
 
 /** The page the login opens with when no step claims the request and no single session answers it. */

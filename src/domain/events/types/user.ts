@@ -62,6 +62,8 @@ export interface UserEvents {
   'user.human.invite.code.added': CodeAddedPayload;
   'user.human.invite.code.verified': Empty;
   'user.human.otp.added': Empty;
+  /** the user chose to set up a second factor later (the login policy allows skipping for a while) */
+  'user.human.mfa.init.skipped': Empty;
   'user.initialized': Empty;
   'user.locked': { reason?: string };
   'user.unlocked': Empty;
@@ -112,6 +114,7 @@ export const userEvents: Declarations<UserEvents> = {
     ['Authenticator app (OTP) added', 'Authenticator-App (OTP) hinzugefügt'],
     'token-lookups',
   ),
+  'user.human.mfa.init.skipped': user(['MFA set-up skipped', 'MFA-Einrichtung übersprungen']),
   'user.initialized': user(['User initialized', 'Benutzer initialisiert'], 'token-lookups'),
   'user.locked': user(['User locked', 'Benutzer gesperrt'], ...STATE),
   'user.unlocked': user(['User unlocked', 'Benutzer entsperrt'], ...STATE),
