@@ -8,9 +8,9 @@ import { totpCode } from '../helpers/totp';
 import { addUser } from '../helpers/users';
 
 /**
- * Real Chromium, without JavaScript: a password and then a second factor on its own page. The browser
- * is held before the authorization callback after the password, and opens the factor's page of the same
- * auth request (the login policy is what sends it there on its own).
+ * Real Chromium, without JavaScript: a password and then a second factor on its own page. A user with a
+ * second factor is sent there by the login policy; for the others the browser is held before the
+ * authorization callback after the password and opens the page (set-up, recovery) of the same request.
  */
 describe('hosted login: authenticator app and recovery codes in a browser', () => {
   let server: TestServer;
@@ -55,7 +55,12 @@ describe('hosted login: authenticator app and recovery codes in a browser', () =
     await page.getByRole('button', { name: /Next|Weiter/ }).click();
     await page.getByLabel(/^(Password|Passwort)$/).fill(user.password);
     await page.getByRole('button', { name: /Sign in|Anmelden/ }).click();
-    const authRequest = await heldAt;
+    // A user with a second factor is sent on by the login policy (mfa → the factor's page); one without
+    // would go straight to the callback, where the browser is held.
+    const onFactorPage = page
+      .waitForURL((u) => /^\/ui\/login\/(totp|otp-|recovery|mfa)/.test(u.pathname), { timeout: 15_000 })
+      .then(() => new URL(page.url()).searchParams.get('authRequest')!);
+    const authRequest = await Promise.race([heldAt, onFactorPage]);
     await ctx.unroute('**/ui/login/password');
     return { ctx, page, authRequest, callback, verifier };
   }
@@ -75,8 +80,9 @@ describe('hosted login: authenticator app and recovery codes in a browser', () =
     const reg = await users.registerTOTP({ userId: user.id });
     await users.verifyTOTPRegistration({ userId: user.id, code: await totpCode(reg.secret) });
 
-    const { ctx, page, authRequest, callback, verifier } = await passwordThenHold(user);
-    await page.goto(`${server.url}/ui/login/totp?authRequest=${authRequest}`);
+    const { ctx, page, callback, verifier } = await passwordThenHold(user);
+    // the login policy sends a user with an authenticator app to it after the password
+    await page.waitForURL(/\/ui\/login\/totp\?/);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('authenticator app');
     await submitCode(page, /^Code$/, '000000');
     await expect(page.getByRole('alert').textContent()).resolves.toContain('wrong');
@@ -107,7 +113,7 @@ describe('hosted login: authenticator app and recovery codes in a browser', () =
 
     // the app is ready now: its next code signs in
     const again = await passwordThenHold(user);
-    await again.page.goto(`${server.url}/ui/login/totp?authRequest=${again.authRequest}`);
+    await again.page.waitForURL(/\/ui\/login\/totp\?/);
     await submitCode(again.page, /^Code$/, await totpCode(secret, 1));
     expect((await tokensOf(await again.callback, again.verifier)).claims()!.amr).toContain('otp');
     await again.ctx.close();
