@@ -34,6 +34,8 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   authorizations_pkey: 'generated id (duplicates are caught by authorizations_user_project_org_uq)',
   project_grants_pkey: 'generated id (duplicates are caught by project_grants_project_org_uq)',
   notifications_pkey: 'generated id',
+  user_factors_pkey: 'generated id (imported factors: written with on conflict do nothing)',
+  recovery_codes_pkey: 'generated id',
   web_keys_pkey: 'generated id',
   used_assertions_pkey: 'written with on conflict do nothing',
   m2m_used_assertions_pkey: 'written with on conflict do nothing',

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { userFactors } from '../../../db/schema/index';
-import { failedPrecondition } from '../../errors';
+import { alreadyExists, failedPrecondition } from '../../errors';
+import type { UniqueConstraintErrors } from '../../execute';
 import type { UnitOfWork } from '../../execute';
 import { type UserWithOrg, userForChange } from '../access';
 
@@ -36,3 +37,9 @@ export async function requireFactorRemovable(
   _user: UserWithOrg,
   _factor: FactorType | 'recovery_codes',
 ): Promise<void> {}
+
+/** Two concurrent registrations of the same kind: the second finds the first. */
+export const factorUniqueConstraints: UniqueConstraintErrors = {
+  user_factors_single_uq: () =>
+    alreadyExists('Errors.User.MFA.AlreadyExisting', 'the user already has this factor (registered concurrently)'),
+};
