@@ -38,8 +38,10 @@ export async function requireFactorRemovable(
   _factor: FactorType | 'recovery_codes',
 ): Promise<void> {}
 
-/** Two concurrent registrations of the same kind: the second finds the first. */
+/** Two concurrent registrations of the same kind, or one credential twice: the second finds the first. */
 export const factorUniqueConstraints: UniqueConstraintErrors = {
   user_factors_single_uq: () =>
     alreadyExists('Errors.User.MFA.AlreadyExisting', 'the user already has this factor (registered concurrently)'),
+  user_factors_credential_uq: () =>
+    alreadyExists('Errors.User.MFA.AlreadyExisting', 'this WebAuthn credential is already registered'),
 };
