@@ -1,8 +1,15 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  MultiFactorType,
+  PasswordlessType,
+  SecondFactorType,
+} from '../../gen/portcullis/settings/v2/login_settings_pb';
+import { SettingsService } from '../../gen/portcullis/settings/v2/settings_service_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { Browser } from '../helpers/browser';
 import { addRelyingParty, pkceAuthUrl } from '../helpers/login-flow';
+import { addOrg } from '../helpers/orgs';
 import { rows } from '../helpers/rows';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { totpCode } from '../helpers/totp';
@@ -85,5 +92,43 @@ describe('hosted login: email codes and locking by wrong codes, posting the form
     const right = await browser.submit(current, '/ui/login/totp', { code: await totpCode(reg.secret, 1) });
     expect(alertOf(right.html)).toBe('This account is locked. Please contact your administrator.');
     expect(right.url).toContain('/ui/login/totp');
+  });
+
+  it('forced MFA: the set-up chooser leads to email codes, which are turned on and then asked for', async () => {
+    const org = await addOrg(server, 'Forced MFA Codes');
+    await server.client(SettingsService).setOrganizationLoginSettings({
+      organizationId: org.id,
+      settings: {
+        allowUsernamePassword: true,
+        passwordlessType: PasswordlessType.ALLOWED,
+        forceMfa: true,
+        secondFactors: [SecondFactorType.TOTP, SecondFactorType.OTP_EMAIL, SecondFactorType.OTP_SMS],
+        multiFactors: [MultiFactorType.U2F_WITH_VERIFICATION],
+        passwordCheckLifetimeSeconds: 3600,
+        secondFactorCheckLifetimeSeconds: 1800,
+        multiFactorCheckLifetimeSeconds: 900,
+        mfaInitSkipLifetimeSeconds: 0,
+      },
+    });
+    const user = await addUser(server, { orgId: org.id });
+    const { browser, page, verifier } = await password({ ...user, username: `${user.username}@${org.primaryDomain}` });
+    expect(page.url).toContain('/ui/login/mfa-setup');
+    const setup = await browser.go(
+      `/ui/login/setup-otp-email?authRequest=${new URL(page.url).searchParams.get('authRequest')}`,
+    );
+    expect(setup.html).toContain(`${user.username}@example.com`);
+    // without a verified phone the SMS set-up says so and offers no button
+    const sms = await browser.go(setup.url.replace('setup-otp-email', 'setup-otp-sms'));
+    expect(sms.html).toContain('This needs a verified address.');
+    expect(sms.html).not.toContain('action="/ui/login/setup-otp-sms"');
+    const asked = await browser.submit(setup, '/ui/login/setup-otp-email', {});
+    expect(asked.url).toContain('/ui/login/otp-email');
+    const [code] = await emailedCodes(user.id);
+    const done = await browser.submit(asked, '/ui/login/otp-email', { code });
+    const tokens = await client.authorizationCodeGrant(config, new URL(done.url), {
+      pkceCodeVerifier: verifier,
+      expectedState: 's',
+    });
+    expect(tokens.claims()!.amr).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']));
   });
 });
