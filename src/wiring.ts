@@ -1,4 +1,4 @@
-import { factorUniqueConstraints } from './domain/user/factors/common';
+import { factorUniqueConstraints } from './domain/user/factors/unique-constraints';
 import { administratorUniqueConstraints } from './domain/administrator/commands';
 import { applicationUniqueConstraints } from './domain/application/commands';
 import { authorizationUniqueConstraints } from './domain/authorization/commands';

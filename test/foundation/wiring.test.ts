@@ -34,8 +34,6 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   authorizations_pkey: 'generated id (duplicates are caught by authorizations_user_project_org_uq)',
   project_grants_pkey: 'generated id (duplicates are caught by project_grants_project_org_uq)',
   notifications_pkey: 'generated id',
-  user_factors_pkey: 'generated id (imported factors: written with on conflict do nothing)',
-  recovery_codes_pkey: 'generated id',
   web_keys_pkey: 'generated id',
   used_assertions_pkey: 'written with on conflict do nothing',
   m2m_used_assertions_pkey: 'written with on conflict do nothing',
@@ -43,6 +41,8 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   user_codes_user_id_kind_pk: 'upserted',
   user_metadata_user_id_key_pk: 'upserted',
   org_metadata_org_id_key_pk: 'upserted',
+  user_factors_pkey: 'generated id',
+  recovery_codes_pkey: 'generated id',
 };
 
 /**

@@ -1,7 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { userFactors } from '../../../db/schema/index';
-import { alreadyExists, failedPrecondition } from '../../errors';
-import type { UniqueConstraintErrors } from '../../execute';
+import { failedPrecondition } from '../../errors';
 import type { UnitOfWork } from '../../execute';
 import { type UserWithOrg, userForChange } from '../access';
 
@@ -37,11 +36,3 @@ export async function requireFactorRemovable(
   _user: UserWithOrg,
   _factor: FactorType | 'recovery_codes',
 ): Promise<void> {}
-
-/** Two concurrent registrations of the same kind, or one credential twice: the second finds the first. */
-export const factorUniqueConstraints: UniqueConstraintErrors = {
-  user_factors_single_uq: () =>
-    alreadyExists('Errors.User.MFA.AlreadyExisting', 'the user already has this factor (registered concurrently)'),
-  user_factors_credential_uq: () =>
-    alreadyExists('Errors.User.MFA.AlreadyExisting', 'this WebAuthn credential is already registered'),
-};
