@@ -1,4 +1,4 @@
-import type { ConnectRouter } from '@connectrpc/connect';
+import type { ConnectRouter, ServiceImpl } from '@connectrpc/connect';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
 import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
@@ -20,6 +20,7 @@ import { projectHandlers } from './project/handlers';
 import { registerReflection } from './reflection/service';
 import { sessionHandlers } from './session/handlers';
 import { settingsHandlers } from './settings/handlers';
+import { authenticationMethodHandlers } from './user/authentication-methods-handlers';
 import { userHandlers } from './user/handlers';
 import { passkeyHandlers } from './user/passkey-handlers';
 import { secondFactorHandlers } from './user/second-factor-handlers';
@@ -34,7 +35,13 @@ export function routes(deps: Deps) {
     router.service(AuthorizationService, authorizationHandlers(deps));
     router.service(AdministratorService, administratorHandlers(deps));
     router.service(ApplicationService, applicationHandlers(deps));
-    router.service(UserService, { ...userHandlers(deps), ...secondFactorHandlers(deps), ...passkeyHandlers(deps) });
+    const users: ServiceImpl<typeof UserService> = {
+      ...userHandlers(deps),
+      ...secondFactorHandlers(deps),
+      ...authenticationMethodHandlers(deps),
+      ...passkeyHandlers(deps),
+    };
+    router.service(UserService, users);
     router.service(SessionService, sessionHandlers(deps));
     router.service(OIDCService, oidcHandlers(deps));
     router.service(SettingsService, settingsHandlers(deps));

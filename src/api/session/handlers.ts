@@ -85,6 +85,25 @@ function toProto(s: Session) {
     creationDate: timestampFromDate(s.createdAt),
     changeDate: timestampFromDate(s.changedAt),
     expirationDate: s.expiresAt ? timestampFromDate(s.expiresAt) : undefined,
+    factors: factorsOf(s),
+    amr: s.amr,
+  };
+}
+
+/** When each factor was checked in the session (the factor_checks column, one time per factor). */
+function factorsOf(s: Session) {
+  const at = (f: keyof NonNullable<Session['factorChecks']>) => {
+    const when = s.factorChecks?.[f]?.at;
+    return when ? timestampFromDate(new Date(when)) : undefined;
+  };
+  return {
+    passwordCheckedAt: s.passwordCheckedAt ? timestampFromDate(s.passwordCheckedAt) : at('password'),
+    totpCheckedAt: at('totp'),
+    otpEmailCheckedAt: at('otpEmail'),
+    otpSmsCheckedAt: at('otpSms'),
+    webAuthNCheckedAt: at('webAuthN'),
+    webAuthNUserVerified: s.factorChecks?.webAuthN?.userVerified ?? false,
+    recoveryCodeCheckedAt: at('recoveryCode'),
   };
 }
 

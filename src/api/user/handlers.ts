@@ -46,12 +46,18 @@ import {
   phoneVerificationIn,
   userOut,
 } from './convert';
+import type { authenticationMethodHandlers } from './authentication-methods-handlers';
 
 /**
  * portcullis.user.v2.UserService. Handlers convert messages to domain calls and back; permissions
  * (named in the proto comments of each RPC) and every rule live in src/domain/user.
  */
-export function userHandlers(deps: Deps): Omit<ServiceImpl<typeof UserService>, SecondFactorRpcs | PasskeyRpcs> {
+export function userHandlers(
+  deps: Deps,
+): Omit<
+  ServiceImpl<typeof UserService>,
+  SecondFactorRpcs | PasskeyRpcs | keyof ReturnType<typeof authenticationMethodHandlers>
+> {
   return {
     async createUser(req, hc) {
       const u = req.userType;

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { userFactors } from '../../../db/schema/index';
 import { failedPrecondition } from '../../errors';
+import { factorRemovalRefusal } from '../../policy/factor-removal';
 import type { UnitOfWork } from '../../execute';
 import { type UserWithOrg, userForChange } from '../access';
 
@@ -28,11 +29,13 @@ export async function factorOf(work: UnitOfWork, userId: string, type: FactorTyp
 
 /**
  * Where the login policy's "may this factor be removed" rule is asked (refused when the policy forces
- * MFA and this is the user's last second factor). The policy module provides the rule; until it is
- * wired here, every removal is allowed.
+ * MFA and this is the user's last second factor): src/domain/policy/factor-removal.ts.
  */
 export async function requireFactorRemovable(
-  _work: UnitOfWork,
-  _user: UserWithOrg,
-  _factor: FactorType | 'webauthn' | 'recovery_codes',
-): Promise<void> {}
+  work: UnitOfWork,
+  user: UserWithOrg,
+  factor: FactorType | 'recovery_codes',
+): Promise<void> {
+  const refusal = await factorRemovalRefusal(work.tx, user, { type: factor });
+  if (refusal) throw refusal;
+}

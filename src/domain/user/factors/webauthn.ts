@@ -11,11 +11,12 @@ import type { Ctx } from '../../context';
 import { failedPrecondition, invalidArgument, notFound } from '../../errors';
 import { execute, type UnitOfWork } from '../../execute';
 import { newId } from '../../ids';
+import { factorRemovalRefusal } from '../../policy/factor-removal';
 import { recordFactorCheck } from '../../session/factors';
 import { requireLoginUiPermission } from '../../session/login-ui-permission';
 import { authorize, readUser, type UserWithOrg, userForChange, userNotFound } from '../access';
 import { type CodeDelivery, consumeCode, currentCode, issueCode } from '../codes';
-import { requireFactorRemovable, userForFactorChange } from './common';
+import { userForFactorChange } from './common';
 import { relyingParty } from './relying-party';
 
 /**
@@ -265,7 +266,10 @@ export async function removePasskey(ctx: Ctx, userId: string, passkeyId: string)
       .from(userFactors)
       .where(and(eq(userFactors.id, passkeyId), eq(userFactors.userId, user.id), eq(userFactors.type, 'webauthn')));
     if (!factor) throw notFound('Errors.User.Passkey.NotExisting', 'the user has no such passkey');
-    if (factor.state === 'ready') await requireFactorRemovable(work, user, 'webauthn');
+    if (factor.state === 'ready') {
+      const refusal = await factorRemovalRefusal(work.tx, user, { id: factor.id });
+      if (refusal) throw refusal;
+    }
     await work.tx.delete(userFactors).where(eq(userFactors.id, factor.id));
     work.push({
       aggregateType: 'user',
