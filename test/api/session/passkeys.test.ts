@@ -3,6 +3,12 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService } from '../../../gen/portcullis/instance/v2/instance_service_pb';
 import { OIDCService } from '../../../gen/portcullis/oidc/v2/oidc_service_pb';
+import {
+  MultiFactorType,
+  PasswordlessType,
+  SecondFactorType,
+} from '../../../gen/portcullis/settings/v2/login_settings_pb';
+import { SettingsService } from '../../../gen/portcullis/settings/v2/settings_service_pb';
 import { SessionService, UserVerificationRequirement } from '../../../gen/portcullis/session/v2/session_service_pb';
 import { PasskeyAuthenticatorType } from '../../../gen/portcullis/user/v2/passkeys_pb';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
@@ -279,6 +285,35 @@ describe('passkeys and security keys: UserService registration, SessionService c
       await own.removePasskey({ userId: user.id, passkeyId: reg.passkeyId });
       expect((await own.listPasskeys({ userId: user.id })).passkeys).toHaveLength(0);
       expect((await eventsOf(server, user.id)).map((e) => e.eventType)).toContain('user.human.passkey.removed');
+    });
+
+    it('while the organization forces MFA, the last passkey cannot be removed', async () => {
+      const org = await addOrg(server, 'Passkeys forced');
+      await server.client(SettingsService).setOrganizationLoginSettings({
+        organizationId: org.id,
+        settings: {
+          allowUsernamePassword: true,
+          passwordlessType: PasswordlessType.ALLOWED,
+          forceMfa: true,
+          secondFactors: [SecondFactorType.U2F],
+          multiFactors: [MultiFactorType.U2F_WITH_VERIFICATION],
+        },
+      });
+      const user = await addUser(server, { orgId: org.id });
+      const ids: string[] = [];
+      for (const name of ['one', 'two']) {
+        const reg = await users.registerPasskey({ userId: user.id });
+        await users.verifyPasskeyRegistration({
+          userId: user.id,
+          passkeyId: reg.passkeyId,
+          publicKeyCredential: new SoftAuthenticator(origin).create(reg.publicKeyCredentialCreationOptions!),
+          passkeyName: name,
+        });
+        ids.push(reg.passkeyId);
+      }
+      await users.removePasskey({ userId: user.id, passkeyId: ids[0] });
+      expect(await codeOf(users.removePasskey({ userId: user.id, passkeyId: ids[1] }))).toBe(Code.FailedPrecondition);
+      expect((await users.listPasskeys({ userId: user.id })).passkeys.map((p) => p.id)).toEqual([ids[1]]);
     });
 
     it('a registration link: the code lets the login UI register for the user, once', async () => {
