@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { DomainError } from '../domain/errors';
 import { loginNameOf, findUserById } from '../domain/session/users';
+import { domainOfHost } from '../domain/user/factors/relying-party';
 import { registerPasskey, verifyPasskeyRegistration } from '../domain/user/factors/webauthn';
 import { oidcCtx } from '../oidc/env';
 import { csrfToken, csrfValid } from './cookies';
@@ -36,7 +37,8 @@ export function passkeyRegistrationRoutes(deps: Deps) {
     if (!user || !code) return invalid(c);
     let reg: Awaited<ReturnType<typeof registerPasskey>>;
     try {
-      reg = await registerPasskey(ctx(), { userId, type: 'passkey', code }, deps.config.externalUrl);
+      const domain = await domainOfHost(deps.database.db, deps.instanceId, new URL(c.req.url).hostname);
+      reg = await registerPasskey(ctx(), { userId, type: 'passkey', code, domain }, deps.config.externalUrl);
     } catch (err) {
       if (refusedByDomain(err)) return invalid(c);
       throw err;

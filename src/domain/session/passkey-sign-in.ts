@@ -10,10 +10,10 @@ import type { LoginUser } from './users';
  * hash) without a user holds the WebAuthn challenge (user verification required, no allowCredentials:
  * the browser offers its discoverable credentials). Returns the session's id and the request options.
  */
-export async function startPasskeySignIn(ctx: Ctx, userAgentHash: string, externalUrl: string) {
+export async function startPasskeySignIn(ctx: Ctx, userAgentHash: string, externalUrl: string, domain?: string) {
   const { id } = await createSession(ctx, { userAgentHash });
   const options = await execute(ctx, (work) =>
-    openWebAuthnChallenge(work, id, undefined, { userVerification: 'required', externalUrl }),
+    openWebAuthnChallenge(work, id, undefined, { userVerification: 'required', externalUrl, domain }),
   );
   return { challengeId: id, options };
 }
@@ -43,7 +43,10 @@ export function openSecondFactorChallenge(
   sessionId: string,
   user: LoginUser,
   externalUrl: string,
+  domain?: string,
   userVerification: UserVerification = 'preferred',
 ) {
-  return execute(ctx, (work) => openWebAuthnChallenge(work, sessionId, user, { userVerification, externalUrl }));
+  return execute(ctx, (work) =>
+    openWebAuthnChallenge(work, sessionId, user, { userVerification, externalUrl, domain }),
+  );
 }

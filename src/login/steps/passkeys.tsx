@@ -8,6 +8,7 @@ import {
 } from '../../domain/session/passkey-sign-in';
 import { rebindUserAgent } from '../../domain/session/sessions';
 import { loginNameOf } from '../../domain/session/users';
+import { domainOfHost } from '../../domain/user/factors/relying-party';
 import { registerPasskey, verifyPasskeyRegistration } from '../../domain/user/factors/webauthn';
 import { rotateUserAgent, userAgentHash } from '../cookies';
 import { PasskeyPage, SetupPasskeyPage, WebAuthnStepPage } from '../pages/passkeys';
@@ -31,10 +32,16 @@ function refused(turn: Turn, path: string, err: unknown): Response {
   throw err;
 }
 
+/** The RP id of the page: the host it was reached under when that is a domain of the instance. */
+export function pageDomain(turn: Pick<Turn, 'c' | 'deps'>): Promise<string | undefined> {
+  const { c, deps } = turn;
+  return domainOfHost(deps.database.db, deps.instanceId, new URL(c.req.url).hostname);
+}
+
 /** A passkey sign-in of this browser: its session holds the challenge (a cookie is set if there is none yet). */
-function startSignIn(turn: Turn) {
+async function startSignIn(turn: Turn) {
   const ua = userAgentHash(turn.c) ?? rotateUserAgent(turn.c);
-  return startPasskeySignIn(turn.ctx(), ua, turn.deps.config.externalUrl);
+  return startPasskeySignIn(turn.ctx(), ua, turn.deps.config.externalUrl, await pageDomain(turn));
 }
 
 /**
@@ -94,6 +101,7 @@ export const webauthn: LoginStep = {
         sessionId,
         user,
         turn.deps.config.externalUrl,
+        await pageDomain(turn),
       );
       const error = turn.queryError({ failed: turn.t.webauthnFailed });
       return withScript(turn.render((base) => <WebAuthnStepPage {...base} options={options} error={error} />));
@@ -121,7 +129,7 @@ export const setupPasskey: LoginStep = {
       const { t } = turn;
       const reg = await registerPasskey(
         turn.ctx(user.id, user.orgId),
-        { userId: user.id, type: 'passkey' },
+        { userId: user.id, type: 'passkey', domain: await pageDomain(turn) },
         turn.deps.config.externalUrl,
       );
       const error = turn.queryError({ failed: t.webauthnFailed });

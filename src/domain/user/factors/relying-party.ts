@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { instanceDomains, instances } from '../../../db/schema/index';
 import { invalidArgument } from '../../errors';
@@ -59,4 +59,17 @@ export function originsFor(rpId: string, externalUrl: string, domains: string[])
 /** The relying party of a stored credential or challenge (its RP id was checked when it was made). */
 export async function relyingPartyOf(db: Db, instanceId: string, externalUrl: string, rpId: string) {
   return relyingParty(db, instanceId, externalUrl, rpId);
+}
+
+/**
+ * The RP id for a page reached under `host` (the hosted login): the host when it is a domain of the
+ * instance, else undefined (the instance's domain).
+ */
+export async function domainOfHost(db: Db, instanceId: string, host: string): Promise<string | undefined> {
+  const name = host.toLowerCase();
+  const [known] = await db
+    .select({ domain: instanceDomains.domain })
+    .from(instanceDomains)
+    .where(and(eq(instanceDomains.instanceId, instanceId), eq(instanceDomains.domain, name)));
+  return known ? name : undefined;
 }
