@@ -13,7 +13,7 @@ import { SessionService, UserVerificationRequirement } from '../../../gen/portcu
 import { PasskeyAuthenticatorType } from '../../../gen/portcullis/user/v2/passkeys_pb';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { eventsOf } from '../../helpers/events';
-import { addRelyingParty, pkceAuthUrl } from '../../helpers/login-flow';
+import { addRelyingParty, codeFlowTokens, pkceAuthUrl } from '../../helpers/login-flow';
 import { addMachineWithToken } from '../../helpers/machines';
 import { addOrg } from '../../helpers/orgs';
 import { rows } from '../../helpers/rows';
@@ -285,6 +285,29 @@ describe('passkeys and security keys: UserService registration, SessionService c
       await own.removePasskey({ userId: user.id, passkeyId: reg.passkeyId });
       expect((await own.listPasskeys({ userId: user.id })).passkeys).toHaveLength(0);
       expect((await eventsOf(server, user.id)).map((e) => e.eventType)).toContain('user.human.passkey.removed');
+    });
+
+    it('a user manages its own passkeys with its own token, and not another user\u2019s', async () => {
+      const user = await addUser(server, { orgId: orgA });
+      const other = await addUser(server, { orgId: orgA });
+      const rp = await addRelyingParty(server, { basicAuth: true });
+      const { tokens } = await codeFlowTokens(server, rp, user, {
+        scope: 'openid urn:service:iam:org:project:id:api:aud',
+      });
+      const self = server.client(UserService, { token: tokens.access_token });
+      const reg = await self.registerPasskey({ userId: user.id });
+      await self.verifyPasskeyRegistration({
+        userId: user.id,
+        passkeyId: reg.passkeyId,
+        publicKeyCredential: new SoftAuthenticator(origin).create(reg.publicKeyCredentialCreationOptions!),
+        passkeyName: 'mine',
+      });
+      expect((await self.listPasskeys({ userId: user.id })).passkeys).toHaveLength(1);
+      expect(await codeOf(self.registerPasskey({ userId: other.id }))).toBe(Code.NotFound);
+      expect(await codeOf(self.listPasskeys({ userId: other.id }))).toBe(Code.NotFound);
+      // onboarding links are for administrators
+      expect(await codeOf(self.createPasskeyRegistrationLink({ userId: user.id }))).toBe(Code.PermissionDenied);
+      await self.removePasskey({ userId: user.id, passkeyId: reg.passkeyId });
     });
 
     it('while the organization forces MFA, the last passkey cannot be removed', async () => {
