@@ -22,6 +22,7 @@ import { sessionHandlers } from './session/handlers';
 import { settingsHandlers } from './settings/handlers';
 import { authenticationMethodHandlers } from './user/authentication-methods-handlers';
 import { userHandlers } from './user/handlers';
+import { passkeyHandlers } from './user/passkey-handlers';
 import { secondFactorHandlers } from './user/second-factor-handlers';
 import { webKeyHandlers } from './webkey/handlers';
 
@@ -38,6 +39,7 @@ export function routes(deps: Deps) {
       ...userHandlers(deps),
       ...secondFactorHandlers(deps),
       ...authenticationMethodHandlers(deps),
+      ...passkeyHandlers(deps),
     };
     router.service(UserService, users);
     router.service(SessionService, sessionHandlers(deps));

@@ -1,5 +1,6 @@
 import { codesDe, codesEn } from './messages/codes';
 import { mfaDe, mfaEn } from './messages/mfa';
+import { passkeysDe, passkeysEn } from './messages/passkeys';
 
 /** Languages of the hosted login. ui_locales picks one; otherwise Accept-Language; otherwise English. */
 export const LOCALES = ['en', 'de'] as const;
@@ -54,6 +55,7 @@ const en = {
   newPassword: 'New password',
   changePassword: 'Change password',
   ...mfaEn,
+  ...passkeysEn,
 };
 export type Messages = typeof en;
 
@@ -110,6 +112,7 @@ const de: Messages = {
   newPassword: 'Neues Passwort',
   changePassword: 'Passwort ändern',
   ...mfaDe,
+  ...passkeysDe,
 };
 
 const MESSAGES: Record<Locale, Messages> = { en, de };

@@ -1,7 +1,13 @@
+import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { SessionService } from '../../../gen/portcullis/session/v2/session_service_pb';
-import type { Checks, RequestChallenges, RequestOTP } from '../../../gen/portcullis/session/v2/session_service_pb';
+import {
+  type Checks,
+  type RequestChallenges,
+  type RequestOTP,
+  UserVerificationRequirement,
+} from '../../../gen/portcullis/session/v2/session_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
 import {
@@ -18,7 +24,7 @@ import { notFound } from '../../domain/errors';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
 
-function checksOf(c: Checks | undefined): SessionChecks {
+function checksOf(c: Checks | undefined, externalUrl: string): SessionChecks {
   const out: SessionChecks = {};
   if (c?.user) {
     const s = c.user.search;
@@ -31,6 +37,7 @@ function checksOf(c: Checks | undefined): SessionChecks {
   if (c?.otpEmail) out.otpEmail = c.otpEmail.code;
   if (c?.otpSms) out.otpSms = c.otpSms.code;
   if (c?.recoveryCode) out.recoveryCode = c.recoveryCode.code;
+  if (c?.webAuthN) out.webAuthN = { credential: c.webAuthN.credentialAssertionData, externalUrl };
   return out;
 }
 
@@ -39,12 +46,34 @@ function otpDeliveryOf(r: RequestOTP | undefined): OtpDelivery | undefined {
   return r.deliveryType.case === 'returnCode' ? { return: true } : { send: true };
 }
 
-function challengesOf(r: RequestChallenges | undefined): ChallengeRequests {
-  return { otpEmail: otpDeliveryOf(r?.otpEmail), otpSms: otpDeliveryOf(r?.otpSms) };
+const USER_VERIFICATION = {
+  [UserVerificationRequirement.UNSPECIFIED]: 'preferred',
+  [UserVerificationRequirement.REQUIRED]: 'required',
+  [UserVerificationRequirement.PREFERRED]: 'preferred',
+  [UserVerificationRequirement.DISCOURAGED]: 'discouraged',
+} as const;
+
+function challengesOf(r: RequestChallenges | undefined, externalUrl: string): ChallengeRequests {
+  const w = r?.webAuthN;
+  return {
+    otpEmail: otpDeliveryOf(r?.otpEmail),
+    otpSms: otpDeliveryOf(r?.otpSms),
+    webAuthN: w
+      ? {
+          domain: w.domain || undefined,
+          userVerification: USER_VERIFICATION[w.userVerificationRequirement],
+          externalUrl,
+        }
+      : undefined,
+  };
 }
 
 function openedOut(o: OpenedChallenges) {
-  return { otpEmail: o.otpEmail ?? '', otpSms: o.otpSms ?? '' };
+  return {
+    otpEmail: o.otpEmail ?? '',
+    otpSms: o.otpSms ?? '',
+    webAuthN: o.webAuthN ? { publicKeyCredentialRequestOptions: o.webAuthN as unknown as JsonObject } : undefined,
+  };
 }
 
 function toProto(s: Session) {
@@ -85,9 +114,9 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
       const lifetime = Number(req.lifetimeSeconds);
       const { id, token, session, opened } = await createSessionWithChecks(
         ctx,
-        checksOf(req.checks),
+        checksOf(req.checks, deps.config.externalUrl),
         lifetime > 0 ? lifetime : undefined,
-        challengesOf(req.challenges),
+        challengesOf(req.challenges, deps.config.externalUrl),
       );
       return {
         sessionId: id,
@@ -101,8 +130,8 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
         ctxOf(deps, hc),
         req.sessionId,
         req.sessionToken,
-        checksOf(req.checks),
-        challengesOf(req.challenges),
+        checksOf(req.checks, deps.config.externalUrl),
+        challengesOf(req.challenges, deps.config.externalUrl),
       );
       return { changeDate: timestampFromDate(s.changedAt), challenges: openedOut(s.opened) };
     },

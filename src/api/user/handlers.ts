@@ -32,6 +32,7 @@ import {
   listUsers,
 } from '../../domain/user/queries';
 import { ctxOf } from '../context';
+import type { PasskeyRpcs } from './passkey-handlers';
 import type { SecondFactorRpcs } from './second-factor-handlers';
 import { pageIn, pageOut } from '../convert/list';
 import { optDate, ts } from '../convert/time';
@@ -53,7 +54,10 @@ import type { authenticationMethodHandlers } from './authentication-methods-hand
  */
 export function userHandlers(
   deps: Deps,
-): Omit<ServiceImpl<typeof UserService>, SecondFactorRpcs | keyof ReturnType<typeof authenticationMethodHandlers>> {
+): Omit<
+  ServiceImpl<typeof UserService>,
+  SecondFactorRpcs | PasskeyRpcs | keyof ReturnType<typeof authenticationMethodHandlers>
+> {
   return {
     async createUser(req, hc) {
       const u = req.userType;

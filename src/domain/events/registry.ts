@@ -3,6 +3,7 @@ import { type AuthorizationEvents, authorizationEvents } from './types/authoriza
 import { type InstanceEvents, instanceEvents } from './types/instance';
 import { type OidcEvents, oidcEvents } from './types/oidc';
 import { type OrgEvents, orgEvents } from './types/org';
+import { type PasskeyEvents, passkeyEvents } from './types/passkeys';
 import { type ProjectEvents, projectEvents } from './types/project';
 import { type SecondFactorEvents, secondFactorEvents } from './types/second-factors';
 import { type SessionEvents, sessionEvents } from './types/session';
@@ -20,6 +21,7 @@ export interface EventPayloads
   extends InstanceEvents,
     OrgEvents,
     UserEvents,
+    PasskeyEvents,
     SecondFactorEvents,
     ProjectEvents,
     AuthorizationEvents,
@@ -34,6 +36,7 @@ export const EVENT_TYPES: Readonly<Record<EventType, EventDeclaration>> = {
   ...orgEvents,
   ...userEvents,
   ...secondFactorEvents,
+  ...passkeyEvents,
   ...projectEvents,
   ...authorizationEvents,
   ...sessionEvents,

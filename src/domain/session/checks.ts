@@ -6,6 +6,12 @@ import { execute } from '../execute';
 import { checkOtp, type OtpDelivery, openOtpChallenge } from './checks/otp';
 import { checkRecoveryCode } from './checks/recovery-code';
 import { checkTotp } from './checks/totp';
+import {
+  checkWebAuthn,
+  openWebAuthnChallenge,
+  type WebAuthnChallengeRequest,
+  type WebAuthnCheck,
+} from './checks/webauthn';
 import { createSession, getSession, type Session, setSessionPasswordChecked, terminateSessions } from './sessions';
 import { findUserById, findUserByLoginName, type LoginUser } from './users';
 
@@ -18,18 +24,23 @@ export interface SessionChecks {
   otpEmail?: string;
   otpSms?: string;
   recoveryCode?: string;
+  /** a passkey or security key answering the session's WebAuthn challenge (checks/webauthn.ts) */
+  webAuthN?: WebAuthnCheck;
 }
 
 /** Challenges a custom login UI asks a session to open (each replaces an earlier one of its kind). */
 export interface ChallengeRequests {
   otpEmail?: OtpDelivery;
   otpSms?: OtpDelivery;
+  webAuthN?: WebAuthnChallengeRequest;
 }
 
 /** What the opened challenges hand back: the codes the caller asked to have returned. */
 export interface OpenedChallenges {
   otpEmail?: string;
   otpSms?: string;
+  /** `PublicKeyCredentialRequestOptionsJSON` for navigator.credentials.get() */
+  webAuthN?: Awaited<ReturnType<typeof openWebAuthnChallenge>>;
 }
 
 const needsUser = (what: string) => invalidArgument('Errors.Session.User.Missing', `${what} needs checks.user`);
@@ -64,10 +75,12 @@ async function openChallenges(
   requests: ChallengeRequests,
 ): Promise<OpenedChallenges> {
   const kinds = (['otpEmail', 'otpSms'] as const).filter((k) => requests[k]);
-  if (!kinds.length) return {};
-  if (!user) throw needsUser('challenges');
+  if (!kinds.length && !requests.webAuthN) return {};
   return execute(ctx, async (work) => {
     const opened: OpenedChallenges = {};
+    if (requests.webAuthN) opened.webAuthN = await openWebAuthnChallenge(work, sessionId, user, requests.webAuthN);
+    if (!kinds.length) return opened;
+    if (!user) throw needsUser('challenges');
     for (const kind of kinds) opened[kind] = await openOtpChallenge(work, sessionId, user, kind, requests[kind]!);
     return opened;
   });
@@ -116,7 +129,9 @@ export async function createSessionWithChecks(
     lifetimeSeconds,
   });
   try {
-    const session = (await runFactorChecks(ctx, created.id, user, checks)) ?? created.session;
+    let passkey: Session | undefined;
+    if (checks.webAuthN) ({ session: passkey, user } = await checkWebAuthn(ctx, created.id, user, checks.webAuthN));
+    const session = (await runFactorChecks(ctx, created.id, user, checks)) ?? passkey ?? created.session;
     const opened = await openChallenges(ctx, created.id, user, challenges);
     return { ...created, session, opened };
   } catch (err) {
@@ -145,6 +160,7 @@ export async function setSessionChecks(
     user = await runPassword(ctx, user, checks.password);
     current = await setSessionPasswordChecked(ctx, sessionId, user);
   }
+  if (checks.webAuthN) ({ session: current, user } = await checkWebAuthn(ctx, sessionId, user, checks.webAuthN));
   current = (await runFactorChecks(ctx, sessionId, user, checks)) ?? current;
   const opened = await openChallenges(ctx, sessionId, user, challenges);
   return { ...current, opened };

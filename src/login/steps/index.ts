@@ -2,6 +2,7 @@ import { setupOtpEmail, setupOtpSms, setupTotp } from './factor-setup';
 import { loginName } from './login-name';
 import { mfa } from './mfa';
 import { mfaSetup } from './mfa-setup';
+import { passkey, setupPasskey, webauthn } from './passkeys';
 import { password } from './password';
 import { passwordChange } from './password-change';
 import { register } from './register';
@@ -19,6 +20,7 @@ import { verifyEmail } from './verify-email';
 export const LOGIN_STEPS: LoginStep[] = [
   register,
   loginName,
+  passkey,
   selectAccount,
   password,
   // the login policy's steps (proceed goes to them first when the session misses a factor), then the
@@ -29,9 +31,11 @@ export const LOGIN_STEPS: LoginStep[] = [
   otpEmail,
   otpSms,
   recovery,
+  webauthn,
   setupTotp,
   setupOtpEmail,
   setupOtpSms,
+  setupPasskey,
   passwordChange,
   verifyEmail,
 ];

@@ -3,6 +3,7 @@ import { execute } from '../../domain/execute';
 import { checkOtp, hasLiveOtpChallenge, type OtpKind, openOtpChallenge } from '../../domain/session/checks/otp';
 import { checkRecoveryCode } from '../../domain/session/checks/recovery-code';
 import { checkTotp } from '../../domain/session/checks/totp';
+import { hasRecoveryCodes } from '../../domain/user/factors/recovery-codes';
 import type { Session } from '../../domain/session/sessions';
 import type { Messages } from '../i18n';
 import { CodePage } from '../pages/codes';
@@ -36,6 +37,8 @@ function codeStep(spec: CodeStep): LoginStep {
           await sendCode(turn, signedIn, spec.otp).catch(ignoreTooSoon);
         const error = turn.queryError({ invalid: t.wrongCode, locked: t.locked, soon: t.otpTooSoon });
         const notice = turn.c.req.query('sent') ? t.codeResent : undefined;
+        const recoverable =
+          spec.path !== 'recovery' && (await hasRecoveryCodes(turn.deps.database.db, signedIn.user.id));
         return turn.render((base) => (
           <CodePage
             {...base}
@@ -47,7 +50,7 @@ function codeStep(spec: CodeStep): LoginStep {
             error={error}
             notice={notice}
             resend={spec.otp ? `/ui/login/${spec.path}/resend` : undefined}
-            alternative={spec.path === 'recovery' ? undefined : { href: turn.url('recovery'), text: t.useRecoveryCode }}
+            alternative={recoverable ? { href: turn.url('recovery'), text: t.useRecoveryCode } : undefined}
           />
         ));
       }),
