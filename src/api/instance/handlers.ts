@@ -1,9 +1,8 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { InstanceService, SigningAlgorithm } from '../../../gen/portcullis/instance/v2/instance_service_pb';
 import type { Deps } from '../../deps';
-import { permissionDenied } from '../../domain/errors';
-import { getInstance } from '../../domain/instance/queries';
-import { type InstanceSettings, getInstanceSettings } from '../../domain/instance/settings';
+import { getInstance, getInstanceSettingsOf } from '../../domain/instance/queries';
+import type { InstanceSettings } from '../../domain/instance/settings';
 import { addTrustedDomain, listInstanceDomains, removeTrustedDomain } from '../../domain/instance/trusted-domains';
 import { updateInstance } from '../../domain/instance/update-instance';
 import { updateInstanceSettings } from '../../domain/instance/update-settings';
@@ -24,9 +23,7 @@ const ALGORITHM_NAMES = new Map(
 export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof InstanceService>> {
   return {
     async getInstance(_req, hc) {
-      const ctx = ctxOf(deps, hc);
-      if (!ctx.principal.canInstance('iam.read')) throw permissionDenied('needs iam.read on the instance');
-      const i = await getInstance(ctx);
+      const i = await getInstance(ctxOf(deps, hc));
       return {
         instance: {
           id: i.id,
@@ -64,9 +61,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
       return { deletionDate: ts(r.deletedAt) };
     },
     async getInstanceSettings(_req, hc) {
-      const ctx = ctxOf(deps, hc);
-      if (!ctx.principal.canInstance('iam.read')) throw permissionDenied('needs iam.read on the instance');
-      const s = await getInstanceSettings(ctx.db, ctx.instanceId);
+      const s = await getInstanceSettingsOf(ctxOf(deps, hc));
       return { settings: { ...s, signingAlgorithm: ALGORITHMS[s.signingAlgorithm] } };
     },
     async updateInstanceSettings(req, hc) {
