@@ -30,6 +30,7 @@ import {
 import { ctxOf } from '../context';
 import { pageIn, pageOut, textMethodIn } from '../convert/list';
 import { ts } from '../convert/time';
+import { metadataValueBytes } from '../../domain/metadata-value';
 
 const STATES: Record<string, OrganizationState> = {
   ACTIVE: OrganizationState.ACTIVE,
@@ -175,7 +176,7 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
       });
       return {
         pagination: pageOut(r),
-        metadata: r.items.map((m) => ({ key: m.key, value: Buffer.from(m.value, 'base64') })),
+        metadata: r.items.map((m) => ({ key: m.key, value: metadataValueBytes(m.value) })),
       };
     },
     async deleteOrganizationMetadata(req, hc) {
