@@ -3,7 +3,12 @@ import { InstanceService, SigningAlgorithm } from '../../../gen/portcullis/insta
 import type { Deps } from '../../deps';
 import { getInstance, getInstanceSettingsOf } from '../../domain/instance/queries';
 import type { InstanceSettings } from '../../domain/instance/settings';
-import { addTrustedDomain, listInstanceDomains, removeTrustedDomain } from '../../domain/instance/trusted-domains';
+import {
+  type InstanceDomain,
+  addTrustedDomain,
+  listInstanceDomains,
+  removeTrustedDomain,
+} from '../../domain/instance/trusted-domains';
 import { updateInstance } from '../../domain/instance/update-instance';
 import { updateInstanceSettings } from '../../domain/instance/update-settings';
 import { ctxOf } from '../context';
@@ -18,6 +23,13 @@ const ALGORITHMS: Record<InstanceSettings['signingAlgorithm'], SigningAlgorithm>
 const ALGORITHM_NAMES = new Map(
   Object.entries(ALGORITHMS).map(([k, v]) => [v, k as InstanceSettings['signingAlgorithm']]),
 );
+
+const domainOut = (d: InstanceDomain) => ({
+  domain: d.domain,
+  isGenerated: d.generated,
+  isTrusted: d.trusted,
+  creationDate: ts(d.createdAt),
+});
 
 // Web key RPCs (ListWebKeys, CreateWebKey, …) are added by the OIDC area, hence Partial.
 export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof InstanceService>> {
@@ -42,15 +54,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
     },
     async listInstanceDomains(req, hc) {
       const r = await listInstanceDomains(ctxOf(deps, hc), { page: pageIn(req.pagination) });
-      return {
-        pagination: pageOut(r),
-        domains: r.items.map((d) => ({
-          domain: d.domain,
-          isGenerated: d.generated,
-          isTrusted: d.trusted,
-          creationDate: ts(d.createdAt),
-        })),
-      };
+      return { pagination: pageOut(r), domains: r.items.map(domainOut) };
     },
     async addTrustedDomain(req, hc) {
       const r = await addTrustedDomain(ctxOf(deps, hc), { domain: req.domain });

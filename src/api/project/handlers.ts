@@ -2,6 +2,8 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import {
   GrantState,
+  type ProjectGrantSchema,
+  type ProjectRoleSchema,
   type ProjectSchema,
   ProjectService,
   ProjectState,
@@ -24,7 +26,9 @@ import {
 } from '../../domain/project/grants';
 import {
   type ProjectFilter,
+  type ProjectGrantRecord,
   type ProjectRecord,
+  type ProjectRole,
   getProject,
   listProjectGrants,
   listProjectRoles,
@@ -54,6 +58,32 @@ function projectOut(p: ProjectRecord): MessageInitShape<typeof ProjectSchema> {
     grantedState: p.grantedState ? (GRANT_STATES[p.grantedState] ?? GrantState.UNSPECIFIED) : GrantState.UNSPECIFIED,
     grantId: p.grantId ?? '',
     grantedRoleKeys: p.grantedRoleKeys ?? [],
+  };
+}
+
+function roleOut(x: ProjectRole): MessageInitShape<typeof ProjectRoleSchema> {
+  return {
+    projectId: x.projectId,
+    key: x.key,
+    displayName: x.displayName,
+    group: x.group,
+    creationDate: ts(x.createdAt),
+    changeDate: ts(x.changedAt),
+  };
+}
+
+function grantOut(g: ProjectGrantRecord): MessageInitShape<typeof ProjectGrantSchema> {
+  return {
+    grantId: g.id,
+    projectId: g.projectId,
+    projectName: g.projectName,
+    organizationId: g.orgId,
+    grantedOrganizationId: g.grantedOrgId,
+    grantedOrganizationName: g.grantedOrgName,
+    roleKeys: g.roleKeys,
+    state: GRANT_STATES[g.state] ?? GrantState.UNSPECIFIED,
+    creationDate: ts(g.createdAt),
+    changeDate: ts(g.changedAt),
   };
 }
 
@@ -159,17 +189,7 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
         keyPrefix: req.roleKeyPrefix,
         page: pageIn(req.pagination),
       });
-      return {
-        pagination: pageOut(r),
-        projectRoles: r.items.map((x) => ({
-          projectId: x.projectId,
-          key: x.key,
-          displayName: x.displayName,
-          group: x.group,
-          creationDate: ts(x.createdAt),
-          changeDate: ts(x.changedAt),
-        })),
-      };
+      return { pagination: pageOut(r), projectRoles: r.items.map(roleOut) };
     },
     async createProjectGrant(req, hc) {
       const r = await createProjectGrant(ctxOf(deps, hc), { ...grantOf(req), roleKeys: req.roleKeys });
@@ -194,21 +214,7 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
         grantedOrgId: req.grantedOrganizationId || undefined,
         page: pageIn(req.pagination),
       });
-      return {
-        pagination: pageOut(r),
-        projectGrants: r.items.map((g) => ({
-          grantId: g.id,
-          projectId: g.projectId,
-          projectName: g.projectName,
-          organizationId: g.orgId,
-          grantedOrganizationId: g.grantedOrgId,
-          grantedOrganizationName: g.grantedOrgName,
-          roleKeys: g.roleKeys,
-          state: GRANT_STATES[g.state] ?? GrantState.UNSPECIFIED,
-          creationDate: ts(g.createdAt),
-          changeDate: ts(g.changedAt),
-        })),
-      };
+      return { pagination: pageOut(r), projectGrants: r.items.map(grantOut) };
     },
   };
 }

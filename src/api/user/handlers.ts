@@ -256,10 +256,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
     async listKeys(req, hc) {
       const r = await listKeys(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
-      return {
-        pagination: pageOut(r),
-        result: r.items.map(secretOut),
-      };
+      return { pagination: pageOut(r), result: r.items.map(secretOut) };
     },
 
     async addPersonalAccessToken(req, hc) {
@@ -278,10 +275,7 @@ export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
     },
     async listPersonalAccessTokens(req, hc) {
       const r = await listPersonalAccessTokens(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
-      return {
-        pagination: pageOut(r),
-        result: r.items.map(secretOut),
-      };
+      return { pagination: pageOut(r), result: r.items.map(secretOut) };
     },
 
     async setUserMetadata(req, hc) {
