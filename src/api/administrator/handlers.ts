@@ -16,7 +16,7 @@ import {
 import { type AdministratorRecord, listAdministrators } from '../../domain/administrator/queries';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
 
 function resourceIn(r: Resource | undefined): ResourceRef | undefined {
   switch (r?.resource.case) {
@@ -44,8 +44,7 @@ function administratorOut(a: AdministratorRecord): MessageInitShape<typeof Admin
     resourceId: a.resourceId,
     resourceOwner: a.resourceOwner,
     roles: a.roles,
-    creationDate: ts(a.createdAt),
-    changeDate: ts(a.changedAt),
+    ...datesOut(a),
   };
 }
 

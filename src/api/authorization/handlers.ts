@@ -9,7 +9,7 @@ import { createAuthorization, deleteAuthorization, updateAuthorization } from '.
 import { type AuthorizationRecord, listAuthorizations } from '../../domain/authorization/queries';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
 
 function authorizationOut(a: AuthorizationRecord): MessageInitShape<typeof AuthorizationSchema> {
   return {
@@ -20,8 +20,7 @@ function authorizationOut(a: AuthorizationRecord): MessageInitShape<typeof Autho
     organizationId: a.orgId,
     projectGrantId: a.projectGrantId ?? '',
     roleKeys: a.roleKeys,
-    creationDate: ts(a.createdAt),
-    changeDate: ts(a.changedAt),
+    ...datesOut(a),
   };
 }
 

@@ -13,7 +13,7 @@ import { updateInstance } from '../../domain/instance/update-instance';
 import { updateInstanceSettings } from '../../domain/instance/update-settings';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
 
 const ALGORITHMS: Record<InstanceSettings['signingAlgorithm'], SigningAlgorithm> = {
   RS256: SigningAlgorithm.RS256,
@@ -43,8 +43,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
           domain: i.domain,
           domains: i.domains,
           defaultOrganizationId: i.defaultOrgId,
-          creationDate: ts(i.createdAt),
-          changeDate: ts(i.changedAt),
+          ...datesOut(i),
         },
       };
     },

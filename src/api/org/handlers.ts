@@ -31,7 +31,7 @@ import {
 } from '../../domain/org/queries';
 import { ctxOf } from '../context';
 import { pageIn, pageOut, textMethodIn } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
 import { metadataValueBytes } from '../../domain/metadata-value';
 
 const STATES: Record<string, OrganizationState> = {
@@ -46,8 +46,7 @@ function orgOut(o: Org): MessageInitShape<typeof OrganizationSchema> {
     name: o.name,
     state: STATES[o.state] ?? OrganizationState.UNSPECIFIED,
     primaryDomain: o.primaryDomain,
-    creationDate: ts(o.createdAt),
-    changeDate: ts(o.changedAt),
+    ...datesOut(o),
     allowRegistration: o.allowRegistration ?? undefined,
     loginWithEmailAllowed: o.loginWithEmailAllowed ?? undefined,
     userLoginMustBeDomain: o.userLoginMustBeDomain ?? undefined,

@@ -37,7 +37,7 @@ import {
 import { addProjectRole, removeProjectRole, updateProjectRole } from '../../domain/project/roles';
 import { ctxOf } from '../context';
 import { pageIn, pageOut, textMethodIn } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
 
 const PROJECT_STATES: Record<string, ProjectState> = { ACTIVE: ProjectState.ACTIVE, INACTIVE: ProjectState.INACTIVE };
 const GRANT_STATES: Record<string, GrantState> = { ACTIVE: GrantState.ACTIVE, INACTIVE: GrantState.INACTIVE };
@@ -67,8 +67,7 @@ function roleOut(x: ProjectRole): MessageInitShape<typeof ProjectRoleSchema> {
     key: x.key,
     displayName: x.displayName,
     group: x.group,
-    creationDate: ts(x.createdAt),
-    changeDate: ts(x.changedAt),
+    ...datesOut(x),
   };
 }
 
@@ -82,8 +81,7 @@ function grantOut(g: ProjectGrantRecord): MessageInitShape<typeof ProjectGrantSc
     grantedOrganizationName: g.grantedOrgName,
     roleKeys: g.roleKeys,
     state: GRANT_STATES[g.state] ?? GrantState.UNSPECIFIED,
-    creationDate: ts(g.createdAt),
-    changeDate: ts(g.changedAt),
+    ...datesOut(g),
   };
 }
 
