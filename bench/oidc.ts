@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { generate } from 'otplib';
 import { basicAuth } from './lib/basic-auth';
 import { measure } from './lib/load';
 import { startPeer } from './lib/peer';
@@ -10,7 +11,8 @@ import type { BenchOptions, ScenarioResult } from './lib/types';
  * The OpenID Provider on PostgreSQL, server in its own process (its default worker count):
  *  1. complete authorization-code flows: authorize → login page → login name → password (argon2id)
  *     → callback → code exchange (client_secret_basic) → userinfo, from FLOW_CLIENTS concurrent
- *     "browsers" → flows/s
+ *     "browsers" → flows/s; then the same for users with an authenticator app (password, then the
+ *     second-factor choice and the TOTP page)
  *  2. userinfo with an opaque access token → requests/s
  *  3. introspection of an opaque access token by an API client of the project (Basic) → requests/s
  * Targets (2 cores): ≥ 150 flows/s, ≥ 6,000 userinfo/s, ≥ 6,000 introspection/s.
@@ -19,6 +21,11 @@ const REDIRECT = 'https://rp.example.com/cb';
 const PASSWORD = 'Bench-User-Passw0rd!';
 const USERS = Number(process.env.BENCH_OIDC_USERS ?? 64);
 const FLOW_CLIENTS = Number(process.env.BENCH_OIDC_FLOW_CLIENTS ?? 24);
+/**
+ * A TOTP code is accepted once per 30-second step (and ±1 step), so each user signs in at most a few
+ * times per half minute: enough users that the flows never wait for the clock.
+ */
+const TOTP_USERS = Number(process.env.BENCH_OIDC_TOTP_USERS ?? 600);
 
 export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
   const server = await startServer({
@@ -64,49 +71,57 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
     });
     const client = { id: app.oidc.clientId as string, secret: app.oidc.clientSecret as string };
     const apiBasic = basicAuth(api.api.clientId, api.api.clientSecret);
-    const usernames: string[] = [];
-    for (let i = 0; i < USERS; i++) {
-      const username = `bench-oidc-${i}`;
-      await rpc('/portcullis.user.v2.UserService/CreateUser', {
+    const addUser = async (username: string) => {
+      const { id } = await rpc('/portcullis.user.v2.UserService/CreateUser', {
         organizationId: orgId,
         username,
         human: {
-          profile: { givenName: 'Bench', familyName: `${i}` },
+          profile: { givenName: 'Bench', familyName: username },
           email: { email: `${username}@example.com`, isVerified: true },
           password: { password: PASSWORD },
         },
       });
-      usernames.push(username);
+      return id as string;
+    };
+    const usernames: string[] = [];
+    for (let i = 0; i < USERS; i++) {
+      await addUser(`bench-oidc-${i}`);
+      usernames.push(`bench-oidc-${i}`);
     }
-
     const flow = (username: string) => fullFlow(agent, server.port, client, username);
     // warm-up: every user once (first logins also re-hash nothing; keys and caches get loaded)
     for (let i = 0; i < usernames.length; i += 8) await Promise.all(usernames.slice(i, i + 8).map(flow));
     opts.progress(`  flows: ${FLOW_CLIENTS} concurrent browsers for ${opts.duration}s`);
-    let done = 0;
-    let failed = 0;
-    let lastToken = '';
-    const deadline = performance.now() + opts.duration * 1000;
-    const t0 = performance.now();
-    const latencies: number[] = [];
-    await Promise.all(
-      Array.from({ length: FLOW_CLIENTS }, async (_, w) => {
-        for (let i = w; performance.now() < deadline; i += FLOW_CLIENTS) {
-          const s = performance.now();
-          try {
-            lastToken = await flow(usernames[i % usernames.length]);
-            done++;
-            latencies.push(performance.now() - s);
-          } catch {
-            failed++;
-          }
-        }
-      }),
-    );
-    const flowsPerSecond = Math.round((done / ((performance.now() - t0) / 1000)) * 10) / 10;
-    latencies.sort((a, b) => a - b);
-    const pct = (p: number) =>
-      Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0);
+    const flows = await runFlows(opts.duration, (i) => flow(usernames[i % usernames.length]));
+    const lastToken = flows.lastToken;
+
+    opts.progress(`  flows with TOTP: ${TOTP_USERS} users with an authenticator app`);
+    const totpUsers: TotpUser[] = [];
+    for (let i = 0; i < TOTP_USERS; i += 16) {
+      const batch = Array.from({ length: Math.min(16, TOTP_USERS - i) }, (_, k) => `bench-totp-${i + k}`);
+      totpUsers.push(
+        ...(await Promise.all(
+          batch.map(async (username) => {
+            const userId = await addUser(username);
+            const { secret } = await rpc('/portcullis.user.v2.UserService/RegisterTOTP', { userId });
+            const user: TotpUser = { username, secret, lastStep: 0 };
+            await rpc('/portcullis.user.v2.UserService/VerifyTOTPRegistration', { userId, code: await nextCode(user) });
+            return user;
+          }),
+        )),
+      );
+    }
+    const totpFlow = async (i: number) => {
+      // the next user whose authenticator has a code not used yet
+      for (let k = 0; k < totpUsers.length; k++) {
+        const user = totpUsers[(i + k) % totpUsers.length];
+        // the code is taken now, so that two browsers never send one user's codes out of order
+        if (stepOf(Date.now()) + 1 > user.lastStep)
+          return fullFlow(agent, server.port, client, user.username, await nextCode(user));
+      }
+      throw new Error('every TOTP user has used the codes of this step');
+    };
+    const totpFlows = await runFlows(opts.duration, totpFlow);
 
     opts.progress('  userinfo');
     const userinfo = await measure({
@@ -144,13 +159,16 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
       metrics: [
         {
           name: 'authorization-code flows (login, exchange, userinfo)',
-          value: flowsPerSecond,
+          value: flows.perSecond,
           unit: 'flows/s',
           target: { op: '>=', value: 150 },
-          p50: pct(50),
-          p95: pct(95),
-          p99: pct(99),
-          errors: failed,
+          ...flows.latency,
+        },
+        {
+          name: 'authorization-code flows with password + TOTP',
+          value: totpFlows.perSecond,
+          unit: 'flows/s',
+          ...totpFlows.latency,
         },
         {
           name: 'userinfo (opaque token)',
@@ -176,6 +194,8 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
       ],
       notes: [
         `${USERS} users, ${FLOW_CLIENTS} concurrent flows; each flow is 8 HTTP requests and one argon2id verification.`,
+        `With TOTP: ${TOTP_USERS} users with an authenticator app; 3 more requests (second-factor choice, TOTP ` +
+          'page, code) and one HMAC-SHA1 check.',
       ],
     };
   } finally {
@@ -210,12 +230,61 @@ function request(
   });
 }
 
-/** One browser doing a full login, then the relying party exchanging the code and calling userinfo. */
+/** FLOW_CLIENTS concurrent browsers running flows for `seconds`: the rate, the latencies, a token. */
+async function runFlows(seconds: number, flow: (i: number) => Promise<string>) {
+  let done = 0;
+  let failed = 0;
+  let lastToken = '';
+  const deadline = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  const latencies: number[] = [];
+  await Promise.all(
+    Array.from({ length: FLOW_CLIENTS }, async (_, w) => {
+      for (let i = w; performance.now() < deadline; i += FLOW_CLIENTS) {
+        const s = performance.now();
+        try {
+          lastToken = await flow(i);
+          done++;
+          latencies.push(performance.now() - s);
+        } catch {
+          failed++;
+        }
+      }
+    }),
+  );
+  const perSecond = Math.round((done / ((performance.now() - t0) / 1000)) * 10) / 10;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0);
+  return { perSecond, lastToken, latency: { p50: pct(50), p95: pct(95), p99: pct(99), errors: failed } };
+}
+
+interface TotpUser {
+  username: string;
+  secret: string;
+  /** the last 30-second step whose code this user sent: each is accepted once */
+  lastStep: number;
+}
+
+const stepOf = (ms: number) => Math.floor(ms / 30_000);
+
+/** The code of the first step after the user's last one that the server still accepts (±1 step). */
+async function nextCode(user: TotpUser): Promise<string> {
+  const step = Math.max(stepOf(Date.now()) - 1, user.lastStep + 1);
+  user.lastStep = step;
+  return generate({ secret: user.secret, epoch: step * 30 });
+}
+
+/**
+ * One browser doing a full login (with a user's TOTP code after the password, when it has an
+ * authenticator app), then the relying party exchanging the code and calling userinfo.
+ */
 async function fullFlow(
   agent: http.Agent,
   port: number,
   client: { id: string; secret: string },
   username: string,
+  totpCode?: string,
 ): Promise<string> {
   const jar = new Map<string, string>();
   const go = async (method: string, path: string, form?: Record<string, string>) => {
@@ -253,10 +322,16 @@ async function fullFlow(
   const authRequest = /name="authRequest" value="([^"]+)"/.exec(loginPage.body)![1];
   const csrf = /name="csrf" value="([^"]+)"/.exec(loginPage.body)![1];
   await go('POST', '/ui/login/login', { authRequest, csrf, loginName: username });
-  const pw = await go('POST', '/ui/login/password', { authRequest, csrf, password: PASSWORD });
-  if (!pw.headers.location?.startsWith('/oauth/v2/authorize/callback'))
-    throw new Error(`login failed: ${pw.headers.location}`);
-  const cb = await go('GET', pw.headers.location);
+  let done = await go('POST', '/ui/login/password', { authRequest, csrf, password: PASSWORD });
+  if (totpCode) {
+    // the second-factor choice sends a user with one factor straight to its page
+    const choice = await go('GET', done.headers.location!);
+    await go('GET', choice.headers.location!);
+    done = await go('POST', '/ui/login/totp', { authRequest, csrf, code: totpCode });
+  }
+  if (!done.headers.location?.startsWith('/oauth/v2/authorize/callback'))
+    throw new Error(`login failed: ${done.headers.location}`);
+  const cb = await go('GET', done.headers.location);
   const code = new URL(cb.headers.location!).searchParams.get('code')!;
   const tokenRes = await request(
     agent,

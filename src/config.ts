@@ -205,6 +205,20 @@ const S = {
     parse: text,
     meaning: 'Sender address of notification mails.',
   },
+  smsHttpUrl: {
+    env: 'PORTCULLIS_SMS_HTTP_URL',
+    whenUnset: '(unset)',
+    parse: url(['http:', 'https:']),
+    meaning:
+      'SMS gateway for one-time codes: each SMS is a `POST` of `{"to","text","id"}` as JSON to this URL ' +
+      '(any 2xx accepts it; otherwise the outbox retries); unset logs the messages instead.',
+  },
+  smsHttpToken: {
+    env: 'PORTCULLIS_SMS_HTTP_TOKEN',
+    whenUnset: '(unset)',
+    parse: text,
+    meaning: 'Sent as `Authorization: Bearer <token>` with every request to `PORTCULLIS_SMS_HTTP_URL`.',
+  },
   bodyLimitBytes: {
     env: 'PORTCULLIS_BODY_LIMIT',
     default: '2gb',
@@ -256,6 +270,8 @@ export interface Config {
   assertionMaxLifetimeS: number;
   smtpUrl: string | undefined;
   smtpFrom: string;
+  smsHttpUrl: string | undefined;
+  smsHttpToken: string | undefined;
   bodyLimitBytes: number;
 }
 
@@ -309,6 +325,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     assertionMaxLifetimeS: read(S.assertionMaxLifetimeS),
     smtpUrl,
     smtpFrom: read(S.smtpFrom),
+    smsHttpUrl: readOptional(S.smsHttpUrl),
+    smsHttpToken: readOptional(S.smsHttpToken),
     bodyLimitBytes: read(S.bodyLimitBytes),
   };
 }

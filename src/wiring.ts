@@ -1,3 +1,4 @@
+import { factorUniqueConstraints } from './domain/user/factors/unique-constraints';
 import { administratorUniqueConstraints } from './domain/administrator/commands';
 import { applicationUniqueConstraints } from './domain/application/commands';
 import { authorizationUniqueConstraints } from './domain/authorization/commands';
@@ -50,4 +51,5 @@ export const uniqueConstraintErrors: UniqueConstraintErrors = {
   ...applicationUniqueConstraints,
   ...authorizationUniqueConstraints,
   ...administratorUniqueConstraints,
+  ...factorUniqueConstraints,
 };

@@ -1,4 +1,4 @@
-import type { ConnectRouter } from '@connectrpc/connect';
+import type { ConnectRouter, ServiceImpl } from '@connectrpc/connect';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
 import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
@@ -7,6 +7,7 @@ import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
 import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
+import { SettingsService } from '../../gen/portcullis/settings/v2/settings_service_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import type { Deps } from '../deps';
 import { administratorHandlers } from './administrator/handlers';
@@ -18,7 +19,11 @@ import { orgHandlers } from './org/handlers';
 import { projectHandlers } from './project/handlers';
 import { registerReflection } from './reflection/service';
 import { sessionHandlers } from './session/handlers';
+import { settingsHandlers } from './settings/handlers';
+import { authenticationMethodHandlers } from './user/authentication-methods-handlers';
 import { userHandlers } from './user/handlers';
+import { passkeyHandlers } from './user/passkey-handlers';
+import { secondFactorHandlers } from './user/second-factor-handlers';
 import { webKeyHandlers } from './webkey/handlers';
 
 /** Registers every v2 service. Nothing else lives here. */
@@ -30,9 +35,16 @@ export function routes(deps: Deps) {
     router.service(AuthorizationService, authorizationHandlers(deps));
     router.service(AdministratorService, administratorHandlers(deps));
     router.service(ApplicationService, applicationHandlers(deps));
-    router.service(UserService, userHandlers(deps));
+    const users: ServiceImpl<typeof UserService> = {
+      ...userHandlers(deps),
+      ...secondFactorHandlers(deps),
+      ...authenticationMethodHandlers(deps),
+      ...passkeyHandlers(deps),
+    };
+    router.service(UserService, users);
     router.service(SessionService, sessionHandlers(deps));
     router.service(OIDCService, oidcHandlers(deps));
+    router.service(SettingsService, settingsHandlers(deps));
     // Server reflection describes every service registered on this router (read at first use).
     registerReflection(router);
   };

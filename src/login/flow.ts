@@ -1,5 +1,7 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
+import type { AuthRequest } from '../domain/oidc/auth-requests';
+import { mayFinish } from '../domain/oidc/may-finish';
 import { sessionsOfUserAgent, type SessionView } from '../domain/session/sessions';
 import { userAgentHash } from './cookies';
 
@@ -15,4 +17,10 @@ export async function browserSessions(c: Context, deps: Deps): Promise<SessionVi
     seen.add(s.userId);
     return true;
   });
+}
+
+/** The sessions that may answer the request without a new sign-in (domain/oidc/may-finish.ts, with the policy). */
+export async function fittingSessions(deps: Deps, sessions: SessionView[], r: AuthRequest): Promise<SessionView[]> {
+  const fits = await Promise.all(sessions.map((s) => mayFinish(deps.database.db, deps.instanceId, s, r, 'reuse')));
+  return sessions.filter((_, i) => fits[i]);
 }

@@ -1,8 +1,13 @@
+import { codesDe, codesEn } from './messages/codes';
+import { mfaDe, mfaEn } from './messages/mfa';
+import { passkeysDe, passkeysEn } from './messages/passkeys';
+
 /** Languages of the hosted login. ui_locales picks one; otherwise Accept-Language; otherwise English. */
 export const LOCALES = ['en', 'de'] as const;
 export type Locale = (typeof LOCALES)[number];
 
 const en = {
+  ...codesEn,
   title: 'Sign in',
   loginNameLabel: 'Login name',
   loginNameHint: 'Your username, username@organization-domain, or your verified email address',
@@ -49,10 +54,13 @@ const en = {
   passwordChangeText: 'Your password must be changed before you continue.',
   newPassword: 'New password',
   changePassword: 'Change password',
+  ...mfaEn,
+  ...passkeysEn,
 };
 export type Messages = typeof en;
 
 const de: Messages = {
+  ...codesDe,
   title: 'Anmelden',
   loginNameLabel: 'Loginname',
   loginNameHint: 'Ihr Benutzername, benutzername@organisations-domain oder Ihre bestätigte E-Mail-Adresse',
@@ -103,6 +111,8 @@ const de: Messages = {
   passwordChangeText: 'Sie müssen Ihr Passwort ändern, bevor Sie fortfahren.',
   newPassword: 'Neues Passwort',
   changePassword: 'Passwort ändern',
+  ...mfaDe,
+  ...passkeysDe,
 };
 
 const MESSAGES: Record<Locale, Messages> = { en, de };

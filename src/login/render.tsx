@@ -10,7 +10,7 @@ import { MessagePage } from './pages/message';
 export function securityHeaders(c: Context): void {
   c.header(
     'Content-Security-Policy',
-    "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
   );
   c.header('X-Frame-Options', 'DENY');
   c.header('Referrer-Policy', 'no-referrer');

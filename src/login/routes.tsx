@@ -4,9 +4,11 @@ import type { RateLimiter } from '../http/rate-limit/limiter';
 import { gate } from './gate';
 import { STYLE } from './pages/layout';
 import { MessagePage } from './pages/message';
+import { passkeyRegistrationRoutes } from './passkey-registration';
 import { loginRateLimit } from './rate-limit';
 import { localeOf, renderPage } from './render';
 import { LOGIN_STEPS } from './steps/index';
+import { serveWebauthnScript } from './webauthn-script';
 
 /**
  * The hosted login (server-rendered, no JavaScript needed). Every page belongs to a pending auth
@@ -21,6 +23,12 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
     c.header('Cache-Control', 'public, max-age=3600');
     return c.body(STYLE, 200, { 'Content-Type': 'text/css; charset=utf-8' });
   });
+
+  // passkeys: the WebAuthn script, and the page of a registration link (no auth request)
+  app.get('/ui/login/webauthn.js', serveWebauthnScript);
+  const registration = passkeyRegistrationRoutes(deps);
+  app.get('/ui/login/passkey-registration', registration.get);
+  app.post('/ui/login/passkey-registration', registration.post);
 
   for (const step of LOGIN_STEPS) {
     app.get(`/ui/login/${step.path}`, gate(deps, step, 'GET', step.page));

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { type AuthRequest, linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
-import { mayFinish } from '../domain/oidc/may-finish';
 import { callbackUrl } from '../domain/oidc/callback-url';
+import { gapOf, gapPage } from './mfa-gap';
 import { oidcCtx } from '../oidc/env';
-import { browserSessions, pageUrl } from './flow';
+import { browserSessions, fittingSessions, pageUrl } from './flow';
 import { FIRST_STEP, LOGIN_STEPS } from './steps/index';
 import type { BrowserState, LoginStep, SignedIn, Turn } from './steps/types';
 
@@ -15,7 +15,7 @@ import type { BrowserState, LoginStep, SignedIn, Turn } from './steps/types';
  */
 export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<string> {
   const sessions = await browserSessions(c, deps);
-  const browser: BrowserState = { sessions, fitting: sessions.filter((s) => mayFinish(s, r, 'reuse')) };
+  const browser: BrowserState = { sessions, fitting: await fittingSessions(deps, sessions, r) };
   const opening = LOGIN_STEPS.find((step) => step.opens?.(r, browser));
   if (opening) return pageUrl(opening.path, r.id);
   if (browser.fitting.length === 1) {
@@ -26,10 +26,13 @@ export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<
 }
 
 /**
- * After the sign-in or a step after it: the next step (after `after`) this user still has to do;
- * when none is left the session answers the auth request and the browser goes on to the callback.
+ * After the sign-in or a step after it: first what the login policy still asks (a second factor, its
+ * set-up, a passkey), then the next step (after `after`) this user still has to do; when none is left
+ * the session answers the auth request and the browser goes on to the callback.
  */
 export async function proceed(turn: Turn, signedIn: SignedIn, after?: LoginStep): Promise<Response> {
+  const missing = gapPage(await gapOf(turn, signedIn));
+  if (missing) return turn.see(turn.url(missing));
   const rest = after ? LOGIN_STEPS.slice(LOGIN_STEPS.indexOf(after) + 1) : LOGIN_STEPS;
   const next = rest.find((step) => step.pending?.(signedIn.user));
   if (next) return turn.see(turn.url(next.path));

@@ -4,6 +4,7 @@ import type { Db } from '../db/client';
 import { notifications } from '../db/schema/index';
 import type { Deps } from '../deps';
 import type { Job } from '../jobs';
+import { smsProviderFor } from './sms/index';
 
 /** How long a claimed message is hidden from other replicas while one of them delivers it. */
 const LEASE_SECONDS = 300;
@@ -70,6 +71,13 @@ export async function deliverPending(db: Db, send: Sender): Promise<number> {
 
 /** SMTP through nodemailer when PORTCULLIS_SMTP_URL is set; otherwise the message goes to the log. */
 export function senderFor(deps: Deps): Sender {
+  const mail = mailSenderFor(deps);
+  const sms = smsProviderFor(deps);
+  // One-time codes by SMS travel through the outbox too, to the SMS provider (src/notify/sms/).
+  return (m) => (m.kind === 'OTP_SMS' ? sms.send({ to: m.recipient, text: m.body, notificationId: m.id }) : mail(m));
+}
+
+function mailSenderFor(deps: Deps): Sender {
   if (deps.config.smtpUrl) {
     const transport = nodemailer.createTransport(deps.config.smtpUrl);
     return async (m) => {

@@ -2,7 +2,7 @@
  * The messages of the notification outbox, rendered when the code is issued so that the outbox row
  * holds exactly what is delivered.
  */
-export type NotificationKind = 'EMAIL_VERIFICATION' | 'INVITATION' | 'PASSWORD_RESET';
+export type NotificationKind = 'EMAIL_VERIFICATION' | 'INVITATION' | 'PASSWORD_RESET' | 'PASSKEY_REGISTRATION';
 
 export interface MessageInput {
   kind: NotificationKind;
@@ -61,6 +61,20 @@ export function renderMessage(m: MessageInput): { subject: string; body: string 
           ...linkLines(link, 'Or open'),
           '',
           'If you did not ask for this, ignore this message.',
+          expires,
+          '',
+        ].join('\n'),
+      };
+    case 'PASSKEY_REGISTRATION':
+      return {
+        subject: 'Register a passkey',
+        body: [
+          greeting,
+          '',
+          `register a passkey for ${m.loginName}: open the link below on the device that is to hold it.`,
+          ...linkLines(link, 'Open'),
+          `Registration code: ${m.code}`,
+          '',
           expires,
           '',
         ].join('\n'),

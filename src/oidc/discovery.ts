@@ -6,6 +6,7 @@ import { LOCALES } from '../login/i18n';
 import { PROMPTS } from './authorize/checks/prompt';
 import { GRANTS } from './grants/index';
 import { CLIENT_JWT_ALGS } from '../domain/oidc/client-assertion';
+import { ACR_VALUES } from '../domain/policy/acr';
 
 /** GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0). */
 export function discoveryEndpoint(c: Context, deps: Deps) {
@@ -26,6 +27,7 @@ export function discoveryEndpoint(c: Context, deps: Deps) {
     response_modes_supported: ['query', 'fragment', 'form_post'],
     grant_types_supported: [...Object.keys(GRANTS), 'implicit'],
     subject_types_supported: ['public'],
+    acr_values_supported: [...ACR_VALUES],
     id_token_signing_alg_values_supported: SIGNING_ALGORITHMS,
     token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     token_endpoint_auth_signing_alg_values_supported: CLIENT_JWT_ALGS,
@@ -47,6 +49,7 @@ export function discoveryEndpoint(c: Context, deps: Deps) {
       'auth_time',
       'nonce',
       'amr',
+      'acr',
       'at_hash',
       'act',
       'azp',

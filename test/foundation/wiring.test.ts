@@ -41,6 +41,8 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   user_codes_user_id_kind_pk: 'upserted',
   user_metadata_user_id_key_pk: 'upserted',
   org_metadata_org_id_key_pk: 'upserted',
+  user_factors_pkey: 'generated id',
+  recovery_codes_pkey: 'generated id',
 };
 
 /**

@@ -63,7 +63,7 @@ export class Browser {
   }
 }
 
-function decodeHtml(s: string): string {
+export function decodeHtml(s: string): string {
   return s
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")

@@ -23,8 +23,8 @@ describe('discovery matches behaviour', () => {
   it('advertises nothing it does not do', async () => {
     expect(d).not.toHaveProperty('request_object_signing_alg_values_supported');
     expect(d.request_parameter_supported).toBe(false);
-    expect(d.claims_supported).not.toContain('acr');
     expect(d.claims_supported).not.toContain('c_hash');
+    expect(d.acr_values_supported).toEqual(['urn:portcullis:acr:1fa', 'urn:portcullis:acr:mfa']);
     expect(d.scopes_supported).not.toContain('address');
     expect(d.prompt_values_supported).toEqual(expect.arrayContaining(['none', 'login', 'select_account', 'create']));
     expect(d.token_endpoint_auth_signing_alg_values_supported).toEqual(

@@ -79,6 +79,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
         passwordRequireNumber: req.passwordRequireNumber,
         passwordRequireSymbol: req.passwordRequireSymbol,
         lockoutMaxPasswordAttempts: req.lockoutMaxPasswordAttempts,
+        lockoutMaxOtpAttempts: req.lockoutMaxOtpAttempts,
         impersonationAllowed: req.impersonationAllowed,
         registrationAllowed: req.registrationAllowed,
         loginWithEmailAllowed: req.loginWithEmailAllowed,

@@ -32,6 +32,8 @@ import {
   listUsers,
 } from '../../domain/user/queries';
 import { ctxOf } from '../context';
+import type { PasskeyRpcs } from './passkey-handlers';
+import type { SecondFactorRpcs } from './second-factor-handlers';
 import { pageIn, pageOut } from '../convert/list';
 import { optDate, ts } from '../convert/time';
 import {
@@ -44,12 +46,18 @@ import {
   phoneVerificationIn,
   userOut,
 } from './convert';
+import type { authenticationMethodHandlers } from './authentication-methods-handlers';
 
 /**
  * portcullis.user.v2.UserService. Handlers convert messages to domain calls and back; permissions
  * (named in the proto comments of each RPC) and every rule live in src/domain/user.
  */
-export function userHandlers(deps: Deps): ServiceImpl<typeof UserService> {
+export function userHandlers(
+  deps: Deps,
+): Omit<
+  ServiceImpl<typeof UserService>,
+  SecondFactorRpcs | PasskeyRpcs | keyof ReturnType<typeof authenticationMethodHandlers>
+> {
   return {
     async createUser(req, hc) {
       const u = req.userType;

@@ -12,6 +12,8 @@ export interface InstanceSettings {
   passwordRequireNumber: boolean;
   passwordRequireSymbol: boolean;
   lockoutMaxPasswordAttempts: number;
+  /** wrong second-factor codes (TOTP, email/SMS, recovery) in a row before the user is locked; 0: never */
+  lockoutMaxOtpAttempts: number;
   impersonationAllowed: boolean;
   /** self-registration in the hosted login, for the default organization (others: their own policy, default no) */
   registrationAllowed: boolean;
@@ -49,6 +51,7 @@ export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
   passwordRequireNumber: false,
   passwordRequireSymbol: false,
   lockoutMaxPasswordAttempts: 10,
+  lockoutMaxOtpAttempts: 5,
   impersonationAllowed: false,
   registrationAllowed: true,
   loginWithEmailAllowed: true,

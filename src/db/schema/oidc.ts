@@ -22,6 +22,8 @@ export const authRequests = pgTable(
     codeChallenge: text('code_challenge'),
     prompt: text('prompt').array().notNull().default(sql`'{}'::text[]`),
     maxAge: integer('max_age'),
+    /** acr_values of the request, in the client's order of preference */
+    acrValues: text('acr_values').array().notNull().default(sql`'{}'::text[]`),
     loginHint: text('login_hint'),
     /** `sub` of a valid id_token_hint */
     hintUserId: text('hint_user_id'),

@@ -27,7 +27,8 @@ export type LocalizedNames = readonly [en: string, de: string];
  *   (its aggregate id);
  * - `member-principal`: the cached principal of the user an administrator event names (payload.userId);
  * - `instance-settings`: the settings of the instance the command ran in;
- * - `org-users`: the principals and machine users of every user of the organization (its aggregate id).
+ * - `org-users`: the principals and machine users of every user of the organization (its aggregate id);
+ * - `login-policy`: the cached login policy of the instance or organization (its aggregate id).
  */
 export type Invalidation =
   | 'token-lookups'
@@ -35,7 +36,8 @@ export type Invalidation =
   | 'machine-user'
   | 'member-principal'
   | 'instance-settings'
-  | 'org-users';
+  | 'org-users'
+  | 'login-policy';
 
 export interface EventDeclaration {
   /** the aggregate type(s) the event is appended to */

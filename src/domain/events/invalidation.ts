@@ -3,6 +3,7 @@ import type { CommitObserver, NewEvent, UnitOfWork } from '../execute';
 import { invalidateInstanceSettings } from '../instance/settings';
 import { invalidateMachineUser } from '../oidc/m2m/machines';
 import { invalidateOrgUsers } from '../org/invalidate-users';
+import { invalidateLoginPolicy } from '../policy/login-policy';
 import type { Invalidation } from './declare';
 import { EVENT_TYPES, isEventType } from './registry';
 
@@ -22,6 +23,7 @@ const EVICT: Record<
   'member-principal': { key: (e) => (e.payload as { userId: string }).userId, evict: invalidatePrincipal },
   'instance-settings': { key: aggregate, evict: invalidateInstanceSettings },
   'org-users': { key: aggregate, evict: invalidateOrgUsers },
+  'login-policy': { key: aggregate, evict: invalidateLoginPolicy },
 };
 
 /**

@@ -3,7 +3,9 @@ import { type AuthorizationEvents, authorizationEvents } from './types/authoriza
 import { type InstanceEvents, instanceEvents } from './types/instance';
 import { type OidcEvents, oidcEvents } from './types/oidc';
 import { type OrgEvents, orgEvents } from './types/org';
+import { type PasskeyEvents, passkeyEvents } from './types/passkeys';
 import { type ProjectEvents, projectEvents } from './types/project';
+import { type SecondFactorEvents, secondFactorEvents } from './types/second-factors';
 import { type SessionEvents, sessionEvents } from './types/session';
 import { type UserEvents, userEvents } from './types/user';
 
@@ -19,6 +21,8 @@ export interface EventPayloads
   extends InstanceEvents,
     OrgEvents,
     UserEvents,
+    PasskeyEvents,
+    SecondFactorEvents,
     ProjectEvents,
     AuthorizationEvents,
     SessionEvents,
@@ -31,6 +35,8 @@ export const EVENT_TYPES: Readonly<Record<EventType, EventDeclaration>> = {
   ...instanceEvents,
   ...orgEvents,
   ...userEvents,
+  ...secondFactorEvents,
+  ...passkeyEvents,
   ...projectEvents,
   ...authorizationEvents,
   ...sessionEvents,

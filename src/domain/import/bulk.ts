@@ -98,6 +98,20 @@ export async function insertUsers(tx: Db, rows: UserRow[]): Promise<void> {
       description text, access_token_type text)`);
 }
 
+/**
+ * Imported TOTP secrets become ready TOTP factors of their users, as the migration did for the users
+ * imported before factors existed: one INSERT … SELECT over the users just written.
+ */
+export async function insertImportedTotpFactors(tx: Db, userIds: string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await tx.execute(sql`
+    insert into user_factors (id, user_id, org_id, type, state, secret)
+    select 'otp_' || u.id, u.id, u.org_id, 'totp', 'ready', upper(u.otp_secret)
+    from users u
+    where u.id in (select jsonb_array_elements_text(${JSON.stringify(userIds)}::jsonb)) and u.otp_secret is not null
+    on conflict do nothing`);
+}
+
 export async function insertUserMetadata(
   tx: Db,
   rows: { user_id: string; key: string; value: string }[],

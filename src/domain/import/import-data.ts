@@ -17,7 +17,14 @@ import {
   machineAccount,
   usernameKey,
 } from './accounts';
-import { type EventRow, appendEvents, inBatches, insertUserMetadata, insertUsers } from './bulk';
+import {
+  type EventRow,
+  appendEvents,
+  inBatches,
+  insertImportedTotpFactors,
+  insertUserMetadata,
+  insertUsers,
+} from './bulk';
 import type {
   ImportError,
   ImportHuman,
@@ -218,6 +225,8 @@ async function importOrg(
           ),
         checkDeadline,
       );
+      const withOtp = fresh.filter((a) => a.otp).map((a) => a.id);
+      await inBatches(withOtp, (slice) => insertImportedTotpFactors(tx, slice), checkDeadline);
       // An imported TOTP secret is recorded as its own event; the secret stays out of the event log.
       const otpEvents: EventRow[] = fresh
         .filter((a) => a.otp)

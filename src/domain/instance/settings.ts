@@ -42,6 +42,7 @@ const RANGES: Partial<Record<keyof InstanceSettings, [number, number]>> = {
   refreshTokenAbsoluteSeconds: [60, 365 * DAY],
   passwordMinLength: [1, 72],
   lockoutMaxPasswordAttempts: [0, 100],
+  lockoutMaxOtpAttempts: [0, 100],
   rateLimitWindowSeconds: [1, 3600],
   tokenRateLimitPerClient: [0, RATE_LIMIT_MAX],
   tokenRateLimitPerAddress: [0, RATE_LIMIT_MAX],

@@ -10,6 +10,7 @@ import { type ClaimUser, hasAuthorization, maybeRoleClaims, metadataClaim, scope
 import type { OidcEnv } from './env';
 import { RESERVED } from './scopes';
 import { signingKeyOf } from './web-keys';
+import { acrOf } from '../policy/acr';
 
 export const OPAQUE_ACCESS_TOKEN_PREFIX = 'pco_';
 export const REFRESH_TOKEN_PREFIX = 'pcr_';
@@ -223,7 +224,10 @@ export async function buildIdToken(work: UnitOfWork, env: OidcEnv, p: IdTokenPar
   };
   if (p.authTime) claims.auth_time = Math.floor(p.authTime.getTime() / 1000);
   if (p.nonce) claims.nonce = p.nonce;
-  if (p.amr.length) claims.amr = p.amr;
+  if (p.amr.length) {
+    claims.amr = p.amr;
+    claims.acr = acrOf(p.amr);
+  }
   if (p.sessionId) claims.sid = p.sessionId;
   if (p.accessToken) claims.at_hash = halfHash(p.accessToken, key.alg);
   if (p.code) claims.c_hash = halfHash(p.code, key.alg);

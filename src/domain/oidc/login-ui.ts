@@ -4,7 +4,8 @@ import { failedPrecondition, invalidArgument, notFound } from '../errors';
 import { requireLoginUiPermission } from '../session/login-ui-permission';
 import { getSession } from '../session/sessions';
 import { findUserById } from '../session/users';
-import { finishRefusal } from './may-finish';
+import type { PolicyGap } from '../session/policy-gap';
+import { finishRefusalWithPolicy } from './may-finish';
 import { type AuthRequest, failAuthRequest, findPendingAuthRequest, linkSessionToAuthRequest } from './auth-requests';
 
 const ERRORS = [
@@ -53,7 +54,14 @@ export async function createCallback(
   const session = await getSession(ctx.db, answer.session.id, answer.session.token);
   if (!session) throw notFound('Errors.Session.NotFound', 'session not found');
   const user = session.userId ? await findUserById(ctx.db, session.userId) : undefined;
-  const refusal = finishRefusal({ ...session, passwordChangeRequired: user?.passwordChangeRequired }, r, 'signed-in');
+  const refused = await finishRefusalWithPolicy(
+    ctx.db,
+    ctx.instanceId,
+    { ...session, passwordChangeRequired: user?.passwordChangeRequired },
+    r,
+    'signed-in',
+  );
+  const refusal = refused?.refusal;
   if (refusal === 'not_authenticated')
     throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked user and password');
   // As in the hosted login: a required password change comes before any sign-in completes.
@@ -63,5 +71,25 @@ export async function createCallback(
       'session: the user must set a new password first (UserService.SetPassword)',
     );
   }
+  if (refused?.gap) throw failedPrecondition('Errors.Session.LoginPolicy', `session: ${policyMessage(refused.gap)}`);
   return { request: await linkSessionToAuthRequest(ctx, id, session.id, keyHash), callbackKey };
+}
+
+/** What a custom login UI must still check before the session answers the request, in words. */
+function policyMessage(gap: PolicyGap): string {
+  switch (gap.missing) {
+    case 'first-factor':
+      return {
+        expired: 'the first factor was checked longer ago than the login policy allows; check it again',
+        'max-age': "the first factor was checked longer ago than the request's max_age; check it again",
+        'passkey-required': 'the login policy requires a passkey (checks.web_auth_n with user verification)',
+        missing: 'the session has no checked first factor',
+      }[gap.reason];
+    case 'second-factor':
+      return `the login policy requires a second factor; check one of: ${gap.factors.join(', ')}`;
+    case 'factor-setup':
+      return `the login policy requires a second factor and the user has none; set one up: ${gap.factors.join(', ')}`;
+    default:
+      return 'the session does not satisfy the login policy';
+  }
 }

@@ -1,4 +1,6 @@
+import type { Db } from '../../db/client';
 import { type FactorChecks, firstFactorAt } from '../session/factors';
+import { type PolicyGap, sessionPolicyGap } from '../session/policy-gap';
 import { maySignIn, SESSION_REUSE } from '../session/may-sign-in';
 import type { AuthRequest } from './auth-requests';
 
@@ -24,7 +26,7 @@ export interface FinishingSession {
  */
 export type FinishMode = 'reuse' | 'signed-in';
 
-export type FinishRefusal = 'not_authenticated' | 'password_change_required' | 'unfit';
+export type FinishRefusal = 'not_authenticated' | 'password_change_required' | 'unfit' | 'policy';
 
 /**
  * The one rule for "may this session finish this auth request". In every mode the session has a user
@@ -44,5 +46,28 @@ export function finishRefusal(s: FinishingSession, r: AuthRequest, mode: FinishM
   return undefined;
 }
 
-export const mayFinish = (s: FinishingSession, r: AuthRequest, mode: FinishMode): boolean =>
-  finishRefusal(s, r, mode) === undefined;
+/**
+ * The rule above, then the login policy (src/domain/session/policy-gap.ts): the session's checks must
+ * be within their lifetimes and max_age, and include a second factor when the policy, the request's
+ * acr_values or the user's own factors ask for one. `gap` says what is missing under the policy.
+ */
+export async function finishRefusalWithPolicy(
+  db: Db,
+  instanceId: string,
+  s: FinishingSession,
+  r: AuthRequest,
+  mode: FinishMode,
+): Promise<{ refusal: FinishRefusal; gap?: PolicyGap } | undefined> {
+  const refusal = finishRefusal(s, r, mode);
+  if (refusal) return { refusal };
+  const gap = await sessionPolicyGap(db, instanceId, s, r);
+  return gap.missing === 'none' ? undefined : { refusal: 'policy', gap };
+}
+
+export const mayFinish = async (
+  db: Db,
+  instanceId: string,
+  s: FinishingSession,
+  r: AuthRequest,
+  mode: FinishMode,
+): Promise<boolean> => (await finishRefusalWithPolicy(db, instanceId, s, r, mode)) === undefined;

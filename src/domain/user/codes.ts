@@ -18,6 +18,7 @@ const LIFETIME_SECONDS: Record<CodeKind, number> = {
   PHONE_VERIFICATION: 3600,
   INVITATION: 72 * 3600,
   PASSWORD_RESET: 3600,
+  PASSKEY_REGISTRATION: 24 * 3600,
 };
 
 // Declared with the event types; a kind without its event (or the reverse) is a compile error here.

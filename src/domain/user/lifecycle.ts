@@ -44,7 +44,11 @@ export async function changeUserState(ctx: Ctx, userId: string, change: keyof ty
     const now = new Date();
     await work.tx
       .update(users)
-      .set({ state: t.to, changedAt: now, ...(change === 'unlock' ? { failedPasswordAttempts: 0 } : {}) })
+      .set({
+        state: t.to,
+        changedAt: now,
+        ...(change === 'unlock' ? { failedPasswordAttempts: 0, failedOtpAttempts: 0 } : {}),
+      })
       .where(eq(users.id, id));
     work.push({ aggregateType: 'user', aggregateId: id, type: t.event, payload: {}, resourceOwner: user.orgId });
     return now;

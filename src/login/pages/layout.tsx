@@ -112,6 +112,7 @@ border:1px solid #6a737d;border-radius:4px;font-size:1rem}
 button{margin-top:1.25rem;padding:.6rem 1.2rem;font-size:1rem;border:0;border-radius:4px;background:#0b5fff;\
 color:#fff;cursor:pointer}
 button.link{background:none;color:#0b5fff;padding:0;text-decoration:underline}
+button.secondary{background:#eef2ff;color:#1b1f23}
 .error{color:#b00020;font-weight:600}
 .hint{color:#586069;font-size:.9rem}
 ul.accounts{list-style:none;padding:0}

@@ -1,4 +1,5 @@
 import { Layout, MainInput, type PageProps, StepForm } from './layout';
+import { WebAuthnForm, WebAuthnScript } from './passkeys';
 
 export function LoginNamePage(
   p: PageProps & { authRequest: string; csrf: string; loginName?: string; error?: string; canRegister: boolean },
@@ -10,7 +11,7 @@ export function LoginNamePage(
           id="loginName"
           label={p.t.loginNameLabel}
           value={p.loginName ?? ''}
-          autocomplete="username"
+          autocomplete="username webauthn"
           error={p.error}
           hintId="loginName-hint"
         />
@@ -19,11 +20,25 @@ export function LoginNamePage(
         </p>
         <button type="submit">{p.t.next}</button>
       </StepForm>
+      <WebAuthnForm
+        t={p.t}
+        action="/ui/login/passkey"
+        mode="get"
+        optionsUrl="/ui/login/passkey/options"
+        autofill
+        authRequest={p.authRequest}
+        csrf={p.csrf}
+        fields={{ challenge: '' }}
+        button={p.t.passkeySignIn}
+        buttonClass="secondary"
+        noscript={false}
+      />
       {p.canRegister && (
         <p>
           <a href={`/ui/login/register?authRequest=${encodeURIComponent(p.authRequest)}`}>{p.t.createAccount}</a>
         </p>
       )}
+      <WebAuthnScript />
     </Layout>
   );
 }

@@ -1,5 +1,6 @@
 import { setAuthRequestLoginName } from '../../domain/oidc/auth-requests';
 import { LoginNamePage } from '../pages/login-name';
+import { withScript } from '../webauthn-script';
 import { mayRegister } from './register';
 import type { LoginStep } from './types';
 
@@ -11,9 +12,12 @@ export const loginName: LoginStep = {
     const { r } = turn;
     const error = turn.queryError();
     const canRegister = await mayRegister(turn);
-    return turn.render((base) => (
-      <LoginNamePage {...base} loginName={r.loginName ?? r.loginHint ?? ''} error={error} canRegister={canRegister} />
-    ));
+    // the passkey button and the login name field's autofill run the WebAuthn script
+    return withScript(
+      turn.render((base) => (
+        <LoginNamePage {...base} loginName={r.loginName ?? r.loginHint ?? ''} error={error} canRegister={canRegister} />
+      )),
+    );
   },
   async post(turn) {
     const loginName = (turn.form.loginName ?? '').trim().slice(0, 200);

@@ -27,7 +27,7 @@ export const selectAccount: LoginStep = {
     const { r } = turn;
     const chosen = (await browserSessions(turn.c, turn.deps)).find((s) => s.id === turn.form.sessionId);
     if (!chosen) return turn.see(turn.url('login'));
-    if (mayFinish(chosen, r, 'reuse')) {
+    if (await mayFinish(turn.deps.database.db, turn.deps.instanceId, chosen, r, 'reuse')) {
       await linkSessionToAuthRequest(turn.ctx(chosen.userId ?? undefined), r.id, chosen.id);
       return turn.see(callbackUrl(r.id));
     }

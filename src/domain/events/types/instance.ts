@@ -1,4 +1,5 @@
 import type { InstanceSettings } from '../../instance/settings';
+import type { LoginPolicy } from '../../policy/login-policy';
 import { type Declarations, declareFor } from '../declare';
 
 export interface InstanceEvents {
@@ -8,6 +9,8 @@ export interface InstanceEvents {
   'instance.domain.removed': { domain: string };
   /** only the settings the command set */
   'instance.settings.changed': Partial<InstanceSettings>;
+  /** the whole default login policy as set */
+  'instance.login_policy.set': LoginPolicy;
 }
 
 const instance = declareFor('instance');
@@ -21,5 +24,9 @@ export const instanceEvents: Declarations<InstanceEvents> = {
     ['Instance settings changed', 'Instanz-Einstellungen geändert'],
     'token-lookups',
     'instance-settings',
+  ),
+  'instance.login_policy.set': instance(
+    ['Default login policy set', 'Standard-Login-Richtlinie gesetzt'],
+    'login-policy',
   ),
 };

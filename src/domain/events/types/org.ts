@@ -1,3 +1,4 @@
+import type { LoginPolicy } from '../../policy/login-policy';
 import { type ChangedFields, type Declarations, type Empty, declareFor } from '../declare';
 
 export interface OrgEvents {
@@ -13,6 +14,10 @@ export interface OrgEvents {
   'org.metadata.set': { key: string; value: string };
   'org.metadata.removed': { key: string };
   'org.login_policy.changed': ChangedFields;
+  /** the organization's own login policy (factors, MFA, check lifetimes), whole */
+  'org.login_policy.factors.set': LoginPolicy;
+  /** the organization inherits the instance's login policy again */
+  'org.login_policy.factors.reset': Empty;
 }
 
 const org = declareFor('org');
@@ -32,4 +37,6 @@ export const orgEvents: Declarations<OrgEvents> = {
   'org.metadata.set': org(['Organization metadata set', 'Organisations-Metadaten gesetzt'], 'token-lookups'),
   'org.metadata.removed': org(['Organization metadata removed', 'Organisations-Metadaten entfernt'], 'token-lookups'),
   'org.login_policy.changed': org(null, 'token-lookups'),
+  'org.login_policy.factors.set': org(['Login policy set', 'Login-Richtlinie gesetzt'], 'login-policy'),
+  'org.login_policy.factors.reset': org(['Login policy reset', 'Login-Richtlinie zurückgesetzt'], 'login-policy'),
 };

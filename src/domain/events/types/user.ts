@@ -37,6 +37,7 @@ export const CODE_ADDED = {
   PHONE_VERIFICATION: 'user.human.phone.code.added',
   INVITATION: 'user.human.invite.code.added',
   PASSWORD_RESET: 'user.human.password.code.added',
+  PASSKEY_REGISTRATION: 'user.human.passkey.code.added',
 } as const satisfies Record<string, keyof UserEvents>;
 
 export interface UserEvents {
@@ -60,8 +61,11 @@ export interface UserEvents {
   'user.human.phone.code.added': CodeAddedPayload;
   'user.human.phone.verified': Empty;
   'user.human.invite.code.added': CodeAddedPayload;
+  'user.human.passkey.code.added': CodeAddedPayload;
   'user.human.invite.code.verified': Empty;
   'user.human.otp.added': Empty;
+  /** the user chose to set up a second factor later (the login policy allows skipping for a while) */
+  'user.human.mfa.init.skipped': Empty;
   'user.initialized': Empty;
   'user.locked': { reason?: string };
   'user.unlocked': Empty;
@@ -107,11 +111,13 @@ export const userEvents: Declarations<UserEvents> = {
   'user.human.phone.code.added': user(null),
   'user.human.phone.verified': user(['Phone number verified', 'Telefonnummer verifiziert'], 'token-lookups'),
   'user.human.invite.code.added': user(['Invitation code created', 'Einladungscode erstellt']),
+  'user.human.passkey.code.added': user(['Passkey registration link created', 'Passkey-Registrierungslink erstellt']),
   'user.human.invite.code.verified': user(['Invitation accepted', 'Einladung angenommen'], 'token-lookups'),
   'user.human.otp.added': user(
     ['Authenticator app (OTP) added', 'Authenticator-App (OTP) hinzugefügt'],
     'token-lookups',
   ),
+  'user.human.mfa.init.skipped': user(['MFA set-up skipped', 'MFA-Einrichtung übersprungen']),
   'user.initialized': user(['User initialized', 'Benutzer initialisiert'], 'token-lookups'),
   'user.locked': user(['User locked', 'Benutzer gesperrt'], ...STATE),
   'user.unlocked': user(['User unlocked', 'Benutzer entsperrt'], ...STATE),

@@ -1,3 +1,4 @@
+import { acrValues } from './acr-values';
 import { client } from './client';
 import { idTokenHint } from './id-token-hint';
 import { maxAge } from './max-age';
@@ -38,6 +39,7 @@ const CHECKS: AuthorizeCheck[] = [
   nonce,
   prompt,
   maxAge,
+  acrValues,
   idTokenHint, // after prompt: with prompt=none a bad hint is login_required
 ];
 
@@ -47,6 +49,7 @@ const NOTHING_YET: Checked = {
   nonce: null,
   prompt: [],
   maxAge: null,
+  acrValues: [],
   hintUserId: null,
 };
 

@@ -1,10 +1,9 @@
 import type { Context } from 'hono';
 import type { Deps } from '../../../deps';
 import type { AuthRequest } from '../../../domain/oidc/auth-requests';
-import { mayFinish } from '../../../domain/oidc/may-finish';
 import { interactionRequired, invalidRequest, loginRequired } from '../../../domain/oidc/oauth-errors';
 import { splitScopes } from '../../../domain/oidc/scopes';
-import { browserSessions } from '../../../login/flow';
+import { browserSessions, fittingSessions } from '../../../login/flow';
 import type { AuthorizeCheck } from './types';
 
 /** The prompt values we act on (discovery advertises them); others are ignored. */
@@ -24,7 +23,7 @@ export const prompt: AuthorizeCheck = ({ params }) => {
  * silently; none or several is the error the client gets, as the user cannot be asked.
  */
 export async function promptNoneSession(c: Context, deps: Deps, request: AuthRequest) {
-  const fitting = (await browserSessions(c, deps)).filter((s) => mayFinish(s, request, 'reuse'));
+  const fitting = await fittingSessions(deps, await browserSessions(c, deps), request);
   if (fitting.length === 0) throw loginRequired('no session fits the request; the user must sign in');
   if (fitting.length > 1) throw interactionRequired('several sessions fit; the user must choose');
   return fitting[0];

@@ -30,6 +30,7 @@ export interface Checked {
   nonce: string | null;
   prompt: string[];
   maxAge: number | null;
+  acrValues: string[];
   hintUserId: string | null;
 }
 

@@ -1,0 +1,42 @@
+import type { Db } from '../../db/client';
+import { instances } from '../../db/schema/index';
+import { type DomainError, failedPrecondition } from '../errors';
+import { readyFactors } from '../session/policy-gap';
+import { effectiveLoginPolicy, type LoginPolicy, mfaForced } from './login-policy';
+
+/** A factor about to be removed: one factor by id, or every factor of a type (`recovery_codes`: all codes). */
+export type RemovedFactor = { id: string } | { type: 'totp' | 'webauthn' | 'otp_email' | 'otp_sms' | 'recovery_codes' };
+
+const counts = (policy: LoginPolicy, f: { type: string; passwordless: boolean }) =>
+  (f.type === 'totp' && policy.secondFactors.includes('TOTP')) ||
+  (f.type === 'otp_email' && policy.secondFactors.includes('OTP_EMAIL')) ||
+  (f.type === 'otp_sms' && policy.secondFactors.includes('OTP_SMS')) ||
+  (f.type === 'webauthn' &&
+    (policy.secondFactors.includes('U2F') ||
+      (f.passwordless && policy.multiFactors.includes('U2F_WITH_VERIFICATION'))));
+
+/**
+ * "May this factor be removed": not the user's last second factor (or passkey) the policy accepts
+ * while the policy of the user's organization forces MFA; the user would otherwise sign in with one
+ * factor until asked to set one up again. Recovery codes are a fallback, never the factor that
+ * keeps MFA, so removing them is always allowed and they do not save the last factor. Call it in
+ * the removing command's transaction (`work.tx`); it answers the FAILED_PRECONDITION to throw, or
+ * undefined.
+ */
+export async function factorRemovalRefusal(
+  db: Db,
+  user: { id: string; orgId: string },
+  factor: RemovedFactor,
+): Promise<DomainError | undefined> {
+  if ('type' in factor && factor.type === 'recovery_codes') return undefined;
+  const [instance] = await db.select({ id: instances.id }).from(instances).limit(1);
+  const { policy } = await effectiveLoginPolicy(db, instance?.id ?? '', user.orgId);
+  if (!mfaForced(policy)) return undefined;
+  const factors = (await readyFactors(db, user.id)).filter((f) => counts(policy, f));
+  const removed = (f: { id: string; type: string }) => ('id' in factor ? f.id === factor.id : f.type === factor.type);
+  if (factors.length === 0 || factors.some((f) => !removed(f))) return undefined;
+  return failedPrecondition(
+    'Errors.User.MFA.LastFactor',
+    "the login policy forces MFA and this is the user's last second factor: add another one first",
+  );
+}

@@ -1,0 +1,18 @@
+import type { Ctx } from '../../context';
+import { consumeRecoveryCode } from '../../user/factors/recovery-codes';
+import { recordFactorCheck } from '../factors';
+import type { Session } from '../sessions';
+import type { LoginUser } from '../users';
+import { checkSecondFactor } from './otp-lockout';
+
+/** checks.recovery_code: uses up one of the user's recovery codes (a code works once). */
+export function checkRecoveryCode(ctx: Ctx, sessionId: string, user: LoginUser, code: string): Promise<Session> {
+  return checkSecondFactor(
+    ctx,
+    user,
+    'recovery_code',
+    'checks.recovery_code',
+    (work) => consumeRecoveryCode(work.tx, user.id, code),
+    (work) => recordFactorCheck(work, sessionId, user, 'recoveryCode'),
+  );
+}

@@ -1,0 +1,139 @@
+import { DomainError, LimitError } from '../../domain/errors';
+import { execute } from '../../domain/execute';
+import { checkOtp, hasLiveOtpChallenge, type OtpKind, openOtpChallenge } from '../../domain/session/checks/otp';
+import { checkRecoveryCode } from '../../domain/session/checks/recovery-code';
+import { checkTotp } from '../../domain/session/checks/totp';
+import { hasRecoveryCodes } from '../../domain/user/factors/recovery-codes';
+import type { Session } from '../../domain/session/sessions';
+import type { Messages } from '../i18n';
+import { CodePage } from '../pages/codes';
+import { withSignedInUser } from './signed-in';
+import type { LoginStep, SignedIn, Turn } from './types';
+
+type Check = (turn: Turn, signedIn: SignedIn, code: string) => Promise<Session>;
+
+interface CodeStep {
+  path: string;
+  title: (t: Messages) => string;
+  text: (t: Messages) => string;
+  label: (t: Messages) => string;
+  numeric: boolean;
+  check: Check;
+  /** email and SMS: a code is sent when the page opens without one, and on request */
+  otp?: OtpKind;
+}
+
+/**
+ * A page that checks one second-factor code of the signed-in user and goes on with the login. A
+ * wrong code and a locked account answer on the page; the lockout rule is the domain's.
+ */
+function codeStep(spec: CodeStep): LoginStep {
+  const step: LoginStep = {
+    path: spec.path,
+    page: (turn) =>
+      withSignedInUser(turn, 'login', async (signedIn) => {
+        const { t } = turn;
+        if (spec.otp && !(await hasLiveOtpChallenge(turn.deps.database.db, signedIn.sessionId, spec.otp)))
+          await sendCode(turn, signedIn, spec.otp).catch(ignoreTooSoon);
+        const error = turn.queryError({ invalid: t.wrongCode, locked: t.locked, soon: t.otpTooSoon });
+        const notice = turn.c.req.query('sent') ? t.codeResent : undefined;
+        const recoverable =
+          spec.path !== 'recovery' && (await hasRecoveryCodes(turn.deps.database.db, signedIn.user.id));
+        return turn.render((base) => (
+          <CodePage
+            {...base}
+            path={spec.path}
+            title={spec.title(t)}
+            text={spec.text(t)}
+            label={spec.label(t)}
+            numeric={spec.numeric}
+            error={error}
+            notice={notice}
+            resend={spec.otp ? `/ui/login/${spec.path}/resend` : undefined}
+            alternative={recoverable ? { href: turn.url('recovery'), text: t.useRecoveryCode } : undefined}
+          />
+        ));
+      }),
+    post: (turn) =>
+      withSignedInUser(turn, 'login', async (signedIn) => {
+        try {
+          await spec.check(turn, signedIn, (turn.form.code ?? '').trim());
+        } catch (err) {
+          if (err instanceof DomainError && err.kind === 'invalid_argument')
+            return turn.see(`${turn.url(spec.path)}&error=invalid`);
+          if (err instanceof DomainError && err.kind === 'failed_precondition')
+            return turn.see(`${turn.url(spec.path)}&error=locked`);
+          throw err;
+        }
+        return turn.proceed(signedIn, step);
+      }),
+  };
+  if (spec.otp) {
+    const kind = spec.otp;
+    step.actions = {
+      resend: (turn) =>
+        withSignedInUser(turn, 'login', async (signedIn) => {
+          try {
+            await sendCode(turn, signedIn, kind);
+          } catch (err) {
+            if (err instanceof LimitError) return turn.see(`${turn.url(spec.path)}&error=soon`);
+            throw err;
+          }
+          return turn.see(`${turn.url(spec.path)}&sent=1`);
+        }),
+    };
+  }
+  return step;
+}
+
+function sendCode(turn: Turn, { user, sessionId }: SignedIn, kind: OtpKind) {
+  return execute(turn.ctx(user.id, user.orgId), (work) =>
+    openOtpChallenge(work, sessionId, user, kind, { send: true }),
+  );
+}
+
+/** Opening the page: a code asked for moments ago stays valid; a missing factor fails at the check. */
+function ignoreTooSoon(err: unknown) {
+  if (err instanceof LimitError || (err instanceof DomainError && err.kind === 'failed_precondition')) return;
+  throw err;
+}
+
+const ctxOf = (turn: Turn, { user }: SignedIn) => turn.ctx(user.id, user.orgId);
+
+export const totp = codeStep({
+  path: 'totp',
+  title: (t) => t.totpTitle,
+  text: (t) => t.totpText,
+  label: (t) => t.otpCodeLabel,
+  numeric: true,
+  check: (turn, s, code) => checkTotp(ctxOf(turn, s), s.sessionId, s.user, code),
+});
+
+export const otpEmail = codeStep({
+  path: 'otp-email',
+  title: (t) => t.otpEmailTitle,
+  text: (t) => t.otpEmailText,
+  label: (t) => t.otpCodeLabel,
+  numeric: true,
+  otp: 'otpEmail',
+  check: (turn, s, code) => checkOtp(ctxOf(turn, s), s.sessionId, s.user, 'otpEmail', code),
+});
+
+export const otpSms = codeStep({
+  path: 'otp-sms',
+  title: (t) => t.otpSmsTitle,
+  text: (t) => t.otpSmsText,
+  label: (t) => t.otpCodeLabel,
+  numeric: true,
+  otp: 'otpSms',
+  check: (turn, s, code) => checkOtp(ctxOf(turn, s), s.sessionId, s.user, 'otpSms', code),
+});
+
+export const recovery = codeStep({
+  path: 'recovery',
+  title: (t) => t.recoveryTitle,
+  text: (t) => t.recoveryText,
+  label: (t) => t.recoveryCodeLabel,
+  numeric: false,
+  check: (turn, s, code) => checkRecoveryCode(ctxOf(turn, s), s.sessionId, s.user, code),
+});
