@@ -21,47 +21,29 @@ function refused(seconds: number, what: string): OAuthError {
   });
 }
 
+type Limit = 'tokenRateLimitPerAddress' | 'tokenRateLimitPerClient' | 'keysRateLimitPerAddress';
+
 /** The limits of the OpenID Provider's endpoints; each check throws a 429 OAuthError when over. */
 export function oidcRateLimits(deps: Deps, limiter: RateLimiter) {
-  const settings = () => getInstanceSettings(deps.database.db, deps.instanceId);
-  const take = async (bucket: string, key: string, points: number, windowSeconds: number, what: string) => {
-    const wait = await limiter.take(bucket, key, { points, windowSeconds });
+  /** One count against one of the instance's limits, in the instance's one rate-limit window. */
+  const take = async (bucket: string, key: string, limit: Limit, what: string) => {
+    const s = await getInstanceSettings(deps.database.db, deps.instanceId);
+    const wait = await limiter.take(bucket, key, { points: s[limit], windowSeconds: s.rateLimitWindowSeconds });
     if (wait > 0) throw refused(wait, what);
   };
   return {
     /** Before the body is read, so that a flood of junk costs no more than a count. */
     async tokenByAddress(c: Context): Promise<void> {
-      const s = await settings();
-      await take(
-        'token-address',
-        sourceAddress(c),
-        s.tokenRateLimitPerAddress,
-        s.rateLimitWindowSeconds,
-        'token requests from this address',
-      );
+      await take('token-address', sourceAddress(c), 'tokenRateLimitPerAddress', 'token requests from this address');
     },
     /** After the address passed: a refused address does not also use up the client's count. */
     async tokenByClient(c: Context, params: Params): Promise<void> {
       const clientId = presentedClientId(c.req.header('authorization'), params);
       if (!clientId) return;
-      const s = await settings();
-      await take(
-        'token-client',
-        clientId,
-        s.tokenRateLimitPerClient,
-        s.rateLimitWindowSeconds,
-        'token requests for this client',
-      );
+      await take('token-client', clientId, 'tokenRateLimitPerClient', 'token requests for this client');
     },
     async keysByAddress(c: Context): Promise<void> {
-      const s = await settings();
-      await take(
-        'keys-address',
-        sourceAddress(c),
-        s.keysRateLimitPerAddress,
-        s.rateLimitWindowSeconds,
-        'key set requests from this address',
-      );
+      await take('keys-address', sourceAddress(c), 'keysRateLimitPerAddress', 'key set requests from this address');
     },
   };
 }

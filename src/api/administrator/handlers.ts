@@ -1,5 +1,7 @@
 import type { ServiceImpl } from '@connectrpc/connect';
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import {
+  type AdministratorSchema,
   AdministratorService,
   type Resource,
   ResourceType,
@@ -11,10 +13,10 @@ import {
   deleteAdministrator,
   updateAdministrator,
 } from '../../domain/administrator/manage';
-import { listAdministrators } from '../../domain/administrator/queries';
+import { type AdministratorRecord, listAdministrators } from '../../domain/administrator/queries';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
 
 function resourceIn(r: Resource | undefined): ResourceRef | undefined {
   switch (r?.resource.case) {
@@ -34,6 +36,17 @@ const TYPES: Record<string, ResourceType> = {
   ORG: ResourceType.ORGANIZATION,
   PROJECT: ResourceType.PROJECT,
 };
+
+function administratorOut(a: AdministratorRecord): MessageInitShape<typeof AdministratorSchema> {
+  return {
+    userId: a.userId,
+    resourceType: TYPES[a.resourceType] ?? ResourceType.UNSPECIFIED,
+    resourceId: a.resourceId,
+    resourceOwner: a.resourceOwner,
+    roles: a.roles,
+    ...datesOut(a),
+  };
+}
 
 export function administratorHandlers(deps: Deps): ServiceImpl<typeof AdministratorService> {
   return {
@@ -64,18 +77,7 @@ export function administratorHandlers(deps: Deps): ServiceImpl<typeof Administra
         role: req.role || undefined,
         page: pageIn(req.pagination),
       });
-      return {
-        pagination: pageOut(r),
-        administrators: r.items.map((a) => ({
-          userId: a.userId,
-          resourceType: TYPES[a.resourceType] ?? ResourceType.UNSPECIFIED,
-          resourceId: a.resourceId,
-          resourceOwner: a.resourceOwner,
-          roles: a.roles,
-          creationDate: ts(a.createdAt),
-          changeDate: ts(a.changedAt),
-        })),
-      };
+      return { pagination: pageOut(r), administrators: r.items.map(administratorOut) };
     },
   };
 }

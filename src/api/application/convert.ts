@@ -26,6 +26,7 @@ import { textMethodIn } from '../convert/list';
 import type { AppConfigInput, OidcAppConfig } from '../../domain/application/model';
 import type { ApplicationFilter, ApplicationKeyView, ApplicationView } from '../../domain/application/queries';
 import { invalidArgument } from '../../domain/errors';
+import { datesOut } from '../convert/time';
 
 // Proto enums ↔ the names the domain and the database use. UNSPECIFIED and unknown numbers pass
 // through as names the domain rejects with INVALID_ARGUMENT naming the field.
@@ -242,8 +243,7 @@ export function applicationToProto(a: ApplicationView): Application {
     organizationId: a.orgId,
     name: a.name,
     state: a.state === 'ACTIVE' ? ApplicationState.ACTIVE : ApplicationState.INACTIVE,
-    creationDate: timestampFromDate(a.createdAt),
-    changeDate: timestampFromDate(a.changedAt),
+    ...datesOut(a),
     hasClientSecret: a.hasSecret,
     complianceProblems: a.complianceProblems,
     configuration,

@@ -1,11 +1,28 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { AuthorizationService } from '../../../gen/portcullis/authorization/v2/authorization_service_pb';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import {
+  type AuthorizationSchema,
+  AuthorizationService,
+} from '../../../gen/portcullis/authorization/v2/authorization_service_pb';
 import type { Deps } from '../../deps';
 import { createAuthorization, deleteAuthorization, updateAuthorization } from '../../domain/authorization/commands';
-import { listAuthorizations } from '../../domain/authorization/queries';
+import { type AuthorizationRecord, listAuthorizations } from '../../domain/authorization/queries';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
+
+function authorizationOut(a: AuthorizationRecord): MessageInitShape<typeof AuthorizationSchema> {
+  return {
+    id: a.id,
+    userId: a.userId,
+    projectId: a.projectId,
+    projectOrganizationId: a.projectOrgId,
+    organizationId: a.orgId,
+    projectGrantId: a.projectGrantId ?? '',
+    roleKeys: a.roleKeys,
+    ...datesOut(a),
+  };
+}
 
 export function authorizationHandlers(deps: Deps): ServiceImpl<typeof AuthorizationService> {
   return {
@@ -34,20 +51,7 @@ export function authorizationHandlers(deps: Deps): ServiceImpl<typeof Authorizat
         roleKey: req.roleKey || undefined,
         page: pageIn(req.pagination),
       });
-      return {
-        pagination: pageOut(r),
-        authorizations: r.items.map((a) => ({
-          id: a.id,
-          userId: a.userId,
-          projectId: a.projectId,
-          projectOrganizationId: a.projectOrgId,
-          organizationId: a.orgId,
-          projectGrantId: a.projectGrantId ?? '',
-          roleKeys: a.roleKeys,
-          creationDate: ts(a.createdAt),
-          changeDate: ts(a.changedAt),
-        })),
-      };
+      return { pagination: pageOut(r), authorizations: r.items.map(authorizationOut) };
     },
   };
 }

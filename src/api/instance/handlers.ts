@@ -1,15 +1,19 @@
 import type { ServiceImpl } from '@connectrpc/connect';
 import { InstanceService, SigningAlgorithm } from '../../../gen/portcullis/instance/v2/instance_service_pb';
 import type { Deps } from '../../deps';
-import { permissionDenied } from '../../domain/errors';
-import { getInstance } from '../../domain/instance/queries';
-import { type InstanceSettings, getInstanceSettings } from '../../domain/instance/settings';
-import { addTrustedDomain, listInstanceDomains, removeTrustedDomain } from '../../domain/instance/trusted-domains';
+import { getInstance, getInstanceSettingsOf } from '../../domain/instance/queries';
+import type { InstanceSettings } from '../../domain/instance/settings';
+import {
+  type InstanceDomain,
+  addTrustedDomain,
+  listInstanceDomains,
+  removeTrustedDomain,
+} from '../../domain/instance/trusted-domains';
 import { updateInstance } from '../../domain/instance/update-instance';
 import { updateInstanceSettings } from '../../domain/instance/update-settings';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
 
 const ALGORITHMS: Record<InstanceSettings['signingAlgorithm'], SigningAlgorithm> = {
   RS256: SigningAlgorithm.RS256,
@@ -20,13 +24,18 @@ const ALGORITHM_NAMES = new Map(
   Object.entries(ALGORITHMS).map(([k, v]) => [v, k as InstanceSettings['signingAlgorithm']]),
 );
 
+const domainOut = (d: InstanceDomain) => ({
+  domain: d.domain,
+  isGenerated: d.generated,
+  isTrusted: d.trusted,
+  creationDate: ts(d.createdAt),
+});
+
 // Web key RPCs (ListWebKeys, CreateWebKey, …) are added by the OIDC area, hence Partial.
 export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof InstanceService>> {
   return {
     async getInstance(_req, hc) {
-      const ctx = ctxOf(deps, hc);
-      if (!ctx.principal.canInstance('iam.read')) throw permissionDenied('needs iam.read on the instance');
-      const i = await getInstance(ctx);
+      const i = await getInstance(ctxOf(deps, hc));
       return {
         instance: {
           id: i.id,
@@ -34,8 +43,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
           domain: i.domain,
           domains: i.domains,
           defaultOrganizationId: i.defaultOrgId,
-          creationDate: ts(i.createdAt),
-          changeDate: ts(i.changedAt),
+          ...datesOut(i),
         },
       };
     },
@@ -45,15 +53,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
     },
     async listInstanceDomains(req, hc) {
       const r = await listInstanceDomains(ctxOf(deps, hc), { page: pageIn(req.pagination) });
-      return {
-        pagination: pageOut(r),
-        domains: r.items.map((d) => ({
-          domain: d.domain,
-          isGenerated: d.generated,
-          isTrusted: d.trusted,
-          creationDate: ts(d.createdAt),
-        })),
-      };
+      return { pagination: pageOut(r), domains: r.items.map(domainOut) };
     },
     async addTrustedDomain(req, hc) {
       const r = await addTrustedDomain(ctxOf(deps, hc), { domain: req.domain });
@@ -64,9 +64,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
       return { deletionDate: ts(r.deletedAt) };
     },
     async getInstanceSettings(_req, hc) {
-      const ctx = ctxOf(deps, hc);
-      if (!ctx.principal.canInstance('iam.read')) throw permissionDenied('needs iam.read on the instance');
-      const s = await getInstanceSettings(ctx.db, ctx.instanceId);
+      const s = await getInstanceSettingsOf(ctxOf(deps, hc));
       return { settings: { ...s, signingAlgorithm: ALGORITHMS[s.signingAlgorithm] } };
     },
     async updateInstanceSettings(req, hc) {

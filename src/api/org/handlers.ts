@@ -2,7 +2,7 @@ import { genderIn } from '../user/convert';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { OrganizationService, OrganizationState } from '../../../gen/portcullis/org/v2/org_service_pb';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { OrganizationSchema } from '../../../gen/portcullis/org/v2/org_service_pb';
+import type { DomainSchema, OrganizationSchema } from '../../../gen/portcullis/org/v2/org_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
 import type { Org } from '../../domain/org/access';
@@ -21,7 +21,9 @@ import {
 } from '../../domain/org/lifecycle';
 import { deleteOrganizationMetadata, setOrganizationMetadata } from '../../domain/org/metadata';
 import {
+  type OrgDomain,
   type OrgFilter,
+  type OrgMetadata,
   getOrganization,
   listOrganizationDomains,
   listOrganizationMetadata,
@@ -29,7 +31,8 @@ import {
 } from '../../domain/org/queries';
 import { ctxOf } from '../context';
 import { pageIn, pageOut, textMethodIn } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
+import { metadataValueBytes } from '../../domain/metadata-value';
 
 const STATES: Record<string, OrganizationState> = {
   ACTIVE: OrganizationState.ACTIVE,
@@ -43,13 +46,24 @@ function orgOut(o: Org): MessageInitShape<typeof OrganizationSchema> {
     name: o.name,
     state: STATES[o.state] ?? OrganizationState.UNSPECIFIED,
     primaryDomain: o.primaryDomain,
-    creationDate: ts(o.createdAt),
-    changeDate: ts(o.changedAt),
+    ...datesOut(o),
     allowRegistration: o.allowRegistration ?? undefined,
     loginWithEmailAllowed: o.loginWithEmailAllowed ?? undefined,
     userLoginMustBeDomain: o.userLoginMustBeDomain ?? undefined,
   };
 }
+
+function domainOut(d: OrgDomain): MessageInitShape<typeof DomainSchema> {
+  return {
+    organizationId: d.orgId,
+    domain: d.domain,
+    isPrimary: d.isPrimary,
+    isVerified: d.isVerified,
+    isGenerated: d.generated,
+  };
+}
+
+const metadataOut = (m: OrgMetadata) => ({ key: m.key, value: metadataValueBytes(m.value) });
 
 export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService> {
   return {
@@ -145,16 +159,7 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
         orgId: req.organizationId,
         page: pageIn(req.pagination),
       });
-      return {
-        pagination: pageOut(r),
-        domains: r.items.map((d) => ({
-          organizationId: d.orgId,
-          domain: d.domain,
-          isPrimary: d.isPrimary,
-          isVerified: d.isVerified,
-          isGenerated: d.generated,
-        })),
-      };
+      return { pagination: pageOut(r), domains: r.items.map(domainOut) };
     },
     async deleteOrganizationDomain(req, hc) {
       const r = await deleteOrganizationDomain(ctxOf(deps, hc), { orgId: req.organizationId, domain: req.domain });
@@ -173,10 +178,7 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
         orgId: req.organizationId,
         page: pageIn(req.pagination),
       });
-      return {
-        pagination: pageOut(r),
-        metadata: r.items.map((m) => ({ key: m.key, value: Buffer.from(m.value, 'base64') })),
-      };
+      return { pagination: pageOut(r), metadata: r.items.map(metadataOut) };
     },
     async deleteOrganizationMetadata(req, hc) {
       const r = await deleteOrganizationMetadata(ctxOf(deps, hc), { orgId: req.organizationId, keys: req.keys });

@@ -2,6 +2,8 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import {
   GrantState,
+  type ProjectGrantSchema,
+  type ProjectRoleSchema,
   type ProjectSchema,
   ProjectService,
   ProjectState,
@@ -24,7 +26,9 @@ import {
 } from '../../domain/project/grants';
 import {
   type ProjectFilter,
+  type ProjectGrantRecord,
   type ProjectRecord,
+  type ProjectRole,
   getProject,
   listProjectGrants,
   listProjectRoles,
@@ -33,7 +37,7 @@ import {
 import { addProjectRole, removeProjectRole, updateProjectRole } from '../../domain/project/roles';
 import { ctxOf } from '../context';
 import { pageIn, pageOut, textMethodIn } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
 
 const PROJECT_STATES: Record<string, ProjectState> = { ACTIVE: ProjectState.ACTIVE, INACTIVE: ProjectState.INACTIVE };
 const GRANT_STATES: Record<string, GrantState> = { ACTIVE: GrantState.ACTIVE, INACTIVE: GrantState.INACTIVE };
@@ -54,6 +58,30 @@ function projectOut(p: ProjectRecord): MessageInitShape<typeof ProjectSchema> {
     grantedState: p.grantedState ? (GRANT_STATES[p.grantedState] ?? GrantState.UNSPECIFIED) : GrantState.UNSPECIFIED,
     grantId: p.grantId ?? '',
     grantedRoleKeys: p.grantedRoleKeys ?? [],
+  };
+}
+
+function roleOut(x: ProjectRole): MessageInitShape<typeof ProjectRoleSchema> {
+  return {
+    projectId: x.projectId,
+    key: x.key,
+    displayName: x.displayName,
+    group: x.group,
+    ...datesOut(x),
+  };
+}
+
+function grantOut(g: ProjectGrantRecord): MessageInitShape<typeof ProjectGrantSchema> {
+  return {
+    grantId: g.id,
+    projectId: g.projectId,
+    projectName: g.projectName,
+    organizationId: g.orgId,
+    grantedOrganizationId: g.grantedOrgId,
+    grantedOrganizationName: g.grantedOrgName,
+    roleKeys: g.roleKeys,
+    state: GRANT_STATES[g.state] ?? GrantState.UNSPECIFIED,
+    ...datesOut(g),
   };
 }
 
@@ -159,17 +187,7 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
         keyPrefix: req.roleKeyPrefix,
         page: pageIn(req.pagination),
       });
-      return {
-        pagination: pageOut(r),
-        projectRoles: r.items.map((x) => ({
-          projectId: x.projectId,
-          key: x.key,
-          displayName: x.displayName,
-          group: x.group,
-          creationDate: ts(x.createdAt),
-          changeDate: ts(x.changedAt),
-        })),
-      };
+      return { pagination: pageOut(r), projectRoles: r.items.map(roleOut) };
     },
     async createProjectGrant(req, hc) {
       const r = await createProjectGrant(ctxOf(deps, hc), { ...grantOf(req), roleKeys: req.roleKeys });
@@ -194,21 +212,7 @@ export function projectHandlers(deps: Deps): ServiceImpl<typeof ProjectService> 
         grantedOrgId: req.grantedOrganizationId || undefined,
         page: pageIn(req.pagination),
       });
-      return {
-        pagination: pageOut(r),
-        projectGrants: r.items.map((g) => ({
-          grantId: g.id,
-          projectId: g.projectId,
-          projectName: g.projectName,
-          organizationId: g.orgId,
-          grantedOrganizationId: g.grantedOrgId,
-          grantedOrganizationName: g.grantedOrgName,
-          roleKeys: g.roleKeys,
-          state: GRANT_STATES[g.state] ?? GrantState.UNSPECIFIED,
-          creationDate: ts(g.createdAt),
-          changeDate: ts(g.changedAt),
-        })),
-      };
+      return { pagination: pageOut(r), projectGrants: r.items.map(grantOut) };
     },
   };
 }

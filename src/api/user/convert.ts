@@ -14,7 +14,7 @@ import { invalidArgument } from '../../domain/errors';
 import type { EmailVerification, PhoneVerification } from '../../domain/user/create-user-input';
 import type { UserFilter, UserView } from '../../domain/user/queries';
 import { textMethodIn } from '../convert/list';
-import { ts } from '../convert/time';
+import { datesOut, ts } from '../convert/time';
 
 // Conversions between the v2 messages and the domain's inputs and records. No rules live here.
 
@@ -85,8 +85,7 @@ export function userOut(u: UserView): MessageInitShape<typeof UserSchema> {
     username: u.username,
     loginNames: u.loginNames,
     preferredLoginName: u.preferredLoginName,
-    creationDate: ts(u.createdAt),
-    changeDate: ts(u.changedAt),
+    ...datesOut(u),
     type:
       u.type === 'HUMAN'
         ? {

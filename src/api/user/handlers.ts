@@ -264,10 +264,7 @@ export function userHandlers(
     },
     async listKeys(req, hc) {
       const r = await listKeys(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
-      return {
-        pagination: pageOut(r),
-        result: r.items.map(secretOut),
-      };
+      return { pagination: pageOut(r), result: r.items.map(secretOut) };
     },
 
     async addPersonalAccessToken(req, hc) {
@@ -286,10 +283,7 @@ export function userHandlers(
     },
     async listPersonalAccessTokens(req, hc) {
       const r = await listPersonalAccessTokens(ctxOf(deps, hc), { userId: req.userId, page: pageIn(req.pagination) });
-      return {
-        pagination: pageOut(r),
-        result: r.items.map(secretOut),
-      };
+      return { pagination: pageOut(r), result: r.items.map(secretOut) };
     },
 
     async setUserMetadata(req, hc) {

@@ -5,7 +5,7 @@ import { WebKeyAlgorithm, WebKeyState } from '../../../gen/portcullis/instance/v
 import type { SigningAlgorithm } from '../../crypto/keys/signing';
 import { loadMasterKey } from '../../crypto/keys/master-key';
 import type { Deps } from '../../deps';
-import { permissionDenied } from '../../domain/errors';
+import { requireInstancePermission } from '../../domain/instance/permission';
 import { activateWebKey, createWebKey, deleteWebKey, listWebKeys } from '../../domain/oidc/web-keys';
 import { ctxOf } from '../context';
 
@@ -27,13 +27,10 @@ const STATE_TO_PROTO: Record<string, WebKeyState> = {
 
 /** The web key RPCs of InstanceService (rotation of the signing keys on demand). */
 export function webKeyHandlers(deps: Deps): Partial<ServiceImpl<typeof InstanceService>> {
-  const need = (ok: boolean, p: string) => {
-    if (!ok) throw permissionDenied(`needs ${p} on the instance`);
-  };
   return {
     async listWebKeys(_req, hc) {
       const ctx = ctxOf(deps, hc);
-      need(ctx.principal.canInstance('iam.read'), 'iam.read');
+      requireInstancePermission(ctx.principal, 'iam.read');
       const keys = await listWebKeys(ctx);
       return {
         webKeys: keys.map((k) => ({
@@ -47,19 +44,19 @@ export function webKeyHandlers(deps: Deps): Partial<ServiceImpl<typeof InstanceS
     },
     async createWebKey(req, hc) {
       const ctx = ctxOf(deps, hc);
-      need(ctx.principal.canInstance('iam.write'), 'iam.write');
+      requireInstancePermission(ctx.principal, 'iam.write');
       const k = await createWebKey(ctx, loadMasterKey(deps.config), PROTO_TO_ALG[req.algorithm]);
       return { keyId: k.id, creationDate: timestampFromDate(k.createdAt) };
     },
     async activateWebKey(req, hc) {
       const ctx = ctxOf(deps, hc);
-      need(ctx.principal.canInstance('iam.write'), 'iam.write');
+      requireInstancePermission(ctx.principal, 'iam.write');
       const k = await activateWebKey(ctx, req.keyId);
       return { changeDate: timestampFromDate(k.changedAt) };
     },
     async deleteWebKey(req, hc) {
       const ctx = ctxOf(deps, hc);
-      need(ctx.principal.canInstance('iam.write'), 'iam.write');
+      requireInstancePermission(ctx.principal, 'iam.write');
       await deleteWebKey(ctx, req.keyId);
       return { deletionDate: timestampFromDate(new Date()) };
     },

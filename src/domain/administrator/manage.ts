@@ -10,6 +10,7 @@ import { orgForChange } from '../org/access';
 import { requireCovers } from '../user/access';
 import { projectForChange } from '../project/access';
 import { addAdministrator, checkRoles } from './commands';
+import { requireInstancePermission } from '../instance/permission';
 
 /** The resource of a membership as the API names it. */
 export type ResourceRef = { instance: true } | { orgId: string } | { projectId: string };
@@ -30,7 +31,7 @@ export async function resolveResource(
   const { ctx } = work;
   if (!ref) throw invalidResource();
   if ('instance' in ref) {
-    if (!ctx.principal.canInstance(perm)) throw permissionDenied(`needs ${perm} on the instance`);
+    requireInstancePermission(ctx.principal, perm);
     await lockInstance(work);
     return {
       resourceType: 'INSTANCE',

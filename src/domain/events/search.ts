@@ -2,7 +2,7 @@ import { type AnyColumn, type SQL, and, eq, gt, gte, inArray, lt, lte, sql } fro
 import { queryRows } from '../../db/client';
 import { events, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { permissionDenied } from '../errors';
+import { requireEventsRead } from './read-access';
 
 export const MAX_EVENTS = 1000;
 
@@ -51,8 +51,7 @@ export interface EventRecord {
  * event types without another driving filter run one such walk per type, merged here.
  */
 export async function searchEvents(ctx: Ctx, f: EventFilter): Promise<EventRecord[]> {
-  if (!ctx.principal.canInstance('events.read'))
-    throw permissionDenied('searching events needs the events.read permission');
+  requireEventsRead(ctx.principal, 'searching events');
   const limit = Math.min(f.limit || MAX_EVENTS, MAX_EVENTS);
   const types = [...new Set(f.eventTypes ?? [])];
   const driver: [AnyColumn, string] | undefined = f.aggregateId

@@ -41,13 +41,18 @@ export async function importResources(
     });
   };
 
-  for (const p of org.projects) {
-    const [found] = await tx
+  /** The project, unless removed, when it belongs to this organization. */
+  const projectOfOrg = async (projectId: string) => {
+    const [row] = await tx
       .select({ id: projects.id })
       .from(projects)
-      .where(and(eq(projects.id, p.projectId), eq(projects.orgId, orgId), ne(projects.state, 'REMOVED')));
+      .where(and(eq(projects.id, projectId), eq(projects.orgId, orgId), ne(projects.state, 'REMOVED')));
+    return row !== undefined;
+  };
+
+  for (const p of org.projects) {
     const ok =
-      found ||
+      (await projectOfOrg(p.projectId)) ||
       (await item('project', p.projectId, (s) =>
         createProjectIn(s, {
           orgId,
@@ -64,13 +69,7 @@ export async function importResources(
   // Roles and applications only go into projects of this organization.
   const owned = new Map<string, boolean>();
   const ownProject = async (projectId: string) => {
-    if (!owned.has(projectId)) {
-      const [row] = await tx
-        .select({ id: projects.id })
-        .from(projects)
-        .where(and(eq(projects.id, projectId), eq(projects.orgId, orgId), ne(projects.state, 'REMOVED')));
-      owned.set(projectId, row !== undefined);
-    }
+    if (!owned.has(projectId)) owned.set(projectId, await projectOfOrg(projectId));
     return owned.get(projectId)!;
   };
 

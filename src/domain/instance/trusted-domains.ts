@@ -1,12 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import { instanceDomains } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { alreadyExists, failedPrecondition, permissionDenied } from '../errors';
+import { alreadyExists, failedPrecondition } from '../errors';
 import { execute, type UniqueConstraintErrors } from '../execute';
 import { type ListResult, type PageRequest, page } from '../list/page';
 import { listRows } from '../list/query';
 import { lockInstance } from './lock';
 import { requireDomain } from './validate';
+import { requireInstancePermission } from './permission';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const trustedDomainUniqueConstraints: UniqueConstraintErrors = {
@@ -17,14 +18,14 @@ export const trustedDomainUniqueConstraints: UniqueConstraintErrors = {
 export type InstanceDomain = typeof instanceDomains.$inferSelect;
 
 export async function listInstanceDomains(ctx: Ctx, req: { page?: PageRequest }): Promise<ListResult<InstanceDomain>> {
-  if (!ctx.principal.canInstance('iam.read')) throw permissionDenied('needs iam.read on the instance');
+  requireInstancePermission(ctx.principal, 'iam.read');
   const where = eq(instanceDomains.instanceId, ctx.instanceId);
   return listRows(ctx.db, instanceDomains, where, page(req.page), instanceDomains.domain);
 }
 
 /** Adds a domain under which the instance is also reached. */
 export async function addTrustedDomain(ctx: Ctx, input: { domain: string }): Promise<{ createdAt: Date }> {
-  if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
+  requireInstancePermission(ctx.principal, 'iam.write');
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (work) => {
     await lockInstance(work);
@@ -45,7 +46,7 @@ export async function addTrustedDomain(ctx: Ctx, input: { domain: string }): Pro
 
 /** Removes a trusted domain; removing one that is not there succeeds, the generated one cannot go. */
 export async function removeTrustedDomain(ctx: Ctx, input: { domain: string }): Promise<{ deletedAt: Date }> {
-  if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
+  requireInstancePermission(ctx.principal, 'iam.write');
   const domain = requireDomain('domain', input.domain);
   return execute(ctx, async (work) => {
     await lockInstance(work);

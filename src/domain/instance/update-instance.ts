@@ -1,14 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { instances } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { permissionDenied } from '../errors';
 import { execute } from '../execute';
 import { lockInstance } from './lock';
 import { requireText } from './validate';
+import { requireInstancePermission } from './permission';
 
 /** Renames the instance. */
 export async function updateInstance(ctx: Ctx, input: { name: string }): Promise<{ changedAt: Date }> {
-  if (!ctx.principal.canInstance('iam.write')) throw permissionDenied('needs iam.write on the instance');
+  requireInstancePermission(ctx.principal, 'iam.write');
   const name = requireText('instance_name', input.name);
   return execute(ctx, async (work) => {
     await lockInstance(work);

@@ -1,18 +1,18 @@
 import { eq } from 'drizzle-orm';
 import { instances } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { permissionDenied } from '../errors';
 import { execute } from '../execute';
 import { rescopeUsernames } from '../user/username-scope';
 import { lockInstance } from './lock';
 import { type InstanceSettings, checkSettings, readInstanceSettings } from './settings';
+import { requireInstancePermission } from './permission';
 
 /** Changes the given settings; the others keep their values. The change is one event with the diff. */
 export async function updateInstanceSettings(
   ctx: Ctx,
   changes: Partial<InstanceSettings>,
 ): Promise<{ changedAt: Date; settings: InstanceSettings }> {
-  if (!ctx.principal.canInstance('iam.policy.write')) throw permissionDenied('needs iam.policy.write on the instance');
+  requireInstancePermission(ctx.principal, 'iam.policy.write');
   return execute(ctx, async (work) => {
     await lockInstance(work);
     const current = await readInstanceSettings(work.tx, ctx.instanceId);

@@ -1,30 +1,18 @@
-import { and, eq, ne } from 'drizzle-orm';
 import type { Permission } from '../../authz/roles';
 import type { Principal } from '../../authz/principal';
 import type { Db } from '../../db/client';
 import { orgs } from '../../db/schema/index';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
 import type { UnitOfWork } from '../execute';
+import { type RowLock, findNotRemoved } from '../find-not-removed';
 
 export type Org = typeof orgs.$inferSelect;
 
 export const orgNotFound = () => notFound('Errors.Org.NotFound', 'organization not found');
 
-/**
- * Row lock a command takes on the organization: `share` while it adds something that belongs to it
- * (so a concurrent delete waits and then sees it), `update` while it changes or deletes the row
- * itself. Without a lock for queries.
- */
-export type RowLock = 'share' | 'update' | undefined;
-
 /** An organization that is not deleted, or undefined. */
-export async function findOrg(db: Db, id: string, lock?: RowLock): Promise<Org | undefined> {
-  const q = db
-    .select()
-    .from(orgs)
-    .where(and(eq(orgs.id, id), ne(orgs.state, 'REMOVED')));
-  const [row] = lock ? await q.for(lock) : await q;
-  return row;
+export function findOrg(db: Db, id: string, lock?: RowLock): Promise<Org | undefined> {
+  return findNotRemoved(db, orgs, id, lock);
 }
 
 /**

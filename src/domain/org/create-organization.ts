@@ -3,12 +3,13 @@ import { hashPassword } from '../../crypto/passwords/index';
 import { instances, users } from '../../db/schema/index';
 import { addAdministrator, checkRoles } from '../administrator/commands';
 import type { Ctx } from '../context';
-import { invalidArgument, notFound, permissionDenied } from '../errors';
+import { invalidArgument, notFound } from '../errors';
 import { execute } from '../execute';
 import { checkPasswordPolicy, getInstanceSettings } from '../instance/settings';
 import { optionalId, requireEmail, requireText, requireUsername } from '../instance/validate';
 import { addHumanUser, type HumanProfile } from '../user/add-users';
 import { addOrg } from './commands';
+import { requireInstancePermission } from '../instance/permission';
 
 export interface HumanAdminInput extends HumanProfile {
   username?: string;
@@ -32,7 +33,7 @@ export async function createOrganization(
   ctx: Ctx,
   input: CreateOrganizationInput,
 ): Promise<{ id: string; createdAt: Date; adminIds: string[] }> {
-  if (!ctx.principal.canInstance('org.create')) throw permissionDenied('needs org.create on the instance');
+  requireInstancePermission(ctx.principal, 'org.create');
   const name = requireText('name', input.name);
   const id = optionalId('organization_id', input.id);
   const settings = await getInstanceSettings(ctx.db, ctx.instanceId);

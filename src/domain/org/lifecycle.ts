@@ -21,6 +21,7 @@ import { requireId, requireText } from '../instance/validate';
 import { removeUsersOfOrg } from '../user/lifecycle';
 import { rescopeUsernames } from '../user/username-scope';
 import { orgFor, orgForChange } from './access';
+import { markRemoved } from '../mark-removed';
 
 async function changeOrg(
   ctx: Ctx,
@@ -141,22 +142,18 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
     await orgForChange(work, orgId, 'org.delete');
     await refuseDefaultOrg(work, orgId, 'deleted');
     const deletedAt = new Date();
-    const removed = { state: 'REMOVED', changedAt: deletedAt };
     const orgUsers = work.tx.select({ id: users.id }).from(users).where(eq(users.orgId, orgId));
     const orgProjects = work.tx.select({ id: projects.id }).from(projects).where(eq(projects.orgId, orgId));
-    await work.tx
-      .update(authorizations)
-      .set(removed)
-      .where(
-        and(
-          ne(authorizations.state, 'REMOVED'),
-          or(
-            eq(authorizations.orgId, orgId),
-            inArray(authorizations.projectId, orgProjects),
-            inArray(authorizations.userId, orgUsers),
-          ),
-        ),
-      );
+    await markRemoved(
+      work.tx,
+      authorizations,
+      or(
+        eq(authorizations.orgId, orgId),
+        inArray(authorizations.projectId, orgProjects),
+        inArray(authorizations.userId, orgUsers),
+      ),
+      deletedAt,
+    );
     const orgUserIds = await work.tx
       .select({ id: users.id })
       .from(users)
@@ -176,27 +173,18 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
     for (const userId of new Set([...orgUserIds.map((u) => u.id), ...lostMemberships.map((m) => m.userId)])) {
       await invalidatePrincipal(work, userId);
     }
-    await work.tx
-      .update(projectGrants)
-      .set(removed)
-      .where(
-        and(
-          ne(projectGrants.state, 'REMOVED'),
-          or(eq(projectGrants.orgId, orgId), eq(projectGrants.grantedOrgId, orgId)),
-        ),
-      );
-    await work.tx
-      .update(applications)
-      .set(removed)
-      .where(and(eq(applications.orgId, orgId), ne(applications.state, 'REMOVED')));
-    await work.tx
-      .update(projects)
-      .set(removed)
-      .where(and(eq(projects.orgId, orgId), ne(projects.state, 'REMOVED')));
+    await markRemoved(
+      work.tx,
+      projectGrants,
+      or(eq(projectGrants.orgId, orgId), eq(projectGrants.grantedOrgId, orgId)),
+      deletedAt,
+    );
+    await markRemoved(work.tx, applications, eq(applications.orgId, orgId), deletedAt);
+    await markRemoved(work.tx, projects, eq(projects.orgId, orgId), deletedAt);
     await removeUsersOfOrg(work, orgId);
     await work.tx.delete(orgDomains).where(eq(orgDomains.orgId, orgId));
     await work.tx.delete(orgMetadata).where(eq(orgMetadata.orgId, orgId));
-    await work.tx.update(orgs).set(removed).where(eq(orgs.id, orgId));
+    await work.tx.update(orgs).set({ state: 'REMOVED', changedAt: deletedAt }).where(eq(orgs.id, orgId));
     work.push({ aggregateType: 'org', aggregateId: orgId, type: 'org.removed', payload: {}, resourceOwner: orgId });
     return { deletedAt };
   });

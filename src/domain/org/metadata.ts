@@ -5,6 +5,7 @@ import { invalidArgument } from '../errors';
 import { execute } from '../execute';
 import { requireId, requireText } from '../instance/validate';
 import { orgForChange } from './access';
+import { storedMetadataValue } from '../metadata-value';
 
 const MAX_VALUE_BYTES = 500 * 1024;
 
@@ -20,7 +21,7 @@ export async function setOrganizationMetadata(
     if (m.value.length === 0 || m.value.length > MAX_VALUE_BYTES) {
       throw invalidArgument('Errors.Invalid.metadata', `metadata[${i}].value must have 1 to ${MAX_VALUE_BYTES} bytes`);
     }
-    return { orgId, key, value: Buffer.from(m.value).toString('base64') };
+    return { orgId, key, value: storedMetadataValue(m.value) };
   });
   return execute(ctx, async (work) => {
     await orgForChange(work, orgId, 'org.write');

@@ -1,9 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
 import { instances, orgs, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { failedPrecondition, notFound, permissionDenied } from '../errors';
+import { failedPrecondition, notFound } from '../errors';
 import { execute } from '../execute';
 import { lockInstance } from '../instance/lock';
+import { requireInstancePermission } from '../instance/permission';
 import { requireId } from '../instance/validate';
 import { orgFor, orgForChange } from '../org/access';
 import {
@@ -20,7 +21,7 @@ import {
  */
 export async function getLoginSettings(ctx: Ctx, input: { orgId?: string }): Promise<EffectiveLoginPolicy> {
   if (!input.orgId) {
-    if (!ctx.principal.canInstance('iam.read')) throw permissionDenied('needs iam.read on the instance');
+    requireInstancePermission(ctx.principal, 'iam.read');
     return effectiveLoginPolicy(ctx.db, ctx.instanceId);
   }
   await orgFor(ctx.db, ctx.principal, input.orgId, 'org.read');
@@ -29,7 +30,7 @@ export async function getLoginSettings(ctx: Ctx, input: { orgId?: string }): Pro
 
 /** SetDefaultLoginSettings: the instance's whole login policy. Needs `iam.policy.write` (IAM_OWNER). */
 export async function setDefaultLoginSettings(ctx: Ctx, policy: LoginPolicy): Promise<{ changedAt: Date }> {
-  if (!ctx.principal.canInstance('iam.policy.write')) throw permissionDenied('needs iam.policy.write on the instance');
+  requireInstancePermission(ctx.principal, 'iam.policy.write');
   checkLoginPolicy(policy);
   return execute(ctx, async (work) => {
     await lockInstance(work);

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client';
 import { projectGrants, projects } from '../../db/schema/index';
 import { invalidArgument, notFound, permissionDenied } from '../errors';
 import type { UnitOfWork } from '../execute';
-import type { RowLock } from '../org/access';
+import { type RowLock, findNotRemoved } from '../find-not-removed';
 
 export type Project = typeof projects.$inferSelect;
 export type ProjectGrant = typeof projectGrants.$inferSelect;
@@ -13,13 +13,8 @@ export type ProjectGrant = typeof projectGrants.$inferSelect;
 export const projectNotFound = () => notFound('Errors.Project.NotFound', 'project not found');
 
 /** A project that is not deleted, or undefined; commands lock it like organizations (RowLock). */
-export async function findProject(db: Db, id: string, lock?: RowLock): Promise<Project | undefined> {
-  const q = db
-    .select()
-    .from(projects)
-    .where(and(eq(projects.id, id), ne(projects.state, 'REMOVED')));
-  const [row] = lock ? await q.for(lock) : await q;
-  return row;
+export function findProject(db: Db, id: string, lock?: RowLock): Promise<Project | undefined> {
+  return findNotRemoved(db, projects, id, lock);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import {
   administrators,
   applications,
@@ -16,6 +16,7 @@ import { newId } from '../ids';
 import { optionalId, requireId, requireText } from '../instance/validate';
 import { orgFor } from '../org/access';
 import { type Project, projectForChange } from './access';
+import { markRemoved } from '../mark-removed';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const projectUniqueConstraints: UniqueConstraintErrors = {
@@ -148,19 +149,9 @@ export async function deleteProject(ctx: Ctx, input: { projectId: string }): Pro
 }
 
 async function removeProjectRows(work: UnitOfWork, projectId: string, at: Date): Promise<void> {
-  const removed = { state: 'REMOVED', changedAt: at };
-  await work.tx
-    .update(authorizations)
-    .set(removed)
-    .where(and(eq(authorizations.projectId, projectId), ne(authorizations.state, 'REMOVED')));
-  await work.tx
-    .update(projectGrants)
-    .set(removed)
-    .where(and(eq(projectGrants.projectId, projectId), ne(projectGrants.state, 'REMOVED')));
-  await work.tx
-    .update(applications)
-    .set(removed)
-    .where(and(eq(applications.projectId, projectId), ne(applications.state, 'REMOVED')));
+  await markRemoved(work.tx, authorizations, eq(authorizations.projectId, projectId), at);
+  await markRemoved(work.tx, projectGrants, eq(projectGrants.projectId, projectId), at);
+  await markRemoved(work.tx, applications, eq(applications.projectId, projectId), at);
   await work.tx.delete(projectRoles).where(eq(projectRoles.projectId, projectId));
   const lost = await work.tx
     .delete(administrators)
@@ -168,5 +159,5 @@ async function removeProjectRows(work: UnitOfWork, projectId: string, at: Date):
     .returning({ userId: administrators.userId });
   // Explicit: the memberships go with the project without an administrator.removed event each.
   for (const m of lost) await invalidatePrincipal(work, m.userId);
-  await work.tx.update(projects).set(removed).where(eq(projects.id, projectId));
+  await work.tx.update(projects).set({ state: 'REMOVED', changedAt: at }).where(eq(projects.id, projectId));
 }

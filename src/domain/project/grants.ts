@@ -7,6 +7,7 @@ import { newId } from '../ids';
 import { requireId } from '../instance/validate';
 import { findOrg } from '../org/access';
 import { findProjectGrant, type Project, projectForChange, type ProjectGrant } from './access';
+import { markRemoved } from '../mark-removed';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const projectGrantUniqueConstraints: UniqueConstraintErrors = {
@@ -157,12 +158,11 @@ export async function deleteProjectGrant(
     const grant = await findProjectGrant(work.tx, projectId, grantedOrgId);
     const deletedAt = new Date();
     if (!grant) return { deletedAt };
-    const removed = { state: 'REMOVED', changedAt: deletedAt };
+    await markRemoved(work.tx, authorizations, eq(authorizations.projectGrantId, grant.id), deletedAt);
     await work.tx
-      .update(authorizations)
-      .set(removed)
-      .where(and(eq(authorizations.projectGrantId, grant.id), ne(authorizations.state, 'REMOVED')));
-    await work.tx.update(projectGrants).set(removed).where(eq(projectGrants.id, grant.id));
+      .update(projectGrants)
+      .set({ state: 'REMOVED', changedAt: deletedAt })
+      .where(eq(projectGrants.id, grant.id));
     work.push({
       aggregateType: 'project',
       aggregateId: projectId,

@@ -95,26 +95,8 @@ export async function removeProjectRole(
       .returning({ key: projectRoles.key });
     const removedAt = new Date();
     if (!gone.length) return { removedAt };
-    await work.tx
-      .update(projectGrants)
-      .set({ roleKeys: sql`array_remove(${projectGrants.roleKeys}, ${key})`, changedAt: removedAt })
-      .where(
-        and(
-          eq(projectGrants.projectId, projectId),
-          ne(projectGrants.state, 'REMOVED'),
-          sql`${key} = any(${projectGrants.roleKeys})`,
-        ),
-      );
-    await work.tx
-      .update(authorizations)
-      .set({ roleKeys: sql`array_remove(${authorizations.roleKeys}, ${key})`, changedAt: removedAt })
-      .where(
-        and(
-          eq(authorizations.projectId, projectId),
-          ne(authorizations.state, 'REMOVED'),
-          sql`${key} = any(${authorizations.roleKeys})`,
-        ),
-      );
+    await dropRoleKey(work, projectGrants, projectId, key, removedAt);
+    await dropRoleKey(work, authorizations, projectId, key, removedAt);
     work.push({
       aggregateType: 'project',
       aggregateId: projectId,
@@ -124,4 +106,18 @@ export async function removeProjectRole(
     });
     return { removedAt };
   });
+}
+
+/** The project's grants or authorizations (not removed) that hold the role key lose it. */
+async function dropRoleKey(
+  work: UnitOfWork,
+  table: typeof projectGrants | typeof authorizations,
+  projectId: string,
+  key: string,
+  at: Date,
+): Promise<void> {
+  await work.tx
+    .update(table)
+    .set({ roleKeys: sql`array_remove(${table.roleKeys}, ${key})`, changedAt: at })
+    .where(and(eq(table.projectId, projectId), ne(table.state, 'REMOVED'), sql`${key} = any(${table.roleKeys})`));
 }

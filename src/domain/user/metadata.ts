@@ -6,6 +6,7 @@ import { invalidArgument } from '../errors';
 import { execute } from '../execute';
 import { userForChange } from './access';
 import { checkId, checkMetadata, type MetadataEntry, requireText } from './validate';
+import { storedMetadataValue } from '../metadata-value';
 
 /** SetUserMetadata: adds or replaces entries. */
 export async function setUserMetadata(ctx: Ctx, input: { userId: string; metadata: MetadataEntry[] }): Promise<Date> {
@@ -51,7 +52,7 @@ export async function setMetadataRows(
 ): Promise<Date> {
   const now = new Date();
   for (const e of entries) {
-    const value = Buffer.from(e.value).toString('base64');
+    const value = storedMetadataValue(e.value);
     await work.tx
       .insert(userMetadata)
       .values({ userId, key: e.key, value, createdAt: now, changedAt: now })

@@ -13,6 +13,7 @@ import { authorize, readUser, type UserWithOrg, userNotFound } from './access';
 import { countedTotal } from './counts';
 import { isLoginName, loginNamesOf } from './login-names';
 import { checkId } from './validate';
+import { metadataValueBytes } from '../metadata-value';
 
 /**
  * Reads of users. The v2 handlers call the permission-checked functions (getUserById, listUsers, …);
@@ -188,7 +189,7 @@ export async function listUserMetadata(ctx: Ctx, input: { userId: string; page?:
     .orderBy(asc(userMetadata.key))
     .limit(p.limit)
     .offset(p.offset)
-    .then((r) => r.map((x) => ({ key: x.key, value: new Uint8Array(Buffer.from(x.value, 'base64')) })));
+    .then((r) => r.map((x) => ({ key: x.key, value: metadataValueBytes(x.value) })));
   return listResult(p, rows, ctx.db.select({ n: count() }).from(userMetadata).where(where));
 }
 

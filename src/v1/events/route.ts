@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Deps } from '../../deps';
-import { invalidArgument, permissionDenied } from '../../domain/errors';
+import { invalidArgument } from '../../domain/errors';
+import { requireEventsRead } from '../../domain/events/read-access';
 import { type EventFilter, type EventRecord, searchEvents } from '../../domain/events/search';
 import { INT32_MAX, type Obj, bool, int, obj, str, strings } from '../shape';
 import { authenticate, readJson, v1Ctx } from '../request';
@@ -28,16 +29,12 @@ export function eventRoutes(deps: Deps) {
     });
   });
   app.post('/admin/v1/events/types/_search', async (c) => {
-    const principal = await authenticate(deps, c);
-    if (!principal.canInstance('events.read'))
-      throw permissionDenied('listing event types needs the events.read permission');
+    requireEventsRead(await authenticate(deps, c), 'listing event types');
     const lang = languageOf(c.req.header('accept-language'));
     return c.json({ eventTypes: Object.keys(EVENT_TYPE_NAMES).map((t) => localizedEventType(t, lang)) });
   });
   app.post('/admin/v1/aggregates/types/_search', async (c) => {
-    const principal = await authenticate(deps, c);
-    if (!principal.canInstance('events.read'))
-      throw permissionDenied('listing aggregate types needs the events.read permission');
+    requireEventsRead(await authenticate(deps, c), 'listing aggregate types');
     const lang = languageOf(c.req.header('accept-language'));
     return c.json({ aggregateTypes: Object.keys(AGGREGATE_TYPE_NAMES).map((t) => localizedAggregateType(t, lang)) });
   });
