@@ -3,7 +3,7 @@ import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
 import { accessTokens, oidcGrants, orgs, refreshTokens, sessions, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { notFound, unauthenticated } from '../errors';
+import { unauthenticated } from '../errors';
 import { execute } from '../execute';
 import { type ListResult, listResult, ordered, type PageRequest, page } from '../list/page';
 import { constantTimeEqual } from '../../crypto/random';
