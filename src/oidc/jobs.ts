@@ -2,6 +2,7 @@ import { loadMasterKey } from '../crypto/keys/master-key';
 import { pruneUsedAssertions } from '../domain/oidc/client-assertion';
 import { pruneExpiredOidcRows } from '../domain/oidc/cleanup';
 import { rotateKeysIfDue } from '../domain/oidc/web-keys';
+import { pruneAbandonedPasskeySignIns } from '../domain/session/passkey-sign-in';
 import type { Job } from '../jobs';
 import { oidcCtx } from './env';
 
@@ -23,9 +24,12 @@ export const keyRotationJob: Job = {
   },
 };
 
-/** Hourly: forget expired auth requests, codes and tokens. */
+/** Hourly: forget expired auth requests, codes and tokens, and passkey sign-ins never finished. */
 export const oidcCleanupJob: Job = {
   name: 'oidc-cleanup',
   intervalMs: 3_600_000,
-  run: (deps) => pruneExpiredOidcRows(deps.database.db),
+  async run(deps) {
+    await pruneExpiredOidcRows(deps.database.db);
+    await pruneAbandonedPasskeySignIns(deps.database.db);
+  },
 };

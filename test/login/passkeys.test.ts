@@ -1,7 +1,9 @@
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasskeyAuthenticatorType } from '../../gen/portcullis/user/v2/passkeys_pb';
+import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
+import { pruneAbandonedPasskeySignIns } from '../../src/domain/session/passkey-sign-in';
 import { Browser, decodeHtml } from '../helpers/browser';
 import { addRelyingParty, pkceAuthUrl } from '../helpers/login-flow';
 import { rows } from '../helpers/rows';
@@ -103,6 +105,37 @@ describe('hosted login: security keys as second factor, registration links, the 
     });
     expect(tokens.claims()!.sub).toBe(user.id);
     expect(tokens.claims()!.amr).toEqual(expect.arrayContaining(['hwk', 'user', 'mfa']));
+  });
+
+  it('passkey sign-ins never finished are forgotten after a day; finished ones and API sessions stay', async () => {
+    const user = await addUser(server);
+    const passkey = new SoftAuthenticator(origin);
+    const users = server.client(UserService);
+    const reg = await users.registerPasskey({ userId: user.id });
+    await users.verifyPasskeyRegistration({
+      userId: user.id,
+      passkeyId: reg.passkeyId,
+      publicKeyCredential: passkey.create(reg.publicKeyCredentialCreationOptions!),
+      passkeyName: 'phone',
+    });
+    const { url } = await pkceAuthUrl(config, { scope: 'openid', state: 'gc' });
+    const browser = new Browser(origin);
+    const id = new URL((await browser.go(url.replace(server.url, origin))).url).searchParams.get('authRequest')!;
+    const abandoned = /name="challenge" value="([^"]+)"/.exec(
+      (await browser.go(`/ui/login/passkey?authRequest=${id}`)).html,
+    )![1];
+    const page = await browser.go(`/ui/login/passkey?authRequest=${id}`);
+    const finished = /name="challenge" value="([^"]+)"/.exec(page.html)![1];
+    await browser.submit(page, '/ui/login/passkey', { credential: JSON.stringify(passkey.get(optionsOf(page.html))) });
+    const api = await server.client(SessionService).createSession({});
+    const ids = `('${abandoned}', '${finished}', '${api.sessionId}')`;
+    // Time passing is the one thing no API can produce: the three sessions are made two days old.
+    await server.app.database.db.execute(
+      `update sessions set created_at = now() - interval '2 days' where id in ${ids}`,
+    );
+    expect(await pruneAbandonedPasskeySignIns(server.app.database.db)).toBeGreaterThanOrEqual(1);
+    const left = (await rows(server, `select id from sessions where id in ${ids}`)).map((r) => r.id);
+    expect(left.sort()).toEqual([finished, api.sessionId].sort());
   });
 
   it('a registration link registers a passkey on its page, once', async () => {

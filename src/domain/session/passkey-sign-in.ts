@@ -1,3 +1,6 @@
+import { and, isNotNull, isNull, lt } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { sessions } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
 import { execute } from '../execute';
@@ -49,4 +52,21 @@ export function openSecondFactorChallenge(
   return execute(ctx, (work) =>
     openWebAuthnChallenge(work, sessionId, user, { userVerification, externalUrl, domain }),
   );
+}
+
+/** How long a passkey sign-in that was started and never finished keeps its session row. */
+const ABANDONED_AFTER_MS = 24 * 3600_000;
+
+/**
+ * Deletes the sessions of passkey sign-ins that were started in a browser and never finished: they
+ * have a browser but never got a user, so no token and no login refers to them (their history stays in
+ * the events). Sessions of custom login UIs (no browser) are theirs to end. Safe on several replicas.
+ */
+export async function pruneAbandonedPasskeySignIns(db: Db): Promise<number> {
+  const before = new Date(Date.now() - ABANDONED_AFTER_MS);
+  const gone = await db
+    .delete(sessions)
+    .where(and(isNull(sessions.userId), isNotNull(sessions.userAgentHash), lt(sessions.createdAt, before)))
+    .returning({ id: sessions.id });
+  return gone.length;
 }
