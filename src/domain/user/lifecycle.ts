@@ -1,6 +1,6 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { invalidatePat } from '../../authz/authenticate';
-import { personalAccessTokens, userCodes, userKeys, users } from '../../db/schema/index';
+import { personalAccessTokens, recoveryCodes, userCodes, userFactors, userKeys, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { failedPrecondition } from '../errors';
 import { execute, type UnitOfWork } from '../execute';
@@ -67,7 +67,10 @@ export async function deleteUser(ctx: Ctx, userId: string): Promise<Date> {
 
 async function removeUserRows(work: UnitOfWork, user: { id: string; orgId: string; username: string }): Promise<Date> {
   const now = new Date();
-  await work.tx.update(users).set({ state: 'REMOVED', secretHash: null, changedAt: now }).where(eq(users.id, user.id));
+  await work.tx
+    .update(users)
+    .set({ state: 'REMOVED', secretHash: null, otpSecret: null, changedAt: now })
+    .where(eq(users.id, user.id));
   const pats = await work.tx
     .delete(personalAccessTokens)
     .where(eq(personalAccessTokens.userId, user.id))
@@ -76,6 +79,9 @@ async function removeUserRows(work: UnitOfWork, user: { id: string; orgId: strin
   for (const p of pats) await invalidatePat(work, p.tokenHash);
   await work.tx.delete(userKeys).where(eq(userKeys.userId, user.id));
   await work.tx.delete(userCodes).where(eq(userCodes.userId, user.id));
+  // Second factors and their secrets go with the user (user.removed says so for all of them).
+  await work.tx.delete(userFactors).where(eq(userFactors.userId, user.id));
+  await work.tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id));
   work.push({
     aggregateType: 'user',
     aggregateId: user.id,

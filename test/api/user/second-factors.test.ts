@@ -98,6 +98,17 @@ describe('UserService second factors: TOTP, email and SMS codes, recovery codes'
     await iam.removeOTPEmail({ userId: user.id });
   });
 
+  it('deleting a user deletes its second factors and recovery codes with it', async () => {
+    const user = await addUser(server);
+    const iam = server.client(UserService);
+    const reg = await iam.registerTOTP({ userId: user.id });
+    await iam.verifyTOTPRegistration({ userId: user.id, code: await totpCode(reg.secret) });
+    await iam.generateRecoveryCodes({ userId: user.id });
+    await iam.deleteUser({ userId: user.id });
+    expect(await rows(server, `select id from user_factors where user_id = '${user.id}'`)).toEqual([]);
+    expect(await rows(server, `select id from recovery_codes where user_id = '${user.id}'`)).toEqual([]);
+  });
+
   it('recovery codes: ten, shown once, stored hashed; a new set replaces the old one', async () => {
     const user = await addUser(server);
     const iam = server.client(UserService);
