@@ -115,6 +115,7 @@ describe('passkeys in the hosted login, in a browser', () => {
     expect(claims.sub).toBe(user.id);
     expect(claims.amr).toEqual(expect.arrayContaining(['user', 'mfa']));
     expect(claims.amr).not.toContain('pwd');
+    expect(claims.acr).toBe('urn:portcullis:acr:mfa');
     expect(autofillRequests).toBe(2); // the aborted autofill, then the button's
     await ctx.unroute('**/ui/login/passkey/options');
 
