@@ -11,3 +11,4 @@ export * from './sessions';
 export * from './web-keys';
 export * from './m2m';
 export * from './factors';
+export * from './identity-providers';

@@ -2,8 +2,10 @@ import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /** When each factor was last checked in a session (ISO time), and what the check proved. */
-export type FactorChecks = Partial<Record<SessionFactor, { at: string; userVerified?: boolean; synced?: boolean }>>;
-export type SessionFactor = 'password' | 'totp' | 'otpEmail' | 'otpSms' | 'webAuthN' | 'recoveryCode';
+export type FactorChecks = Partial<
+  Record<SessionFactor, { at: string; userVerified?: boolean; synced?: boolean; idpId?: string }>
+>;
+export type SessionFactor = 'password' | 'totp' | 'otpEmail' | 'otpSms' | 'webAuthN' | 'recoveryCode' | 'idpIntent';
 
 /** Challenges a session has issued and not yet seen answered (WebAuthn, email/SMS codes). */
 export type SessionChallenges = {
