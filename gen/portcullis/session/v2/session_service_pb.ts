@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file portcullis/session/v2/session_service.proto.
  */
 export const file_portcullis_session_v2_session_service: GenFile = /*@__PURE__*/
-  fileDesc("Citwb3J0Y3VsbGlzL3Nlc3Npb24vdjIvc2Vzc2lvbl9zZXJ2aWNlLnByb3RvEhVwb3J0Y3VsbGlzLnNlc3Npb24udjIiPgoJQ2hlY2tVc2VyEhEKB3VzZXJfaWQYASABKAlIABIUCgpsb2dpbl9uYW1lGAIgASgJSABCCAoGc2VhcmNoIiEKDUNoZWNrUGFzc3dvcmQSEAoIcGFzc3dvcmQYASABKAkiGQoJQ2hlY2tUT1RQEgwKBGNvZGUYASABKAkiGAoIQ2hlY2tPVFASDAoEY29kZRgBIAEoCSJLCg1DaGVja1dlYkF1dGhOEjoKGWNyZWRlbnRpYWxfYXNzZXJ0aW9uX2RhdGEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IiEKEUNoZWNrUmVjb3ZlcnlDb2RlEgwKBGNvZGUYASABKAkigQMKBkNoZWNrcxIuCgR1c2VyGAEgASgLMiAucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrVXNlchI2CghwYXNzd29yZBgCIAEoCzIkLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGVja1Bhc3N3b3JkEi4KBHRvdHAYAyABKAsyIC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ2hlY2tUT1RQEjIKCW90cF9lbWFpbBgEIAEoCzIfLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGVja09UUBIwCgdvdHBfc21zGAUgASgLMh8ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrT1RQEjgKCndlYl9hdXRoX24YBiABKAsyJC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ2hlY2tXZWJBdXRoThI/Cg1yZWNvdmVyeV9jb2RlGAcgASgLMigucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrUmVjb3ZlcnlDb2RlInwKD1JlcXVlc3RXZWJBdXRoThIOCgZkb21haW4YASABKAkSWQoddXNlcl92ZXJpZmljYXRpb25fcmVxdWlyZW1lbnQYAiABKA4yMi5wb3J0Y3VsbGlzLnNlc3Npb24udjIuVXNlclZlcmlmaWNhdGlvblJlcXVpcmVtZW50Io0BCgpSZXF1ZXN0T1RQEjQKCXNlbmRfY29kZRgBIAEoCzIfLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5TZW5kQ29kZUgAEjgKC3JldHVybl9jb2RlGAIgASgLMiEucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJldHVybkNvZGVIAEIPCg1kZWxpdmVyeV90eXBlIiAKCFNlbmRDb2RlEhQKDHVybF90ZW1wbGF0ZRgBIAEoCSIMCgpSZXR1cm5Db2RlIrkBChFSZXF1ZXN0Q2hhbGxlbmdlcxI6Cgp3ZWJfYXV0aF9uGAEgASgLMiYucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJlcXVlc3RXZWJBdXRoThI0CglvdHBfZW1haWwYAiABKAsyIS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuUmVxdWVzdE9UUBIyCgdvdHBfc21zGAMgASgLMiEucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJlcXVlc3RPVFAiWwoRV2ViQXV0aE5DaGFsbGVuZ2USRgolcHVibGljX2tleV9jcmVkZW50aWFsX3JlcXVlc3Rfb3B0aW9ucxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QibgoKQ2hhbGxlbmdlcxI8Cgp3ZWJfYXV0aF9uGAEgASgLMigucG9ydGN1bGxpcy5zZXNzaW9uLnYyLldlYkF1dGhOQ2hhbGxlbmdlEhEKCW90cF9lbWFpbBgCIAEoCRIPCgdvdHBfc21zGAMgASgJIoQDCgdGYWN0b3JzEjcKE3Bhc3N3b3JkX2NoZWNrZWRfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD3RvdHBfY2hlY2tlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOAoUb3RwX2VtYWlsX2NoZWNrZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEm90cF9zbXNfY2hlY2tlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoVd2ViX2F1dGhfbl9jaGVja2VkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgChh3ZWJfYXV0aF9uX3VzZXJfdmVyaWZpZWQYBiABKAgSPAoYcmVjb3ZlcnlfY29kZV9jaGVja2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKdAQoUQ3JlYXRlU2Vzc2lvblJlcXVlc3QSLQoGY2hlY2tzGAEgASgLMh0ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrcxIYChBsaWZldGltZV9zZWNvbmRzGAIgASgEEjwKCmNoYWxsZW5nZXMYAyABKAsyKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuUmVxdWVzdENoYWxsZW5nZXMirAEKFUNyZWF0ZVNlc3Npb25SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSMQoNY3JlYXRpb25fZGF0ZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoKY2hhbGxlbmdlcxgEIAEoCzIhLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGFsbGVuZ2VzIqsBChFTZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSLQoGY2hlY2tzGAMgASgLMh0ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrcxI8CgpjaGFsbGVuZ2VzGAQgASgLMigucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJlcXVlc3RDaGFsbGVuZ2VzInwKElNldFNlc3Npb25SZXNwb25zZRIvCgtjaGFuZ2VfZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoKY2hhbGxlbmdlcxgCIAEoCzIhLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGFsbGVuZ2VzIj4KEUdldFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSLPAgoHU2Vzc2lvbhIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgDIAEoCRI3ChNwYXNzd29yZF9jaGVja2VkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCg1jcmVhdGlvbl9kYXRlGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtjaGFuZ2VfZGF0ZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoPZXhwaXJhdGlvbl9kYXRlGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgdmYWN0b3JzGAggASgLMh4ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkZhY3RvcnMSCwoDYW1yGAkgAygJIkUKEkdldFNlc3Npb25SZXNwb25zZRIvCgdzZXNzaW9uGAEgASgLMh4ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlNlc3Npb24iYwoTTGlzdFNlc3Npb25zUmVxdWVzdBI7CgpwYWdpbmF0aW9uGAEgASgLMicucG9ydGN1bGxpcy5vYmplY3QudjIuUGFnaW5hdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgCIAEoCSKGAQoUTGlzdFNlc3Npb25zUmVzcG9uc2USPAoKcGFnaW5hdGlvbhgBIAEoCzIoLnBvcnRjdWxsaXMub2JqZWN0LnYyLlBhZ2luYXRpb25SZXNwb25zZRIwCghzZXNzaW9ucxgCIAMoCzIeLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5TZXNzaW9uIioKFERlbGV0ZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiSgoVRGVsZXRlU2Vzc2lvblJlc3BvbnNlEjEKDWRlbGV0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKtQBChtVc2VyVmVyaWZpY2F0aW9uUmVxdWlyZW1lbnQSLQopVVNFUl9WRVJJRklDQVRJT05fUkVRVUlSRU1FTlRfVU5TUEVDSUZJRUQQABIqCiZVU0VSX1ZFUklGSUNBVElPTl9SRVFVSVJFTUVOVF9SRVFVSVJFRBABEisKJ1VTRVJfVkVSSUZJQ0FUSU9OX1JFUVVJUkVNRU5UX1BSRUZFUlJFRBACEi0KKVVTRVJfVkVSSUZJQ0FUSU9OX1JFUVVJUkVNRU5UX0RJU0NPVVJBR0VEEAMylwQKDlNlc3Npb25TZXJ2aWNlEmoKDUNyZWF0ZVNlc3Npb24SKy5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ3JlYXRlU2Vzc2lvblJlcXVlc3QaLC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ3JlYXRlU2Vzc2lvblJlc3BvbnNlEmEKClNldFNlc3Npb24SKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuU2V0U2Vzc2lvblJlcXVlc3QaKS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuU2V0U2Vzc2lvblJlc3BvbnNlEmEKCkdldFNlc3Npb24SKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuR2V0U2Vzc2lvblJlcXVlc3QaKS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuR2V0U2Vzc2lvblJlc3BvbnNlEmcKDExpc3RTZXNzaW9ucxIqLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5MaXN0U2Vzc2lvbnNSZXF1ZXN0GisucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkxpc3RTZXNzaW9uc1Jlc3BvbnNlEmoKDURlbGV0ZVNlc3Npb24SKy5wb3J0Y3VsbGlzLnNlc3Npb24udjIuRGVsZXRlU2Vzc2lvblJlcXVlc3QaLC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuRGVsZXRlU2Vzc2lvblJlc3BvbnNlQjdaNXBvcnRjdWxsaXMuZGV2L2dlbi9nby9wb3J0Y3VsbGlzL3Nlc3Npb24vdjI7c2Vzc2lvbnYyYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_portcullis_object_v2_object]);
+  fileDesc("Citwb3J0Y3VsbGlzL3Nlc3Npb24vdjIvc2Vzc2lvbl9zZXJ2aWNlLnByb3RvEhVwb3J0Y3VsbGlzLnNlc3Npb24udjIiPgoJQ2hlY2tVc2VyEhEKB3VzZXJfaWQYASABKAlIABIUCgpsb2dpbl9uYW1lGAIgASgJSABCCAoGc2VhcmNoIiEKDUNoZWNrUGFzc3dvcmQSEAoIcGFzc3dvcmQYASABKAkiGQoJQ2hlY2tUT1RQEgwKBGNvZGUYASABKAkiGAoIQ2hlY2tPVFASDAoEY29kZRgBIAEoCSJLCg1DaGVja1dlYkF1dGhOEjoKGWNyZWRlbnRpYWxfYXNzZXJ0aW9uX2RhdGEYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IiEKEUNoZWNrUmVjb3ZlcnlDb2RlEgwKBGNvZGUYASABKAkiQQoOQ2hlY2tJRFBJbnRlbnQSFQoNaWRwX2ludGVudF9pZBgBIAEoCRIYChBpZHBfaW50ZW50X3Rva2VuGAIgASgJIrwDCgZDaGVja3MSLgoEdXNlchgBIAEoCzIgLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGVja1VzZXISNgoIcGFzc3dvcmQYAiABKAsyJC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ2hlY2tQYXNzd29yZBIuCgR0b3RwGAMgASgLMiAucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrVE9UUBIyCglvdHBfZW1haWwYBCABKAsyHy5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ2hlY2tPVFASMAoHb3RwX3NtcxgFIAEoCzIfLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGVja09UUBI4Cgp3ZWJfYXV0aF9uGAYgASgLMiQucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrV2ViQXV0aE4SPwoNcmVjb3ZlcnlfY29kZRgHIAEoCzIoLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGVja1JlY292ZXJ5Q29kZRI5CgppZHBfaW50ZW50GAggASgLMiUucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrSURQSW50ZW50InwKD1JlcXVlc3RXZWJBdXRoThIOCgZkb21haW4YASABKAkSWQoddXNlcl92ZXJpZmljYXRpb25fcmVxdWlyZW1lbnQYAiABKA4yMi5wb3J0Y3VsbGlzLnNlc3Npb24udjIuVXNlclZlcmlmaWNhdGlvblJlcXVpcmVtZW50Io0BCgpSZXF1ZXN0T1RQEjQKCXNlbmRfY29kZRgBIAEoCzIfLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5TZW5kQ29kZUgAEjgKC3JldHVybl9jb2RlGAIgASgLMiEucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJldHVybkNvZGVIAEIPCg1kZWxpdmVyeV90eXBlIiAKCFNlbmRDb2RlEhQKDHVybF90ZW1wbGF0ZRgBIAEoCSIMCgpSZXR1cm5Db2RlIrkBChFSZXF1ZXN0Q2hhbGxlbmdlcxI6Cgp3ZWJfYXV0aF9uGAEgASgLMiYucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJlcXVlc3RXZWJBdXRoThI0CglvdHBfZW1haWwYAiABKAsyIS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuUmVxdWVzdE9UUBIyCgdvdHBfc21zGAMgASgLMiEucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJlcXVlc3RPVFAiWwoRV2ViQXV0aE5DaGFsbGVuZ2USRgolcHVibGljX2tleV9jcmVkZW50aWFsX3JlcXVlc3Rfb3B0aW9ucxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QibgoKQ2hhbGxlbmdlcxI8Cgp3ZWJfYXV0aF9uGAEgASgLMigucG9ydGN1bGxpcy5zZXNzaW9uLnYyLldlYkF1dGhOQ2hhbGxlbmdlEhEKCW90cF9lbWFpbBgCIAEoCRIPCgdvdHBfc21zGAMgASgJIs8DCgdGYWN0b3JzEjcKE3Bhc3N3b3JkX2NoZWNrZWRfYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD3RvdHBfY2hlY2tlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOAoUb3RwX2VtYWlsX2NoZWNrZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjYKEm90cF9zbXNfY2hlY2tlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASOQoVd2ViX2F1dGhfbl9jaGVja2VkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgChh3ZWJfYXV0aF9uX3VzZXJfdmVyaWZpZWQYBiABKAgSPAoYcmVjb3ZlcnlfY29kZV9jaGVja2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5ChVpZHBfaW50ZW50X2NoZWNrZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmlkcF9pZBgJIAEoCSKdAQoUQ3JlYXRlU2Vzc2lvblJlcXVlc3QSLQoGY2hlY2tzGAEgASgLMh0ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrcxIYChBsaWZldGltZV9zZWNvbmRzGAIgASgEEjwKCmNoYWxsZW5nZXMYAyABKAsyKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuUmVxdWVzdENoYWxsZW5nZXMirAEKFUNyZWF0ZVNlc3Npb25SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSMQoNY3JlYXRpb25fZGF0ZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoKY2hhbGxlbmdlcxgEIAEoCzIhLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGFsbGVuZ2VzIqsBChFTZXRTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSLQoGY2hlY2tzGAMgASgLMh0ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkNoZWNrcxI8CgpjaGFsbGVuZ2VzGAQgASgLMigucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlJlcXVlc3RDaGFsbGVuZ2VzInwKElNldFNlc3Npb25SZXNwb25zZRIvCgtjaGFuZ2VfZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoKY2hhbGxlbmdlcxgCIAEoCzIhLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5DaGFsbGVuZ2VzIj4KEUdldFNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSLPAgoHU2Vzc2lvbhIKCgJpZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgDIAEoCRI3ChNwYXNzd29yZF9jaGVja2VkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIxCg1jcmVhdGlvbl9kYXRlGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtjaGFuZ2VfZGF0ZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoPZXhwaXJhdGlvbl9kYXRlGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgdmYWN0b3JzGAggASgLMh4ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkZhY3RvcnMSCwoDYW1yGAkgAygJIkUKEkdldFNlc3Npb25SZXNwb25zZRIvCgdzZXNzaW9uGAEgASgLMh4ucG9ydGN1bGxpcy5zZXNzaW9uLnYyLlNlc3Npb24iYwoTTGlzdFNlc3Npb25zUmVxdWVzdBI7CgpwYWdpbmF0aW9uGAEgASgLMicucG9ydGN1bGxpcy5vYmplY3QudjIuUGFnaW5hdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgCIAEoCSKGAQoUTGlzdFNlc3Npb25zUmVzcG9uc2USPAoKcGFnaW5hdGlvbhgBIAEoCzIoLnBvcnRjdWxsaXMub2JqZWN0LnYyLlBhZ2luYXRpb25SZXNwb25zZRIwCghzZXNzaW9ucxgCIAMoCzIeLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5TZXNzaW9uIioKFERlbGV0ZVNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiSgoVRGVsZXRlU2Vzc2lvblJlc3BvbnNlEjEKDWRlbGV0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKtQBChtVc2VyVmVyaWZpY2F0aW9uUmVxdWlyZW1lbnQSLQopVVNFUl9WRVJJRklDQVRJT05fUkVRVUlSRU1FTlRfVU5TUEVDSUZJRUQQABIqCiZVU0VSX1ZFUklGSUNBVElPTl9SRVFVSVJFTUVOVF9SRVFVSVJFRBABEisKJ1VTRVJfVkVSSUZJQ0FUSU9OX1JFUVVJUkVNRU5UX1BSRUZFUlJFRBACEi0KKVVTRVJfVkVSSUZJQ0FUSU9OX1JFUVVJUkVNRU5UX0RJU0NPVVJBR0VEEAMylwQKDlNlc3Npb25TZXJ2aWNlEmoKDUNyZWF0ZVNlc3Npb24SKy5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ3JlYXRlU2Vzc2lvblJlcXVlc3QaLC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuQ3JlYXRlU2Vzc2lvblJlc3BvbnNlEmEKClNldFNlc3Npb24SKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuU2V0U2Vzc2lvblJlcXVlc3QaKS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuU2V0U2Vzc2lvblJlc3BvbnNlEmEKCkdldFNlc3Npb24SKC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuR2V0U2Vzc2lvblJlcXVlc3QaKS5wb3J0Y3VsbGlzLnNlc3Npb24udjIuR2V0U2Vzc2lvblJlc3BvbnNlEmcKDExpc3RTZXNzaW9ucxIqLnBvcnRjdWxsaXMuc2Vzc2lvbi52Mi5MaXN0U2Vzc2lvbnNSZXF1ZXN0GisucG9ydGN1bGxpcy5zZXNzaW9uLnYyLkxpc3RTZXNzaW9uc1Jlc3BvbnNlEmoKDURlbGV0ZVNlc3Npb24SKy5wb3J0Y3VsbGlzLnNlc3Npb24udjIuRGVsZXRlU2Vzc2lvblJlcXVlc3QaLC5wb3J0Y3VsbGlzLnNlc3Npb24udjIuRGVsZXRlU2Vzc2lvblJlc3BvbnNlQjdaNXBvcnRjdWxsaXMuZGV2L2dlbi9nby9wb3J0Y3VsbGlzL3Nlc3Npb24vdjI7c2Vzc2lvbnYyYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_portcullis_object_v2_object]);
 
 /**
  * CheckUser names the user of the session, by id or by login name.
@@ -159,6 +159,35 @@ export const CheckRecoveryCodeSchema: GenMessage<CheckRecoveryCode> = /*@__PURE_
   messageDesc(file_portcullis_session_v2_session_service, 5);
 
 /**
+ * CheckIDPIntent presents a finished identity-provider intent; its upstream account must be linked
+ * to the session's user. An intent is used once.
+ *
+ * @generated from message portcullis.session.v2.CheckIDPIntent
+ */
+export type CheckIDPIntent = Message<"portcullis.session.v2.CheckIDPIntent"> & {
+  /**
+   * Id of the intent.
+   *
+   * @generated from field: string idp_intent_id = 1;
+   */
+  idpIntentId: string;
+
+  /**
+   * Its token.
+   *
+   * @generated from field: string idp_intent_token = 2;
+   */
+  idpIntentToken: string;
+};
+
+/**
+ * Describes the message portcullis.session.v2.CheckIDPIntent.
+ * Use `create(CheckIDPIntentSchema)` to create a new message.
+ */
+export const CheckIDPIntentSchema: GenMessage<CheckIDPIntent> = /*@__PURE__*/
+  messageDesc(file_portcullis_session_v2_session_service, 6);
+
+/**
  * Checks to run on the session.
  *
  * @generated from message portcullis.session.v2.Checks
@@ -212,6 +241,13 @@ export type Checks = Message<"portcullis.session.v2.Checks"> & {
    * @generated from field: portcullis.session.v2.CheckRecoveryCode recovery_code = 7;
    */
   recoveryCode?: CheckRecoveryCode | undefined;
+
+  /**
+   * A finished sign-in at an upstream identity provider (the intent of StartIdentityProviderIntent).
+   *
+   * @generated from field: portcullis.session.v2.CheckIDPIntent idp_intent = 8;
+   */
+  idpIntent?: CheckIDPIntent | undefined;
 };
 
 /**
@@ -219,7 +255,7 @@ export type Checks = Message<"portcullis.session.v2.Checks"> & {
  * Use `create(ChecksSchema)` to create a new message.
  */
 export const ChecksSchema: GenMessage<Checks> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 6);
+  messageDesc(file_portcullis_session_v2_session_service, 7);
 
 /**
  * RequestWebAuthN asks for a WebAuthn challenge.
@@ -247,7 +283,7 @@ export type RequestWebAuthN = Message<"portcullis.session.v2.RequestWebAuthN"> &
  * Use `create(RequestWebAuthNSchema)` to create a new message.
  */
 export const RequestWebAuthNSchema: GenMessage<RequestWebAuthN> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 7);
+  messageDesc(file_portcullis_session_v2_session_service, 8);
 
 /**
  * RequestOTP asks for a one-time code by email or SMS.
@@ -284,7 +320,7 @@ export type RequestOTP = Message<"portcullis.session.v2.RequestOTP"> & {
  * Use `create(RequestOTPSchema)` to create a new message.
  */
 export const RequestOTPSchema: GenMessage<RequestOTP> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 8);
+  messageDesc(file_portcullis_session_v2_session_service, 9);
 
 /**
  * SendCode sends the code through Portcullis.
@@ -305,7 +341,7 @@ export type SendCode = Message<"portcullis.session.v2.SendCode"> & {
  * Use `create(SendCodeSchema)` to create a new message.
  */
 export const SendCodeSchema: GenMessage<SendCode> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 9);
+  messageDesc(file_portcullis_session_v2_session_service, 10);
 
 /**
  * ReturnCode returns the code to the caller.
@@ -320,7 +356,7 @@ export type ReturnCode = Message<"portcullis.session.v2.ReturnCode"> & {
  * Use `create(ReturnCodeSchema)` to create a new message.
  */
 export const ReturnCodeSchema: GenMessage<ReturnCode> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 10);
+  messageDesc(file_portcullis_session_v2_session_service, 11);
 
 /**
  * RequestChallenges names the challenges to open on the session (each replaces an earlier one of its kind).
@@ -355,7 +391,7 @@ export type RequestChallenges = Message<"portcullis.session.v2.RequestChallenges
  * Use `create(RequestChallengesSchema)` to create a new message.
  */
 export const RequestChallengesSchema: GenMessage<RequestChallenges> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 11);
+  messageDesc(file_portcullis_session_v2_session_service, 12);
 
 /**
  * WebAuthNChallenge carries the options for navigator.credentials.get().
@@ -376,7 +412,7 @@ export type WebAuthNChallenge = Message<"portcullis.session.v2.WebAuthNChallenge
  * Use `create(WebAuthNChallengeSchema)` to create a new message.
  */
 export const WebAuthNChallengeSchema: GenMessage<WebAuthNChallenge> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 12);
+  messageDesc(file_portcullis_session_v2_session_service, 13);
 
 /**
  * Challenges are the opened challenges.
@@ -411,7 +447,7 @@ export type Challenges = Message<"portcullis.session.v2.Challenges"> & {
  * Use `create(ChallengesSchema)` to create a new message.
  */
 export const ChallengesSchema: GenMessage<Challenges> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 13);
+  messageDesc(file_portcullis_session_v2_session_service, 14);
 
 /**
  * Factors says when each factor of the session was checked.
@@ -467,6 +503,20 @@ export type Factors = Message<"portcullis.session.v2.Factors"> & {
    * @generated from field: google.protobuf.Timestamp recovery_code_checked_at = 7;
    */
   recoveryCodeCheckedAt?: Timestamp | undefined;
+
+  /**
+   * The last sign-in through an upstream identity provider.
+   *
+   * @generated from field: google.protobuf.Timestamp idp_intent_checked_at = 8;
+   */
+  idpIntentCheckedAt?: Timestamp | undefined;
+
+  /**
+   * The provider of that sign-in.
+   *
+   * @generated from field: string idp_id = 9;
+   */
+  idpId: string;
 };
 
 /**
@@ -474,7 +524,7 @@ export type Factors = Message<"portcullis.session.v2.Factors"> & {
  * Use `create(FactorsSchema)` to create a new message.
  */
 export const FactorsSchema: GenMessage<Factors> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 14);
+  messageDesc(file_portcullis_session_v2_session_service, 15);
 
 /**
  * CreateSessionRequest starts a session.
@@ -509,7 +559,7 @@ export type CreateSessionRequest = Message<"portcullis.session.v2.CreateSessionR
  * Use `create(CreateSessionRequestSchema)` to create a new message.
  */
 export const CreateSessionRequestSchema: GenMessage<CreateSessionRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 15);
+  messageDesc(file_portcullis_session_v2_session_service, 16);
 
 /**
  * CreateSessionResponse carries the session token once.
@@ -551,7 +601,7 @@ export type CreateSessionResponse = Message<"portcullis.session.v2.CreateSession
  * Use `create(CreateSessionResponseSchema)` to create a new message.
  */
 export const CreateSessionResponseSchema: GenMessage<CreateSessionResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 16);
+  messageDesc(file_portcullis_session_v2_session_service, 17);
 
 /**
  * SetSessionRequest adds checks.
@@ -593,7 +643,7 @@ export type SetSessionRequest = Message<"portcullis.session.v2.SetSessionRequest
  * Use `create(SetSessionRequestSchema)` to create a new message.
  */
 export const SetSessionRequestSchema: GenMessage<SetSessionRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 17);
+  messageDesc(file_portcullis_session_v2_session_service, 18);
 
 /**
  * SetSessionResponse confirms the change.
@@ -621,7 +671,7 @@ export type SetSessionResponse = Message<"portcullis.session.v2.SetSessionRespon
  * Use `create(SetSessionResponseSchema)` to create a new message.
  */
 export const SetSessionResponseSchema: GenMessage<SetSessionResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 18);
+  messageDesc(file_portcullis_session_v2_session_service, 19);
 
 /**
  * GetSessionRequest names a session.
@@ -649,7 +699,7 @@ export type GetSessionRequest = Message<"portcullis.session.v2.GetSessionRequest
  * Use `create(GetSessionRequestSchema)` to create a new message.
  */
 export const GetSessionRequestSchema: GenMessage<GetSessionRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 19);
+  messageDesc(file_portcullis_session_v2_session_service, 20);
 
 /**
  * Session is one login session.
@@ -726,7 +776,7 @@ export type Session = Message<"portcullis.session.v2.Session"> & {
  * Use `create(SessionSchema)` to create a new message.
  */
 export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 20);
+  messageDesc(file_portcullis_session_v2_session_service, 21);
 
 /**
  * GetSessionResponse carries the session.
@@ -747,7 +797,7 @@ export type GetSessionResponse = Message<"portcullis.session.v2.GetSessionRespon
  * Use `create(GetSessionResponseSchema)` to create a new message.
  */
 export const GetSessionResponseSchema: GenMessage<GetSessionResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 21);
+  messageDesc(file_portcullis_session_v2_session_service, 22);
 
 /**
  * ListSessionsRequest filters and pages.
@@ -775,7 +825,7 @@ export type ListSessionsRequest = Message<"portcullis.session.v2.ListSessionsReq
  * Use `create(ListSessionsRequestSchema)` to create a new message.
  */
 export const ListSessionsRequestSchema: GenMessage<ListSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 22);
+  messageDesc(file_portcullis_session_v2_session_service, 23);
 
 /**
  * ListSessionsResponse is one page.
@@ -803,7 +853,7 @@ export type ListSessionsResponse = Message<"portcullis.session.v2.ListSessionsRe
  * Use `create(ListSessionsResponseSchema)` to create a new message.
  */
 export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 23);
+  messageDesc(file_portcullis_session_v2_session_service, 24);
 
 /**
  * DeleteSessionRequest names the session to end.
@@ -824,7 +874,7 @@ export type DeleteSessionRequest = Message<"portcullis.session.v2.DeleteSessionR
  * Use `create(DeleteSessionRequestSchema)` to create a new message.
  */
 export const DeleteSessionRequestSchema: GenMessage<DeleteSessionRequest> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 24);
+  messageDesc(file_portcullis_session_v2_session_service, 25);
 
 /**
  * DeleteSessionResponse confirms.
@@ -845,7 +895,7 @@ export type DeleteSessionResponse = Message<"portcullis.session.v2.DeleteSession
  * Use `create(DeleteSessionResponseSchema)` to create a new message.
  */
 export const DeleteSessionResponseSchema: GenMessage<DeleteSessionResponse> = /*@__PURE__*/
-  messageDesc(file_portcullis_session_v2_session_service, 25);
+  messageDesc(file_portcullis_session_v2_session_service, 26);
 
 /**
  * UserVerificationRequirement says whether the authenticator must verify the user (PIN, biometrics).
