@@ -15,7 +15,8 @@ export type AggregateType =
   | 'web_key'
   | 'auth_request'
   | 'access_token'
-  | 'refresh_token';
+  | 'refresh_token'
+  | 'idp_intent';
 
 /** English and German names, as the v1 event search shows them. */
 export type LocalizedNames = readonly [en: string, de: string];

@@ -1,5 +1,6 @@
 import type { AggregateType, EventDeclaration, Invalidation, LocalizedNames } from './declare';
 import { type AuthorizationEvents, authorizationEvents } from './types/authorization';
+import { type IdentityProviderEvents, identityProviderEvents } from './types/identity-providers';
 import { type InstanceEvents, instanceEvents } from './types/instance';
 import { type OidcEvents, oidcEvents } from './types/oidc';
 import { type OrgEvents, orgEvents } from './types/org';
@@ -26,7 +27,8 @@ export interface EventPayloads
     ProjectEvents,
     AuthorizationEvents,
     SessionEvents,
-    OidcEvents {}
+    OidcEvents,
+    IdentityProviderEvents {}
 
 export type EventType = keyof EventPayloads;
 
@@ -41,6 +43,7 @@ export const EVENT_TYPES: Readonly<Record<EventType, EventDeclaration>> = {
   ...authorizationEvents,
   ...sessionEvents,
   ...oidcEvents,
+  ...identityProviderEvents,
 };
 
 /** Aggregate types with their v1 names, in the order v1 lists them; null: shown by the technical name. */
@@ -56,6 +59,7 @@ export const AGGREGATE_TYPES: Readonly<Record<AggregateType, LocalizedNames | nu
   auth_request: null,
   access_token: null,
   refresh_token: null,
+  idp_intent: null,
 };
 
 export const eventTypes = Object.keys(EVENT_TYPES) as EventType[];

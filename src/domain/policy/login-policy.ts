@@ -28,10 +28,12 @@ export interface LoginPolicy {
   /** every user needs a second factor (or a passkey) */
   forceMfa: boolean;
   /**
-   * only users who sign in with a local account need a second factor; users of external identity
-   * providers are exempt. Every user is local today, so this forces MFA for all users like `forceMfa`.
+   * only users who sign in with a local account need a second factor; a sign-in through an external
+   * identity provider is exempt (the provider is trusted to have asked for one)
    */
   forceMfaLocalOnly: boolean;
+  /** users may sign in through the external identity providers of the instance and their organization */
+  allowExternalIdp: boolean;
   /** second factors users may use and set up after the password */
   secondFactors: SecondFactorType[];
   /** multi-factors (a passkey with user verification) that satisfy MFA on their own */
@@ -54,6 +56,7 @@ export const DEFAULT_LOGIN_POLICY: LoginPolicy = {
   passwordless: 'ALLOWED',
   forceMfa: false,
   forceMfaLocalOnly: false,
+  allowExternalIdp: true,
   secondFactors: ['TOTP', 'U2F', 'OTP_EMAIL', 'OTP_SMS'],
   multiFactors: ['U2F_WITH_VERIFICATION'],
   passwordCheckLifetimeSeconds: 10 * DAY,
@@ -77,8 +80,11 @@ const LIFETIMES = [
 
 const SNAKE = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-/** Whether the policy asks every (local) user for a second factor. All users are local for now. */
+/** Whether the policy asks users who sign in locally for a second factor. */
 export const mfaForced = (p: LoginPolicy): boolean => p.forceMfa || p.forceMfaLocalOnly;
+
+/** Whether the policy asks a user whose only first factor is an external provider's sign-in for one. */
+export const mfaForcedAfterExternalLogin = (p: LoginPolicy): boolean => p.forceMfa;
 
 /** Whether a password alone authenticates the user as a first factor. */
 export const passwordIsFirstFactor = (p: LoginPolicy): boolean =>
@@ -100,6 +106,7 @@ export function checkLoginPolicy(p: LoginPolicy, prefix = 'settings.'): LoginPol
     throw bad('passwordless_type', `must be one of ${PASSWORDLESS.join(', ')}`);
   if (typeof p.forceMfa !== 'boolean') throw bad('force_mfa', 'must be true or false');
   if (typeof p.forceMfaLocalOnly !== 'boolean') throw bad('force_mfa_local_only', 'must be true or false');
+  if (typeof p.allowExternalIdp !== 'boolean') throw bad('allow_external_idp', 'must be true or false');
   const list = <T extends string>(field: string, values: unknown, allowed: readonly T[]): T[] => {
     if (!Array.isArray(values)) throw bad(field, 'must be a list');
     for (const v of values) if (!allowed.includes(v)) throw bad(field, `must contain only ${allowed.join(', ')}`);

@@ -9,6 +9,8 @@ export type { FactorChecks, SessionFactor };
 
 /** What a factor check proved beyond "the factor was presented" (WebAuthn only). */
 export interface FactorDetail {
+  /** the identity provider of an external sign-in */
+  idpId?: string;
   /** the authenticator verified the user (PIN or biometrics): a passkey then is a whole sign-in */
   userVerified?: boolean;
   /** the credential may be synced between devices (a software key rather than a hardware key) */
@@ -20,7 +22,7 @@ const POSSESSION: SessionFactor[] = ['totp', 'otpEmail', 'otpSms', 'webAuthN', '
 
 /**
  * The authentication method references (RFC 8176) of a session's checks, the one mapping:
- * password `pwd`; TOTP, email and SMS codes and recovery codes `otp` (SMS also `sms`); WebAuthn `hwk`
+ * password `pwd`; a sign-in at an external identity provider `fed`; TOTP, email and SMS codes and recovery codes `otp` (SMS also `sms`); WebAuthn `hwk`
  * (or `swk` for a synced passkey) and `user` when the authenticator verified the user; `mfa` when
  * the checks cover two kinds of factor (password + possession, or a user-verifying passkey).
  */
@@ -33,14 +35,17 @@ export function amrOf(checks: FactorChecks): string[] {
     amr.add(checks.webAuthN.synced ? 'swk' : 'hwk');
     if (checks.webAuthN.userVerified) amr.add('user');
   }
+  if (checks.idpIntent) amr.add('fed');
   const possession = POSSESSION.some((f) => checks[f]);
-  if ((checks.password && possession) || checks.webAuthN?.userVerified) amr.add('mfa');
+  // A sign-in at an external provider is a first factor like the password: with a possession factor
+  // checked here it makes two.
+  if (((checks.password || checks.idpIntent) && possession) || checks.webAuthN?.userVerified) amr.add('mfa');
   return [...amr];
 }
 
 /**
- * When the session's user was last authenticated by a first factor: a password check, or a passkey
- * that verified the user (a passwordless sign-in). Undefined for a session that names a user only.
+ * When the session's user was last authenticated by a first factor: a password check, a passkey
+ * that verified the user (a passwordless sign-in), or a sign-in at an external identity provider. Undefined for a session that names a user only.
  */
 export function firstFactorAt(s: {
   passwordCheckedAt: Date | null;
@@ -49,6 +54,8 @@ export function firstFactorAt(s: {
   const times = [s.passwordCheckedAt?.getTime()];
   const passkey = s.factorChecks?.webAuthN;
   if (passkey?.userVerified) times.push(Date.parse(passkey.at));
+  const external = s.factorChecks?.idpIntent;
+  if (external) times.push(Date.parse(external.at));
   const latest = Math.max(...times.filter((t): t is number => t !== undefined && !Number.isNaN(t)));
   return Number.isFinite(latest) ? new Date(latest) : undefined;
 }
@@ -110,6 +117,7 @@ const FACTOR_EVENT = {
   otpSms: 'session.otp_sms.checked',
   webAuthN: 'session.webauthn.checked',
   recoveryCode: 'session.recovery_code.checked',
+  idpIntent: 'session.idp_intent.checked',
 } as const satisfies Record<SessionFactor, string>;
 
 /** Drops a session's open challenge of one kind (answered or replaced). */

@@ -6,6 +6,7 @@ import {
   effectiveLoginPolicy,
   type LoginPolicy,
   mfaForced,
+  mfaForcedAfterExternalLogin,
   passkeyIsFirstFactor,
   passwordIsFirstFactor,
   type SecondFactorType,
@@ -70,7 +71,8 @@ const within = (at: number | undefined, lifetimeSeconds: number, now: number): a
 /**
  * The one rule for "what does this session still need": first factor within its lifetime and
  * max_age; then a second factor when the policy forces MFA, when acr_values ask for it, or when the
- * user has one (who set up TOTP expects to be asked for it). A passkey that verified the user is both
+ * user has one (who set up TOTP expects to be asked for it); `forceMfaLocalOnly` spares a user whose
+ * only first factor is a sign-in at an external identity provider. A passkey that verified the user is both
  * factors. Recovery codes count as a second factor whatever the policy lists.
  */
 export function policyGap(input: GapInput): PolicyGap {
@@ -85,8 +87,13 @@ export function policyGap(input: GapInput): PolicyGap {
     firstTimes.push(passwordAt);
   const passkeyValid = passkeyIsFirstFactor(policy) && within(passkey, policy.multiFactorCheckLifetimeSeconds, now);
   if (passkeyValid) firstTimes.push(passkey as number);
+  const localFirstFactor = firstTimes.length > 0;
+  // A sign-in at an external identity provider is a first factor for as long as a password check is.
+  const externalAt = checks.idpIntent ? Date.parse(checks.idpIntent.at) : undefined;
+  if (policy.allowExternalIdp && within(externalAt, policy.passwordCheckLifetimeSeconds, now)) firstTimes.push(externalAt);
   if (firstTimes.length === 0) {
-    if (passwordAt === undefined && passkey === undefined) return { missing: 'first-factor', reason: 'missing' };
+    if (passwordAt === undefined && passkey === undefined && externalAt === undefined)
+      return { missing: 'first-factor', reason: 'missing' };
     if (passkey === undefined && !passwordIsFirstFactor(policy))
       return { missing: 'first-factor', reason: 'passkey-required' };
     return { missing: 'first-factor', reason: 'expired' };
@@ -122,7 +129,8 @@ export function policyGap(input: GapInput): PolicyGap {
   const hasSecondFactor = usable.size > 0;
   if (input.hasRecoveryCodes) usable.add('recoveryCode');
   const askedByClient = acrRequiresMfa(input.request?.acrValues);
-  if (!mfaForced(policy) && !hasSecondFactor && !askedByClient) return { missing: 'none', acr: ACR_1FA };
+  const forced = localFirstFactor ? mfaForced(policy) : mfaForcedAfterExternalLogin(policy);
+  if (!forced && !hasSecondFactor && !askedByClient) return { missing: 'none', acr: ACR_1FA };
   if (usable.size > 0) return { missing: 'second-factor', factors: [...usable] };
 
   const skip = policy.mfaInitSkipLifetimeSeconds;

@@ -1,6 +1,14 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { invalidatePat } from '../../authz/authenticate';
-import { personalAccessTokens, recoveryCodes, userCodes, userFactors, userKeys, users } from '../../db/schema/index';
+import {
+  idpLinks,
+  personalAccessTokens,
+  recoveryCodes,
+  userCodes,
+  userFactors,
+  userKeys,
+  users,
+} from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { failedPrecondition } from '../errors';
 import { execute, type UnitOfWork } from '../execute';
@@ -82,6 +90,8 @@ async function removeUserRows(work: UnitOfWork, user: { id: string; orgId: strin
   // Second factors and their secrets go with the user (user.removed says so for all of them).
   await work.tx.delete(userFactors).where(eq(userFactors.userId, user.id));
   await work.tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, user.id));
+  // So do the links to upstream accounts: the next sign-in there must not find a deleted user.
+  await work.tx.delete(idpLinks).where(eq(idpLinks.userId, user.id));
   work.push({
     aggregateType: 'user',
     aggregateId: user.id,

@@ -5,6 +5,7 @@ interface FactorChecked {
   userId: string;
   userVerified?: boolean;
   synced?: boolean;
+  idpId?: string;
 }
 
 export interface SessionEvents {
@@ -15,6 +16,7 @@ export interface SessionEvents {
   'session.otp_sms.checked': FactorChecked;
   'session.webauthn.checked': FactorChecked;
   'session.recovery_code.checked': FactorChecked;
+  'session.idp_intent.checked': FactorChecked;
   'session.terminated': Empty;
   'auth_request.added': { clientId: string; scope: string[]; responseType: string; prompt: unknown };
   'auth_request.login_name.set': Empty;
@@ -32,6 +34,10 @@ export const sessionEvents: Declarations<SessionEvents> = {
   'session.totp.checked': session(['TOTP checked in session', 'TOTP in Sitzung geprüft']),
   'session.otp_email.checked': session(['Email code checked in session', 'E-Mail-Code in Sitzung geprüft']),
   'session.otp_sms.checked': session(['SMS code checked in session', 'SMS-Code in Sitzung geprüft']),
+  'session.idp_intent.checked': session([
+    'Sign-in at identity provider checked in session',
+    'Anmeldung beim Identitätsanbieter in Sitzung geprüft',
+  ]),
   'session.webauthn.checked': session([
     'Passkey or security key checked in session',
     'Passkey oder Sicherheitsschlüssel in Sitzung geprüft',
