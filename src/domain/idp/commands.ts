@@ -80,7 +80,14 @@ export async function createIdentityProvider(
 export async function createIdentityProviderIn(
   work: UnitOfWork,
   env: IdpEnv,
-  p: { id: string; orgId: string | null; name: string; options: IdpOptions; spec: ProviderSpec; secrets: StoredSecrets },
+  p: {
+    id: string;
+    orgId: string | null;
+    name: string;
+    options: IdpOptions;
+    spec: ProviderSpec;
+    secrets: StoredSecrets;
+  },
 ): Promise<Date> {
   if (p.orgId) await orgForChange(work, p.orgId, 'org.write');
   const info = KIND_INFO[p.spec.kind];
@@ -123,7 +130,12 @@ export async function updateIdentityProvider(ctx: Ctx, env: IdpEnv, input: Updat
       );
     const nextSpec = spec ?? current;
     const nextName = name ?? row.name;
-    const secrets = checked(row.id, nextSpec, mergeSecrets(openSecrets(env.masterKey, row.secrets), input.secrets), nextName);
+    const secrets = checked(
+      row.id,
+      nextSpec,
+      mergeSecrets(openSecrets(env.masterKey, row.secrets), input.secrets),
+      nextName,
+    );
     const now = new Date();
     await work.tx
       .update(identityProviders)
@@ -150,7 +162,10 @@ export async function deleteIdentityProvider(ctx: Ctx, id: string): Promise<Date
   return execute(ctx, async (work) => {
     const row = await providerFor(work.tx, ctx.principal, id, true, 'update');
     const now = new Date();
-    await work.tx.update(identityProviders).set({ state: 'REMOVED', removedAt: now }).where(eq(identityProviders.id, id));
+    await work.tx
+      .update(identityProviders)
+      .set({ state: 'REMOVED', removedAt: now })
+      .where(eq(identityProviders.id, id));
     const links = await work.tx.delete(idpLinks).where(eq(idpLinks.idpId, id)).returning();
     for (const l of links)
       work.push({

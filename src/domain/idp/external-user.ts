@@ -36,4 +36,6 @@ export interface UpstreamTokens {
  * Which upstream claim or attribute fills which field of ExternalUser. A value is a claim name or a
  * dotted path into nested JSON (`name.givenName`); unset fields use the protocol's defaults.
  */
-export type ClaimMapping = Partial<Record<Exclude<keyof ExternalUser, 'raw' | 'emailVerified' | 'phoneVerified'>, string>>;
+export type ClaimMapping = Partial<
+  Record<Exclude<keyof ExternalUser, 'raw' | 'emailVerified' | 'phoneVerified'>, string>
+>;

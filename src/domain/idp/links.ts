@@ -43,7 +43,8 @@ export async function addIdpLinkIn(
   link: LinkInput,
 ): Promise<Date> {
   if (!link.externalUserId) throw invalidArgument('Errors.IdP.Invalid', 'idp_link.user_id is required');
-  if (user.type !== 'HUMAN') throw failedPrecondition('Errors.User.NotHuman', 'only human users sign in through identity providers');
+  if (user.type !== 'HUMAN')
+    throw failedPrecondition('Errors.User.NotHuman', 'only human users sign in through identity providers');
   const provider = await findProvider(work.tx, link.idpId);
   if (!provider || (provider.orgId && provider.orgId !== user.orgId)) throw providerNotFound();
   const [row] = await work.tx

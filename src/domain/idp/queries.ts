@@ -17,7 +17,13 @@ export async function listIdentityProviders(ctx: Ctx, req: { orgId?: string; pag
   const live = isNull(identityProviders.removedAt);
   if (!req.orgId) {
     requireInstancePermission(ctx.principal, 'iam.read');
-    return listRows(ctx.db, identityProviders, and(live, isNull(identityProviders.orgId)), p, identityProviders.createdAt);
+    return listRows(
+      ctx.db,
+      identityProviders,
+      and(live, isNull(identityProviders.orgId)),
+      p,
+      identityProviders.createdAt,
+    );
   }
   await orgFor(ctx.db, ctx.principal, req.orgId, 'org.read');
   const scope = or(isNull(identityProviders.orgId), eq(identityProviders.orgId, req.orgId));

@@ -112,7 +112,8 @@ export function checkRuntime(spec: ProviderSpec, runtime: Runtime): void {
     else if (runtime.protocol === 'saml') checkSamlConfig(runtime.config);
     else {
       checkLdapConfig(runtime.config);
-      if (!runtime.secrets.bindPassword) throw new DomainError('invalid_argument', 'Errors.IdP.Invalid', 'bind_password is required');
+      if (!runtime.secrets.bindPassword)
+        throw new DomainError('invalid_argument', 'Errors.IdP.Invalid', 'bind_password is required');
     }
   } catch (err) {
     if (err instanceof DomainError && err.kind === 'invalid_argument')

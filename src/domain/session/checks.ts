@@ -4,6 +4,7 @@ import { requireLoginUiPermission } from './login-ui-permission';
 import { checkPassword } from './password-check';
 import { execute } from '../execute';
 import { checkOtp, type OtpDelivery, openOtpChallenge } from './checks/otp';
+import { checkIdpIntent, type IdpIntentCheck } from './checks/idp-intent';
 import { checkRecoveryCode } from './checks/recovery-code';
 import { checkTotp } from './checks/totp';
 import {
@@ -26,6 +27,8 @@ export interface SessionChecks {
   recoveryCode?: string;
   /** a passkey or security key answering the session's WebAuthn challenge (checks/webauthn.ts) */
   webAuthN?: WebAuthnCheck;
+  /** a finished sign-in at an upstream identity provider (checks/idp-intent.ts) */
+  idpIntent?: IdpIntentCheck;
 }
 
 /** Challenges a custom login UI asks a session to open (each replaces an earlier one of its kind). */
@@ -129,9 +132,11 @@ export async function createSessionWithChecks(
     lifetimeSeconds,
   });
   try {
-    let passkey: Session | undefined;
-    if (checks.webAuthN) ({ session: passkey, user } = await checkWebAuthn(ctx, created.id, user, checks.webAuthN));
-    const session = (await runFactorChecks(ctx, created.id, user, checks)) ?? passkey ?? created.session;
+    let firstFactor: Session | undefined;
+    if (checks.idpIntent)
+      ({ session: firstFactor, user } = await checkIdpIntent(ctx, created.id, user, checks.idpIntent));
+    if (checks.webAuthN) ({ session: firstFactor, user } = await checkWebAuthn(ctx, created.id, user, checks.webAuthN));
+    const session = (await runFactorChecks(ctx, created.id, user, checks)) ?? firstFactor ?? created.session;
     const opened = await openChallenges(ctx, created.id, user, challenges);
     return { ...created, session, opened };
   } catch (err) {
@@ -160,6 +165,7 @@ export async function setSessionChecks(
     user = await runPassword(ctx, user, checks.password);
     current = await setSessionPasswordChecked(ctx, sessionId, user);
   }
+  if (checks.idpIntent) ({ session: current, user } = await checkIdpIntent(ctx, sessionId, user, checks.idpIntent));
   if (checks.webAuthN) ({ session: current, user } = await checkWebAuthn(ctx, sessionId, user, checks.webAuthN));
   current = (await runFactorChecks(ctx, sessionId, user, checks)) ?? current;
   const opened = await openChallenges(ctx, sessionId, user, challenges);

@@ -14,7 +14,7 @@ import {
 import type { FactorChecks, SessionFactor } from './factors';
 
 /** A second factor the user can prove now (the session's factor names). */
-export type SecondFactorChoice = Exclude<SessionFactor, 'password'>;
+export type SecondFactorChoice = Exclude<SessionFactor, 'password' | 'idpIntent'>;
 /** A factor the user can set up when the policy asks for one they do not have. */
 export type SetupChoice = 'totp' | 'passkey' | 'otpEmail' | 'otpSms';
 
@@ -90,7 +90,8 @@ export function policyGap(input: GapInput): PolicyGap {
   const localFirstFactor = firstTimes.length > 0;
   // A sign-in at an external identity provider is a first factor for as long as a password check is.
   const externalAt = checks.idpIntent ? Date.parse(checks.idpIntent.at) : undefined;
-  if (policy.allowExternalIdp && within(externalAt, policy.passwordCheckLifetimeSeconds, now)) firstTimes.push(externalAt);
+  if (policy.allowExternalIdp && within(externalAt, policy.passwordCheckLifetimeSeconds, now))
+    firstTimes.push(externalAt);
   if (firstTimes.length === 0) {
     if (passwordAt === undefined && passkey === undefined && externalAt === undefined)
       return { missing: 'first-factor', reason: 'missing' };

@@ -42,7 +42,13 @@ export const identityProviderEvents: Declarations<IdentityProviderEvents> = {
   'user.human.idp.link.added': user(['External account linked', 'Externes Konto verknüpft']),
   'user.human.idp.link.removed': user(['External account link removed', 'Verknüpfung mit externem Konto entfernt']),
   'idp_intent.started': intent(null),
-  'idp_intent.succeeded': intent(['Sign-in at identity provider succeeded', 'Anmeldung beim Identitätsanbieter erfolgreich']),
-  'idp_intent.failed': intent(['Sign-in at identity provider failed', 'Anmeldung beim Identitätsanbieter fehlgeschlagen']),
+  'idp_intent.succeeded': intent([
+    'Sign-in at identity provider succeeded',
+    'Anmeldung beim Identitätsanbieter erfolgreich',
+  ]),
+  'idp_intent.failed': intent([
+    'Sign-in at identity provider failed',
+    'Anmeldung beim Identitätsanbieter fehlgeschlagen',
+  ]),
   'idp_intent.consumed': intent(null),
 };

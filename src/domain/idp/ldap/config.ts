@@ -12,5 +12,9 @@ export interface LdapProviderConfig {
   rootCaPem?: string;
   mapping: ClaimMapping;
 }
-export interface LdapProviderSecrets { bindPassword: string }
-export function checkLdapConfig(c: unknown): LdapProviderConfig { return c as LdapProviderConfig; }
+export interface LdapProviderSecrets {
+  bindPassword: string;
+}
+export function checkLdapConfig(c: unknown): LdapProviderConfig {
+  return c as LdapProviderConfig;
+}

@@ -1,6 +1,13 @@
 // placeholder until the OAuth module lands
 import type { ClaimMapping } from '../external-user';
-export type OAuthTemplate = 'google' | 'github' | 'github_enterprise' | 'gitlab' | 'gitlab_self_hosted' | 'azure_ad' | 'apple';
+export type OAuthTemplate =
+  | 'google'
+  | 'github'
+  | 'github_enterprise'
+  | 'gitlab'
+  | 'gitlab_self_hosted'
+  | 'azure_ad'
+  | 'apple';
 export interface OAuthProviderConfig {
   protocol: 'oidc' | 'oauth';
   template?: OAuthTemplate;

@@ -11,7 +11,17 @@ export interface SamlProviderConfig {
   wantAssertionsSigned: boolean;
   mapping: ClaimMapping;
 }
-export interface SamlSpKeys { certificatePem: string; privateKeyPem: string }
-export interface SamlEndpoints { entityId: string; acsUrl: string }
-export function checkSamlConfig(c: unknown): SamlProviderConfig { return c as SamlProviderConfig; }
-export function generateSpKeys(_name: string): SamlSpKeys { return { certificatePem: '', privateKeyPem: '' }; }
+export interface SamlSpKeys {
+  certificatePem: string;
+  privateKeyPem: string;
+}
+export interface SamlEndpoints {
+  entityId: string;
+  acsUrl: string;
+}
+export function checkSamlConfig(c: unknown): SamlProviderConfig {
+  return c as SamlProviderConfig;
+}
+export function generateSpKeys(_name: string): SamlSpKeys {
+  return { certificatePem: '', privateKeyPem: '' };
+}
