@@ -14,7 +14,10 @@ export const providerNotFound = () => notFound('Errors.IdP.NotFound', 'identity 
  * `org.write` on it (`org.read`). A caller who may not read it learns nothing (NOT_FOUND).
  */
 export function requireProviderPermission(principal: Principal, orgId: string | null, write: boolean): void {
-  if (!orgId) return requireInstancePermission(principal, write ? 'iam.write' : 'iam.read');
+  if (!orgId) {
+    requireInstancePermission(principal, write ? 'iam.write' : 'iam.read');
+    return;
+  }
   if (!principal.canOrg('org.read', orgId)) throw providerNotFound();
   if (write && !principal.canOrg('org.write', orgId)) throw permissionDenied('needs org.write on the organization');
 }

@@ -47,7 +47,7 @@ async function withMetadata(spec: ProviderSpec): Promise<ProviderSpec> {
 }
 
 /** Checks the spec with its protocol's rules; returns the secrets to store. */
-function checked(id: string, spec: ProviderSpec, secrets: StoredSecrets, name: string): StoredSecrets {
+function checked(spec: ProviderSpec, secrets: StoredSecrets, name: string): StoredSecrets {
   const out = spec.kind === 'saml' && !secrets.samlSp ? { ...secrets, samlSp: generateSpKeys(name) } : secrets;
   checkRuntime(spec, runtimeOf(spec, out));
   return out;
@@ -69,7 +69,7 @@ export async function createIdentityProvider(
   requireProviderPermission(ctx.principal, input.orgId || null, true);
   const spec = await withMetadata(input.spec);
   const id = newId();
-  const secrets = checked(id, spec, mergeSecrets({}, input.secrets), name);
+  const secrets = checked(spec, mergeSecrets({}, input.secrets), name);
   const createdAt = await execute(ctx, (work) =>
     createIdentityProviderIn(work, env, { id, orgId: input.orgId || null, name, options, spec, secrets }),
   );
