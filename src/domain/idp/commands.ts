@@ -130,12 +130,7 @@ export async function updateIdentityProvider(ctx: Ctx, env: IdpEnv, input: Updat
       );
     const nextSpec = spec ?? current;
     const nextName = name ?? row.name;
-    const secrets = checked(
-      row.id,
-      nextSpec,
-      mergeSecrets(openSecrets(env.masterKey, row.secrets), input.secrets),
-      nextName,
-    );
+    const secrets = checked(nextSpec, mergeSecrets(openSecrets(env.masterKey, row.secrets), input.secrets), nextName);
     const now = new Date();
     await work.tx
       .update(identityProviders)
