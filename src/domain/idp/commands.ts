@@ -64,31 +64,35 @@ export async function createIdentityProvider(
   env: IdpEnv,
   input: CreateProviderInput,
 ): Promise<CreatedProvider> {
+  requireProviderPermission(ctx.principal, input.orgId || null, true);
+  const prepared = await prepareProvider(input);
+  const createdAt = await execute(ctx, (work) => createIdentityProviderIn(work, env, prepared));
+  return { id: prepared.id, createdAt, ...callbackUrlOf(env, prepared.id, prepared.spec) };
+}
+
+export interface PreparedProvider {
+  id: string;
+  orgId: string | null;
+  name: string;
+  options: IdpOptions;
+  spec: ProviderSpec;
+  secrets: StoredSecrets;
+}
+
+/**
+ * A new provider checked by every rule that needs no database (name, options, its protocol's
+ * configuration; SAML metadata given by URL fetched): what createIdentityProviderIn inserts.
+ */
+export async function prepareProvider(input: CreateProviderInput & { id?: string }): Promise<PreparedProvider> {
   const name = checkName(input.name);
   const options = checkOptions(input.options ?? DEFAULT_OPTIONS);
-  requireProviderPermission(ctx.principal, input.orgId || null, true);
   const spec = await withMetadata(input.spec);
-  const id = newId();
   const secrets = checked(spec, mergeSecrets({}, input.secrets), name);
-  const createdAt = await execute(ctx, (work) =>
-    createIdentityProviderIn(work, env, { id, orgId: input.orgId || null, name, options, spec, secrets }),
-  );
-  return { id, createdAt, ...callbackUrlOf(env, id, spec) };
+  return { id: input.id || newId(), orgId: input.orgId || null, name, options, spec, secrets };
 }
 
 /** Inserts a checked provider inside a running command (the bulk import adds many in one transaction). */
-export async function createIdentityProviderIn(
-  work: UnitOfWork,
-  env: IdpEnv,
-  p: {
-    id: string;
-    orgId: string | null;
-    name: string;
-    options: IdpOptions;
-    spec: ProviderSpec;
-    secrets: StoredSecrets;
-  },
-): Promise<Date> {
+export async function createIdentityProviderIn(work: UnitOfWork, env: IdpEnv, p: PreparedProvider): Promise<Date> {
   if (p.orgId) await orgForChange(work, p.orgId, 'org.write');
   const info = KIND_INFO[p.spec.kind];
   const [row] = await work.tx
