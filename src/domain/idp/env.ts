@@ -1,3 +1,6 @@
+import type { Config } from '../../config';
+import { loadMasterKey } from '../../crypto/keys/master-key';
+
 /** What identity-provider rules need from the server's settings. */
 export interface IdpEnv {
   /** encrypts provider secrets and kept upstream tokens */
@@ -13,3 +16,8 @@ export const samlAcsUrl = (env: Pick<IdpEnv, 'externalUrl'>, id: string) => `${e
 /** Portcullis's SP metadata for provider `id`; also its SAML entity id. */
 export const samlMetadataUrl = (env: Pick<IdpEnv, 'externalUrl'>, id: string) =>
   `${env.externalUrl}/idps/${id}/saml/metadata`;
+
+/** The settings identity-provider rules read, from the server's configuration. */
+export function idpEnvOf(config: Pick<Config, 'masterKey' | 'dataDir' | 'inMemory' | 'externalUrl'>): IdpEnv {
+  return { masterKey: loadMasterKey(config), externalUrl: config.externalUrl };
+}
