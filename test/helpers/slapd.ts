@@ -30,9 +30,6 @@ export interface Slapd {
   stop(): Promise<void>;
 }
 
-/** Whether this machine can run the directory server the LDAP tests need. */
-export const slapdAvailable = fs.existsSync(SLAPD) && fs.existsSync(SLAPADD);
-
 // Every slapd this process started, killed when the process exits however the tests end.
 const running = new Map<ChildProcess, string>();
 process.once('exit', () => {
