@@ -64,6 +64,40 @@ describe('LDAP sign-in against a real OpenLDAP', () => {
     return `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
   }
 
+  /** A loopback proxy to slapd that counts the connections made through it. */
+  async function countingProxy(): Promise<{ url: string; connections: () => number }> {
+    let count = 0;
+    const target = new URL(slapd.url);
+    const server = net.createServer((client) => {
+      count++;
+      const upstream = net.connect(Number(target.port), target.hostname);
+      for (const s of [client, upstream]) s.on('error', () => (client.destroy(), upstream.destroy()));
+      client.pipe(upstream).pipe(client);
+    });
+    silent.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `ldap://127.0.0.1:${(server.address() as net.AddressInfo).port}`, connections: () => count };
+  }
+
+  /**
+   * A server that grants StartTLS (an ExtendedResponse with success to the first request) and then
+   * never starts the TLS handshake.
+   */
+  async function stallingStartTlsServer(): Promise<string> {
+    const server = net.createServer((socket) => {
+      socket.once('data', (request) => {
+        // LDAPMessage { messageID, extendedResp [APPLICATION 24] { success, "", "" } }; the id is
+        // echoed from the request, which starts 30 <len> 02 01 <id> for the client's small ids.
+        socket.write(
+          Buffer.from([0x30, 0x0c, 0x02, 0x01, request[4], 0x78, 0x07, 0x0a, 0x01, 0x00, 0x04, 0x00, 0x04, 0x00]),
+        );
+      });
+    });
+    silent.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `ldap://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  }
+
   it('signs alice in by uid and by mail, mapping her attributes and the entryUUID as id', async () => {
     const byUid = await authenticate(config(), secrets(), 'alice', 'alice-secret');
     expect(byUid).toMatchObject({
@@ -90,6 +124,18 @@ describe('LDAP sign-in against a real OpenLDAP', () => {
     expect(unknown).toEqual(INVALID);
     const err = await authenticate(config(), secrets(), 'alice', 'Tr0ub4dor&3').catch((e) => e);
     expect(inspect(err, { depth: 10 })).not.toContain('Tr0ub4dor');
+  });
+
+  it('an unknown or ambiguous name costs the same connections and binds as a wrong password', async () => {
+    const proxy = await countingProxy();
+    const cfg = config({ servers: [proxy.url] });
+    const costs: Record<string, number> = {};
+    for (const name of ['alice', 'mallory', 'shared@example.org']) {
+      const before = proxy.connections();
+      expect(await failure(authenticate(cfg, secrets(), name, 'wrong-password')), name).toEqual(INVALID);
+      costs[name] = proxy.connections() - before;
+    }
+    expect(costs).toEqual({ alice: 2, mallory: 2, 'shared@example.org': 2 });
   });
 
   it('an empty or blank password is refused without asking the server, which would have let it in', async () => {
@@ -211,5 +257,26 @@ describe('LDAP sign-in against a real OpenLDAP', () => {
         key: 'Errors.IdP.Ldap.Unavailable',
       });
     }
+  });
+
+  it('StartTLS that the server does not offer fails as unavailable; nothing is sent in clear', async () => {
+    const plain = await startSlapd();
+    try {
+      const cfg = config({ servers: [plain.url], startTls: true, rootCaPem: slapd.caPem });
+      expect(await failure(authenticate(cfg, secrets(), 'alice', 'alice-secret'))).toMatchObject({
+        kind: 'unavailable',
+      });
+    } finally {
+      await plain.stop();
+    }
+  });
+
+  it('a StartTLS handshake that never happens is unavailable within the timeout', async () => {
+    const cfg = config({ servers: [await stallingStartTlsServer()], startTls: true, timeoutSeconds: 1 });
+    const started = Date.now();
+    expect(await failure(authenticate(cfg, secrets(), 'alice', 'alice-secret'))).toMatchObject({
+      kind: 'unavailable',
+    });
+    expect(Date.now() - started).toBeLessThan(2500);
   });
 });

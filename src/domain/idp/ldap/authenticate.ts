@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Client, Entry } from 'ldapts';
 import { DomainError } from '../../errors';
 import type { ExternalUser } from '../external-user';
@@ -23,7 +24,10 @@ export async function authenticate(
 ): Promise<ExternalUser> {
   refuseBlankCredentials(username, password);
   const { server, entry } = await findUser(config, secrets, username);
-  await bindAsUser(config, server, entry.dn, password);
+  // An unknown or ambiguous name still costs a bind (to a DN no one has), so that the time a
+  // refusal takes does not tell which names exist.
+  await bindAsUser(config, server, entry?.dn ?? noOnesDn(config), password);
+  if (!entry) throw invalidCredentials();
   return toExternalUser(config, entry);
 }
 
@@ -42,7 +46,7 @@ async function findUser(
   config: LdapProviderConfig,
   secrets: LdapProviderSecrets,
   username: string,
-): Promise<{ server: string; entry: Entry }> {
+): Promise<{ server: string; entry?: Entry }> {
   if (secrets.bindPassword.trim() === '') throw serviceBindFailed(new Error('the bind password is empty'));
   const failures: Error[] = [];
   for (const server of config.servers) {
@@ -61,7 +65,7 @@ async function searchUser(
   secrets: LdapProviderSecrets,
   server: string,
   username: string,
-): Promise<Entry> {
+): Promise<Entry | undefined> {
   const client = await connect(config, server);
   try {
     await refusalAs(serviceBindFailed, client.bind(config.bindDn, secrets.bindPassword));
@@ -77,12 +81,13 @@ async function searchUser(
       }),
     );
     // No entry or several: the name identifies no one, and which of the two it was must not show.
-    if (searchEntries.length !== 1) throw invalidCredentials();
-    return searchEntries[0];
+    return searchEntries.length === 1 ? searchEntries[0] : undefined;
   } finally {
     await close(client);
   }
 }
+
+const noOnesDn = (config: LdapProviderConfig) => `cn=portcullis-no-such-user-${randomUUID()},${config.baseDn}`;
 
 async function bindAsUser(config: LdapProviderConfig, server: string, dn: string, password: string): Promise<void> {
   let client: Client | undefined;
