@@ -71,7 +71,11 @@ describe('LDAP sign-in against a real OpenLDAP', () => {
     const server = net.createServer((client) => {
       count++;
       const upstream = net.connect(Number(target.port), target.hostname);
-      for (const s of [client, upstream]) s.on('error', () => (client.destroy(), upstream.destroy()));
+      const cut = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      for (const s of [client, upstream]) s.on('error', cut);
       client.pipe(upstream).pipe(client);
     });
     silent.push(server);
