@@ -47,7 +47,7 @@ async function findUser(
   secrets: LdapProviderSecrets,
   username: string,
 ): Promise<{ server: string; entry?: Entry }> {
-  if (secrets.bindPassword.trim() === '') throw serviceBindFailed(new Error('the bind password is empty'));
+  if (secrets.bindPassword === '') throw serviceBindFailed(new Error('the bind password is empty'));
   const failures: Error[] = [];
   for (const server of config.servers) {
     try {
