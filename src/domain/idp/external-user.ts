@@ -4,12 +4,15 @@
  * that linking, just-in-time creation and profile updates are one rule for all of them.
  */
 export interface ExternalUser {
-  /** the upstream's stable id of the user: OIDC `sub`, the OAuth id attribute, the SAML NameID, the LDAP id attribute */
+  /**
+   * the upstream's stable id of the user: OIDC `sub`, the OAuth id attribute, the SAML NameID, the
+   * LDAP id attribute
+   */
   id: string;
   /** a login name the upstream knows the user by (preferred_username, login, uid…) */
   username?: string;
   email?: string;
-  /** only true when the upstream asserts it (OIDC `email_verified: true`, or a provider configured to vouch) */
+  /** only true when the upstream asserts it (OIDC `email_verified: true`, or a provider that vouches) */
   emailVerified: boolean;
   phone?: string;
   phoneVerified?: boolean;

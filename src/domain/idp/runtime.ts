@@ -70,7 +70,9 @@ export function runtimeOf(spec: ProviderSpec, secrets: StoredSecrets): Runtime {
           mapping: spec.mapping,
         },
       };
-    case 'ldap':
+    case 'ldap': {
+      // the id attribute is a setting of its own for the LDAP module, not a mapped field
+      const { id, ...mapping } = spec.mapping;
       return {
         protocol: 'ldap',
         secrets: { bindPassword: secrets.bindPassword ?? '' },
@@ -81,12 +83,13 @@ export function runtimeOf(spec: ProviderSpec, secrets: StoredSecrets): Runtime {
           bindDn: spec.bindDn,
           userObjectClasses: spec.userObjectClasses,
           userFilters: spec.userFilters,
-          idAttribute: spec.mapping.id || 'entryUUID',
+          idAttribute: id || 'entryUUID',
           timeoutSeconds: spec.timeoutSeconds,
           rootCaPem: spec.rootCa,
-          mapping: spec.mapping,
+          mapping,
         },
       };
+    }
     default: {
       const { kind, scopes, ...rest } = spec;
       const apple =
