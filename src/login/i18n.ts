@@ -1,4 +1,5 @@
 import { codesDe, codesEn } from './messages/codes';
+import { idpDe, idpEn } from './messages/idp';
 import { mfaDe, mfaEn } from './messages/mfa';
 import { passkeysDe, passkeysEn } from './messages/passkeys';
 
@@ -8,6 +9,7 @@ export type Locale = (typeof LOCALES)[number];
 
 const en = {
   ...codesEn,
+  ...idpEn,
   title: 'Sign in',
   loginNameLabel: 'Login name',
   loginNameHint: 'Your username, username@organization-domain, or your verified email address',
@@ -61,6 +63,7 @@ export type Messages = typeof en;
 
 const de: Messages = {
   ...codesDe,
+  ...idpDe,
   title: 'Anmelden',
   loginNameLabel: 'Loginname',
   loginNameHint: 'Ihr Benutzername, benutzername@organisations-domain oder Ihre bestätigte E-Mail-Adresse',

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import type { Deps } from '../../deps';
 import { DomainError } from '../../domain/errors';
@@ -8,7 +7,8 @@ import { providerForSignIn } from '../../domain/idp/intents/provider-for-sign-in
 import { spMetadata } from '../../domain/idp/saml/metadata';
 import { oidcCtx } from '../../oidc/env';
 import { pageUrl } from '../flow';
-import { errorPage, securityHeaders } from '../render';
+import { errorPage } from '../render';
+import { autoPost } from './auto-post';
 import { sentBindingSecret } from './binding';
 
 /** Marks a callback POST that the browser re-sent from our own page (it then carries our cookies). */
@@ -19,28 +19,7 @@ const REPOSTED = '_reposted';
  * the browser binding cannot be checked. The answer is a page that posts the same fields to the same
  * address from our own origin, a same-site request that carries them.
  */
-function repost(c: Context, fields: Record<string, string>) {
-  securityHeaders(c);
-  // The one inline script: it only submits the form (a button does it without JavaScript).
-  c.header(
-    'Content-Security-Policy',
-    "default-src 'none'; script-src 'sha256-" + SUBMIT_HASH + "'; frame-ancestors 'none'; form-action 'self'",
-  );
-  const inputs = Object.entries({ ...fields, [REPOSTED]: '1' })
-    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
-    .join('');
-  return c.html(
-    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>…</title></head><body>` +
-      `<form method="post" action="${escapeHtml(c.req.path)}">${inputs}<noscript><button>Continue</button></noscript></form>` +
-      `<script>${SUBMIT}</script></body></html>`,
-  );
-}
-
-const SUBMIT = 'document.forms[0].submit()';
-const SUBMIT_HASH = createHash('sha256').update(SUBMIT).digest('base64');
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+const repost = (c: Context, fields: Record<string, string>) => autoPost(c, c.req.path, { ...fields, [REPOSTED]: '1' });
 
 /** A custom UI's success or failure URL with the intent's id and its token or error. */
 function withParams(url: string, params: Record<string, string>): string {
