@@ -279,10 +279,21 @@ export interface FakeUpstream {
   issuer: string;
   /** what the next token responses carry; `signWithForeignKey` signs with a key absent from the JWKS */
   idToken: { claims?: JWTPayload; signWithForeignKey?: boolean; omit?: boolean };
+  /** the form body and headers of the last token request, to check client authentication */
+  lastTokenRequest?: { body: URLSearchParams; authorization?: string };
   stop(): Promise<void>;
 }
 
-export async function startFakeUpstream(opts: { issuerPath?: string; issuer?: string } = {}): Promise<FakeUpstream> {
+export interface FakeUpstreamOptions {
+  /** issuer to announce; default the server's URL + issuerPath */
+  issuer?: string;
+  /** path prefix under which discovery, keys and token endpoint live */
+  issuerPath?: string;
+  /** the origin the discovery document names (a real provider's, reached through a test fetch); default url */
+  publicOrigin?: string;
+}
+
+export async function startFakeUpstream(opts: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
   const published = await generateKeyPair('RS256', { extractable: true });
   const foreign = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(published.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
@@ -290,7 +301,7 @@ export async function startFakeUpstream(opts: { issuerPath?: string; issuer?: st
     const path = new URL(req.url ?? '/', fake.url).pathname;
     res.setHeader('content-type', 'application/json');
     if (path.endsWith('/.well-known/openid-configuration')) {
-      const base = `${fake.url}${opts.issuerPath ?? ''}`;
+      const base = `${opts.publicOrigin ?? fake.url}${opts.issuerPath ?? ''}`;
       return res.end(
         JSON.stringify({
           issuer: fake.issuer,
@@ -306,7 +317,12 @@ export async function startFakeUpstream(opts: { issuerPath?: string; issuer?: st
     }
     if (path.endsWith('/jwks')) return res.end(JSON.stringify({ keys: [jwk] }));
     if (path.endsWith('/token')) {
-      void tokenResponse().then((body) => res.end(JSON.stringify(body)));
+      void readBody(req)
+        .then((body) => {
+          fake.lastTokenRequest = { body: new URLSearchParams(body), authorization: req.headers.authorization };
+          return tokenResponse();
+        })
+        .then((body) => res.end(JSON.stringify(body)));
       return;
     }
     res.statusCode = 404;
@@ -332,4 +348,15 @@ export async function startFakeUpstream(opts: { issuerPath?: string; issuer?: st
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   return fake;
+}
+
+/** A fetch that sends requests for real providers' origins (https://github.com…) to local test servers. */
+export function routedFetch(routes: Record<string, string>): typeof fetch {
+  return (input, init) => {
+    let url = input instanceof Request ? input.url : String(input);
+    for (const [from, to] of Object.entries(routes)) {
+      if (url.startsWith(from)) url = to + url.slice(from.length);
+    }
+    return fetch(url, init);
+  };
 }
