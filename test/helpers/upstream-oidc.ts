@@ -141,7 +141,8 @@ export async function startUpstreamOidc(opts: UpstreamOidcOptions = {}): Promise
       if (!account) return undefined;
       return {
         accountId: id,
-        claims: async (use: string) => (use === 'userinfo' ? { ...account.claims, ...account.userinfoOnly } : account.claims),
+        claims: async (use: string) =>
+          use === 'userinfo' ? { ...account.claims, ...account.userinfoOnly } : account.claims,
       };
     },
   });
@@ -265,7 +266,13 @@ export async function signInAt(
 function formPostFields(html: string): URLSearchParams {
   const out = new URLSearchParams();
   for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) {
-    out.append(m[1], m[2].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#x27;/g, "'"));
+    out.append(
+      m[1],
+      m[2]
+        .replace(/&amp;/g, '&')
+        .replace(/&quot;/g, '"')
+        .replace(/&#x27;/g, "'"),
+    );
   }
   return out;
 }

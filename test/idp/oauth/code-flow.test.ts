@@ -113,7 +113,12 @@ describe('OpenID Connect code flow against a real upstream', () => {
   });
 
   it('email_verified false stays unverified; a custom mapping picks other claims', async () => {
-    const { user } = await signIn(oidcConfig({ mapping: { displayName: 'preferred_username' } }), basicSecrets(), 'bob-2', 6);
+    const { user } = await signIn(
+      oidcConfig({ mapping: { displayName: 'preferred_username' } }),
+      basicSecrets(),
+      'bob-2',
+      6,
+    );
     expect(user).toMatchObject({ id: 'bob-2', email: 'bob@example.com', emailVerified: false, displayName: 'bob' });
   });
 
@@ -167,7 +172,7 @@ describe('attacks and failures at the callback', () => {
     expect(err.message).toBe("the upstream ID token's nonce does not match");
   });
 
-  it("a code issued to another client cannot be redeemed as ours", async () => {
+  it('a code issued to another client cannot be redeemed as ours', async () => {
     const other = oidcConfig({ clientId: upstream.otherClient.clientId });
     const start = { redirectUri: DEFAULT_REDIRECT, state: 's12', nonce: 'n12', codeVerifier: verifier(12) };
     const { url } = await authorizationUrl(other, { clientSecret: upstream.otherClient.clientSecret }, start);

@@ -113,7 +113,7 @@ describe('an upstream that is down or slow', () => {
     await new Promise<void>((r) => s.close(() => r()));
   });
 
-  it('discovery is cached: the sign-in URL still works while the upstream is down, the code exchange does not', async () => {
+  it('discovery is cached: the sign-in URL still works while the upstream is down, the exchange does not', async () => {
     const flaky = await startFakeUpstream();
     const c = { ...config(), issuer: flaky.issuer };
     await authorizationUrl(c, {}, start);

@@ -42,7 +42,10 @@ describe('templates', () => {
       userEndpoint: 'https://git.corp.example/api/v3/user',
       scopes: ['read:user'],
     });
-    expect(ghe).toMatchObject({ template: 'github_enterprise', userinfoEndpoint: 'https://git.corp.example/api/v3/user' });
+    expect(ghe).toMatchObject({
+      template: 'github_enterprise',
+      userinfoEndpoint: 'https://git.corp.example/api/v3/user',
+    });
     expect(ghe.scopes).toEqual(['read:user']);
   });
 
@@ -51,9 +54,9 @@ describe('templates', () => {
       issuer: 'https://gitlab.com',
       useUserinfo: true,
     });
-    expect(fromTemplate({ template: 'gitlab_self_hosted', clientId: 'gl', issuer: 'https://git.example/' }).issuer).toBe(
-      'https://git.example',
-    );
+    expect(
+      fromTemplate({ template: 'gitlab_self_hosted', clientId: 'gl', issuer: 'https://git.example/' }).issuer,
+    ).toBe('https://git.example');
   });
 
   it('Entra ID: the issuer per tenant; emails vouched for only when the administrator says so', () => {
@@ -99,11 +102,16 @@ describe('Sign in with Apple', () => {
     expect(claims.exp - claims.iat).toBe(15_777_000);
   });
 
-  it('form_post callback: the secret JWT at the token endpoint, the name from `user`, email_verified "true"', async () => {
+  it('form_post: the secret JWT at the token endpoint, the name from `user`, email_verified "true"', async () => {
     // Apple's discovery lives at the issuer; the fake serves it under /auth, like Apple's endpoints
     const config = { ...fromTemplate({ template: 'apple', clientId: 'com.ex.web', teamId: 'TEAM', keyId: 'KID' }) };
     const secrets = { apple: { teamId: 'TEAM', keyId: 'KID', privateKeyPem: keys.pem } };
-    const opts = { fetch: routedFetch({ [`${APPLE_ISSUER}/.well-known`]: `${apple.url}/auth/.well-known`, [APPLE_ISSUER]: apple.url }) };
+    const opts = {
+      fetch: routedFetch({
+        [`${APPLE_ISSUER}/.well-known`]: `${apple.url}/auth/.well-known`,
+        [APPLE_ISSUER]: apple.url,
+      }),
+    };
     const { url, responseMode } = await authorizationUrl(config, secrets, start, opts);
     expect(responseMode).toBe('form_post');
     expect(new URL(url).searchParams.get('response_mode')).toBe('form_post');
@@ -134,14 +142,18 @@ describe('GitHub', () => {
       seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
       res.setHeader('content-type', 'application/json');
       if (req.url === '/login/oauth/access_token') {
-        return res.end(JSON.stringify({ access_token: 'gho_abc', token_type: 'bearer', scope: 'read:user,user:email' }));
+        return res.end(
+          JSON.stringify({ access_token: 'gho_abc', token_type: 'bearer', scope: 'read:user,user:email' }),
+        );
       }
       if (req.headers.authorization !== 'Bearer gho_abc') {
         res.statusCode = 401;
         return res.end('{}');
       }
       if (req.url === '/user') {
-        return res.end(JSON.stringify({ id: 583231, login: 'octocat', name: 'The Octocat', email: 'public@github.example' }));
+        return res.end(
+          JSON.stringify({ id: 583231, login: 'octocat', name: 'The Octocat', email: 'public@github.example' }),
+        );
       }
       if (req.url === '/user/emails') return res.end(JSON.stringify(emails));
       res.statusCode = 404;

@@ -51,7 +51,12 @@ export interface OAuthProviderSecrets {
 }
 
 const KEY = 'Errors.IdP.OAuth.InvalidConfig';
-const CLIENT_AUTHS: readonly OAuthClientAuth[] = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+const CLIENT_AUTHS: readonly OAuthClientAuth[] = [
+  'client_secret_basic',
+  'client_secret_post',
+  'private_key_jwt',
+  'none',
+];
 const TEMPLATES: readonly OAuthTemplate[] = [
   'google',
   'github',

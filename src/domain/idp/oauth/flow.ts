@@ -115,7 +115,11 @@ function checkRequestValues(p: { state: string; nonce: string; codeVerifier: str
 function checkState(returned: string | null, expected: string): void {
   const digest = (s: string) => createHash('sha256').update(s).digest();
   if (returned === null || !timingSafeEqual(digest(returned), digest(expected))) {
-    throw new DomainError('unauthenticated', 'Errors.IdP.OAuth.StateMismatch', 'the upstream callback state does not match');
+    throw new DomainError(
+      'unauthenticated',
+      'Errors.IdP.OAuth.StateMismatch',
+      'the upstream callback state does not match',
+    );
   }
 }
 

@@ -28,7 +28,9 @@ export type TemplateInput =
 
 const OIDC_SCOPES = ['openid', 'profile', 'email'];
 
-const oidc = (p: Partial<OAuthProviderConfig> & Pick<OAuthProviderConfig, 'issuer' | 'clientId'>): OAuthProviderConfig => ({
+const oidc = (
+  p: Partial<OAuthProviderConfig> & Pick<OAuthProviderConfig, 'issuer' | 'clientId'>,
+): OAuthProviderConfig => ({
   protocol: 'oidc',
   clientAuth: 'client_secret_basic',
   scopes: OIDC_SCOPES,
@@ -64,7 +66,12 @@ const github = (
 export function fromTemplate(input: TemplateInput): OAuthProviderConfig {
   switch (input.template) {
     case 'google':
-      return oidc({ template: 'google', issuer: 'https://accounts.google.com', clientId: input.clientId, scopes: input.scopes ?? OIDC_SCOPES });
+      return oidc({
+        template: 'google',
+        issuer: 'https://accounts.google.com',
+        clientId: input.clientId,
+        scopes: input.scopes ?? OIDC_SCOPES,
+      });
     case 'github':
       return github(
         'github',

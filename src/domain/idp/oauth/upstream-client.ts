@@ -78,7 +78,10 @@ function configuredUrls(config: OAuthProviderConfig): string[] {
   return urls.filter((u): u is string => !!u);
 }
 
-async function clientAuthentication(config: OAuthProviderConfig, secrets: OAuthProviderSecrets): Promise<client.ClientAuth> {
+async function clientAuthentication(
+  config: OAuthProviderConfig,
+  secrets: OAuthProviderSecrets,
+): Promise<client.ClientAuth> {
   if (config.template === 'apple' && secrets.apple) {
     return client.ClientSecretPost(await appleClientSecret(secrets.apple, config.clientId));
   }
@@ -106,7 +109,8 @@ function onlySecureOrLoopback(inner: typeof fetch, config: OAuthProviderConfig):
   return (url, options) => {
     const u = new URL(url);
     if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
-      const msg = `the upstream ${config.issuer ?? config.authorizationEndpoint} points to ${u.origin}, which is not https`;
+      const upstream = config.issuer ?? config.authorizationEndpoint;
+      const msg = `the upstream ${upstream} points to ${u.origin}, which is not https`;
       return Promise.reject(new DomainError('failed_precondition', 'Errors.IdP.OAuth.InsecureEndpoint', msg));
     }
     return inner(url, options as RequestInit);

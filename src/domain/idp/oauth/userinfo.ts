@@ -3,14 +3,27 @@ import { DomainError } from '../../errors';
 import { INVALID_RESPONSE, UNAVAILABLE, upstreamFailure } from './upstream-errors';
 
 /** GETs a JSON document the access token opens (plain OAuth userinfo, GitHub's /user and /user/emails). */
-export async function fetchJson(c: client.Configuration, accessToken: string, url: string, what: string): Promise<unknown> {
+export async function fetchJson(
+  c: client.Configuration,
+  accessToken: string,
+  url: string,
+  what: string,
+): Promise<unknown> {
   let res: Response;
   try {
-    res = await client.fetchProtectedResource(c, accessToken, new URL(url), 'GET', undefined, new Headers({ accept: 'application/json' }));
+    res = await client.fetchProtectedResource(
+      c,
+      accessToken,
+      new URL(url),
+      'GET',
+      undefined,
+      new Headers({ accept: 'application/json' }),
+    );
   } catch (err) {
     throw upstreamFailure(err, what);
   }
-  if (res.status >= 500) throw new DomainError('unavailable', UNAVAILABLE, `the upstream answered HTTP ${res.status} to ${what}`);
+  if (res.status >= 500)
+    throw new DomainError('unavailable', UNAVAILABLE, `the upstream answered HTTP ${res.status} to ${what}`);
   if (res.status !== 200) {
     throw new DomainError('unauthenticated', INVALID_RESPONSE, `the upstream refused ${what} (HTTP ${res.status})`);
   }
