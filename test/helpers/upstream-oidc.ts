@@ -172,6 +172,11 @@ export async function startUpstreamOidc(opts: UpstreamOidcOptions = {}): Promise
 async function interaction(provider: ProviderLike, req: IncomingMessage, res: ServerResponse, action?: string) {
   const details = await provider.interactionDetails(req, res);
   if (!action) {
+    if (req.headers.accept?.includes('text/html')) {
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.end(interactionPage(details.uid, details.prompt.name));
+      return;
+    }
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ uid: details.uid, prompt: details.prompt.name, params: details.params }));
     return;
@@ -203,6 +208,18 @@ async function interaction(provider: ProviderLike, req: IncomingMessage, res: Se
   return provider.interactionFinished(req, res, { consent: { grantId } });
 }
 
+/** The same prompts as HTML forms, for a browser test: #login + #submit, or #confirm; #abort refuses. */
+function interactionPage(uid: string, prompt: string): string {
+  const at = `/interaction/${encodeURIComponent(uid)}`;
+  const answer =
+    prompt === 'login'
+      ? `<form method="post" action="${at}/login"><label>User <input id="login" name="login"></label>` +
+        '<button id="submit" type="submit">Sign in</button></form>'
+      : `<form method="post" action="${at}/confirm"><button id="confirm" type="submit">Allow</button></form>`;
+  const abort = `<form method="post" action="${at}/abort"><button id="abort" type="submit">Cancel</button></form>`;
+  return `<!doctype html><html><body><h1>Upstream ${prompt}</h1>${answer}${abort}</body></html>`;
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let body = '';
@@ -231,7 +248,7 @@ export async function signInAt(
       method: body ? 'POST' : 'GET',
       redirect: 'manual',
       body,
-      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+      headers: { accept: 'application/json', cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
     });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(';');

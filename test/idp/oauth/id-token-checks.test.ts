@@ -167,3 +167,15 @@ describe('Microsoft Entra ID multi-tenant issuer', () => {
     expect(err).toMatchObject({ kind: 'unauthenticated' });
   });
 });
+
+describe('plain http only to loopback hosts', () => {
+  it('a loopback issuer whose discovery points elsewhere over plain http is refused (browser and exchange)', async () => {
+    const sneaky = await startFakeUpstream({ publicOrigin: 'http://idp.example' });
+    const c = { ...config(), issuer: sneaky.issuer };
+    const refused = { kind: 'failed_precondition', key: 'Errors.IdP.OAuth.InsecureEndpoint' };
+    expect(await authorizationUrl(c, {}, start).catch((e) => e)).toMatchObject(refused);
+    const p = { ...start, callbackParams: callback() };
+    expect(await completeAuthorization(c, { clientSecret: 's' }, p).catch((e) => e)).toMatchObject(refused);
+    await sneaky.stop();
+  });
+});
