@@ -169,7 +169,7 @@ describe('Microsoft Entra ID multi-tenant issuer', () => {
 });
 
 describe('plain http only to loopback hosts', () => {
-  it('a loopback issuer whose discovery points elsewhere over plain http is refused (browser and exchange)', async () => {
+  it('a loopback issuer whose discovery points elsewhere over http is refused (browser and exchange)', async () => {
     const sneaky = await startFakeUpstream({ publicOrigin: 'http://idp.example' });
     const c = { ...config(), issuer: sneaky.issuer };
     const refused = { kind: 'failed_precondition', key: 'Errors.IdP.OAuth.InsecureEndpoint' };
