@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { exportPKCS8, generateKeyPair, jwtVerify } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OAuthProviderConfig } from '../../../src/domain/idp/oauth/config';
 import { authorizationUrl, completeAuthorization } from '../../../src/domain/idp/oauth/flow';
@@ -159,6 +160,20 @@ describe('Microsoft Entra ID multi-tenant issuer', () => {
     entra.idToken = { claims: { aud: CLIENT, nonce: start.nonce, tid, iss } };
     const err = await signIn().catch((e) => e);
     expect(err.message).toBe("the upstream ID token's issuer does not match the upstream");
+  });
+
+  it('private_key_jwt: the assertion is addressed to the token endpoint, not the {tenantid} template', async () => {
+    const pair = await generateKeyPair('RS256', { extractable: true });
+    const secrets = { privateKey: { pem: await exportPKCS8(pair.privateKey), keyId: 'k-entra' } };
+    const config = { ...entraConfig(), clientAuth: 'private_key_jwt' as const };
+    entra.idToken = { claims: { aud: CLIENT, nonce: start.nonce, tid, iss: `${ENTRA}/${tid}/v2.0` } };
+    await completeAuthorization(config, secrets, { ...start, callbackParams: callback() }, opts());
+    const assertion = entra.lastTokenRequest?.body.get('client_assertion') ?? '';
+    const { payload, protectedHeader } = await jwtVerify(assertion, pair.publicKey, {
+      audience: `${ENTRA}/common/oauth2/v2.0/token`,
+    });
+    expect(payload).toMatchObject({ iss: CLIENT, sub: CLIENT });
+    expect(protectedHeader.kid).toBe('k-entra');
   });
 
   it('refuses a token that carries the literal placeholder', async () => {

@@ -96,7 +96,16 @@ async function clientAuthentication(
       const pk = secrets.privateKey;
       if (!pk) throw new DomainError('failed_precondition', 'Errors.IdP.OAuth.InvalidConfig', 'private_key is missing');
       const alg = createPrivateKey(pk.pem).asymmetricKeyType === 'ec' ? 'ES256' : 'RS256';
-      return client.PrivateKeyJwt({ key: await importPKCS8(pk.pem, alg), kid: pk.keyId });
+      const key = { key: await importPKCS8(pk.pem, alg), kid: pk.keyId };
+      if (config.template !== 'azure_ad' || !config.issuer) return client.PrivateKeyJwt(key);
+      // openid-client addresses the assertion to the issuer, which for Entra's multi-tenant endpoints is
+      // a {tenantid} template; Entra wants its token endpoint as the audience instead.
+      const tokenEndpoint = config.issuer.replace(/\/v2\.0$/, '/oauth2/v2.0/token');
+      return client.PrivateKeyJwt(key, {
+        [client.modifyAssertion]: (_header, payload) => {
+          payload.aud = tokenEndpoint;
+        },
+      });
     }
   }
 }
