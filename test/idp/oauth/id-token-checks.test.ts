@@ -84,6 +84,25 @@ describe('ID token checks (fake upstream)', () => {
     await refusal(/nonce/);
   });
 
+  it('refuses a callback that repeats a parameter (the first state ours, a second code smuggled in)', async () => {
+    const params = new URLSearchParams({ code: 'c1', state: start.state });
+    params.append('code', 'c2');
+    fake.lastTokenRequest = undefined;
+    const err = await completeAuthorization(
+      config(),
+      { clientSecret: 's' },
+      { ...start, callbackParams: params },
+    ).catch((e) => e);
+    expect(err).toMatchObject({ kind: 'unauthenticated' });
+    expect(fake.lastTokenRequest).toBeUndefined();
+  });
+
+  it('refuses a callback without a code', async () => {
+    const params = new URLSearchParams({ state: start.state });
+    const err = await completeAuthorization(config(), {}, { ...start, callbackParams: params }).catch((e) => e);
+    expect(err).toMatchObject({ kind: 'unauthenticated', message: 'the upstream callback carries no code' });
+  });
+
   it('refuses a token response without an ID token', async () => {
     fake.idToken.omit = true;
     await refusal(/id_token/);
