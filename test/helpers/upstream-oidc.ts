@@ -5,8 +5,9 @@ import { exportJWK, exportPKCS8, generateKeyPair, type JWTPayload, SignJWT } fro
 
 /**
  * A real OpenID Connect provider (node-oidc-provider) on 127.0.0.1, playing the upstream identity
- * provider Portcullis signs users in through. Its login and consent pages are two tiny JSON routes
- * that `signInAt` drives with plain fetch; a browser test can drive them the same way or POST the forms.
+ * provider Portcullis signs users in through. Its login and consent prompts live at /interaction/<uid>:
+ * JSON for `signInAt`, which drives them with plain fetch, and small HTML forms for a browser
+ * (#login + #submit to sign in, #confirm to consent, #abort to refuse).
  */
 
 export interface UpstreamAccount {
