@@ -16,7 +16,7 @@ const IMPORT_PATH = '/admin/v1/import';
 /** Routes that check their bodies themselves (the import checks each user), not with the input guard. */
 const BULK_PATHS = new Set([IMPORT_PATH, '/management/v1/users/human/_import']);
 
-const PAGE_PATHS = ['/ui/login/', '/oauth/v2/authorize', '/oidc/v1/end_session'];
+const PAGE_PATHS = ['/ui/login/', '/oauth/v2/authorize', '/oidc/v1/end_session', '/idps/'];
 
 function rendererFor(path: string) {
   if (V1_PREFIXES.some((p) => path.startsWith(p))) return renderV1Error;

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Deps } from '../deps';
 import type { RateLimiter } from '../http/rate-limit/limiter';
 import { gate } from './gate';
+import { idpCallbackRoutes } from './idp/callback-routes';
 import { STYLE } from './pages/layout';
 import { MessagePage } from './pages/message';
 import { passkeyRegistrationRoutes } from './passkey-registration';
@@ -36,6 +37,9 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
     for (const [name, action] of Object.entries(step.actions ?? {}))
       app.post(`/ui/login/${step.path}/${name}`, gate(deps, step, 'POST', action));
   }
+
+  // where upstream identity providers send the browser back (no auth request in the address)
+  app.route('/', idpCallbackRoutes(deps));
 
   app.get('/ui/login/logged-out', (c) => {
     const { locale, t } = localeOf(c);

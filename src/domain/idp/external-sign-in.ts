@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import { constantTimeEqual, sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
 import { identityProviders, idpIntents, users } from '../../db/schema/index';
@@ -103,7 +103,7 @@ export async function linkCandidate(
   const orgId = s.provider.row.orgId ?? requestOrgId;
   const inOrg = orgId ? eq(users.orgId, orgId) : undefined;
   const base = and(ne(users.state, 'REMOVED'), eq(users.type, 'HUMAN'), inOrg);
-  let match;
+  let match: SQL | undefined;
   if (mode === 'EMAIL') {
     if (!s.external.emailVerified || !s.external.email) return undefined;
     match = and(base, eq(users.emailVerified, true), eq(sql`lower(${users.email})`, s.external.email.toLowerCase()));

@@ -22,8 +22,8 @@ const POSSESSION: SessionFactor[] = ['totp', 'otpEmail', 'otpSms', 'webAuthN', '
 
 /**
  * The authentication method references (RFC 8176) of a session's checks, the one mapping:
- * password `pwd`; a sign-in at an external identity provider `fed`; TOTP, email and SMS codes and recovery codes `otp` (SMS also `sms`); WebAuthn `hwk`
- * (or `swk` for a synced passkey) and `user` when the authenticator verified the user; `mfa` when
+ * password `pwd`; a sign-in at an external identity provider `fed`; TOTP, email and SMS codes and
+ * recovery codes `otp` (SMS also `sms`); WebAuthn `hwk` (or `swk` for a synced passkey) and `user` when the authenticator verified the user; `mfa` when
  * the checks cover two kinds of factor (password + possession, or a user-verifying passkey).
  */
 export function amrOf(checks: FactorChecks): string[] {
@@ -45,7 +45,8 @@ export function amrOf(checks: FactorChecks): string[] {
 
 /**
  * When the session's user was last authenticated by a first factor: a password check, a passkey
- * that verified the user (a passwordless sign-in), or a sign-in at an external identity provider. Undefined for a session that names a user only.
+ * that verified the user (a passwordless sign-in), or a sign-in at an external identity provider.
+ * Undefined for a session that names a user only.
  */
 export function firstFactorAt(s: {
   passwordCheckedAt: Date | null;

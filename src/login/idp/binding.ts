@@ -20,7 +20,13 @@ export function bindingSecret(c: Context): string {
     value = randomToken(32);
     // Lax: sent on the upstream's top-level redirect back to us; a cross-site POST (SAML, Apple's
     // form_post) carries none, so those callbacks re-post to themselves first (callback-routes.tsx).
-    setCookie(c, BINDING_COOKIE, value, { path: '/', httpOnly: true, secure: secure(c), sameSite: 'Lax', maxAge: 3600 });
+    setCookie(c, BINDING_COOKIE, value, {
+      path: '/',
+      httpOnly: true,
+      secure: secure(c),
+      sameSite: 'Lax',
+      maxAge: 3600,
+    });
   }
   return value;
 }

@@ -103,4 +103,3 @@ export function idpCallbackRoutes(deps: Deps) {
 
   return app;
 }
-

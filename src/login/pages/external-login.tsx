@@ -35,7 +35,13 @@ export function LdapPage(
     <Layout {...p} title={fill(p.t.idpLdapTitle, { name: p.name })}>
       <StepForm action="/ui/login/ldap" authRequest={p.authRequest} csrf={p.csrf} error={p.error}>
         <input type="hidden" name="idp" value={p.idpId} />
-        <MainInput id="username" label={p.t.idpLdapUsername} autocomplete="username" value={p.username} error={p.error} />
+        <MainInput
+          id="username"
+          label={p.t.idpLdapUsername}
+          autocomplete="username"
+          value={p.username}
+          error={p.error}
+        />
         <label for="password">{p.t.passwordLabel}</label>
         <input type="password" id="password" name="password" autocomplete="current-password" required />
         <button type="submit">{p.t.signIn}</button>
@@ -63,7 +69,13 @@ export function LinkPage(
       <StepForm action="/ui/login/idp/link" authRequest={p.authRequest} csrf={p.csrf} error={p.error}>
         <input type="hidden" name="intent" value={p.intentId} />
         {p.withPassword && (
-          <MainInput id="password" type="password" label={p.t.passwordLabel} autocomplete="current-password" error={p.error} />
+          <MainInput
+            id="password"
+            type="password"
+            label={p.t.passwordLabel}
+            autocomplete="current-password"
+            error={p.error}
+          />
         )}
         <button type="submit">{p.t.idpLink}</button>
       </StepForm>

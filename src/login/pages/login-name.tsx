@@ -1,8 +1,17 @@
+import type { LoginProvider } from '../../domain/idp/external-sign-in';
+import { ProviderButtons } from './external-login';
 import { Layout, MainInput, type PageProps, StepForm } from './layout';
 import { WebAuthnForm, WebAuthnScript } from './passkeys';
 
 export function LoginNamePage(
-  p: PageProps & { authRequest: string; csrf: string; loginName?: string; error?: string; canRegister: boolean },
+  p: PageProps & {
+    authRequest: string;
+    csrf: string;
+    loginName?: string;
+    error?: string;
+    canRegister: boolean;
+    providers: LoginProvider[];
+  },
 ) {
   return (
     <Layout {...p} title={p.t.title}>
@@ -33,6 +42,7 @@ export function LoginNamePage(
         buttonClass="secondary"
         noscript={false}
       />
+      <ProviderButtons {...p} />
       {p.canRegister && (
         <p>
           <a href={`/ui/login/register?authRequest=${encodeURIComponent(p.authRequest)}`}>{p.t.createAccount}</a>

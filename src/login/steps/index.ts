@@ -1,3 +1,4 @@
+import { externalLogin, ldapLogin } from './external-login';
 import { setupOtpEmail, setupOtpSms, setupTotp } from './factor-setup';
 import { loginName } from './login-name';
 import { mfa } from './mfa';
@@ -23,6 +24,9 @@ export const LOGIN_STEPS: LoginStep[] = [
   passkey,
   selectAccount,
   password,
+  // sign-ins through external identity providers, reached from the login name page's buttons
+  externalLogin,
+  ldapLogin,
   // the login policy's steps (proceed goes to them first when the session misses a factor), then the
   // second factors and their set-up, reached by address from them
   mfa,

@@ -1,3 +1,4 @@
+import { loginProviders } from '../../domain/idp/external-sign-in';
 import { setAuthRequestLoginName } from '../../domain/oidc/auth-requests';
 import { LoginNamePage } from '../pages/login-name';
 import { withScript } from '../webauthn-script';
@@ -12,10 +13,17 @@ export const loginName: LoginStep = {
     const { r } = turn;
     const error = turn.queryError();
     const canRegister = await mayRegister(turn);
+    const providers = await loginProviders(turn.deps.database.db, turn.deps.instanceId, r.orgId);
     // the passkey button and the login name field's autofill run the WebAuthn script
     return withScript(
       turn.render((base) => (
-        <LoginNamePage {...base} loginName={r.loginName ?? r.loginHint ?? ''} error={error} canRegister={canRegister} />
+        <LoginNamePage
+          {...base}
+          loginName={r.loginName ?? r.loginHint ?? ''}
+          error={error}
+          canRegister={canRegister}
+          providers={providers}
+        />
       )),
     );
   },
