@@ -48,8 +48,10 @@ export interface RespondOptions {
   /** default 'assertion' */
   sign?: 'assertion' | 'response' | 'both' | 'none';
   encrypt?: boolean;
-  /** a top-level status code URN; anything but Success yields a response without assertion */
+  /** a top-level status code URN; anything but Success yields a response without assertion… */
   status?: string;
+  /** …unless this asks to keep the (signed) assertion next to the failure status */
+  keepAssertion?: boolean;
   /** 'stranger': sign with a key pair that is not in the IdP metadata */
   signingKey?: 'idp' | 'stranger';
   issuer?: string;
@@ -112,7 +114,7 @@ export function createSamlIdp(
     const spMeta = trustedSp().entityMeta;
     const acs = String(spMeta.getAssertionConsumerService('post'));
     const failed = opts.status !== undefined && !opts.status.endsWith(':Success');
-    const sign = opts.sign ?? (failed ? 'response' : 'assertion');
+    const sign = opts.sign ?? (failed && !opts.keepAssertion ? 'response' : 'assertion');
     const now = new Date();
     const later = new Date(now.getTime() + 5 * 60_000);
     const values = {
@@ -132,7 +134,7 @@ export function createSamlIdp(
       InResponseTo: opts.inResponseTo === undefined ? requestId : opts.inResponseTo,
     };
     let template = samlify.SamlLib.defaultLoginResponseTemplate.context;
-    if (failed) template = template.replace(/<saml:Assertion[\s\S]*<\/saml:Assertion>/, '');
+    if (failed && !opts.keepAssertion) template = template.replace(/<saml:Assertion[\s\S]*<\/saml:Assertion>/, '');
     const xml = samlify.SamlLib.replaceTagsByValue(template, values)
       .replace('{AuthnStatement}', authnStatement(now))
       .replace('{AttributeStatement}', attributeStatement(user.attributes));
@@ -235,7 +237,8 @@ function attributeStatement(attributes: Record<string, string | string[]>): stri
     const values = (Array.isArray(value) ? value : [value])
       .map((v) => `<saml:AttributeValue xsi:type="xs:string">${escapeXml(v)}</saml:AttributeValue>`)
       .join('');
-    return `<saml:Attribute Name="${escapeXml(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:uri">${values}</saml:Attribute>`;
+    const format = 'urn:oasis:names:tc:SAML:2.0:attrname-format:uri';
+    return `<saml:Attribute Name="${escapeXml(name)}" NameFormat="${format}">${values}</saml:Attribute>`;
   });
   return `<saml:AttributeStatement>${attrs.join('')}</saml:AttributeStatement>`;
 }

@@ -24,7 +24,8 @@ function requestOf(start: Awaited<ReturnType<typeof startLogin>>): SamlAuthnRequ
 describe('SAML sign-in through a real IdP', () => {
   for (const binding of ['redirect', 'post'] as const) {
     for (const signRequests of [false, true]) {
-      it(`${binding} binding, ${signRequests ? 'signed' : 'unsigned'} AuthnRequest: the user comes back mapped`, async () => {
+      const kind = signRequests ? 'signed' : 'unsigned';
+      it(`${binding} binding, ${kind} AuthnRequest: the user comes back mapped`, async () => {
         const idp = createSamlIdp({ wantAuthnRequestsSigned: signRequests });
         const sp = samlProviderFor(idp, { binding, signRequests });
         const start = await startLogin(sp.config, sp.keys, sp.endpoints, 'intent-123');
@@ -79,7 +80,7 @@ describe('SAML sign-in through a real IdP', () => {
     await expect(idp.readRequest({ binding: 'redirect', url: tampered })).rejects.toThrow(/SIGNATURE/);
   });
 
-  it('accepts a response signed on both levels, and one signed only on the response when assertions need no signature', async () => {
+  it('accepts both levels signed, and only the response signed when assertions need no signature', async () => {
     const idp = createSamlIdp();
     const sp = samlProviderFor(idp);
     const start = await startLogin(sp.config, sp.keys, sp.endpoints, '');

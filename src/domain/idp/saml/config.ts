@@ -11,7 +11,10 @@ export interface SamlProviderConfig {
   metadataXml: string;
   /** where metadataXml was fetched from, if it was */
   metadataUrl?: string;
-  /** how the AuthnRequest travels (HTTP-Redirect or HTTP-POST); the response always comes by HTTP-POST. Default redirect */
+  /**
+   * how the AuthnRequest travels (HTTP-Redirect or HTTP-POST); the response always comes by
+   * HTTP-POST. Default redirect
+   */
   binding: 'redirect' | 'post';
   /** sign AuthnRequests with the SP key. Default false */
   signRequests: boolean;
