@@ -91,7 +91,7 @@ describe('SAML responses an attacker might present', () => {
     await expect(attempt({ inResponseTo: null })).rejects.toMatchObject(refused(/InResponseTo/));
   });
 
-  it("a signed assertion re-wrapped into a response whose (unsigned) InResponseTo names the victim's request", async () => {
+  it("a signed assertion re-wrapped in a response whose unsigned InResponseTo names the victim's request", async () => {
     const captured = await signIn();
     const victim = await signIn();
     const genuine = Buffer.from(await idp.respond(captured.request, alice), 'base64').toString();
