@@ -135,6 +135,14 @@ describe('SAML sign-in through a real IdP', () => {
     ).rejects.toMatchObject({ kind: 'unauthenticated', message: expect.stringMatching(/employeeNumber/) });
   });
 
+  it('a RelayState longer than the 80 bytes SAML allows is refused', async () => {
+    const idp = createSamlIdp();
+    const sp = samlProviderFor(idp);
+    await expect(startLogin(sp.config, sp.keys, sp.endpoints, 'x'.repeat(81))).rejects.toMatchObject({
+      kind: 'invalid_argument',
+    });
+  });
+
   it('a configured mapping wins over the defaults', async () => {
     const idp = createSamlIdp();
     const sp = samlProviderFor(idp, { mapping: { email: 'corpMail', username: 'samAccountName' } });

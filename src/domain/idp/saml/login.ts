@@ -32,6 +32,10 @@ export async function startLogin(
   endpoints: SamlEndpoints,
   relayState: string,
 ): Promise<SamlLoginStart> {
+  // SAML bindings §3.4.3 / §3.5.3: RelayState MUST NOT exceed 80 bytes; IdPs may cut or refuse more.
+  if (Buffer.byteLength(relayState) > 80) {
+    throw invalidArgument('Errors.IdP.Saml.RelayState', 'relay_state must be at most 80 bytes');
+  }
   const idp = parseIdpMetadata(config.metadataXml);
   const url = idp.ssoUrls[config.binding];
   if (!url) {
