@@ -48,6 +48,8 @@ export interface RespondOptions {
   /** default 'assertion' */
   sign?: 'assertion' | 'response' | 'both' | 'none';
   encrypt?: boolean;
+  /** encrypt to this certificate instead of the SP's encryption certificate */
+  encryptTo?: string;
   /** a top-level status code URN; anything but Success yields a response without assertion… */
   status?: string;
   /** …unless this asks to keep the (signed) assertion next to the failure status */
@@ -145,7 +147,7 @@ export function createSamlIdp(
     const responseSp = samlify.ServiceProvider({
       entityID: spMeta.getEntityID(),
       assertionConsumerService: [{ Binding: POST, Location: acs }],
-      encryptCert: spMeta.getX509Certificate('encryption') as string,
+      encryptCert: opts.encryptTo ?? (spMeta.getX509Certificate('encryption') as string),
       wantAssertionsSigned: sign === 'assertion' || sign === 'both',
       wantMessageSigned: sign === 'response' || sign === 'both',
     });

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { generateSpKeys } from '../../../src/domain/idp/saml/config';
 import { completeLogin, startLogin } from '../../../src/domain/idp/saml/login';
 import { createSamlIdp, type RespondOptions, type SamlTestIdp, samlProviderFor } from '../../helpers/saml-idp';
 
@@ -141,6 +142,15 @@ describe('SAML responses an attacker might present', () => {
       return xml.replace('<saml:Assertion', `${forged}<saml:Assertion`);
     };
     await expect(attempt({}, edit)).rejects.toMatchObject(refused(/signature/));
+  });
+
+  it('an encrypted assertion that is not signed inside', async () => {
+    await expect(attempt({ encrypt: true, sign: 'response' })).rejects.toMatchObject(refused(/signature/));
+  });
+
+  it("an assertion encrypted for another key than this provider's", async () => {
+    const encryptTo = generateSpKeys('someone else').certificatePem;
+    await expect(attempt({ encrypt: true, encryptTo })).rejects.toMatchObject(refused(/decrypted/));
   });
 
   it('a response signed by a key that is not in the IdP metadata', async () => {

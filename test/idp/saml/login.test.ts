@@ -48,6 +48,11 @@ describe('SAML sign-in through a real IdP', () => {
         const read = await idp.readRequest(request);
         expect(read.id).toBe(start.requestId);
         expect(read.relayState).toBe('intent-123');
+        expect(read.xml).toContain(
+          `<saml:Issuer xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion">${sp.endpoints.entityId}<`,
+        );
+        expect(read.xml).toContain(`AssertionConsumerServiceURL="${sp.endpoints.acsUrl}"`);
+        expect(read.xml).toContain(`Destination="${idp.ssoUrl}"`);
 
         const samlResponse = await idp.respond(request, alice);
         const user = await completeLogin(sp.config, sp.keys, sp.endpoints, {

@@ -111,7 +111,11 @@ async function verified(validate: () => Promise<{ profile: Profile | null }>): P
 
 const CHECKS: [RegExp, string][] = [
   [/InResponseTo/i, 'it does not answer the sign-in request it was expected for (InResponseTo)'],
-  [/decrypt|EncryptedAssertion/i, 'the encrypted assertion cannot be decrypted with this provider key'],
+  // xml-encryption passes OpenSSL's words through when the key does not fit ("oaep decoding error").
+  [
+    /decrypt|EncryptedAssertion|oaep|rsa routines/i,
+    'the encrypted assertion cannot be decrypted with this provider key',
+  ],
   [/signature/i, 'its signature is missing or does not verify against the IdP certificate'],
   [/audience/i, 'the assertion is for another audience'],
   [/expired|not yet valid|too old|subject confirmation/i, 'the assertion is outside its validity period'],
