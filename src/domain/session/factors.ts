@@ -23,8 +23,9 @@ const POSSESSION: SessionFactor[] = ['totp', 'otpEmail', 'otpSms', 'webAuthN', '
 /**
  * The authentication method references (RFC 8176) of a session's checks, the one mapping:
  * password `pwd`; a sign-in at an external identity provider `fed`; TOTP, email and SMS codes and
- * recovery codes `otp` (SMS also `sms`); WebAuthn `hwk` (or `swk` for a synced passkey) and `user` when the authenticator verified the user; `mfa` when
- * the checks cover two kinds of factor (password + possession, or a user-verifying passkey).
+ * recovery codes `otp` (SMS also `sms`); WebAuthn `hwk` (or `swk` for a synced passkey) and `user`
+ * when the authenticator verified the user; `mfa` when the checks cover two kinds of factor (a
+ * password or an external sign-in + possession, or a user-verifying passkey).
  */
 export function amrOf(checks: FactorChecks): string[] {
   const amr = new Set<string>();
