@@ -31,6 +31,8 @@ function withParams(url: string, params: Record<string, string>): string {
 /** Where the browser goes once the callback is settled. */
 function afterCallback(c: Context, outcome: CallbackOutcome) {
   const { intent } = outcome;
+  // the browser that brought the callback is not the one that started it: it gets nothing to follow
+  if (!outcome.ok && outcome.foreignBrowser) return errorPage(c, outcome.error);
   if (intent.authRequestId)
     return c.redirect(`${pageUrl('idp', intent.authRequestId)}&intent=${encodeURIComponent(intent.id)}`, 303);
   if (outcome.ok)

@@ -13,7 +13,7 @@ import { type FinishedIntent, failIntent, succeedIntent } from './succeed';
 
 export type CallbackOutcome =
   | { intent: IntentRow; ok: true; finished: FinishedIntent }
-  | { intent: IntentRow; ok: false; error: string };
+  | { intent: IntentRow; ok: false; error: string; foreignBrowser?: boolean };
 
 const unknownState = () =>
   invalidArgument('Errors.IdP.Intent.UnknownState', 'this sign-in is unknown, expired or already finished');
@@ -59,7 +59,7 @@ async function settle(
   if (!boundToThisBrowser(intent, bindingSecret)) {
     const error = 'this sign-in was started in another browser';
     await failIntent(ctx, intent, error);
-    return { intent, ok: false, error };
+    return { intent, ok: false, error, foreignBrowser: true };
   }
   try {
     const done = await run();
