@@ -8,7 +8,7 @@ import { orgForChange } from '../org/access';
 import { providerFor, requireProviderPermission } from './access';
 import { type IdpEnv, oauthCallbackUrl, samlAcsUrl, samlMetadataUrl } from './env';
 import { DEFAULT_OPTIONS, type IdpOptions, checkOptions } from './options';
-import { checkRuntime, runtimeOf } from './runtime';
+import { runtimeOf } from './runtime';
 import { generateSpKeys } from './saml/config';
 import { fetchIdpMetadata } from './saml/metadata';
 import { mergeSecrets, openSecrets, sealSecrets } from './secrets';
@@ -49,7 +49,7 @@ async function withMetadata(spec: ProviderSpec): Promise<ProviderSpec> {
 /** Checks the spec with its protocol's rules; returns the secrets to store. */
 function checked(spec: ProviderSpec, secrets: StoredSecrets, name: string): StoredSecrets {
   const out = spec.kind === 'saml' && !secrets.samlSp ? { ...secrets, samlSp: generateSpKeys(name) } : secrets;
-  checkRuntime(spec, runtimeOf(spec, out));
+  runtimeOf(spec, out);
   return out;
 }
 

@@ -13,8 +13,27 @@ export type Runtime =
 
 const OIDC_SCOPES = ['openid', 'profile', 'email'];
 
-/** The protocol configuration a provider's spec stands for (templates fill in the well-known endpoints). */
+/**
+ * The protocol configuration a provider's spec stands for (templates fill in the well-known
+ * endpoints), checked and completed with its defaults by the protocol module. Errors name the field
+ * with the spec's kind in front (`generic_oidc.issuer must be …`).
+ */
 export function runtimeOf(spec: ProviderSpec, secrets: StoredSecrets): Runtime {
+  const raw = rawRuntime(spec, secrets);
+  try {
+    if (raw.protocol === 'oauth') return { ...raw, config: checkOAuthConfig(raw.config, raw.secrets) };
+    if (raw.protocol === 'saml') return { ...raw, config: checkSamlConfig(raw.config) };
+    if (!raw.secrets.bindPassword)
+      throw new DomainError('invalid_argument', 'Errors.IdP.Invalid', 'bind_password is required');
+    return { ...raw, config: checkLdapConfig(raw.config) };
+  } catch (err) {
+    if (err instanceof DomainError && err.kind === 'invalid_argument')
+      throw new DomainError(err.kind, err.key, `${spec.kind}.${err.message}`);
+    throw err;
+  }
+}
+
+function rawRuntime(spec: ProviderSpec, secrets: StoredSecrets): Runtime {
   const oauthSecrets: OAuthProviderSecrets = {
     clientSecret: secrets.clientSecret,
     privateKey: secrets.privateKey,
@@ -102,25 +121,5 @@ export function runtimeOf(spec: ProviderSpec, secrets: StoredSecrets): Runtime {
         config: fromTemplate({ template: kind, ...rest, ...(scopes.length ? { scopes } : {}) } as never),
       };
     }
-  }
-}
-
-/**
- * Checks the protocol configuration of a spec with the protocol module's rules; their messages name
- * the field, which gets the spec's kind in front (`generic_oidc.issuer must be …`).
- */
-export function checkRuntime(spec: ProviderSpec, runtime: Runtime): void {
-  try {
-    if (runtime.protocol === 'oauth') checkOAuthConfig(runtime.config, runtime.secrets);
-    else if (runtime.protocol === 'saml') checkSamlConfig(runtime.config);
-    else {
-      checkLdapConfig(runtime.config);
-      if (!runtime.secrets.bindPassword)
-        throw new DomainError('invalid_argument', 'Errors.IdP.Invalid', 'bind_password is required');
-    }
-  } catch (err) {
-    if (err instanceof DomainError && err.kind === 'invalid_argument')
-      throw new DomainError(err.kind, err.key, `${spec.kind}.${err.message}`);
-    throw err;
   }
 }
