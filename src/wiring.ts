@@ -13,7 +13,7 @@ import { projectGrantUniqueConstraints } from './domain/project/grants';
 import { projectRoleUniqueConstraints } from './domain/project/roles';
 import { userCountCompactionJob } from './domain/user/counts';
 import { userUniqueConstraints } from './domain/user/add-users';
-import { idpLinkUniqueConstraints } from './domain/idp/links';
+import { idpUniqueConstraints } from './domain/idp/links';
 import type { Job } from './jobs';
 import { notificationDeliveryJob } from './notify/delivery';
 import { m2mCleanupJob } from './oidc/grants/jwt-bearer';
@@ -43,7 +43,7 @@ export const commitObservers: readonly CommitObserver[] = [tokenCacheObserver, r
 /** Unique index of a projection → the domain error a command that violates it gets. */
 export const uniqueConstraintErrors: UniqueConstraintErrors = {
   ...userUniqueConstraints,
-  ...idpLinkUniqueConstraints,
+  ...idpUniqueConstraints,
   ...orgUniqueConstraints,
   ...orgDomainUniqueConstraints,
   ...trustedDomainUniqueConstraints,

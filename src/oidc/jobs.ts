@@ -1,5 +1,6 @@
 import { loadMasterKey } from '../crypto/keys/master-key';
 import { pruneUsedAssertions } from '../domain/oidc/client-assertion';
+import { pruneExpiredIntents } from '../domain/idp/intents/prune';
 import { pruneExpiredOidcRows } from '../domain/oidc/cleanup';
 import { rotateKeysIfDue } from '../domain/oidc/web-keys';
 import { pruneAbandonedPasskeySignIns } from '../domain/session/passkey-sign-in';
@@ -31,5 +32,6 @@ export const oidcCleanupJob: Job = {
   async run(deps) {
     await pruneExpiredOidcRows(deps.database.db);
     await pruneAbandonedPasskeySignIns(deps.database.db);
+    await pruneExpiredIntents(deps.database.db);
   },
 };

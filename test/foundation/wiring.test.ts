@@ -26,6 +26,8 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   oidc_grants_pkey: 'generated id',
   refresh_tokens_pkey: 'generated id',
   sessions_pkey: 'generated id',
+  idp_intents_pkey: 'generated id',
+  idp_intents_state_uq: 'hash of a generated state',
   sessions_token_hash_uq: 'hash of a generated token',
   personal_access_tokens_pkey: 'generated id',
   pats_hash_uq: 'hash of a generated token',

@@ -13,7 +13,9 @@ import { findProvider, providerNotFound } from './access';
 export type IdpLink = typeof idpLinks.$inferSelect;
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
-export const idpLinkUniqueConstraints: UniqueConstraintErrors = {
+export const idpUniqueConstraints: UniqueConstraintErrors = {
+  identity_providers_pkey: () =>
+    alreadyExists('Errors.IdP.AlreadyExists', 'an identity provider with this id already exists'),
   idp_links_external_uq: () =>
     alreadyExists('Errors.IdP.LinkExists', 'this account of the identity provider is already linked to a user'),
 };
