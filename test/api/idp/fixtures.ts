@@ -3,6 +3,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { CreateIdentityProviderRequestSchema } from '../../../gen/portcullis/idp/v2/identity_provider_service_pb';
+import { loadMasterKey } from '../../../src/crypto/keys/master-key';
+import { idpIntents } from '../../../src/db/schema/index';
+import type { ExternalUser, UpstreamTokens } from '../../../src/domain/idp/external-user';
+import { providerForSignIn } from '../../../src/domain/idp/intents/provider-for-sign-in';
+import { type FinishedIntent, succeedIntent } from '../../../src/domain/idp/intents/succeed';
+import { newId } from '../../../src/domain/ids';
+import { systemCtx } from '../../helpers/context';
+import type { TestServer } from '../../helpers/server';
 
 export type ConfigInit = MessageInitShape<typeof CreateIdentityProviderRequestSchema>['config'];
 
@@ -38,4 +46,24 @@ export function ldapConfig(bindPassword = 'ldap-bind-passw0rd'): ConfigInit {
       userFilters: ['uid', 'mail'],
     },
   };
+}
+
+/**
+ * An intent as the upstream's callback leaves it (SUCCEEDED, with a token): the protocol modules that
+ * run real callbacks are tested on their own, so the API's use of an intent is tested from here.
+ */
+export async function finishedIntent(
+  server: TestServer,
+  idpId: string,
+  user: ExternalUser,
+  tokens?: UpstreamTokens,
+): Promise<FinishedIntent> {
+  const { db } = server.app.database;
+  const masterKey = loadMasterKey(server.app.config);
+  const provider = await providerForSignIn(db, masterKey, idpId);
+  const [row] = await db
+    .insert(idpIntents)
+    .values({ id: newId(), idpId, expiresAt: new Date(Date.now() + 60_000) })
+    .returning();
+  return succeedIntent(systemCtx(server), masterKey, row, provider, user, tokens);
 }
