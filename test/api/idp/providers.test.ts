@@ -398,7 +398,7 @@ describe('IdentityProviderService', () => {
     expect(events.map((e) => e.eventType)).toEqual(['instance.idp.removed']);
   });
 
-  it("lists the instance's providers, or an organization's with the instance's, never another organization's", async () => {
+  it("lists the instance's providers, or an org's with the instance's, never another org's", async () => {
     const position = await lastPosition(server);
     const inst = await admin.createIdentityProvider({ name: 'Everyone', config: oidcConfig() });
     const a = await ownerA.createIdentityProvider({ organizationId: orgA, name: 'Only A', config: ldapConfig() });
