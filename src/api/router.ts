@@ -2,6 +2,7 @@ import type { ConnectRouter, ServiceImpl } from '@connectrpc/connect';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
 import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
+import { IdentityProviderService } from '../../gen/portcullis/idp/v2/identity_provider_service_pb';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
@@ -13,6 +14,7 @@ import type { Deps } from '../deps';
 import { administratorHandlers } from './administrator/handlers';
 import { applicationHandlers } from './application/handlers';
 import { authorizationHandlers } from './authorization/handlers';
+import { identityProviderHandlers } from './idp/handlers';
 import { instanceHandlers } from './instance/handlers';
 import { oidcHandlers } from './oidc/handlers';
 import { orgHandlers } from './org/handlers';
@@ -22,6 +24,7 @@ import { sessionHandlers } from './session/handlers';
 import { settingsHandlers } from './settings/handlers';
 import { authenticationMethodHandlers } from './user/authentication-methods-handlers';
 import { userHandlers } from './user/handlers';
+import { idpHandlers } from './user/idp-handlers';
 import { passkeyHandlers } from './user/passkey-handlers';
 import { secondFactorHandlers } from './user/second-factor-handlers';
 import { webKeyHandlers } from './webkey/handlers';
@@ -40,11 +43,13 @@ export function routes(deps: Deps) {
       ...secondFactorHandlers(deps),
       ...authenticationMethodHandlers(deps),
       ...passkeyHandlers(deps),
+      ...idpHandlers(deps),
     };
     router.service(UserService, users);
     router.service(SessionService, sessionHandlers(deps));
     router.service(OIDCService, oidcHandlers(deps));
     router.service(SettingsService, settingsHandlers(deps));
+    router.service(IdentityProviderService, identityProviderHandlers(deps));
     // Server reflection describes every service registered on this router (read at first use).
     registerReflection(router);
   };

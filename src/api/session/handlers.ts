@@ -38,6 +38,7 @@ function checksOf(c: Checks | undefined, externalUrl: string): SessionChecks {
   if (c?.otpSms) out.otpSms = c.otpSms.code;
   if (c?.recoveryCode) out.recoveryCode = c.recoveryCode.code;
   if (c?.webAuthN) out.webAuthN = { credential: c.webAuthN.credentialAssertionData, externalUrl };
+  if (c?.idpIntent) out.idpIntent = { intentId: c.idpIntent.idpIntentId, token: c.idpIntent.idpIntentToken };
   return out;
 }
 
@@ -104,6 +105,8 @@ function factorsOf(s: Session) {
     webAuthNCheckedAt: at('webAuthN'),
     webAuthNUserVerified: s.factorChecks?.webAuthN?.userVerified ?? false,
     recoveryCodeCheckedAt: at('recoveryCode'),
+    idpIntentCheckedAt: at('idpIntent'),
+    idpId: s.factorChecks?.idpIntent?.idpId ?? '',
   };
 }
 

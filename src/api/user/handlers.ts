@@ -32,6 +32,7 @@ import {
   listUsers,
 } from '../../domain/user/queries';
 import { ctxOf } from '../context';
+import type { IdpRpcs } from './idp-handlers';
 import type { PasskeyRpcs } from './passkey-handlers';
 import type { SecondFactorRpcs } from './second-factor-handlers';
 import { pageIn, pageOut } from '../convert/list';
@@ -56,7 +57,7 @@ export function userHandlers(
   deps: Deps,
 ): Omit<
   ServiceImpl<typeof UserService>,
-  SecondFactorRpcs | PasskeyRpcs | keyof ReturnType<typeof authenticationMethodHandlers>
+  SecondFactorRpcs | PasskeyRpcs | IdpRpcs | keyof ReturnType<typeof authenticationMethodHandlers>
 > {
   return {
     async createUser(req, hc) {

@@ -4,6 +4,7 @@ import type { Ctx } from '../../context';
 import { invalidArgument } from '../../errors';
 import { execute } from '../../execute';
 import { newId } from '../../ids';
+import { requireLoginUiPermission } from '../../session/login-ui-permission';
 import { authenticate } from '../ldap/authenticate';
 import { authorizationUrl } from '../oauth/flow';
 import { startLogin } from '../saml/login';
@@ -93,6 +94,25 @@ export async function startIntent(ctx: Ctx, env: IdpEnv, input: StartIntentInput
   });
   await insertIntent(ctx, provider, { ...base, ...urls, stateHash: sha256Hex(state), nonce, codeVerifier });
   return { intentId: base.id, authUrl: url };
+}
+
+/**
+ * StartIdentityProviderIntent: a custom login UI starts a sign-in for a user it serves, so it needs the
+ * login UI's permission. It returns to the UI's own URLs (or sends LDAP credentials), never into a
+ * hosted-login auth request: those fields are not part of its input.
+ */
+export async function startIdentityProviderIntent(
+  ctx: Ctx,
+  env: IdpEnv,
+  input: Pick<StartIntentInput, 'idpId' | 'successUrl' | 'failureUrl' | 'ldap'>,
+): Promise<StartedIntent> {
+  requireLoginUiPermission(ctx);
+  return startIntent(ctx, env, {
+    idpId: input.idpId,
+    successUrl: input.successUrl,
+    failureUrl: input.failureUrl,
+    ldap: input.ldap,
+  });
 }
 
 async function insertIntent(ctx: Ctx, provider: SignInProvider, values: typeof idpIntents.$inferInsert) {
