@@ -8,7 +8,7 @@ import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
 import { ts } from '../convert/time';
 import { optionsIn, providerOut, specIn } from './convert';
-import { idpEnvOf } from './env';
+import { idpEnvOf } from '../../domain/idp/env';
 
 /** Permissions live in the domain (src/domain/idp/access.ts): the instance's or the organization's. */
 export function identityProviderHandlers(deps: Deps): ServiceImpl<typeof IdentityProviderService> {
@@ -16,7 +16,7 @@ export function identityProviderHandlers(deps: Deps): ServiceImpl<typeof Identit
     async createIdentityProvider(req, hc) {
       const config = specIn(req.config);
       if (!config) throw invalidArgument('Errors.IdP.Invalid', 'config is required');
-      const env = idpEnvOf(deps);
+      const env = idpEnvOf(deps.config);
       const created = await createIdentityProvider(ctxOf(deps, hc), env, {
         orgId: req.organizationId || undefined,
         name: req.name,
@@ -33,7 +33,7 @@ export function identityProviderHandlers(deps: Deps): ServiceImpl<typeof Identit
 
     async updateIdentityProvider(req, hc) {
       const config = specIn(req.config);
-      const changedAt = await updateIdentityProvider(ctxOf(deps, hc), idpEnvOf(deps), {
+      const changedAt = await updateIdentityProvider(ctxOf(deps, hc), idpEnvOf(deps.config), {
         id: req.id,
         name: req.name,
         options: optionsIn(req.options),

@@ -9,7 +9,7 @@ import { addIdpLink, type IdpLink, listIdpLinks, removeIdpLink } from '../../dom
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
 import { ts } from '../convert/time';
-import { idpEnvOf } from '../idp/env';
+import { idpEnvOf } from '../../domain/idp/env';
 
 export type IdpRpcs =
   | 'startIdentityProviderIntent'
@@ -49,7 +49,7 @@ export function idpHandlers(deps: Deps): Pick<ServiceImpl<typeof UserService>, I
   return {
     async startIdentityProviderIntent(req, hc) {
       const c = req.content;
-      const started = await startIdentityProviderIntent(ctxOf(deps, hc), idpEnvOf(deps), {
+      const started = await startIdentityProviderIntent(ctxOf(deps, hc), idpEnvOf(deps.config), {
         idpId: req.idpId,
         successUrl: c.case === 'urls' ? c.value.successUrl : undefined,
         failureUrl: c.case === 'urls' ? c.value.failureUrl : undefined,
@@ -59,7 +59,7 @@ export function idpHandlers(deps: Deps): Pick<ServiceImpl<typeof UserService>, I
     },
 
     async retrieveIdentityProviderIntent(req, hc) {
-      const r = await retrieveIntent(ctxOf(deps, hc), idpEnvOf(deps).masterKey, {
+      const r = await retrieveIntent(ctxOf(deps, hc), idpEnvOf(deps.config).masterKey, {
         intentId: req.idpIntentId,
         token: req.idpIntentToken,
       });
