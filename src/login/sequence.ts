@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { type AuthRequest, linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
 import { callbackUrl } from '../domain/oidc/callback-url';
+import { linkPendingExternalAccount } from './idp/pending-link';
 import { gapOf, gapPage } from './mfa-gap';
 import { oidcCtx } from '../oidc/env';
 import { browserSessions, fittingSessions, pageUrl } from './flow';
@@ -31,6 +32,7 @@ export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<
  * the session answers the auth request and the browser goes on to the callback.
  */
 export async function proceed(turn: Turn, signedIn: SignedIn, after?: LoginStep): Promise<Response> {
+  await linkPendingExternalAccount(turn, signedIn);
   const missing = gapPage(await gapOf(turn, signedIn));
   if (missing) return turn.see(turn.url(missing));
   const rest = after ? LOGIN_STEPS.slice(LOGIN_STEPS.indexOf(after) + 1) : LOGIN_STEPS;

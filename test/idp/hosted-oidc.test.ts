@@ -33,10 +33,10 @@ describe('hosted login through an upstream OpenID Provider', () => {
   });
 
   /** The sign-in up to the upstream's answer: the callback parameters, and the browser that started it. */
-  async function throughUpstream(sub: string, browser = new Browser(server.url)) {
+  async function throughUpstream(sub: string, browser = new Browser(server.url), idp = idpId) {
     const { url, verifier } = await pkceAuthUrl(config, { scope: 'openid profile email', state: 'st' });
     const page = await browser.go(url);
-    const pressed = await browser.submit(page, '/ui/login/idp/start', { idp: idpId });
+    const pressed = await browser.submit(page, '/ui/login/idp/start', { idp });
     expect(pressed.url.startsWith(upstream.url)).toBe(true);
     const params = await signInAt(pressed.url, sub);
     return { browser, params, verifier };
@@ -130,5 +130,41 @@ describe('hosted login through an upstream OpenID Provider', () => {
     expect(claims.sub).not.toBe(local.id);
     expect((await findUserById(server.app.deps.database.db, claims.sub))?.emailVerified).toBe(false);
     expect((await listIdpLinks(systemCtx(server), { userId: local.id })).items).toHaveLength(0);
+  });
+
+  it('a provider that only links: the user signs in with the password, then the account is linked', async () => {
+    const linkOnly = await addOidcUpstream(server, upstream, {
+      name: 'Link only',
+      options: { isCreationAllowed: false, isAutoCreation: false, autoLinking: 'NONE' },
+    });
+    const local = await addUser(server);
+    const sub = unique('later');
+    upstream.addAccount({
+      sub,
+      email: `${sub}@upstream.test`,
+      email_verified: true,
+      given_name: 'L',
+      family_name: 'A',
+    });
+    const { browser, params, verifier } = await throughUpstream(sub, new Browser(server.url), linkOnly.id);
+    let page = await finish(browser, params);
+    expect(page.html).toContain('Sign in to link');
+    page = await browser.submit(page, '/ui/login/idp/link-later', {});
+    expect(page.url).toContain('/ui/login/login?');
+    page = await browser.submit(page, '/ui/login/login', { loginName: local.username });
+    page = await browser.submit(page, '/ui/login/password', { password: local.password });
+    expect((await tokensAt(page.url, verifier)).claims()!.sub).toBe(local.id);
+    const links = await listIdpLinks(systemCtx(server), { userId: local.id });
+    expect(links.items.map((l) => [l.idpId, l.externalUserId])).toEqual([[linkOnly.id, sub]]);
+    // from now on the upstream account signs in to it directly
+    const again = await throughUpstream(sub, new Browser(server.url), linkOnly.id);
+    const landed = await finish(again.browser, again.params);
+    expect((await tokensAt(landed.url, again.verifier)).claims()!.sub).toBe(local.id);
+  });
+
+  it('the result page of an unknown request or intent is a 4xx page, never a sign-in', async () => {
+    const page = await new Browser(server.url).go('/ui/login/idp?authRequest=nope&intent=nope');
+    expect(page.res.status).toBeGreaterThanOrEqual(400);
+    expect(page.res.status).toBeLessThan(500);
   });
 });

@@ -4,7 +4,7 @@ import type { Db } from '../../db/client';
 import { identityProviders, idpIntents, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { DomainError, failedPrecondition, notFound } from '../errors';
-import { execute } from '../execute';
+import { execute, type UnitOfWork } from '../execute';
 import { effectiveLoginPolicy } from '../policy/login-policy';
 import { findUserById, type LoginUser } from '../session/users';
 import { createUser } from '../user/create-user';
@@ -134,20 +134,41 @@ export async function linkUser(ctx: Ctx, s: ExternalSignIn, user: LoginUser, why
  */
 export async function useForSession(ctx: Ctx, s: ExternalSignIn, sessionId: string, user: LoginUser): Promise<void> {
   await execute(ctx, async (work) => {
-    const [used] = await work.tx
-      .update(idpIntents)
-      .set({ state: 'CONSUMED' })
-      .where(and(eq(idpIntents.id, s.intent.id), eq(idpIntents.state, 'SUCCEEDED')))
-      .returning({ id: idpIntents.id });
-    if (!used) throw noSuchSignIn();
-    work.push({
-      aggregateType: 'idp_intent',
-      aggregateId: s.intent.id,
-      type: 'idp_intent.consumed',
-      payload: { idpId: s.provider.row.id, userId: user.id },
-      resourceOwner: user.orgId,
-    });
+    await consume(work, s, user);
     await recordFactorCheck(work, sessionId, user, 'idpIntent', { idpId: s.provider.row.id });
+  });
+}
+
+/**
+ * Links the upstream account to a user who has just signed in here another way (their password or
+ * passkey proved the account, the intent the upstream one) and uses the intent up.
+ */
+export async function linkAfterSignIn(ctx: Ctx, s: ExternalSignIn, user: LoginUser): Promise<void> {
+  if (!s.provider.options.isLinkingAllowed)
+    throw failedPrecondition('Errors.IdP.LinkingNotAllowed', 'this identity provider does not link accounts');
+  await execute(ctx, async (work) => {
+    await consume(work, s, user);
+    await addIdpLinkIn(work, user, {
+      idpId: s.provider.row.id,
+      externalUserId: s.external.id,
+      externalUsername: s.external.username,
+    });
+  });
+}
+
+async function consume(work: UnitOfWork, s: ExternalSignIn, user: LoginUser): Promise<void> {
+  const [used] = await work.tx
+    .update(idpIntents)
+    .set({ state: 'CONSUMED' })
+    .where(and(eq(idpIntents.id, s.intent.id), eq(idpIntents.state, 'SUCCEEDED')))
+    .returning({ id: idpIntents.id });
+  if (!used) throw noSuchSignIn();
+  work.push({
+    aggregateType: 'idp_intent',
+    aggregateId: s.intent.id,
+    type: 'idp_intent.consumed',
+    payload: { idpId: s.provider.row.id, userId: user.id },
+    resourceOwner: user.orgId,
   });
 }
 

@@ -15,6 +15,10 @@ export const idpEn = {
   idpNoAccountText:
     'Your {provider} account is not linked to an account here, and {provider} cannot create one. ' +
     'Sign in with your account instead.',
+  idpLinkLaterText:
+    'Your {provider} account is not linked to an account here yet. Sign in with your account, ' +
+    'and your {provider} account will be linked to it.',
+  idpLinkLater: 'Sign in to link',
   idpFailedTitle: 'Sign-in failed',
   idpBackToLogin: 'Back to sign-in',
   idpRedirecting: 'Continue',
@@ -37,6 +41,10 @@ export const idpDe: typeof idpEn = {
   idpNoAccountText:
     'Ihr {provider}-Konto ist mit keinem Konto hier verknüpft, und {provider} kann keines anlegen. ' +
     'Melden Sie sich mit Ihrem Konto an.',
+  idpLinkLaterText:
+    'Ihr {provider}-Konto ist noch mit keinem Konto hier verknüpft. Melden Sie sich mit Ihrem Konto an, ' +
+    'dann wird Ihr {provider}-Konto damit verknüpft.',
+  idpLinkLater: 'Anmelden und verknüpfen',
   idpFailedTitle: 'Anmeldung fehlgeschlagen',
   idpBackToLogin: 'Zurück zur Anmeldung',
   idpRedirecting: 'Weiter',

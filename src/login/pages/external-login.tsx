@@ -125,6 +125,19 @@ export function CreateFromUpstreamPage(
   );
 }
 
+/** No account to propose for a provider that links: sign in here, and the account is linked afterwards. */
+export function LinkLaterPage(p: PageProps & { authRequest: string; csrf: string; intentId: string; text: string }) {
+  return (
+    <Layout {...p} title={p.t.idpNoAccountTitle}>
+      <p>{p.text}</p>
+      <StepForm action="/ui/login/idp/link-later" authRequest={p.authRequest} csrf={p.csrf}>
+        <input type="hidden" name="intent" value={p.intentId} />
+        <button type="submit">{p.t.idpLinkLater}</button>
+      </StepForm>
+    </Layout>
+  );
+}
+
 /** Why an external sign-in cannot go on, with the way back to the login. */
 export function ExternalMessagePage(p: PageProps & { authRequest: string; title: string; text: string }) {
   return (

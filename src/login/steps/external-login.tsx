@@ -22,12 +22,14 @@ import { rotateUserAgent, userAgentHash } from '../cookies';
 import { browserSessions } from '../flow';
 import { autoPost } from '../idp/auto-post';
 import { bindingSecret, sentBindingSecret } from '../idp/binding';
+import { rememberPendingLink } from '../idp/pending-link';
 import {
   type CreateValues,
   CreateFromUpstreamPage,
   ExternalMessagePage,
   fill,
   LdapPage,
+  LinkLaterPage,
   LinkPage,
 } from '../pages/external-login';
 import type { LoginStep, Turn } from './types';
@@ -140,6 +142,10 @@ export const externalLogin: LoginStep = {
         }
         return createPage(turn, s, values);
       }
+      if (options.isLinkingAllowed) {
+        const text = fill(turn.t.idpLinkLaterText, { provider: s.provider.row.name });
+        return turn.render((base) => <LinkLaterPage {...base} intentId={s.intent.id} text={text} />);
+      }
       const text = fill(turn.t.idpNoAccountText, { provider: s.provider.row.name });
       return message(turn, turn.t.idpNoAccountTitle, text, 403);
     }),
@@ -181,6 +187,13 @@ export const externalLogin: LoginStep = {
         }
         await linkUser(systemCtx(turn), s, user, 'existing');
         return signIn(turn, s, user.id);
+      }),
+    /** no account to propose: the user signs in here, and the account is linked afterwards */
+    'link-later': (turn) =>
+      orMessage(turn, async () => {
+        const s = await loadSignIn(turn);
+        rememberPendingLink(turn, s.intent.id);
+        return turn.see(turn.url('login'));
       }),
     /** the new account's form */
     create: (turn) =>
