@@ -109,7 +109,7 @@ function samlMetadata(entityId: string, ssoUrl: string, certificates: string[], 
 
 type Converted = { field: string; config: Record<string, unknown> } | { skip: string };
 
-function oidc(c: Record<string, unknown>, warnings: string[]): Converted {
+function oidc(c: Record<string, unknown>, trustEmail: boolean, warnings: string[]): Converted {
   const method = text(c.clientAuthMethod) || 'client_secret_post';
   if (!CLIENT_AUTH[method])
     return { skip: `client authentication ${method} (Portcullis takes client_secret_post or client_secret_basic)` };
@@ -124,7 +124,7 @@ function oidc(c: Record<string, unknown>, warnings: string[]): Converted {
     const useUserinfo = Boolean(text(c.userInfoUrl)) && !yes(c.disableUserInfo);
     return {
       field: 'genericOidc',
-      config: { ...base, issuer, useUserinfo, emailVerifiedByProvider: yes(c.trustEmail) },
+      config: { ...base, issuer, useUserinfo, emailVerifiedByProvider: trustEmail },
     };
   }
   if (!text(c.userInfoUrl)) return { skip: 'neither an issuer nor a userinfo URL' };
@@ -137,7 +137,7 @@ function oidc(c: Record<string, unknown>, warnings: string[]): Converted {
       tokenEndpoint: text(c.tokenUrl),
       userinfoEndpoint: text(c.userInfoUrl),
       idAttribute: 'sub',
-      emailVerifiedByProvider: yes(c.trustEmail),
+      emailVerifiedByProvider: trustEmail,
     },
   };
 }
@@ -180,7 +180,7 @@ function saml(c: Record<string, unknown>): Converted {
 }
 
 /** The conversion of each Keycloak providerId that Portcullis has a counterpart for. */
-function configOf(providerId: string, c: Record<string, unknown>, warnings: string[]): Converted {
+function configOf(providerId: string, c: Record<string, unknown>, trustEmail: boolean, warnings: string[]): Converted {
   const social = () => ({
     clientId: text(c.clientId),
     clientSecret: secretOf(c, 'clientSecret', warnings),
@@ -189,7 +189,7 @@ function configOf(providerId: string, c: Record<string, unknown>, warnings: stri
   switch (providerId) {
     case 'oidc':
     case 'keycloak-oidc':
-      return oidc(c, warnings);
+      return oidc(c, trustEmail, warnings);
     case 'google':
       return { field: 'google', config: social() };
     case 'gitlab':
@@ -239,7 +239,7 @@ export function mapIdentityProvider(raw: unknown, orgId: string, idPrefix = ''):
   if (p.enabled === false) return { kind: 'skipped', alias, reason: 'disabled in Keycloak' };
   const c = (p.config && typeof p.config === 'object' ? p.config : {}) as Record<string, unknown>;
   const warnings: string[] = [];
-  const converted = configOf(text(p.providerId), c, warnings);
+  const converted = configOf(text(p.providerId), c, p.trustEmail === true, warnings);
   if ('skip' in converted) return { kind: 'skipped', alias, reason: converted.skip };
   const linkOnly = p.linkOnly === true;
   const item: ImportIdpItem = {

@@ -91,7 +91,8 @@ export class UploadSink implements ImportSink {
       this.idpsImported || this.linksImported
         ? `, ${this.idpsImported} provider(s), ${this.linksImported} link(s)`
         : '';
-    return `import: ${this.imported} imported or already present${idps}, ${this.failed} refused (${this.batches} request(s))`;
+    const refused = `${this.failed} refused (${this.batches} request(s))`;
+    return `import: ${this.imported} imported or already present${idps}, ${refused}`;
   }
 
   private async send(batch: Batch, org: TargetOrg): Promise<void> {
