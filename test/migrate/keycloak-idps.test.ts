@@ -172,7 +172,8 @@ describe('migrate keycloak --url: providers and links in a running server', () =
   });
 
   it('the body file imports too; the provider whose secret was masked is the only one that may be refused', async () => {
-    const { body } = await convertToBody([`--realm=${EXPORT}`]);
+    // another organization than the one above: another name and other ids (both are unique)
+    const { body } = await convertToBody([`--realm=${EXPORT}`, '--org-name=ACME from a file', '--id-prefix=file-']);
     const res = await server.fetch('/admin/v1/import', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -184,7 +185,7 @@ describe('migrate keycloak --url: providers and links in a running server', () =
     // the provider and its link are reported, and nothing else is.
     for (const e of out.errors) expect(`${e.type} ${e.id}`).toMatch(/github/);
     const org = out.success.orgs[0];
-    expect(org.idpIds).toEqual(expect.arrayContaining([id('corp-sso'), id('adfs')]));
+    expect(org.idpIds).toEqual(expect.arrayContaining([`file-${id('corp-sso')}`, `file-${id('adfs')}`]));
     expect(org.userLinks.filter((l: any) => !l.idpId.endsWith('github'))).toHaveLength(3);
     const [{ n }] = await rows(server, "select count(*)::int as n from idp_links where org_id = 'org-1'");
     expect(n).toBe(org.userLinks.length);
