@@ -66,8 +66,17 @@ export function toV1Response(result: ImportResult) {
         apiAppIds: o.apiAppIds,
         userGrants: o.userGrants.map((g) => ({ userId: g.userId, projectId: g.projectId })),
         orgMembers: o.orgMembers,
-        idpIds: o.idpIds,
-        userLinks: o.userLinks.map((l) => ({ userId: l.userId, idpId: l.idpId, providedUserId: l.externalUserId })),
+        // Omitted when empty, as protobuf JSON omits empty lists: bodies without providers answer as before.
+        ...(o.idpIds.length ? { idpIds: o.idpIds } : {}),
+        ...(o.userLinks.length
+          ? {
+              userLinks: o.userLinks.map((l) => ({
+                userId: l.userId,
+                idpId: l.idpId,
+                providedUserId: l.externalUserId,
+              })),
+            }
+          : {}),
       })),
     },
     errors: result.errors.map((e) => ({ type: e.type, id: e.id, message: v1Message(e.key) })),
