@@ -1,11 +1,12 @@
-import { and, eq } from 'drizzle-orm';
-import { idpLinks, identityProviders, users } from '../../db/schema/index';
+import { eq, sql } from 'drizzle-orm';
+import { queryRows } from '../../db/client';
+import { identityProviders } from '../../db/schema/index';
 import { DomainError } from '../errors';
 import type { UnitOfWork } from '../execute';
 import { type PreparedProvider, createIdentityProviderIn, prepareProvider } from '../idp/commands';
 import type { IdpEnv } from '../idp/env';
-import { addIdpLinkIn } from '../idp/links';
 import type { ImportError, ImportOrg, ImportedOrg } from './model';
+import { type EventRow, BATCH_ROWS, appendEvents } from './bulk';
 import { inSavepoint } from './resources';
 
 /** A provider of the body checked before the organization's transaction: ready to insert, or why not. */
@@ -16,9 +17,14 @@ export type PreparedIdp = { idpId: string } & ({ prepared: PreparedProvider } | 
  * organization's transaction because a SAML provider given by metadata URL is fetched here: a slow
  * upstream must not hold the transaction's locks.
  */
-export async function prepareIdps(org: ImportOrg, env: IdpEnv | undefined): Promise<PreparedIdp[]> {
+export async function prepareIdps(
+  org: ImportOrg,
+  env: IdpEnv | undefined,
+  checkDeadline: () => void,
+): Promise<PreparedIdp[]> {
   const out: PreparedIdp[] = [];
   for (const idp of org.idps) {
+    checkDeadline();
     if ('invalid' in idp.provider) {
       out.push({ idpId: idp.idpId, error: idp.provider.invalid });
       continue;
@@ -41,8 +47,8 @@ export async function prepareIdps(org: ImportOrg, env: IdpEnv | undefined): Prom
 }
 
 /**
- * Creates the organization's providers under the body's ids, then links the users' upstream
- * accounts, each under a savepoint (a failing item is an errors[] entry and leaves no trace). A
+ * Creates the organization's providers under the body's ids, each under a savepoint (a failing one is
+ * an errors[] entry and leaves no trace), then links the users' upstream accounts. A
  * provider or link that already exists in the organization as the body describes it (a re-run)
  * counts as imported and is not written again; an id or upstream account that belongs to someone
  * else is an error.
@@ -80,37 +86,111 @@ export async function importIdentityProviders(
     seen.add(p.idpId);
   }
 
-  // Links counted already: the same link twice in the body is listed once.
-  const counted = new Set<string>();
-  for (const l of org.userLinks) {
+  await importLinks(work, org, imported, errors, checkDeadline);
+}
+
+interface LinkState {
+  user_org: string | null;
+  user_type: string | null;
+  user_state: string | null;
+  idp_found: boolean;
+  idp_org: string | null;
+  linked_user: string | null;
+  seq: number | null;
+}
+
+/**
+ * The links by AddIDPLink's rules, in bulk (a Keycloak realm brings one or more per user): what each
+ * link needs to know is read in one statement per batch, the links that pass are inserted with one
+ * statement, and their `user.human.idp.link.added` events appended after each user's last event.
+ */
+async function importLinks(
+  work: UnitOfWork,
+  org: ImportOrg,
+  imported: ImportedOrg,
+  errors: ImportError[],
+  checkDeadline: () => void,
+): Promise<void> {
+  const tx = work.tx;
+  // Events queued by the scope go first: the sequences below are read from the table.
+  await work.flush();
+  /** `<idpId>\0<externalUserId>` → the user it is linked to in this body (first occurrence wins) */
+  const taken = new Map<string, string>();
+  for (let i = 0; i < org.userLinks.length; i += BATCH_ROWS) {
     checkDeadline();
-    const id = `${l.userId}_${l.idpId}_${l.externalUserId}`;
-    const fail = (key: string) => errors.push({ type: 'user_link', id, key });
-    const [linked] = await tx
-      .select({ userId: idpLinks.userId })
-      .from(idpLinks)
-      .where(and(eq(idpLinks.idpId, l.idpId), eq(idpLinks.externalUserId, l.externalUserId)));
-    if (linked) {
-      if (linked.userId !== l.userId) fail('Errors.IdP.LinkExists');
-      else if (!counted.has(id))
-        imported.userLinks.push({ userId: l.userId, idpId: l.idpId, externalUserId: l.externalUserId });
-      counted.add(id);
-      continue;
+    const batch = org.userLinks.slice(i, i + BATCH_ROWS);
+    const wanted = batch.map((l, n) => ({ n, user_id: l.userId, idp_id: l.idpId, external_user_id: l.externalUserId }));
+    const states = (await queryRows(
+      tx,
+      sql`select u.org_id as user_org, u.type as user_type, u.state as user_state, p.id is not null as idp_found,
+          p.org_id as idp_org, x.user_id as linked_user,
+          (select max(e.sequence) from events e where e.aggregate_type = 'user' and e.aggregate_id = w.user_id) as seq
+        from jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb)
+          as w(n integer, user_id text, idp_id text, external_user_id text)
+        left join users u on u.id = w.user_id
+        left join identity_providers p on p.id = w.idp_id and p.removed_at is null
+        left join idp_links x on x.idp_id = w.idp_id and x.external_user_id = w.external_user_id
+        order by w.n`,
+    )) as LinkState[];
+    const rows: { idp_id: string; external_user_id: string; external_username: string; user_id: string }[] = [];
+    const sequences = new Map<string, number>();
+    const eventRows: EventRow[] = [];
+    for (let k = 0; k < batch.length; k++) {
+      const l = batch[k];
+      const st = states[k];
+      const key = `${l.idpId}\u0000${l.externalUserId}`;
+      const fail = (errorKey: string) => {
+        errors.push({ type: 'user_link', id: `${l.userId}_${l.idpId}_${l.externalUserId}`, key: errorKey });
+      };
+      const owner = taken.get(key) ?? st.linked_user;
+      if (owner) {
+        // Linked already (a re-run, or a repeat in the body): counted once; to someone else: refused.
+        if (owner !== l.userId) fail('Errors.IdP.LinkExists');
+        else if (!taken.has(key)) {
+          taken.set(key, l.userId);
+          imported.userLinks.push({ userId: l.userId, idpId: l.idpId, externalUserId: l.externalUserId });
+        }
+        continue;
+      }
+      const problem =
+        // Only people of this organization: a body must not hand another organization's user a way in.
+        st.user_org !== org.orgId || st.user_state === 'REMOVED'
+          ? 'Errors.User.NotFound'
+          : st.user_type !== 'HUMAN'
+            ? 'Errors.User.NotHuman'
+            : // The organization's own providers and the instance's, as AddIDPLink allows.
+              !st.idp_found || (st.idp_org !== null && st.idp_org !== org.orgId)
+              ? 'Errors.IdP.NotFound'
+              : undefined;
+      if (problem) {
+        fail(problem);
+        continue;
+      }
+      taken.set(key, l.userId);
+      const seq = (sequences.get(l.userId) ?? Number(st.seq ?? 0)) + 1;
+      sequences.set(l.userId, seq);
+      rows.push({
+        idp_id: l.idpId,
+        external_user_id: l.externalUserId,
+        external_username: l.externalUsername,
+        user_id: l.userId,
+      });
+      eventRows.push({
+        aggregate_type: 'user',
+        aggregate_id: l.userId,
+        sequence: seq,
+        event_type: 'user.human.idp.link.added',
+        payload: { idpId: l.idpId, externalUserId: l.externalUserId, externalUsername: l.externalUsername },
+        resource_owner: org.orgId,
+      });
+      imported.userLinks.push({ userId: l.userId, idpId: l.idpId, externalUserId: l.externalUserId });
     }
-    // Only users of this organization: a body must not hand another organization's user a way in.
-    const [user] = await tx
-      .select({ id: users.id, orgId: users.orgId, type: users.type, state: users.state })
-      .from(users)
-      .where(eq(users.id, l.userId));
-    if (!user || user.orgId !== orgId || user.state === 'REMOVED') {
-      fail('Errors.User.NotFound');
-      continue;
-    }
-    const key = await inSavepoint(work, (s) =>
-      addIdpLinkIn(s, user, { idpId: l.idpId, externalUserId: l.externalUserId, externalUsername: l.externalUsername }),
-    );
-    if (key) fail(key);
-    else imported.userLinks.push({ userId: l.userId, idpId: l.idpId, externalUserId: l.externalUserId });
-    counted.add(id);
+    if (rows.length === 0) continue;
+    await tx.execute(sql`
+      insert into idp_links (idp_id, external_user_id, external_username, user_id, org_id)
+      select r.idp_id, r.external_user_id, r.external_username, r.user_id, ${org.orgId}
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as r(idp_id text, external_user_id text, external_username text, user_id text)`);
+    await appendEvents(tx, work.ctx, eventRows);
   }
 }

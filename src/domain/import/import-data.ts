@@ -86,7 +86,7 @@ export async function importData(
     const errors: ImportError[] = [];
     try {
       checkDeadline();
-      const idps = await prepareIdps(streamed.org, opts.idp);
+      const idps = await prepareIdps(streamed.org, opts.idp, checkDeadline);
       const env = { instanceDomain: instance.domain, idp: opts.idp, idps, deadline: opts.deadline };
       result.orgs.push(await importOrg(ctx, streamed, env, errors, checkDeadline));
       result.errors.push(...errors);
