@@ -44,6 +44,7 @@ describe('POST /admin/v1/import: identity providers and user links', () => {
           orgId: orgA,
           org: { name: `IdP import ${id}` },
           humanUsers: [human(userA1, `ada${id}`), human(userA2, `bob${id}`)],
+          machineUsers: [{ userId: `m${id}`, user: { userName: `robot${id}`, name: 'Robot' } }],
           idps: [
             oidc(idp),
             { idpId: gh, name: 'GitHub', github: { clientId: 'gh-client', clientSecret: SECRET } },
@@ -79,6 +80,8 @@ describe('POST /admin/v1/import: identity providers and user links', () => {
             // ATTACK: another organization's user, another organization's provider
             { userId: userB, idpId: idp, providedUserId: 'sub-mallory', providedUserName: 'mallory' },
             { userId: userA2, idpId: idpB, providedUserId: 'sub-b', providedUserName: 'b' },
+            // a machine user signs in with keys, not through providers
+            { userId: `m${id}`, idpId: idp, providedUserId: 'sub-robot' },
             // ATTACK: organization B's user to organization B's provider, from organization A's body
             { userId: userB, idpId: idpB, providedUserId: 'sub-evil', providedUserName: 'evil' },
           ],
@@ -98,6 +101,7 @@ describe('POST /admin/v1/import: identity providers and user links', () => {
     `user_link ${userB}_${idp}_sub-mallory`,
     `user_link ${userA2}_${idpB}_sub-b`,
     `user_link ${userB}_${idpB}_sub-evil`,
+    `user_link m${id}_${idp}_sub-robot`,
   ];
 
   beforeAll(async () => {
@@ -135,6 +139,7 @@ describe('POST /admin/v1/import: identity providers and user links', () => {
     expect(keyOf(`user_link ${userA2}_${idp}_sub-ada`)).toMatch(/Errors\.IdP\.LinkExists$/);
     expect(keyOf(`user_link ${userA2}_missing`)).toMatch(/Errors\.IdP\.NotFound$/);
     expect(keyOf(`user_link nobody`)).toMatch(/Errors\.User\.NotFound$/);
+    expect(keyOf(`user_link m${id}_`)).toMatch(/Errors\.User\.NotHuman$/);
     expect(keyOf(`user_link ${userB}_${idpB}`)).toMatch(/Errors\.User\.NotFound$/);
     expect(keyOf(`user_link ${userB}_`)).toMatch(/Errors\.User\.NotFound$/);
     expect(keyOf(`user_link ${userA2}_${idpB}`)).toMatch(/Errors\.IdP\.NotFound$/);
