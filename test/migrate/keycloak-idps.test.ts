@@ -171,7 +171,7 @@ describe('migrate keycloak --url: providers and links in a running server', () =
     expect(await rows(server, 'select count(*)::int as n from events')).toEqual(events);
   });
 
-  it('the body file imports too; the provider whose secret was masked is the only one that may be refused', async () => {
+  it('the body file imports too; only the provider whose secret was masked may be refused', async () => {
     // another organization than the one above: another name and other ids (both are unique)
     const { body } = await convertToBody([`--realm=${EXPORT}`, '--org-name=ACME from a file', '--id-prefix=file-']);
     const res = await server.fetch('/admin/v1/import', {
