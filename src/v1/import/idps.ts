@@ -1,5 +1,5 @@
 import { DomainError, invalidArgument } from '../../domain/errors';
-import type { ClaimMapping } from '../../domain/idp/external-user';
+import { type ClaimMapping, MAPPED_FIELDS } from '../../domain/idp/external-user';
 import { DEFAULT_OPTIONS, type IdpOptions } from '../../domain/idp/options';
 import type { ClientAuth, ProviderSpec, SecretsInput } from '../../domain/idp/spec';
 import type { ImportIdp, ImportUserLink } from '../../domain/import/model';
@@ -46,23 +46,10 @@ function options(o: Obj | undefined, path: string): IdpOptions {
   };
 }
 
-const MAPPING_FIELDS = [
-  'id',
-  'username',
-  'email',
-  'givenName',
-  'familyName',
-  'displayName',
-  'nickName',
-  'phone',
-  'preferredLanguage',
-  'avatarUrl',
-] as const;
-
 function mapping(o: Obj, path: string): ClaimMapping {
   const m = obj(o, 'mapping', path) ?? {};
   const out: ClaimMapping = {};
-  for (const f of MAPPING_FIELDS) {
+  for (const f of MAPPED_FIELDS) {
     const v = str(m, f, `${path}.mapping`);
     if (v) out[f] = v;
   }
