@@ -7,7 +7,7 @@ import { applications, events } from '../../src/db/schema/index';
 import { pruneUnusedRegisteredClients } from '../../src/domain/application/registration/prune';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
 import type { InstanceSettings } from '../../src/domain/instance/settings';
-import { addProject, REDIRECT } from '../helpers/apps';
+import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
 import { systemCtx } from '../helpers/context';
 import { lastPosition } from '../helpers/events';
 import { codeFlowTokens, getCode } from '../helpers/login-flow';
@@ -169,7 +169,7 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     expect((await configure(reg.registration_client_uri, token)).status).toBe(401);
   });
 
-  it("client A's registration token does not open client B; a missing or wrong token is 401 invalid_token", async () => {
+  it("client A's registration token does not open client B; a missing or wrong one is 401 invalid_token", async () => {
     const a = await (await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' })).json();
     const b = await (await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' })).json();
     for (const [uri, token] of [
@@ -185,6 +185,12 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
         expect(res.headers.get('www-authenticate')).toContain('invalid_token');
         expect((await res.json()).error).toBe('invalid_token');
       }
+    }
+    // An application created through the API has no registration token: no token opens it.
+    const apiApp = await addOidcApp(server, project);
+    const apiUri = `${server.url}/oauth/v2/register/${encodeURIComponent(apiApp.clientId)}`;
+    for (const token of [undefined, '', a.registration_access_token]) {
+      expect((await configure(apiUri, token, { method: 'DELETE' })).status).toBe(401);
     }
     // B is untouched.
     expect((await configure(b.registration_client_uri, b.registration_access_token)).status).toBe(200);
@@ -298,7 +304,7 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     expect(big.status).toBe(413);
   });
 
-  it('private_key_jwt with inline jwks: the client authenticates with its own key; private keys are refused', async () => {
+  it('private_key_jwt with inline jwks: the client signs with its own key; private keys are refused', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     const kid = `k-${Date.now()}`;
     const jwk = { ...(await exportJWK(publicKey)), kid };
@@ -358,6 +364,21 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
       }),
     });
     expect(tok.status).toBe(401);
+  });
+
+  it('registration is rate-limited by source address (429 with Retry-After), before the body is read', async () => {
+    await settings({ tokenRateLimitPerAddress: 3 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await register('garbage')).status);
+      expect(statuses.slice(0, 3)).toEqual([400, 400, 400]);
+      const limited = await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect((await limited.json()).error).toBe('temporarily_unavailable');
+    } finally {
+      await settings({ tokenRateLimitPerAddress: 1_000_000 });
+    }
   });
 
   it('settings: registration needs an existing project; unused self-registered clients are removed', async () => {
