@@ -50,6 +50,13 @@ export const applications = pgTable(
     oidc: jsonb('oidc').$type<OidcAppConfig>(),
     saml: jsonb('saml').$type<SamlAppConfig>(),
     api: jsonb('api').$type<ApiAppConfig>(),
+    /**
+     * keyed hash of the RFC 7592 registration access token of a self-registered client; null for
+     * clients created through the API
+     */
+    registrationTokenHash: text('registration_token_hash'),
+    /** when a self-registered client was first issued a token (null: never; the unused-client cleanup) */
+    firstTokenAt: timestamp('first_token_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

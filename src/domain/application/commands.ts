@@ -217,59 +217,66 @@ export interface UpdatedApplication {
 }
 
 export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput): Promise<UpdatedApplication> {
-  const name = input.name === undefined ? undefined : checkName(input.name);
-  return execute(ctx, async (work) => {
-    const app = await writableApplication(work, input.applicationId);
-    const type = app.type as AppType;
-    if (input.config && input.config.type !== type) {
-      throw invalidArgument(
-        'Errors.Application.TypeMismatch',
-        `${input.config.type.toLowerCase()} does not match the application's type ${type}`,
-      );
-    }
-    const push = eventsFor(work, app.projectId, app.orgId);
-    const set: Partial<typeof applications.$inferInsert> = {};
-    let clientSecret: string | undefined;
+  if (input.name !== undefined) checkName(input.name);
+  return execute(ctx, (work) => updateApplicationIn(work, input));
+}
 
-    if (name !== undefined && name !== app.name) {
-      set.name = name;
-      push('project.application.changed', { appId: app.id, name });
-    }
-    if (input.config) {
-      const before = type === 'OIDC' ? app.oidc : type === 'API' ? app.api : app.saml;
-      const next = mergeConfig(app, input.config);
-      const after = configOf(next);
-      const changed = Object.fromEntries(
-        Object.entries(after).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k])),
-      );
-      if (Object.keys(changed).length > 0) {
-        if (next.type === 'OIDC') set.oidc = next.oidc;
-        if (next.type === 'API') set.api = next.api;
-        if (next.type === 'SAML') set.saml = next.saml;
-        push(`project.application.config.${lower(type)}.changed`, { appId: app.id, ...changed });
-        // Moving to a secret-based method needs a secret; moving away drops the old one.
-        const needsSecret = usesSecret(type, after);
-        if (needsSecret && !app.secretHash) {
-          clientSecret = newClientSecret();
-          set.secretHash = hashSecret(clientSecret);
-          push('project.application.secret.changed', { appId: app.id });
-        } else if (!needsSecret && app.secretHash) {
-          set.secretHash = null;
-        }
+/** UpdateApplication inside a running command (the RFC 7592 client update also replaces keys in it). */
+export async function updateApplicationIn(
+  work: UnitOfWork,
+  input: UpdateApplicationInput,
+): Promise<UpdatedApplication> {
+  const name = input.name === undefined ? undefined : checkName(input.name);
+  const app = await writableApplication(work, input.applicationId);
+  const type = app.type as AppType;
+  if (input.config && input.config.type !== type) {
+    throw invalidArgument(
+      'Errors.Application.TypeMismatch',
+      `${input.config.type.toLowerCase()} does not match the application's type ${type}`,
+    );
+  }
+  const push = eventsFor(work, app.projectId, app.orgId);
+  const set: Partial<typeof applications.$inferInsert> = {};
+  let clientSecret: string | undefined;
+
+  if (name !== undefined && name !== app.name) {
+    set.name = name;
+    push('project.application.changed', { appId: app.id, name });
+  }
+  if (input.config) {
+    const before = type === 'OIDC' ? app.oidc : type === 'API' ? app.api : app.saml;
+    const next = mergeConfig(app, input.config);
+    const after = configOf(next);
+    const changed = Object.fromEntries(
+      Object.entries(after).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k])),
+    );
+    if (Object.keys(changed).length > 0) {
+      if (next.type === 'OIDC') set.oidc = next.oidc;
+      if (next.type === 'API') set.api = next.api;
+      if (next.type === 'SAML') set.saml = next.saml;
+      push(`project.application.config.${lower(type)}.changed`, { appId: app.id, ...changed });
+      // Moving to a secret-based method needs a secret; moving away drops the old one.
+      const needsSecret = usesSecret(type, after);
+      if (needsSecret && !app.secretHash) {
+        clientSecret = newClientSecret();
+        set.secretHash = hashSecret(clientSecret);
+        push('project.application.secret.changed', { appId: app.id });
+      } else if (!needsSecret && app.secretHash) {
+        set.secretHash = null;
       }
     }
-    let changedAt = app.changedAt;
-    if (Object.keys(set).length > 0) {
-      const [row] = await work.tx
-        .update(applications)
-        .set({ ...set, changedAt: new Date() })
-        .where(eq(applications.id, app.id))
-        .returning({ changedAt: applications.changedAt });
-      changedAt = row.changedAt;
-    }
-    const oidc = set.oidc ?? app.oidc;
-    return { changedAt, clientSecret, complianceProblems: type === 'OIDC' && oidc ? complianceProblems(oidc) : [] };
-  });
+  }
+  let changedAt = app.changedAt;
+  if (Object.keys(set).length > 0) {
+    const [row] = await work.tx
+      .update(applications)
+      .set({ ...set, changedAt: new Date() })
+      .where(eq(applications.id, app.id))
+      .returning({ changedAt: applications.changedAt });
+    changedAt = row.changedAt;
+  }
+  const oidc = set.oidc ?? app.oidc;
+  return { changedAt, clientSecret, complianceProblems: type === 'OIDC' && oidc ? complianceProblems(oidc) : [] };
 }
 
 function mergeConfig(
