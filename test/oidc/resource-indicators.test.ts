@@ -1,4 +1,6 @@
+import { Code, ConnectError } from '@connectrpc/connect';
 import * as client from 'openid-client';
+import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApplication, updateApplication } from '../../src/domain/application/commands';
 import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
@@ -214,6 +216,34 @@ describe('resource indicators (RFC 8707)', () => {
     ).rejects.toMatchObject({ key: 'Errors.Application.ResourceUri.Taken' });
     // removing it (empty) frees nothing else and keeps the application usable
     await updateApplication(ctx, { applicationId: local.id, config: { type: 'API', api: { resourceUri: '' } } });
+  });
+
+  it("the v2 API sets, shows, changes and removes an API application's resource_uri", async () => {
+    const apps = server.client(ApplicationService);
+    const uri = `https://v2-${unique('x')}.example.com/api`;
+    const created = await apps.createApplication({
+      projectId: apiProject,
+      name: unique('api'),
+      configuration: { case: 'api', value: { resourceUri: uri } },
+    });
+    const resourceUri = async () => {
+      const { application } = await apps.getApplication({ applicationId: created.applicationId });
+      return application?.configuration.case === 'api' ? application.configuration.value.resourceUri : undefined;
+    };
+    expect(await resourceUri()).toBe(uri);
+    const taken = await apps
+      .updateApplication({
+        applicationId: created.applicationId,
+        configuration: { case: 'api', value: { resourceUri: apiA.resourceUri } },
+      })
+      .catch((e: unknown) => e);
+    expect(ConnectError.from(taken).code).toBe(Code.AlreadyExists);
+    await apps.updateApplication({
+      applicationId: created.applicationId,
+      configuration: { case: 'api', value: {} },
+      updateMask: { paths: ['api.resource_uri'] },
+    });
+    expect(await resourceUri()).toBe('');
   });
 
   /** An authorization URL (PKCE, state) with each resource as its own `resource` parameter. */

@@ -263,8 +263,12 @@ export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput)
       const before = type === 'OIDC' ? app.oidc : type === 'API' ? app.api : app.saml;
       const next = mergeConfig(app, input.config);
       const after = configOf(next);
+      // keys of both sides: an optional field that was removed (api.resource_uri) is a change too
+      const keys = new Set([...Object.keys(after), ...Object.keys(before ?? {})]);
       const changed = Object.fromEntries(
-        Object.entries(after).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k])),
+        [...keys]
+          .map((k) => [k, (after as any)[k] ?? null] as const)
+          .filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k] ?? null)),
       );
       if (Object.keys(changed).length > 0) {
         if (next.type === 'OIDC') set.oidc = next.oidc;
