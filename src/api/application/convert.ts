@@ -94,7 +94,13 @@ export function configFromProto(
     case 'saml':
       return { type: 'SAML', saml: samlFromProto(c.value) };
     case 'api':
-      return { type: 'API', api: { authMethodType: optionalEnumName(ApiAuthMethodType, c.value.authMethodType) } };
+      return {
+        type: 'API',
+        api: {
+          authMethodType: optionalEnumName(ApiAuthMethodType, c.value.authMethodType),
+          resourceUri: c.value.resourceUri || undefined,
+        },
+      };
     default:
       throw invalidArgument('Errors.Application.Config.Missing', 'one of oidc, saml or api is required');
   }
@@ -149,7 +155,7 @@ export function updateFromProto(req: UpdateApplicationRequest): { name?: string;
       const known =
         path === 'name' ||
         (head === 'oidc' && prefix === 'oidc' && field in OIDC_UPDATE_FIELDS) ||
-        (head === 'api' && prefix === 'api' && field === 'auth_method_type') ||
+        (head === 'api' && prefix === 'api' && (field === 'auth_method_type' || field === 'resource_uri')) ||
         (head === 'saml' && prefix === 'saml' && (field === 'metadata_xml' || field === 'metadata_url'));
       if (!known)
         throw invalidArgument(
@@ -172,16 +178,23 @@ export function updateFromProto(req: UpdateApplicationRequest): { name?: string;
     }
     out.config = { type: 'OIDC', oidc };
   } else if (c.case === 'api') {
-    out.config = { type: 'API', api: apiUpdate(c.value, named('api.auth_method_type')) };
+    out.config = { type: 'API', api: apiUpdate(c.value, named) };
   } else if (c.case === 'saml') {
     out.config = { type: 'SAML', saml: samlFromProto(c.value) };
   }
   return out;
 }
 
-function apiUpdate(c: UpdateApiConfiguration, named: boolean | undefined) {
-  if (named === false || (named === undefined && c.authMethodType === undefined)) return {};
-  return { authMethodType: enumName(ApiAuthMethodType, c.authMethodType ?? 0) };
+function apiUpdate(c: UpdateApiConfiguration, named: (path: string) => boolean | undefined) {
+  const out: { authMethodType?: string; resourceUri?: string } = {};
+  const method = named('api.auth_method_type');
+  if (method === true || (method === undefined && c.authMethodType !== undefined))
+    out.authMethodType = enumName(ApiAuthMethodType, c.authMethodType ?? 0);
+  // an empty resource_uri removes it
+  const resource = named('api.resource_uri');
+  if (resource === true || (resource === undefined && c.resourceUri !== undefined))
+    out.resourceUri = c.resourceUri ?? '';
+  return out;
 }
 
 function zeroOf(key: keyof OidcAppConfig): unknown {
@@ -234,6 +247,7 @@ export function applicationToProto(a: ApplicationView): Application {
         $typeName: 'portcullis.application.v2.ApiConfiguration',
         authMethodType: enumValue(ApiAuthMethodType, a.api.authMethodType),
         clientId: a.clientId ?? '',
+        resourceUri: a.api.resourceUri ?? '',
       },
     };
   }

@@ -30,6 +30,8 @@ export interface SamlAppConfig {
 export interface ApiAppConfig {
   /** BASIC | PRIVATE_KEY_JWT */
   authMethodType: string;
+  /** RFC 8707 resource URI that names this API at authorize and token; unique in the instance */
+  resourceUri?: string;
 }
 
 export const applications = pgTable(

@@ -1,5 +1,6 @@
 import { invalidateOidcClient } from '../oidc/clients';
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
+import { resourceUriHolder } from '../oidc/resources';
 import { applicationKeys, applications, orgs, projects } from '../../db/schema/index';
 import { hashSecret } from '../../crypto/secrets';
 import { randomToken } from '../../crypto/random';
@@ -84,6 +85,7 @@ export async function createApplicationIn(
   await work.load('project', input.projectId);
   const project = await writableProject(work, input.projectId);
   const id = input.applicationId || newId();
+  if (config.type === 'API') await checkResourceUriFree(work, config.api);
   const clientId = config.type === 'SAML' ? null : newClientId(id, project.name);
   const clientSecret = usesSecret(config.type, configOf(config)) ? newClientSecret() : undefined;
   const [row] = await work.tx
@@ -131,7 +133,7 @@ function completeConfig(input: AppConfigInput): CompleteConfig {
     return { type: 'OIDC', oidc };
   }
   if (input.type === 'API') {
-    const api = { ...API_DEFAULTS, ...definedOnly(input.api) };
+    const api = withoutEmptyResource({ ...API_DEFAULTS, ...definedOnly(input.api) });
     checkApiConfig(api);
     return { type: 'API', api };
   }
@@ -141,6 +143,28 @@ function completeConfig(input: AppConfigInput): CompleteConfig {
 
 function configOf(c: CompleteConfig): Record<string, unknown> & { authMethodType?: string } {
   return c.type === 'OIDC' ? { ...c.oidc } : c.type === 'API' ? { ...c.api } : { ...c.saml };
+}
+
+/** An empty resource URI (the update's way to remove it) is no resource URI. */
+function withoutEmptyResource(api: ApiAppConfig): ApiAppConfig {
+  if (api.resourceUri) return api;
+  const { resourceUri: _, ...rest } = api;
+  return rest;
+}
+
+/**
+ * A resource URI names one API of the instance: checked under a transaction-wide advisory lock, so
+ * two concurrent commands cannot both take the same URI.
+ */
+async function checkResourceUriFree(work: UnitOfWork, api: ApiAppConfig | null, applicationId?: string) {
+  if (!api?.resourceUri) return;
+  await work.tx.execute(sql`select pg_advisory_xact_lock(7301017)`);
+  if (await resourceUriHolder(work.tx, api.resourceUri, applicationId)) {
+    throw alreadyExists(
+      'Errors.Application.ResourceUri.Taken',
+      `api.resource_uri "${api.resourceUri}" is already registered by another application`,
+    );
+  }
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {
@@ -247,12 +271,19 @@ export async function updateApplicationIn(
     const before = type === 'OIDC' ? app.oidc : type === 'API' ? app.api : app.saml;
     const next = mergeConfig(app, input.config);
     const after = configOf(next);
+    // keys of both sides: an optional field that was removed (api.resource_uri) is a change too
+    const keys = new Set([...Object.keys(after), ...Object.keys(before ?? {})]);
     const changed = Object.fromEntries(
-      Object.entries(after).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k])),
+      [...keys]
+        .map((k) => [k, (after as any)[k] ?? null] as const)
+        .filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k] ?? null)),
     );
     if (Object.keys(changed).length > 0) {
       if (next.type === 'OIDC') set.oidc = next.oidc;
-      if (next.type === 'API') set.api = next.api;
+      if (next.type === 'API') {
+        if (next.api.resourceUri !== app.api?.resourceUri) await checkResourceUriFree(work, next.api, app.id);
+        set.api = next.api;
+      }
       if (next.type === 'SAML') set.saml = next.saml;
       push(`project.application.config.${lower(type)}.changed`, { appId: app.id, ...changed });
       // Moving to a secret-based method needs a secret; moving away drops the old one.
@@ -289,7 +320,7 @@ function mergeConfig(
     return { type: 'OIDC', oidc };
   }
   if (change.type === 'API') {
-    const api = { ...(app.api ?? API_DEFAULTS), ...definedOnly(change.api) };
+    const api = withoutEmptyResource({ ...(app.api ?? API_DEFAULTS), ...definedOnly(change.api) });
     checkApiConfig(api);
     return { type: 'API', api };
   }

@@ -1,4 +1,5 @@
 import { invalidArgument } from '../errors';
+import { isLoopback } from './compliance';
 import { isResourceId, requireRefId } from '../validate/id';
 import { httpUrl, parseUrl } from '../validate/url';
 import {
@@ -69,6 +70,22 @@ export function checkOidcConfig(c: OidcAppConfig): void {
 
 export function checkApiConfig(c: ApiAppConfig): void {
   checkEnum(c.authMethodType, API_AUTH_METHODS, 'api.auth_method_type');
+  if (c.resourceUri) checkResourceUri(c.resourceUri);
+}
+
+/**
+ * An API's resource URI (RFC 8707 §2): absolute, no fragment, https — or http on a loopback host for
+ * development. The project URN form is reserved for projects.
+ */
+function checkResourceUri(uri: string): void {
+  const url = parseUrl(uri);
+  const fail = (why: string) =>
+    invalidArgument('Errors.Application.ResourceUri.Invalid', `api.resource_uri ${why}: "${truncate(uri)}"`);
+  if (uri.length > MAX_URI_LENGTH) throw fail(`must be at most ${MAX_URI_LENGTH} characters`);
+  if (!url || /\s/.test(uri) || !url.hostname) throw fail('must be an absolute https URI');
+  if (uri.includes('#')) throw fail('must not contain a fragment');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url)))
+    throw fail('must use https (http only on a loopback host)');
 }
 
 export function checkSamlConfig(c: SamlAppConfig): void {

@@ -18,7 +18,14 @@ export interface SessionEvents {
   'session.recovery_code.checked': FactorChecked;
   'session.idp_intent.checked': FactorChecked;
   'session.terminated': Empty;
-  'auth_request.added': { clientId: string; scope: string[]; responseType: string; prompt: unknown };
+  'auth_request.added': {
+    clientId: string;
+    scope: string[];
+    responseType: string;
+    prompt: unknown;
+    /** RFC 8707 resource URIs, when asked for */
+    resource?: string[];
+  };
   'auth_request.login_name.set': Empty;
   'auth_request.session.linked': { sessionId: string };
   'auth_request.failed': { error: string };
