@@ -9,7 +9,6 @@ import { basic, postFormJson } from '../helpers/forms';
 import { decodePayload, TOKEN_EXCHANGE, TT } from '../helpers/jwt-grants';
 import { rp } from '../helpers/login-flow';
 import { Browser } from '../helpers/browser';
-import { findClient } from '../../src/domain/oidc/clients';
 import { addMachine, machineConfig } from '../helpers/machines';
 import { unique } from '../helpers/names';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -37,7 +36,8 @@ describe('resource indicators (RFC 8707)', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    app = await addOidcApp(server, await addProject(server), {
+    const ownProject = await addProject(server);
+    app = await addOidcApp(server, ownProject, {
       accessTokenType: 'JWT',
       grantTypes: ['AUTHORIZATION_CODE', 'REFRESH_TOKEN', 'TOKEN_EXCHANGE'],
     });
@@ -45,7 +45,6 @@ describe('resource indicators (RFC 8707)', () => {
     apiA = await addResourceApi(server, apiProject, `https://a-${unique('x')}.example.com/mcp`);
     apiB = await addResourceApi(server, apiProject, `https://b-${unique('x')}.example.com/`);
     // in the client's own project, before the client is first read (its default audience is cached)
-    const ownProject = (await findClient(server.app.deps.database.db, app.clientId))!.projectId;
     ownApi = await addResourceApi(server, ownProject, `https://own-${unique('x')}.example.com`);
     config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
     user = await addUser(server);
