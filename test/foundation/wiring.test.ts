@@ -67,6 +67,7 @@ describe('wiring', () => {
       'm2m-cleanup',
       'notification-delivery',
       'user-count-compaction',
+      'backchannel-logout-delivery',
     ]);
   });
 
