@@ -93,7 +93,7 @@ describe('OpenID Connect Back-Channel and Front-Channel Logout', () => {
   };
   const endSession = (browser: Browser, idToken: string) => browser.go(`/oidc/v1/end_session?id_token_hint=${idToken}`);
 
-  it('end_session POSTs one logout token that verifies against the JWKS, only to the apps of that session', async () => {
+  it('end_session POSTs one logout token, verified with the JWKS, only to the apps of that session', async () => {
     const withUri = await appWith({ backchannelLogoutUri: `${receiver.base}/bc/a` });
     const withoutUri = await appWith({});
     const otherSession = await appWith({ backchannelLogoutUri: `${receiver.base}/bc/other` });
@@ -187,7 +187,7 @@ describe('OpenID Connect Back-Channel and Front-Channel Logout', () => {
     expect(decodeJwt(receiver.at('/bc/api')[0].body.get('logout_token')!).sid).toBe(sid);
   });
 
-  it('the logged-out page frames the front-channel logout URIs, with iss and sid when required, and allows only them', async () => {
+  it('the logged-out page frames the front-channel URIs (iss, sid when required); CSP allows only them', async () => {
     const withSid = await appWith({
       frontchannelLogoutUri: 'https://front.example.com/logout?x=1',
       frontchannelLogoutSessionRequired: true,
@@ -248,7 +248,7 @@ describe('OpenID Connect Back-Channel and Front-Channel Logout', () => {
     expect(plain.status).toBe(303);
   });
 
-  it('ApplicationService refuses logout URIs over http on a public host, with a fragment, or not absolute', async () => {
+  it('ApplicationService refuses logout URIs over http on a public host, with fragment, or relative', async () => {
     const apps = server.client(ApplicationService);
     const create = (oidc: Record<string, unknown>) =>
       apps.createApplication({
