@@ -83,6 +83,9 @@ export async function discoveryEndpoint(c: Context, deps: Deps) {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
-    backchannel_logout_supported: false,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
   });
 }

@@ -45,6 +45,7 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   org_metadata_org_id_key_pk: 'upserted',
   user_factors_pkey: 'generated id',
   recovery_codes_pkey: 'generated id',
+  logout_deliveries_pkey: 'generated id',
 };
 
 /**
@@ -67,6 +68,7 @@ describe('wiring', () => {
       'm2m-cleanup',
       'notification-delivery',
       'user-count-compaction',
+      'backchannel-logout-delivery',
     ]);
   });
 

@@ -72,6 +72,10 @@ export function oidcFromProto(c: OidcConfiguration): Partial<OidcAppConfig> {
     clockSkewSeconds: durationSeconds(c.clockSkew),
     developmentMode: c.developmentMode,
     additionalOrigins: c.additionalOrigins,
+    backchannelLogoutUri: c.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
+    frontchannelLogoutUri: c.frontchannelLogoutUri,
+    frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
   };
 }
 
@@ -120,6 +124,10 @@ const OIDC_UPDATE_FIELDS: Record<string, keyof OidcAppConfig> = {
   clock_skew: 'clockSkewSeconds',
   development_mode: 'developmentMode',
   additional_origins: 'additionalOrigins',
+  backchannel_logout_uri: 'backchannelLogoutUri',
+  backchannel_logout_session_required: 'backchannelLogoutSessionRequired',
+  frontchannel_logout_uri: 'frontchannelLogoutUri',
+  frontchannel_logout_session_required: 'frontchannelLogoutSessionRequired',
 };
 
 function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfig, unknown> {
@@ -137,6 +145,10 @@ function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfi
     clockSkewSeconds: durationSeconds(c.clockSkew),
     developmentMode: c.developmentMode,
     additionalOrigins: c.additionalOrigins,
+    backchannelLogoutUri: c.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
+    frontchannelLogoutUri: c.frontchannelLogoutUri,
+    frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
   };
 }
 
@@ -199,6 +211,7 @@ function apiUpdate(c: UpdateApiConfiguration, named: (path: string) => boolean |
 
 function zeroOf(key: keyof OidcAppConfig): unknown {
   if (key === 'clockSkewSeconds') return 0;
+  if (key === 'backchannelLogoutUri' || key === 'frontchannelLogoutUri') return '';
   if (key === 'applicationType' || key === 'authMethodType' || key === 'accessTokenType') return 'UNSPECIFIED';
   return false;
 }
@@ -225,6 +238,10 @@ export function applicationToProto(a: ApplicationView): Application {
         developmentMode: c.developmentMode,
         additionalOrigins: c.additionalOrigins,
         clientId: a.clientId ?? '',
+        backchannelLogoutUri: c.backchannelLogoutUri ?? '',
+        backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired ?? false,
+        frontchannelLogoutUri: c.frontchannelLogoutUri ?? '',
+        frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired ?? false,
       },
     };
   } else if (a.type === 'SAML' && a.saml) {

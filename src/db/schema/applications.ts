@@ -20,6 +20,14 @@ export interface OidcAppConfig {
   clockSkewSeconds: number;
   developmentMode: boolean;
   additionalOrigins: string[];
+  /**
+   * OpenID Connect Back-Channel and Front-Channel Logout 1.0. Optional because configurations
+   * saved before these settings existed lack them: absent means empty / false.
+   */
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
+  frontchannelLogoutUri?: string;
+  frontchannelLogoutSessionRequired?: boolean;
 }
 
 export interface SamlAppConfig {

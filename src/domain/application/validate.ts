@@ -2,6 +2,7 @@ import { invalidArgument } from '../errors';
 import { isLoopback } from './compliance';
 import { isResourceId, requireRefId } from '../validate/id';
 import { httpUrl, parseUrl } from '../validate/url';
+import { logoutUriProblem } from './logout-uris';
 import {
   ACCESS_TOKEN_TYPES,
   API_AUTH_METHODS,
@@ -66,6 +67,14 @@ export function checkOidcConfig(c: OidcAppConfig): void {
   c.additionalOrigins.forEach((o, i) => {
     checkOrigin(o, `oidc.additional_origins[${i}]`);
   });
+  checkLogoutUri(c, c.backchannelLogoutUri, 'oidc.backchannel_logout_uri');
+  checkLogoutUri(c, c.frontchannelLogoutUri, 'oidc.frontchannel_logout_uri');
+}
+
+function checkLogoutUri(c: OidcAppConfig, uri: string | undefined, field: string): void {
+  if (!uri) return;
+  const problem = logoutUriProblem(c, uri);
+  if (problem) throw invalidArgument('Errors.Application.LogoutUri.Invalid', `${field} ${problem}: "${truncate(uri)}"`);
 }
 
 export function checkApiConfig(c: ApiAppConfig): void {
