@@ -7,6 +7,7 @@ import { PROMPTS } from './authorize/checks/prompt';
 import { GRANTS } from './grants/index';
 import { CLIENT_JWT_ALGS } from '../domain/oidc/client-assertion';
 import { ACR_VALUES } from '../domain/policy/acr';
+import { REQUEST_OBJECT_ALGS } from '../domain/oidc/request-object';
 
 /** GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0). */
 export function discoveryEndpoint(c: Context, deps: Deps) {
@@ -19,6 +20,9 @@ export function discoveryEndpoint(c: Context, deps: Deps) {
     introspection_endpoint: `${issuer}/oauth/v2/introspect`,
     userinfo_endpoint: `${issuer}/oidc/v1/userinfo`,
     revocation_endpoint: `${issuer}/oauth/v2/revoke`,
+    pushed_authorization_request_endpoint: `${issuer}/oauth/v2/par`,
+    // Per client (the application setting), so the instance as a whole does not require it.
+    require_pushed_authorization_requests: false,
     end_session_endpoint: `${issuer}/oidc/v1/end_session`,
     jwks_uri: `${issuer}/oauth/v2/keys`,
     // Only what is issued: no address claims exist, so no `address` scope is advertised.
@@ -76,8 +80,11 @@ export function discoveryEndpoint(c: Context, deps: Deps) {
     prompt_values_supported: PROMPTS,
     ui_locales_supported: LOCALES,
     claims_parameter_supported: false,
-    request_parameter_supported: false,
-    request_uri_parameter_supported: false,
+    request_parameter_supported: true,
+    // Only for the URNs the PAR endpoint hands out: a request_uri that is a URL is never fetched
+    // (request_uri_not_supported).
+    request_uri_parameter_supported: true,
+    request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
     authorization_response_iss_parameter_supported: true,
     backchannel_logout_supported: false,
   });

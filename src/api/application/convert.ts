@@ -72,6 +72,7 @@ export function oidcFromProto(c: OidcConfiguration): Partial<OidcAppConfig> {
     clockSkewSeconds: durationSeconds(c.clockSkew),
     developmentMode: c.developmentMode,
     additionalOrigins: c.additionalOrigins,
+    requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
   };
 }
 
@@ -114,6 +115,7 @@ const OIDC_UPDATE_FIELDS: Record<string, keyof OidcAppConfig> = {
   clock_skew: 'clockSkewSeconds',
   development_mode: 'developmentMode',
   additional_origins: 'additionalOrigins',
+  require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
 };
 
 function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfig, unknown> {
@@ -131,6 +133,7 @@ function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfi
     clockSkewSeconds: durationSeconds(c.clockSkew),
     developmentMode: c.developmentMode,
     additionalOrigins: c.additionalOrigins,
+    requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
   };
 }
 
@@ -212,6 +215,7 @@ export function applicationToProto(a: ApplicationView): Application {
         developmentMode: c.developmentMode,
         additionalOrigins: c.additionalOrigins,
         clientId: a.clientId ?? '',
+        requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests ?? false,
       },
     };
   } else if (a.type === 'SAML' && a.saml) {

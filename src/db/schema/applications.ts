@@ -20,6 +20,11 @@ export interface OidcAppConfig {
   clockSkewSeconds: number;
   developmentMode: boolean;
   additionalOrigins: string[];
+  /**
+   * RFC 9126: the authorization endpoint takes this client's requests only by a pushed request_uri.
+   * Absent in rows written before the setting existed, which means false.
+   */
+  requirePushedAuthorizationRequests?: boolean;
 }
 
 export interface SamlAppConfig {

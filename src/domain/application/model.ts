@@ -33,6 +33,7 @@ export const OIDC_DEFAULTS: OidcAppConfig = {
   clockSkewSeconds: 0,
   developmentMode: false,
   additionalOrigins: [],
+  requirePushedAuthorizationRequests: false,
 };
 
 export const API_DEFAULTS: ApiAppConfig = { authMethodType: 'BASIC' };

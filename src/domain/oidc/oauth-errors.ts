@@ -23,6 +23,12 @@ export const unsupportedResponseType = oauthError('unsupported_response_type', '
 /** prompt=none (OIDC Core §3.1.2.6): the user would have to sign in, or to choose, and may not be asked. */
 export const loginRequired = oauthError('login_required', 'failed_precondition');
 export const interactionRequired = oauthError('interaction_required', 'failed_precondition');
+/** RFC 9101 §6.3: a request object that is malformed, unsigned or not verifiable with the client's keys. */
+export const invalidRequestObject = oauthError('invalid_request_object', 'invalid_argument');
+/** A pushed request_uri that is unknown, used, expired or another client's (RFC 9126 §4, RFC 9101 §6.3). */
+export const invalidRequestUri = oauthError('invalid_request_uri', 'invalid_argument');
+/** A request_uri we would have to fetch: only the URNs of our own PAR endpoint are accepted. */
+export const requestUriNotSupported = oauthError('request_uri_not_supported', 'invalid_argument');
 
 /** The OAuth error code an error was made with by one of these factories, else undefined. */
 export function oauthCodeOf(err: unknown): string | undefined {

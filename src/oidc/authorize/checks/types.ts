@@ -10,6 +10,8 @@ export interface AuthorizeInput {
   params: Params;
   /** names sent more than once */
   repeated: string[];
+  /** the parameters came through PAR: pushed right now, or fetched by their request_uri */
+  pushed?: boolean;
 }
 
 /** A client with its OIDC configuration: what the client check lets through. */
