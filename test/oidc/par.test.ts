@@ -52,8 +52,10 @@ describe('pushed authorization requests', () => {
     );
   }
 
-  const authorizeUrl = (clientId: string, requestUri: string, extra: Record<string, string> = {}) =>
-    `${server.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: clientId, request_uri: requestUri, ...extra })}`;
+  const authorizeUrl = (clientId: string, requestUri: string, extra: Record<string, string> = {}) => {
+    const query = new URLSearchParams({ client_id: clientId, request_uri: requestUri, ...extra });
+    return `${server.url}/oauth/v2/authorize?${query}`;
+  };
 
   /** Signs in through the pushed request and exchanges the code: the whole flow. */
   async function signInWithPar(config: client.Configuration, extraQuery: Record<string, string> = {}) {
@@ -77,7 +79,7 @@ describe('pushed authorization requests', () => {
     return { landed, tokens };
   }
 
-  it('openid-client pushes, signs in through the hosted login and gets tokens; events record push and use', async () => {
+  it('openid-client pushes, signs in through the hosted login, gets tokens; events record push and use', async () => {
     const before = await lastPosition(server);
     const config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
     const { tokens } = await signInWithPar(config);
@@ -112,7 +114,7 @@ describe('pushed authorization requests', () => {
     expect(res2.status).toBe(201);
     const [row] = await rows(
       server,
-      `select params, request_uri_hash from pushed_requests where request_uri_hash = '${sha256Hex(res2.body.request_uri)}'`,
+      `select * from pushed_requests where request_uri_hash = '${sha256Hex(res2.body.request_uri)}'`,
     );
     expect(row.params).toMatchObject({ client_id: app.clientId, redirect_uri: REDIRECT });
     expect(JSON.stringify(row)).not.toContain(app.clientSecret!);
@@ -140,6 +142,11 @@ describe('pushed authorization requests', () => {
     expect(second.status).toBe(400);
     expect(second.headers.get('location')).toBeNull();
     expect(await second.text()).toContain('already used');
+    const { body: fresh } = await push({});
+    const twice = await fetch(`${authorizeUrl(app.clientId, fresh.request_uri)}&request_uri=urn%3Ax`, {
+      redirect: 'manual',
+    });
+    expect(twice.status).toBe(400);
   });
 
   it('an expired request_uri is refused', async () => {

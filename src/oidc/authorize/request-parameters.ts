@@ -16,6 +16,7 @@ export async function resolveAuthorizeInput(input: AuthorizeInput): Promise<Auth
   const requestUri = input.params.get('request_uri');
   if (requestUri === undefined) return withRequestObject(input);
   if (input.params.has('request')) throw invalidRequest('send request or request_uri, not both');
+  if (input.repeated.includes('request_uri')) throw invalidRequest('parameter repeated: request_uri');
   if (!requestUri.startsWith(PAR_REQUEST_URI_PREFIX)) {
     throw requestUriNotSupported('only request_uri values from the PAR endpoint are accepted; URLs are not fetched');
   }
