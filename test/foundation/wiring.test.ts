@@ -45,6 +45,8 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   org_metadata_org_id_key_pk: 'upserted',
   user_factors_pkey: 'generated id',
   recovery_codes_pkey: 'generated id',
+  pushed_requests_pkey: 'generated id',
+  pushed_requests_uri_hash_uq: 'hash of a generated request_uri',
 };
 
 /**

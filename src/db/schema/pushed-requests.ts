@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * A pushed authorization request (RFC 9126) between /oauth/v2/par and its one use at the authorization
@@ -9,7 +9,7 @@ export const pushedRequests = pgTable(
   {
     /** names the request in events; not the request_uri */
     id: text('id').primaryKey(),
-    requestUriHash: text('request_uri_hash').notNull().unique(),
+    requestUriHash: text('request_uri_hash').notNull(),
     clientId: text('client_id').notNull(),
     /** the authorization request's parameters as checked at push time (request object resolved) */
     params: jsonb('params').$type<Record<string, string>>().notNull(),
@@ -18,5 +18,8 @@ export const pushedRequests = pgTable(
     /** set by the one authorization request that used it; a second use is refused */
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [index('pushed_requests_expires_idx').on(t.expiresAt)],
+  (t) => [
+    uniqueIndex('pushed_requests_uri_hash_uq').on(t.requestUriHash),
+    index('pushed_requests_expires_idx').on(t.expiresAt),
+  ],
 );
