@@ -23,9 +23,11 @@ import { sendAuthorizationResponse } from './authorize-response';
 import { renderOAuthPage, safeDescription, toOAuthError } from './errors';
 import { oidcCtx, oidcEnv } from './env';
 import { readParams } from './params';
+import { resolveAuthorizeInput } from './authorize/request-parameters';
 
 /**
- * GET/POST /oauth/v2/authorize: parse → client and redirect URI (authorize/checks/index.ts; errors are
+ * GET/POST /oauth/v2/authorize: parse → the pushed request or the request object
+ * (authorize/request-parameters.ts) → client and redirect URI (authorize/checks/index.ts; errors are
  * an error page) → the checks of the request (errors of §7.1 go to the redirect URI with state and iss)
  * → store the auth request → answer silently (prompt=none or one fitting session) or send the browser
  * to the login pages.
@@ -37,16 +39,17 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
   } catch (err) {
     return renderOAuthPage(c, err, deps.log);
   }
-  const { params, repeated } = input;
-  const uiLocales = splitScopes(params.get('ui_locales'));
   let req: TrustedRequest;
   try {
+    input = await resolveAuthorizeInput(input);
     req = await trustedRequest(input);
   } catch (err) {
     // the checks' own errors are an error page; anything else (the database is down) is the app's to render
     if (oauthCodeOf(err) === undefined) throw err;
-    return errorPage(c, (err as Error).message, { uiLocales });
+    return errorPage(c, (err as Error).message, { uiLocales: splitScopes(input.params.get('ui_locales')) });
   }
+  const { params, repeated } = req;
+  const uiLocales = splitScopes(params.get('ui_locales'));
   const { client, redirectUri } = req;
   const mode = responseMode(req);
   const state = repeated.includes('state') ? undefined : params.get('state');

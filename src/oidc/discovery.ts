@@ -8,6 +8,7 @@ import { GRANTS } from './grants/index';
 import { CLIENT_JWT_ALGS } from '../domain/oidc/client-assertion';
 import { ACR_VALUES } from '../domain/policy/acr';
 import { getInstanceSettings } from '../domain/instance/settings';
+import { REQUEST_OBJECT_ALGS } from '../domain/oidc/request-object';
 
 /** GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0). */
 export async function discoveryEndpoint(c: Context, deps: Deps) {
@@ -22,6 +23,9 @@ export async function discoveryEndpoint(c: Context, deps: Deps) {
     introspection_endpoint: `${issuer}/oauth/v2/introspect`,
     userinfo_endpoint: `${issuer}/oidc/v1/userinfo`,
     revocation_endpoint: `${issuer}/oauth/v2/revoke`,
+    pushed_authorization_request_endpoint: `${issuer}/oauth/v2/par`,
+    // Per client (the application setting), so the instance as a whole does not require it.
+    require_pushed_authorization_requests: false,
     end_session_endpoint: `${issuer}/oidc/v1/end_session`,
     jwks_uri: `${issuer}/oauth/v2/keys`,
     ...(settings.dynamicRegistration === 'OFF' ? {} : { registration_endpoint: `${issuer}/oauth/v2/register` }),
@@ -80,8 +84,11 @@ export async function discoveryEndpoint(c: Context, deps: Deps) {
     prompt_values_supported: PROMPTS,
     ui_locales_supported: LOCALES,
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    request_parameter_supported: true,
+    // Only for the URNs the PAR endpoint hands out: a request_uri that is a URL is never fetched
+    // (request_uri_not_supported).
     request_uri_parameter_supported: false,
+    request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
     authorization_response_iss_parameter_supported: true,
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,

@@ -8,6 +8,7 @@ import { renderOAuthError } from './errors';
 import type { RateLimiter } from '../http/rate-limit/limiter';
 import { introspectEndpoint } from './introspect';
 import { keysEndpoint } from './keys';
+import { parEndpoint } from './par';
 import { oidcRateLimits } from './rate-limits';
 import { clientConfigurationEndpoint, registrationEndpoint } from './register';
 import { revokeEndpoint } from './revoke';
@@ -48,6 +49,10 @@ export function oidcRoutes(deps: Deps, limiter: RateLimiter) {
   app.post(
     '/oauth/v2/token',
     json((c) => tokenEndpoint(c, deps, limits)),
+  );
+  app.post(
+    '/oauth/v2/par',
+    json((c) => parEndpoint(c, deps, limits)),
   );
   app.post('/oauth/v2/introspect', json(introspectEndpoint));
   app.post('/oauth/v2/revoke', json(revokeEndpoint));

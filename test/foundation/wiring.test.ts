@@ -46,6 +46,8 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   user_factors_pkey: 'generated id',
   recovery_codes_pkey: 'generated id',
   logout_deliveries_pkey: 'generated id',
+  pushed_requests_pkey: 'generated id',
+  pushed_requests_uri_hash_uq: 'hash of a generated request_uri',
 };
 
 /**

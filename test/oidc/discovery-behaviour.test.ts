@@ -21,8 +21,10 @@ describe('discovery matches behaviour', () => {
   afterAll(() => server?.stop());
 
   it('advertises nothing it does not do', async () => {
-    expect(d).not.toHaveProperty('request_object_signing_alg_values_supported');
-    expect(d.request_parameter_supported).toBe(false);
+    // Request objects and PAR are tested in par.test.ts and request-object.test.ts; never unsigned.
+    expect(d.request_object_signing_alg_values_supported).not.toContain('none');
+    expect(d.request_parameter_supported).toBe(true);
+    expect(d.pushed_authorization_request_endpoint).toBe(`${server.url}/oauth/v2/par`);
     expect(d.claims_supported).not.toContain('c_hash');
     expect(d.acr_values_supported).toEqual(['urn:portcullis:acr:1fa', 'urn:portcullis:acr:mfa']);
     expect(d.scopes_supported).not.toContain('address');

@@ -76,6 +76,7 @@ export function oidcFromProto(c: OidcConfiguration): Partial<OidcAppConfig> {
     backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
     frontchannelLogoutUri: c.frontchannelLogoutUri,
     frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
+    requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
   };
 }
 
@@ -128,6 +129,7 @@ const OIDC_UPDATE_FIELDS: Record<string, keyof OidcAppConfig> = {
   backchannel_logout_session_required: 'backchannelLogoutSessionRequired',
   frontchannel_logout_uri: 'frontchannelLogoutUri',
   frontchannel_logout_session_required: 'frontchannelLogoutSessionRequired',
+  require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
 };
 
 function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfig, unknown> {
@@ -149,6 +151,7 @@ function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfi
     backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
     frontchannelLogoutUri: c.frontchannelLogoutUri,
     frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
+    requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
   };
 }
 
@@ -242,6 +245,7 @@ export function applicationToProto(a: ApplicationView): Application {
         backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired ?? false,
         frontchannelLogoutUri: c.frontchannelLogoutUri ?? '',
         frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired ?? false,
+        requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests ?? false,
       },
     };
   } else if (a.type === 'SAML' && a.saml) {

@@ -28,6 +28,11 @@ export interface OidcAppConfig {
   backchannelLogoutSessionRequired?: boolean;
   frontchannelLogoutUri?: string;
   frontchannelLogoutSessionRequired?: boolean;
+  /**
+   * RFC 9126: the authorization endpoint takes this client's requests only by a pushed request_uri.
+   * Absent in rows written before the setting existed, which means false.
+   */
+  requirePushedAuthorizationRequests?: boolean;
 }
 
 export interface SamlAppConfig {

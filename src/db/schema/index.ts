@@ -13,3 +13,4 @@ export * from './m2m';
 export * from './factors';
 export * from './identity-providers';
 export * from './logout-deliveries';
+export * from './pushed-requests';

@@ -37,6 +37,7 @@ export const OIDC_DEFAULTS: OidcAppConfig = {
   backchannelLogoutSessionRequired: false,
   frontchannelLogoutUri: '',
   frontchannelLogoutSessionRequired: false,
+  requirePushedAuthorizationRequests: false,
 };
 
 export const API_DEFAULTS: ApiAppConfig = { authMethodType: 'BASIC' };

@@ -29,6 +29,12 @@ export const invalidRedirectUri = oauthError('invalid_redirect_uri', 'invalid_ar
 export const invalidClientMetadata = oauthError('invalid_client_metadata', 'invalid_argument');
 /** RFC 6750 §3.1: a bearer token (the registration or initial access token) is missing or wrong; 401. */
 export const invalidToken = oauthError('invalid_token', 'unauthenticated');
+/** RFC 9101 §6.3: a request object that is malformed, unsigned or not verifiable with the client's keys. */
+export const invalidRequestObject = oauthError('invalid_request_object', 'invalid_argument');
+/** A pushed request_uri that is unknown, used, expired or another client's (RFC 9126 §4, RFC 9101 §6.3). */
+export const invalidRequestUri = oauthError('invalid_request_uri', 'invalid_argument');
+/** A request_uri we would have to fetch: only the URNs of our own PAR endpoint are accepted. */
+export const requestUriNotSupported = oauthError('request_uri_not_supported', 'invalid_argument');
 
 /** The OAuth error code an error was made with by one of these factories, else undefined. */
 export function oauthCodeOf(err: unknown): string | undefined {

@@ -33,6 +33,8 @@ export interface SessionEvents {
   'auth_request.login_name.set': Empty;
   'auth_request.session.linked': { sessionId: string };
   'auth_request.failed': { error: string };
+  'auth_request.pushed': { clientId: string; expiresAt: string };
+  'auth_request.pushed.used': { clientId: string };
 }
 
 const session = declareFor('session');
@@ -68,4 +70,6 @@ export const sessionEvents: Declarations<SessionEvents> = {
   'auth_request.login_name.set': authRequest(null),
   'auth_request.session.linked': authRequest(null),
   'auth_request.failed': authRequest(null),
+  'auth_request.pushed': authRequest(['Authorization request pushed', 'Autorisierungsanfrage hinterlegt']),
+  'auth_request.pushed.used': authRequest(null),
 };

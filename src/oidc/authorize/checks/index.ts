@@ -5,6 +5,7 @@ import { maxAge } from './max-age';
 import { nonce } from './nonce';
 import { pkce } from './pkce';
 import { prompt } from './prompt';
+import { pushedRequest } from './pushed-request';
 import { redirectUri } from './redirect-uri';
 import { repeatedParameters } from './repeated-parameters';
 import { resource } from './resource';
@@ -34,6 +35,7 @@ export async function trustedRequest(input: AuthorizeInput): Promise<TrustedRequ
  */
 const CHECKS: AuthorizeCheck[] = [
   repeatedParameters,
+  pushedRequest,
   responseType,
   scope,
   pkce,

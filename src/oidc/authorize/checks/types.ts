@@ -12,6 +12,8 @@ export interface AuthorizeInput {
   repeated: string[];
   /** every value of every parameter, for those that may repeat (`resource`); params holds the first */
   all?: URLSearchParams;
+  /** the parameters came through PAR: pushed right now, or fetched by their request_uri */
+  pushed?: boolean;
 }
 
 /** A client with its OIDC configuration: what the client check lets through. */
