@@ -1,4 +1,5 @@
 import { codesDe, codesEn } from './messages/codes';
+import { deviceDe, deviceEn } from './messages/device';
 import { idpDe, idpEn } from './messages/idp';
 import { mfaDe, mfaEn } from './messages/mfa';
 import { passkeysDe, passkeysEn } from './messages/passkeys';
@@ -58,6 +59,7 @@ const en = {
   changePassword: 'Change password',
   ...mfaEn,
   ...passkeysEn,
+  ...deviceEn,
 };
 export type Messages = typeof en;
 
@@ -116,6 +118,7 @@ const de: Messages = {
   changePassword: 'Passwort ändern',
   ...mfaDe,
   ...passkeysDe,
+  ...deviceDe,
 };
 
 const MESSAGES: Record<Locale, Messages> = { en, de };

@@ -20,6 +20,7 @@ export function discoveryEndpoint(c: Context, deps: Deps) {
     userinfo_endpoint: `${issuer}/oidc/v1/userinfo`,
     revocation_endpoint: `${issuer}/oauth/v2/revoke`,
     end_session_endpoint: `${issuer}/oidc/v1/end_session`,
+    device_authorization_endpoint: `${issuer}/oauth/v2/device_authorization`,
     jwks_uri: `${issuer}/oauth/v2/keys`,
     // Only what is issued: no address claims exist, so no `address` scope is advertised.
     scopes_supported: STANDARD_SCOPES.filter((s) => s !== 'address'),

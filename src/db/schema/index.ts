@@ -12,3 +12,4 @@ export * from './web-keys';
 export * from './m2m';
 export * from './factors';
 export * from './identity-providers';
+export * from './device-authorizations';
