@@ -9,7 +9,16 @@ import { basic, postFormJson } from '../helpers/forms';
 import { rp } from '../helpers/login-flow';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
+import { addReadyFactor } from '../helpers/factors';
+import { rows } from '../helpers/rows';
+import { pruneExpiredOidcRows } from '../../src/domain/oidc/cleanup';
+import { totpCode } from '../helpers/totp';
+import { Code, ConnectError } from '@connectrpc/connect';
+import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
+import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 
+/** The secret addReadyFactor gives a TOTP factor. */
+const TOTP_SECRET = 'JBSWY3DPEHPK3PXP';
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
 
 describe('device authorization grant (RFC 8628)', () => {
@@ -93,6 +102,42 @@ describe('device authorization grant (RFC 8628)', () => {
       status: 400,
       body: { error: 'access_denied' },
     });
+  });
+
+  it('the login policy applies: TOTP before the consent; the API refuses a password-only session', async () => {
+    const mfaUser = await addUser(server);
+    await addReadyFactor(server, { id: mfaUser.id, orgId: mfaUser.orgId }, 'totp');
+    const { body } = await startDevice(server, app.clientId);
+    // a custom login UI cannot skip the second factor either
+    const session = await server.client(SessionService).createSession({
+      checks: {
+        user: { search: { case: 'loginName', value: mfaUser.username } },
+        password: { password: mfaUser.password },
+      },
+    });
+    const viaApi = await server
+      .client(OIDCService)
+      .authorizeOrDenyDeviceAuthorization({
+        userCode: body.user_code,
+        decision: { case: 'session', value: { sessionId: session.sessionId, sessionToken: session.sessionToken } },
+      })
+      .catch((err) => (err instanceof ConnectError ? err.code : err));
+    expect(viaApi).toBe(Code.FailedPrecondition);
+
+    const browser = new Browser(server.url);
+    const totp = await signInForCode(browser, body.user_code, mfaUser);
+    expect(totp.url).toContain('/ui/login/totp?authRequest=');
+    // the consent cannot be reached before the second factor
+    const authRequest = new URL(totp.url).searchParams.get('authRequest')!;
+    expect((await browser.go(`/ui/login/device/consent?authRequest=${authRequest}`)).url).toContain('error=gone');
+    const consent = await browser.submit(totp, '/ui/login/totp', { code: await totpCode(TOTP_SECRET) });
+    expect(consent.url).toContain('/ui/login/device/consent');
+    await browser.submit(consent, '/ui/login/device/consent', { decision: 'allow' });
+    const tokens = await poll(server, app.clientId, body.device_code);
+    expect(tokens.status).toBe(200);
+    const claims = JSON.parse(Buffer.from(tokens.body.id_token.split('.')[1], 'base64url').toString());
+    expect(claims.sub).toBe(mfaUser.id);
+    expect(claims.amr).toEqual(expect.arrayContaining(['pwd', 'otp', 'mfa']));
   });
 
   it('a client without the DEVICE_CODE grant type: unauthorized_client at both endpoints', async () => {
@@ -246,6 +291,17 @@ describe('device authorization grant: time', () => {
     const page = await signInForCode(new Browser(server.url), body.user_code);
     expect(page.res.status).toBe(400);
     expect(page.html).toContain('This code is wrong or has expired');
+  });
+
+  it('the cleanup job deletes device authorizations a day after they expired', async () => {
+    const { body } = await startDevice(server, app.clientId);
+    const count = async () =>
+      (await rows(server, `select count(*)::int as n from device_authorizations`))[0].n as number;
+    expect(await count()).toBeGreaterThan(0);
+    vi.setSystemTime(Date.now() + 600_000 + 25 * 3600_000);
+    await pruneExpiredOidcRows(server.app.database.db);
+    expect(await count()).toBe(0);
+    expect((await poll(server, app.clientId, body.device_code)).body.error).toBe('invalid_grant');
   });
 });
 

@@ -5,7 +5,9 @@ import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
 import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
 import { defaultOrgId } from '../helpers/context';
 import { addDeviceApp, poll, startDevice } from '../helpers/device-flow';
+import { eventsSince, lastPosition } from '../helpers/events';
 import { addMachineWithToken } from '../helpers/machines';
+import { rows } from '../helpers/rows';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
 
@@ -27,9 +29,13 @@ describe('OIDCService device authorization RPCs for custom login UIs', () => {
       checks: { user: { search: { case: 'loginName', value: user.username } }, password: { password: user.password } },
     });
 
-  it('GetDeviceAuthorizationRequest by the user code (any case, with or without dash), then approve → tokens', async () => {
+  it('GetDeviceAuthorizationRequest by the user code (any case, dash or not), then approve → tokens', async () => {
     const oidc = server.client(OIDCService);
+    const since = await lastPosition(server);
     const { body } = await startDevice(server, app.clientId, 'openid email');
+    // the device code is stored only as a hash
+    const stored = await rows(server, 'select * from device_authorizations');
+    expect(JSON.stringify(stored)).not.toContain(body.device_code);
     const typed = body.user_code.replace('-', '').toLowerCase();
     const { deviceAuthorizationRequest: d } = await oidc.getDeviceAuthorizationRequest({ userCode: typed });
     expect(d).toMatchObject({ clientId: app.clientId, scope: ['openid', 'email'] });
@@ -51,6 +57,12 @@ describe('OIDCService device authorization RPCs for custom login UIs', () => {
       sid: session.sessionId,
       aud: expect.arrayContaining([app.clientId]),
     });
+    const events = (await eventsSince(server, since)).filter((e) => e.aggregateId === d!.id);
+    expect(events.map((e) => e.eventType)).toEqual([
+      'device_authorization.added',
+      'device_authorization.approved',
+      'device_authorization.used',
+    ]);
     // answered: no longer pending for the login UI
     const again = await oidc.getDeviceAuthorizationRequest({ userCode: body.user_code }).catch(codeOf);
     expect(again).toBe(Code.NotFound);
@@ -59,7 +71,9 @@ describe('OIDCService device authorization RPCs for custom login UIs', () => {
   it('deny → access_denied for the device; a second answer finds nothing', async () => {
     const oidc = server.client(OIDCService);
     const { body } = await startDevice(server, app.clientId);
+    const since = await lastPosition(server);
     await oidc.authorizeOrDenyDeviceAuthorization({ userCode: body.user_code, decision: { case: 'deny', value: {} } });
+    expect((await eventsSince(server, since)).map((e) => e.eventType)).toContain('device_authorization.denied');
     expect((await poll(server, app.clientId, body.device_code)).body.error).toBe('access_denied');
     const session = await signedInSession();
     const second = await oidc
