@@ -6,6 +6,7 @@ import { registryInvalidationObserver } from './domain/events/invalidation';
 import type { CommitObserver, UniqueConstraintErrors } from './domain/execute';
 import { trustedDomainUniqueConstraints } from './domain/instance/trusted-domains';
 import { tokenCacheObserver } from './domain/oidc/token-cache';
+import { logoutDeliveryJob } from './domain/oidc/logout/delivery';
 import { orgUniqueConstraints } from './domain/org/commands';
 import { orgDomainUniqueConstraints } from './domain/org/domains';
 import { projectUniqueConstraints } from './domain/project/commands';
@@ -35,6 +36,7 @@ export const backgroundJobs: readonly Job[] = [
   m2mCleanupJob,
   notificationDeliveryJob,
   userCountCompactionJob,
+  logoutDeliveryJob,
 ];
 
 /** Told of every command that appended events, around its commit. */

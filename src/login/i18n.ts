@@ -38,6 +38,8 @@ const en = {
   logoutConfirmButton: 'Sign out',
   loggedOutTitle: 'You are signed out',
   loggedOutText: 'You have been signed out. You can close this window.',
+  loggedOutReturnText: 'You have been signed out. You are taken back to the application.',
+  loggedOutContinue: 'Continue',
   errorTitle: 'Something went wrong',
   requestExpired: 'The sign-in request has expired or was already used. Please start again from the application.',
   csrf: 'The form has expired. Please try again.',
@@ -94,6 +96,8 @@ const de: Messages = {
   logoutConfirmButton: 'Abmelden',
   loggedOutTitle: 'Sie sind abgemeldet',
   loggedOutText: 'Sie wurden abgemeldet. Sie können dieses Fenster schließen.',
+  loggedOutReturnText: 'Sie wurden abgemeldet und werden zur Anwendung zurückgeleitet.',
+  loggedOutContinue: 'Weiter',
   errorTitle: 'Etwas ist schiefgelaufen',
   requestExpired:
     'Die Anmeldeanfrage ist abgelaufen oder wurde bereits verwendet. Bitte starten Sie erneut in der Anwendung.',

@@ -7,10 +7,13 @@ import { PROMPTS } from './authorize/checks/prompt';
 import { GRANTS } from './grants/index';
 import { CLIENT_JWT_ALGS } from '../domain/oidc/client-assertion';
 import { ACR_VALUES } from '../domain/policy/acr';
+import { getInstanceSettings } from '../domain/instance/settings';
 
 /** GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0). */
-export function discoveryEndpoint(c: Context, deps: Deps) {
+export async function discoveryEndpoint(c: Context, deps: Deps) {
   const issuer = deps.config.externalUrl;
+  // Read from the settings cache, which UpdateInstanceSettings evicts in every replica on commit.
+  const settings = await getInstanceSettings(deps.database.db, deps.instanceId);
   c.header('Cache-Control', 'public, max-age=300');
   return c.json({
     issuer,
@@ -22,6 +25,7 @@ export function discoveryEndpoint(c: Context, deps: Deps) {
     end_session_endpoint: `${issuer}/oidc/v1/end_session`,
     device_authorization_endpoint: `${issuer}/oauth/v2/device_authorization`,
     jwks_uri: `${issuer}/oauth/v2/keys`,
+    ...(settings.dynamicRegistration === 'OFF' ? {} : { registration_endpoint: `${issuer}/oauth/v2/register` }),
     // Only what is issued: no address claims exist, so no `address` scope is advertised.
     scopes_supported: STANDARD_SCOPES.filter((s) => s !== 'address'),
     response_types_supported: ['code', 'id_token', 'id_token token'],
@@ -80,6 +84,9 @@ export function discoveryEndpoint(c: Context, deps: Deps) {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
-    backchannel_logout_supported: false,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
   });
 }

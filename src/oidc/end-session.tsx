@@ -10,7 +10,9 @@ import { csrfToken, csrfValid, LOGOUT_CSRF } from '../login/cookies';
 import { browserSessions } from '../login/flow';
 import { errorPage, localeOf, renderPage } from '../login/render';
 import { LogoutConfirmPage } from '../login/pages/logout-confirm';
-import { MessagePage } from '../login/pages/message';
+import { LoggedOutPage, RETURN_SCRIPT_HASH } from '../login/pages/logged-out';
+import { deliverLogoutsNow } from '../domain/oidc/logout/delivery';
+import { type FrontChannelLogout, frontChannelLogouts } from '../domain/oidc/logout/front-channel';
 import { oidcCtx, oidcEnv } from './env';
 import { readParams } from './params';
 
@@ -75,6 +77,9 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
   if (!userId && logoutHint) userId = (await findUserByLoginName(deps.database.db, deps.instanceId, logoutHint))?.id;
   const sessions = (await browserSessions(c, deps)).filter((s) => !userId || s.userId === userId).map((s) => s.id);
   await terminateSessions(oidcCtx(deps, 'oidc/end_session', userId), sessions);
+  // The logout tokens are committed; deliver them now rather than at the job's next tick.
+  void deliverLogoutsNow(deps);
+  const frames = await frontChannelLogouts(deps.database.db, sessions, env.issuer);
 
   const redirect = params.get('post_logout_redirect_uri');
   const clientId = hintInvalid ? undefined : (hint?.azp ?? clientIdParam);
@@ -89,9 +94,28 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
       const state = params.get('state');
       if (state !== undefined) url.searchParams.set('state', state);
       c.header('Cache-Control', 'no-store');
-      return c.redirect(url.toString(), 303);
+      if (frames.length === 0) return c.redirect(url.toString(), 303);
+      return loggedOutPage(c, uiLocales, frames, url.toString());
     }
   }
+  return loggedOutPage(c, uiLocales, frames);
+}
+
+/**
+ * The logged-out page; with front-channel logout URIs it loads them in hidden iframes, and its CSP
+ * lets exactly their origins be framed (and, before a redirect, only the script that goes on).
+ */
+function loggedOutPage(c: Context, uiLocales: string[], frames: FrontChannelLogout[], returnTo?: string) {
   const { locale, t } = localeOf(c, uiLocales);
-  return renderPage(c, <MessagePage locale={locale} t={t} title={t.loggedOutTitle} text={t.loggedOutText} />);
+  const res = renderPage(
+    c,
+    <LoggedOutPage locale={locale} t={t} frames={frames.map((f) => f.url)} returnTo={returnTo} />,
+  );
+  const extra = [
+    ...(frames.length ? [`frame-src ${[...new Set(frames.map((f) => f.origin))].join(' ')}`] : []),
+    ...(returnTo ? [`script-src 'sha256-${RETURN_SCRIPT_HASH}'`] : []),
+  ];
+  const csp = res.headers.get('Content-Security-Policy');
+  if (csp && extra.length) res.headers.set('Content-Security-Policy', `${csp}; ${extra.join('; ')}`);
+  return res;
 }

@@ -5,7 +5,12 @@ import { errorPage } from '../login/render';
 
 type Log = { error: (o: object, m: string) => void };
 
-const STATUS: Record<string, number> = { invalid_client: 401, temporarily_unavailable: 503, server_error: 500 };
+const STATUS: Record<string, number> = {
+  invalid_client: 401,
+  invalid_token: 401,
+  temporarily_unavailable: 503,
+  server_error: 500,
+};
 /** Seconds a client is asked to wait when the database is down. */
 const RETRY_AFTER_S = '5';
 
@@ -83,6 +88,8 @@ function setHeaders(c: Context, e: OAuthError): void {
   if (e.code === 'invalid_client' && /^basic\s/i.test(c.req.header('authorization') ?? '')) {
     c.header('WWW-Authenticate', 'Basic realm="portcullis", charset="UTF-8"');
   }
+  // RFC 6750 §3: a refused bearer token is answered with the Bearer scheme.
+  if (e.code === 'invalid_token') c.header('WWW-Authenticate', 'Bearer error="invalid_token"');
 }
 
 /** Renders an OAuth JSON error; anything unexpected is logged and becomes server_error. */

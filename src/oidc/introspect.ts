@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { accessTokenUserClaims } from '../domain/oidc/claims';
 import type { OidcClient } from '../domain/oidc/clients';
 import { MACHINE_CLIENT_TYPE } from '../domain/oidc/m2m/machines';
+import { resourceAudienceOf } from '../domain/oidc/resources';
 import { findActiveRefreshToken } from '../domain/oidc/refresh';
 import { findActiveAccessToken } from '../domain/oidc/token-lookup';
 import { authenticateClient } from './client-auth';
@@ -12,7 +13,8 @@ import { noStore, readForm } from './params';
 
 /**
  * POST /oauth/v2/introspect (spec §2.6, RFC 7662): Basic or private_key_jwt only. `active` is true
- * only for an active token whose audience contains the caller (its client id or its project).
+ * only for an active token whose audience contains the caller (its client id or its project, or their
+ * resource URIs).
  */
 export async function introspectEndpoint(c: Context, deps: Deps) {
   const params = await readForm(c);
@@ -72,5 +74,7 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
  */
 function inAudience(audience: string[], caller: OidcClient): boolean {
   if (caller.type === MACHINE_CLIENT_TYPE) return audience.includes(caller.applicationId);
-  return audience.includes(caller.clientId) || (!!caller.projectId && audience.includes(caller.projectId));
+  if (audience.includes(caller.clientId) || (!!caller.projectId && audience.includes(caller.projectId))) return true;
+  // tokens issued for resource indicators (RFC 8707) name the API by its resource URI or project URN
+  return resourceAudienceOf(caller).some((a) => audience.includes(a));
 }

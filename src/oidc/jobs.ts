@@ -2,6 +2,8 @@ import { loadMasterKey } from '../crypto/keys/master-key';
 import { pruneUsedAssertions } from '../domain/oidc/client-assertion';
 import { pruneExpiredIntents } from '../domain/idp/intents/prune';
 import { pruneExpiredOidcRows } from '../domain/oidc/cleanup';
+import { pruneUnusedRegisteredClients } from '../domain/application/registration/prune';
+import { getInstanceSettings } from '../domain/instance/settings';
 import { rotateKeysIfDue } from '../domain/oidc/web-keys';
 import { pruneAbandonedPasskeySignIns } from '../domain/session/passkey-sign-in';
 import type { Job } from '../jobs';
@@ -25,7 +27,10 @@ export const keyRotationJob: Job = {
   },
 };
 
-/** Hourly: forget expired auth requests, codes and tokens, and passkey sign-ins never finished. */
+/**
+ * Hourly: forget expired auth requests, codes and tokens, passkey sign-ins never finished, and
+ * self-registered clients never used within the instance's unused-client lifetime.
+ */
 export const oidcCleanupJob: Job = {
   name: 'oidc-cleanup',
   intervalMs: 3_600_000,
@@ -33,5 +38,10 @@ export const oidcCleanupJob: Job = {
     await pruneExpiredOidcRows(deps.database.db);
     await pruneAbandonedPasskeySignIns(deps.database.db);
     await pruneExpiredIntents(deps.database.db);
+    const settings = await getInstanceSettings(deps.database.db, deps.instanceId);
+    await pruneUnusedRegisteredClients(
+      oidcCtx(deps, 'oidc/registration-cleanup'),
+      settings.dynamicRegistrationUnusedClientLifetimeSeconds,
+    );
   },
 };

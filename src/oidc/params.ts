@@ -6,11 +6,14 @@ export type Params = Map<string, string>;
 
 const FORM = 'application/x-www-form-urlencoded';
 
-/** Parameters of a GET (query) or POST (form body); also reports names sent more than once. */
+/**
+ * Parameters of a GET (query) or POST (form body); also reports names sent more than once, and keeps
+ * every value (`all`) for the few parameters that may repeat (RFC 8707 `resource`).
+ */
 export async function readParams(
   c: Context,
   opts: { formOnly?: boolean } = {},
-): Promise<{ params: Params; repeated: string[] }> {
+): Promise<{ params: Params; repeated: string[]; all: URLSearchParams }> {
   let search: URLSearchParams;
   if (c.req.method === 'POST') {
     const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
@@ -28,14 +31,23 @@ export async function readParams(
     if (params.has(k)) repeated.add(k);
     else params.set(k, v);
   }
-  return { params, repeated: [...repeated] };
+  return { params, repeated: [...repeated], all: search };
 }
 
 /** Form body of a back-channel endpoint: a repeated parameter is invalid_request. */
 export async function readForm(c: Context): Promise<Params> {
-  const { params, repeated } = await readParams(c, { formOnly: true });
-  if (repeated.length) throw invalidRequest(`parameter repeated: ${repeated.join(', ')}`);
-  return params;
+  return (await readFormWith(c, [])).params;
+}
+
+/** readForm, except that the parameters named in `repeatable` may repeat (all their values are in `all`). */
+export async function readFormWith(
+  c: Context,
+  repeatable: string[],
+): Promise<{ params: Params; all: URLSearchParams }> {
+  const { params, repeated, all } = await readParams(c, { formOnly: true });
+  const wrong = repeated.filter((name) => !repeatable.includes(name));
+  if (wrong.length) throw invalidRequest(`parameter repeated: ${wrong.join(', ')}`);
+  return { params, all };
 }
 
 export function noStore(c: Context): void {

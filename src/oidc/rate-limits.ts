@@ -42,6 +42,18 @@ export function oidcRateLimits(deps: Deps, limiter: RateLimiter) {
       if (!clientId) return;
       await take('token-client', clientId, 'tokenRateLimitPerClient', 'token requests for this client');
     },
+    /**
+     * Client registration and configuration requests: their own bucket of the token endpoint's
+     * per-address size, so that registering clients in a loop cannot also starve token requests.
+     */
+    async registerByAddress(c: Context): Promise<void> {
+      await take(
+        'register-address',
+        sourceAddress(c),
+        'tokenRateLimitPerAddress',
+        'registration requests from this address',
+      );
+    },
     async keysByAddress(c: Context): Promise<void> {
       await take('keys-address', sourceAddress(c), 'keysRateLimitPerAddress', 'key set requests from this address');
     },

@@ -10,6 +10,7 @@ import type { RateLimiter } from '../http/rate-limit/limiter';
 import { introspectEndpoint } from './introspect';
 import { keysEndpoint } from './keys';
 import { oidcRateLimits } from './rate-limits';
+import { clientConfigurationEndpoint, registrationEndpoint } from './register';
 import { revokeEndpoint } from './revoke';
 import { tokenEndpoint } from './token';
 import { userinfoEndpoint } from './userinfo';
@@ -57,5 +58,20 @@ export function oidcRoutes(deps: Deps, limiter: RateLimiter) {
   app.post('/oauth/v2/revoke', json(revokeEndpoint));
   app.on(['GET', 'POST'], '/oidc/v1/userinfo', json(userinfoEndpoint));
   app.on(['GET', 'POST'], '/oidc/v1/end_session', browser(endSessionEndpoint));
+  app.post(
+    '/oauth/v2/register',
+    json(async (c) => {
+      await limits.registerByAddress(c);
+      return registrationEndpoint(c, deps);
+    }),
+  );
+  app.on(
+    ['GET', 'PUT', 'DELETE'],
+    '/oauth/v2/register/:clientId',
+    json(async (c) => {
+      await limits.registerByAddress(c);
+      return clientConfigurationEndpoint(c, deps);
+    }),
+  );
   return app;
 }

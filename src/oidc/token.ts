@@ -4,7 +4,7 @@ import { authenticateClient } from './client-auth';
 import { oidcEnv } from './env';
 import { invalidRequest, unauthorizedClient, unsupportedGrantType } from '../domain/oidc/oauth-errors';
 import { GRANTS } from './grants/index';
-import { noStore, readForm } from './params';
+import { noStore, readFormWith } from './params';
 import type { OidcRateLimits } from './rate-limits';
 
 /**
@@ -13,7 +13,8 @@ import type { OidcRateLimits } from './rate-limits';
  */
 export async function tokenEndpoint(c: Context, deps: Deps, limits: OidcRateLimits) {
   await limits.tokenByAddress(c);
-  const params = await readForm(c);
+  // RFC 8707: `resource` may repeat; every other parameter at most once
+  const { params, all } = await readFormWith(c, ['resource']);
   await limits.tokenByClient(c, params);
   const grantType = params.get('grant_type');
   if (!grantType) throw invalidRequest('grant_type is missing');
@@ -33,7 +34,7 @@ export async function tokenEndpoint(c: Context, deps: Deps, limits: OidcRateLimi
     if (!allowed.includes(grant.appGrantType))
       throw unauthorizedClient(`the client may not use grant_type ${grantType}`);
   }
-  const body = await grant.handle({ c, deps, env: oidcEnv(deps), params, client });
+  const body = await grant.handle({ c, deps, env: oidcEnv(deps), params, resources: all.getAll('resource'), client });
   noStore(c);
   return c.json(body);
 }

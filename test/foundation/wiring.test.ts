@@ -45,6 +45,7 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   org_metadata_org_id_key_pk: 'upserted',
   user_factors_pkey: 'generated id',
   recovery_codes_pkey: 'generated id',
+  logout_deliveries_pkey: 'generated id',
   device_authorizations_pkey: 'generated id',
   device_authorizations_device_code_idx: 'hash of a generated token',
   device_authorizations_user_code_idx: 'written with on conflict do nothing (a taken code is drawn again)',
@@ -70,6 +71,7 @@ describe('wiring', () => {
       'm2m-cleanup',
       'notification-delivery',
       'user-count-compaction',
+      'backchannel-logout-delivery',
     ]);
   });
 

@@ -72,6 +72,10 @@ export function oidcFromProto(c: OidcConfiguration): Partial<OidcAppConfig> {
     clockSkewSeconds: durationSeconds(c.clockSkew),
     developmentMode: c.developmentMode,
     additionalOrigins: c.additionalOrigins,
+    backchannelLogoutUri: c.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
+    frontchannelLogoutUri: c.frontchannelLogoutUri,
+    frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
   };
 }
 
@@ -94,7 +98,13 @@ export function configFromProto(
     case 'saml':
       return { type: 'SAML', saml: samlFromProto(c.value) };
     case 'api':
-      return { type: 'API', api: { authMethodType: optionalEnumName(ApiAuthMethodType, c.value.authMethodType) } };
+      return {
+        type: 'API',
+        api: {
+          authMethodType: optionalEnumName(ApiAuthMethodType, c.value.authMethodType),
+          resourceUri: c.value.resourceUri || undefined,
+        },
+      };
     default:
       throw invalidArgument('Errors.Application.Config.Missing', 'one of oidc, saml or api is required');
   }
@@ -114,6 +124,10 @@ const OIDC_UPDATE_FIELDS: Record<string, keyof OidcAppConfig> = {
   clock_skew: 'clockSkewSeconds',
   development_mode: 'developmentMode',
   additional_origins: 'additionalOrigins',
+  backchannel_logout_uri: 'backchannelLogoutUri',
+  backchannel_logout_session_required: 'backchannelLogoutSessionRequired',
+  frontchannel_logout_uri: 'frontchannelLogoutUri',
+  frontchannel_logout_session_required: 'frontchannelLogoutSessionRequired',
 };
 
 function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfig, unknown> {
@@ -131,6 +145,10 @@ function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfi
     clockSkewSeconds: durationSeconds(c.clockSkew),
     developmentMode: c.developmentMode,
     additionalOrigins: c.additionalOrigins,
+    backchannelLogoutUri: c.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
+    frontchannelLogoutUri: c.frontchannelLogoutUri,
+    frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
   };
 }
 
@@ -149,7 +167,7 @@ export function updateFromProto(req: UpdateApplicationRequest): { name?: string;
       const known =
         path === 'name' ||
         (head === 'oidc' && prefix === 'oidc' && field in OIDC_UPDATE_FIELDS) ||
-        (head === 'api' && prefix === 'api' && field === 'auth_method_type') ||
+        (head === 'api' && prefix === 'api' && (field === 'auth_method_type' || field === 'resource_uri')) ||
         (head === 'saml' && prefix === 'saml' && (field === 'metadata_xml' || field === 'metadata_url'));
       if (!known)
         throw invalidArgument(
@@ -172,20 +190,28 @@ export function updateFromProto(req: UpdateApplicationRequest): { name?: string;
     }
     out.config = { type: 'OIDC', oidc };
   } else if (c.case === 'api') {
-    out.config = { type: 'API', api: apiUpdate(c.value, named('api.auth_method_type')) };
+    out.config = { type: 'API', api: apiUpdate(c.value, named) };
   } else if (c.case === 'saml') {
     out.config = { type: 'SAML', saml: samlFromProto(c.value) };
   }
   return out;
 }
 
-function apiUpdate(c: UpdateApiConfiguration, named: boolean | undefined) {
-  if (named === false || (named === undefined && c.authMethodType === undefined)) return {};
-  return { authMethodType: enumName(ApiAuthMethodType, c.authMethodType ?? 0) };
+function apiUpdate(c: UpdateApiConfiguration, named: (path: string) => boolean | undefined) {
+  const out: { authMethodType?: string; resourceUri?: string } = {};
+  const method = named('api.auth_method_type');
+  if (method === true || (method === undefined && c.authMethodType !== undefined))
+    out.authMethodType = enumName(ApiAuthMethodType, c.authMethodType ?? 0);
+  // an empty resource_uri removes it
+  const resource = named('api.resource_uri');
+  if (resource === true || (resource === undefined && c.resourceUri !== undefined))
+    out.resourceUri = c.resourceUri ?? '';
+  return out;
 }
 
 function zeroOf(key: keyof OidcAppConfig): unknown {
   if (key === 'clockSkewSeconds') return 0;
+  if (key === 'backchannelLogoutUri' || key === 'frontchannelLogoutUri') return '';
   if (key === 'applicationType' || key === 'authMethodType' || key === 'accessTokenType') return 'UNSPECIFIED';
   return false;
 }
@@ -212,6 +238,10 @@ export function applicationToProto(a: ApplicationView): Application {
         developmentMode: c.developmentMode,
         additionalOrigins: c.additionalOrigins,
         clientId: a.clientId ?? '',
+        backchannelLogoutUri: c.backchannelLogoutUri ?? '',
+        backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired ?? false,
+        frontchannelLogoutUri: c.frontchannelLogoutUri ?? '',
+        frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired ?? false,
       },
     };
   } else if (a.type === 'SAML' && a.saml) {
@@ -234,6 +264,7 @@ export function applicationToProto(a: ApplicationView): Application {
         $typeName: 'portcullis.application.v2.ApiConfiguration',
         authMethodType: enumValue(ApiAuthMethodType, a.api.authMethodType),
         clientId: a.clientId ?? '',
+        resourceUri: a.api.resourceUri ?? '',
       },
     };
   }

@@ -16,7 +16,7 @@ import type { CreateIdentityProviderRequest } from '../../../gen/portcullis/idp/
 import type { ProviderRow } from '../../domain/idp/access';
 import { callbackUrlOf } from '../../domain/idp/commands';
 import type { IdpEnv } from '../../domain/idp/env';
-import type { ClaimMapping } from '../../domain/idp/external-user';
+import { type ClaimMapping, MAPPED_FIELDS } from '../../domain/idp/external-user';
 import type { IdpOptions } from '../../domain/idp/options';
 import type { SamlNameIdFormat } from '../../domain/idp/saml/config';
 import type { ClientAuth, ProviderSpec, SecretsInput } from '../../domain/idp/spec';
@@ -67,29 +67,17 @@ function reverse<E extends number, V extends string>(table: Record<E, V>, value:
 /** A number the enum does not know (a newer client) falls back like UNSPECIFIED would. */
 const pick = <E extends number, V>(table: Record<E, V>, value: E): V => table[value] ?? table[0 as E];
 
-const MAPPING_FIELDS = [
-  'id',
-  'username',
-  'email',
-  'givenName',
-  'familyName',
-  'displayName',
-  'nickName',
-  'phone',
-  'preferredLanguage',
-  'avatarUrl',
-] as const;
-type MappingField = (typeof MAPPING_FIELDS)[number];
+type MappingField = (typeof MAPPED_FIELDS)[number];
 
 /** Empty proto strings mean "the protocol's default": they are left out of the domain mapping. */
 function mappingIn(m: ClaimMappingProto | undefined): ClaimMapping {
   const out: ClaimMapping = {};
-  for (const f of MAPPING_FIELDS) if (m?.[f]) out[f] = m[f];
+  for (const f of MAPPED_FIELDS) if (m?.[f]) out[f] = m[f];
   return out;
 }
 
 function mappingOut(m: ClaimMapping | undefined) {
-  return Object.fromEntries(MAPPING_FIELDS.map((f) => [f, m?.[f] ?? ''])) as Record<MappingField, string>;
+  return Object.fromEntries(MAPPED_FIELDS.map((f) => [f, m?.[f] ?? ''])) as Record<MappingField, string>;
 }
 
 export function optionsIn(o: Options | undefined): IdpOptions | undefined {

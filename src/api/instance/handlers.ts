@@ -1,5 +1,9 @@
 import type { ServiceImpl } from '@connectrpc/connect';
-import { InstanceService, SigningAlgorithm } from '../../../gen/portcullis/instance/v2/instance_service_pb';
+import {
+  DynamicRegistration,
+  InstanceService,
+  SigningAlgorithm,
+} from '../../../gen/portcullis/instance/v2/instance_service_pb';
 import type { Deps } from '../../deps';
 import { getInstance, getInstanceSettingsOf } from '../../domain/instance/queries';
 import type { InstanceSettings } from '../../domain/instance/settings';
@@ -11,6 +15,7 @@ import {
 } from '../../domain/instance/trusted-domains';
 import { updateInstance } from '../../domain/instance/update-instance';
 import { updateInstanceSettings } from '../../domain/instance/update-settings';
+import { initialAccessTokenHash } from '../../domain/instance/dynamic-registration';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
 import { datesOut, ts } from '../convert/time';
@@ -22,6 +27,15 @@ const ALGORITHMS: Record<InstanceSettings['signingAlgorithm'], SigningAlgorithm>
 };
 const ALGORITHM_NAMES = new Map(
   Object.entries(ALGORITHMS).map(([k, v]) => [v, k as InstanceSettings['signingAlgorithm']]),
+);
+
+const REGISTRATION: Record<InstanceSettings['dynamicRegistration'], DynamicRegistration> = {
+  OFF: DynamicRegistration.OFF,
+  OPEN: DynamicRegistration.OPEN,
+  INITIAL_ACCESS_TOKEN: DynamicRegistration.INITIAL_ACCESS_TOKEN,
+};
+const REGISTRATION_NAMES = new Map(
+  Object.entries(REGISTRATION).map(([k, v]) => [v, k as InstanceSettings['dynamicRegistration']]),
 );
 
 const domainOut = (d: InstanceDomain) => ({
@@ -65,7 +79,16 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
     },
     async getInstanceSettings(_req, hc) {
       const s = await getInstanceSettingsOf(ctxOf(deps, hc));
-      return { settings: { ...s, signingAlgorithm: ALGORITHMS[s.signingAlgorithm] } };
+      // The initial access token is write-only: its hash is never sent, only whether one is set.
+      const { dynamicRegistrationInitialAccessTokenHash: tokenHash, ...rest } = s;
+      return {
+        settings: {
+          ...rest,
+          signingAlgorithm: ALGORITHMS[s.signingAlgorithm],
+          dynamicRegistration: REGISTRATION[s.dynamicRegistration],
+          dynamicRegistrationInitialAccessTokenSet: Boolean(tokenHash),
+        },
+      };
     },
     async updateInstanceSettings(req, hc) {
       const r = await updateInstanceSettings(ctxOf(deps, hc), {
@@ -90,6 +113,14 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
         tokenRateLimitPerAddress: req.tokenRateLimitPerAddress,
         loginRateLimitPerAddress: req.loginRateLimitPerAddress,
         keysRateLimitPerAddress: req.keysRateLimitPerAddress,
+        dynamicRegistration: REGISTRATION_NAMES.get(req.dynamicRegistration),
+        dynamicRegistrationProjectId: req.dynamicRegistrationProjectId,
+        dynamicRegistrationInitialAccessTokenHash:
+          req.dynamicRegistrationInitialAccessToken === undefined
+            ? undefined
+            : initialAccessTokenHash(req.dynamicRegistrationInitialAccessToken),
+        dynamicRegistrationGrantTypes: req.dynamicRegistrationGrantTypes?.values,
+        dynamicRegistrationUnusedClientLifetimeSeconds: req.dynamicRegistrationUnusedClientLifetimeSeconds,
       });
       return { changeDate: ts(r.changedAt) };
     },

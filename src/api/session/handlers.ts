@@ -19,6 +19,7 @@ import {
 } from '../../domain/session/checks';
 import type { OtpDelivery } from '../../domain/session/checks/otp';
 import { requireLoginUiPermission } from '../../domain/session/login-ui-permission';
+import { deliverLogoutsNow } from '../../domain/oidc/logout/delivery';
 import { getSession, listSessions, type Session, terminateSessions } from '../../domain/session/sessions';
 import { notFound } from '../../domain/errors';
 import { ctxOf } from '../context';
@@ -155,6 +156,7 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
       const ctx = ctxOf(deps, hc);
       requireLoginUiPermission(ctx);
       await terminateSessions(ctx, [req.sessionId]);
+      void deliverLogoutsNow(deps);
       return { deletionDate: timestampFromDate(new Date()) };
     },
   };

@@ -20,6 +20,14 @@ export interface OidcAppConfig {
   clockSkewSeconds: number;
   developmentMode: boolean;
   additionalOrigins: string[];
+  /**
+   * OpenID Connect Back-Channel and Front-Channel Logout 1.0. Optional because configurations
+   * saved before these settings existed lack them: absent means empty / false.
+   */
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
+  frontchannelLogoutUri?: string;
+  frontchannelLogoutSessionRequired?: boolean;
 }
 
 export interface SamlAppConfig {
@@ -30,6 +38,8 @@ export interface SamlAppConfig {
 export interface ApiAppConfig {
   /** BASIC | PRIVATE_KEY_JWT */
   authMethodType: string;
+  /** RFC 8707 resource URI that names this API at authorize and token; unique in the instance */
+  resourceUri?: string;
 }
 
 export const applications = pgTable(
@@ -50,6 +60,13 @@ export const applications = pgTable(
     oidc: jsonb('oidc').$type<OidcAppConfig>(),
     saml: jsonb('saml').$type<SamlAppConfig>(),
     api: jsonb('api').$type<ApiAppConfig>(),
+    /**
+     * keyed hash of the RFC 7592 registration access token of a self-registered client; null for
+     * clients created through the API
+     */
+    registrationTokenHash: text('registration_token_hash'),
+    /** when a self-registered client was first issued a token (null: never; the unused-client cleanup) */
+    firstTokenAt: timestamp('first_token_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

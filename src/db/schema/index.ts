@@ -12,4 +12,5 @@ export * from './web-keys';
 export * from './m2m';
 export * from './factors';
 export * from './identity-providers';
+export * from './logout-deliveries';
 export * from './device-authorizations';

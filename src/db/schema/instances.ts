@@ -38,6 +38,16 @@ export interface InstanceSettings {
   loginRateLimitPerAddress: number;
   /** key set requests per window from one source address */
   keysRateLimitPerAddress: number;
+  /** dynamic client registration (RFC 7591): OFF, OPEN, or INITIAL_ACCESS_TOKEN (a bearer token needed) */
+  dynamicRegistration: 'OFF' | 'OPEN' | 'INITIAL_ACCESS_TOKEN';
+  /** the project self-registered clients are created in ('' while registration is off) */
+  dynamicRegistrationProjectId: string;
+  /** keyed hash of the initial access token ('' when none); the token itself is never stored */
+  dynamicRegistrationInitialAccessTokenHash: string;
+  /** RFC 7591 grant type names a self-registered client may ask for */
+  dynamicRegistrationGrantTypes: string[];
+  /** a self-registered client never issued a token is removed this long after registering; 0: never */
+  dynamicRegistrationUnusedClientLifetimeSeconds: number;
 }
 
 export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
@@ -64,6 +74,11 @@ export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
   tokenRateLimitPerAddress: 1200,
   loginRateLimitPerAddress: 300,
   keysRateLimitPerAddress: 600,
+  dynamicRegistration: 'OFF',
+  dynamicRegistrationProjectId: '',
+  dynamicRegistrationInitialAccessTokenHash: '',
+  dynamicRegistrationGrantTypes: ['authorization_code', 'refresh_token'],
+  dynamicRegistrationUnusedClientLifetimeSeconds: 0,
 };
 
 export const instances = pgTable('instances', {

@@ -27,6 +27,8 @@ export const authRequests = pgTable(
     loginHint: text('login_hint'),
     /** `sub` of a valid id_token_hint */
     hintUserId: text('hint_user_id'),
+    /** RFC 8707 `resource` values of the request (null: none asked, the default audience applies) */
+    resource: text('resource').array(),
     uiLocales: text('ui_locales').array().notNull().default(sql`'{}'::text[]`),
     /** organization the login is limited to (reserved org scope) */
     orgId: text('org_id'),

@@ -1,5 +1,6 @@
 import { invalidateOidcClient } from '../oidc/clients';
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
+import { resourceUriHolder } from '../oidc/resources';
 import { applicationKeys, applications, orgs, projects } from '../../db/schema/index';
 import { hashSecret } from '../../crypto/secrets';
 import { randomToken } from '../../crypto/random';
@@ -84,6 +85,7 @@ export async function createApplicationIn(
   await work.load('project', input.projectId);
   const project = await writableProject(work, input.projectId);
   const id = input.applicationId || newId();
+  if (config.type === 'API') await checkResourceUriFree(work, config.api);
   const clientId = config.type === 'SAML' ? null : newClientId(id, project.name);
   const clientSecret = usesSecret(config.type, configOf(config)) ? newClientSecret() : undefined;
   const [row] = await work.tx
@@ -131,7 +133,7 @@ function completeConfig(input: AppConfigInput): CompleteConfig {
     return { type: 'OIDC', oidc };
   }
   if (input.type === 'API') {
-    const api = { ...API_DEFAULTS, ...definedOnly(input.api) };
+    const api = withoutEmptyResource({ ...API_DEFAULTS, ...definedOnly(input.api) });
     checkApiConfig(api);
     return { type: 'API', api };
   }
@@ -141,6 +143,28 @@ function completeConfig(input: AppConfigInput): CompleteConfig {
 
 function configOf(c: CompleteConfig): Record<string, unknown> & { authMethodType?: string } {
   return c.type === 'OIDC' ? { ...c.oidc } : c.type === 'API' ? { ...c.api } : { ...c.saml };
+}
+
+/** An empty resource URI (the update's way to remove it) is no resource URI. */
+function withoutEmptyResource(api: ApiAppConfig): ApiAppConfig {
+  if (api.resourceUri) return api;
+  const { resourceUri: _, ...rest } = api;
+  return rest;
+}
+
+/**
+ * A resource URI names one API of the instance: checked under a transaction-wide advisory lock, so
+ * two concurrent commands cannot both take the same URI.
+ */
+async function checkResourceUriFree(work: UnitOfWork, api: ApiAppConfig | null, applicationId?: string) {
+  if (!api?.resourceUri) return;
+  await work.tx.execute(sql`select pg_advisory_xact_lock(7301017)`);
+  if (await resourceUriHolder(work.tx, api.resourceUri, applicationId)) {
+    throw alreadyExists(
+      'Errors.Application.ResourceUri.Taken',
+      `api.resource_uri "${api.resourceUri}" is already registered by another application`,
+    );
+  }
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {
@@ -217,59 +241,73 @@ export interface UpdatedApplication {
 }
 
 export async function updateApplication(ctx: Ctx, input: UpdateApplicationInput): Promise<UpdatedApplication> {
-  const name = input.name === undefined ? undefined : checkName(input.name);
-  return execute(ctx, async (work) => {
-    const app = await writableApplication(work, input.applicationId);
-    const type = app.type as AppType;
-    if (input.config && input.config.type !== type) {
-      throw invalidArgument(
-        'Errors.Application.TypeMismatch',
-        `${input.config.type.toLowerCase()} does not match the application's type ${type}`,
-      );
-    }
-    const push = eventsFor(work, app.projectId, app.orgId);
-    const set: Partial<typeof applications.$inferInsert> = {};
-    let clientSecret: string | undefined;
+  if (input.name !== undefined) checkName(input.name);
+  return execute(ctx, (work) => updateApplicationIn(work, input));
+}
 
-    if (name !== undefined && name !== app.name) {
-      set.name = name;
-      push('project.application.changed', { appId: app.id, name });
-    }
-    if (input.config) {
-      const before = type === 'OIDC' ? app.oidc : type === 'API' ? app.api : app.saml;
-      const next = mergeConfig(app, input.config);
-      const after = configOf(next);
-      const changed = Object.fromEntries(
-        Object.entries(after).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k])),
-      );
-      if (Object.keys(changed).length > 0) {
-        if (next.type === 'OIDC') set.oidc = next.oidc;
-        if (next.type === 'API') set.api = next.api;
-        if (next.type === 'SAML') set.saml = next.saml;
-        push(`project.application.config.${lower(type)}.changed`, { appId: app.id, ...changed });
-        // Moving to a secret-based method needs a secret; moving away drops the old one.
-        const needsSecret = usesSecret(type, after);
-        if (needsSecret && !app.secretHash) {
-          clientSecret = newClientSecret();
-          set.secretHash = hashSecret(clientSecret);
-          push('project.application.secret.changed', { appId: app.id });
-        } else if (!needsSecret && app.secretHash) {
-          set.secretHash = null;
-        }
+/** UpdateApplication inside a running command (the RFC 7592 client update also replaces keys in it). */
+export async function updateApplicationIn(
+  work: UnitOfWork,
+  input: UpdateApplicationInput,
+): Promise<UpdatedApplication> {
+  const name = input.name === undefined ? undefined : checkName(input.name);
+  const app = await writableApplication(work, input.applicationId);
+  const type = app.type as AppType;
+  if (input.config && input.config.type !== type) {
+    throw invalidArgument(
+      'Errors.Application.TypeMismatch',
+      `${input.config.type.toLowerCase()} does not match the application's type ${type}`,
+    );
+  }
+  const push = eventsFor(work, app.projectId, app.orgId);
+  const set: Partial<typeof applications.$inferInsert> = {};
+  let clientSecret: string | undefined;
+
+  if (name !== undefined && name !== app.name) {
+    set.name = name;
+    push('project.application.changed', { appId: app.id, name });
+  }
+  if (input.config) {
+    const before = type === 'OIDC' ? app.oidc : type === 'API' ? app.api : app.saml;
+    const next = mergeConfig(app, input.config);
+    const after = configOf(next);
+    // keys of both sides: an optional field that was removed (api.resource_uri) is a change too
+    const keys = new Set([...Object.keys(after), ...Object.keys(before ?? {})]);
+    const changed = Object.fromEntries(
+      [...keys]
+        .map((k) => [k, (after as any)[k] ?? null] as const)
+        .filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((before as any)?.[k] ?? null)),
+    );
+    if (Object.keys(changed).length > 0) {
+      if (next.type === 'OIDC') set.oidc = next.oidc;
+      if (next.type === 'API') {
+        if (next.api.resourceUri !== app.api?.resourceUri) await checkResourceUriFree(work, next.api, app.id);
+        set.api = next.api;
+      }
+      if (next.type === 'SAML') set.saml = next.saml;
+      push(`project.application.config.${lower(type)}.changed`, { appId: app.id, ...changed });
+      // Moving to a secret-based method needs a secret; moving away drops the old one.
+      const needsSecret = usesSecret(type, after);
+      if (needsSecret && !app.secretHash) {
+        clientSecret = newClientSecret();
+        set.secretHash = hashSecret(clientSecret);
+        push('project.application.secret.changed', { appId: app.id });
+      } else if (!needsSecret && app.secretHash) {
+        set.secretHash = null;
       }
     }
-    let changedAt = app.changedAt;
-    if (Object.keys(set).length > 0) {
-      const [row] = await work.tx
-        .update(applications)
-        .set({ ...set, changedAt: new Date() })
-        .where(eq(applications.id, app.id))
-        .returning({ changedAt: applications.changedAt });
-      changedAt = row.changedAt;
-    }
-    const oidc = set.oidc ?? app.oidc;
-    return { changedAt, clientSecret, complianceProblems: type === 'OIDC' && oidc ? complianceProblems(oidc) : [] };
-  });
+  }
+  let changedAt = app.changedAt;
+  if (Object.keys(set).length > 0) {
+    const [row] = await work.tx
+      .update(applications)
+      .set({ ...set, changedAt: new Date() })
+      .where(eq(applications.id, app.id))
+      .returning({ changedAt: applications.changedAt });
+    changedAt = row.changedAt;
+  }
+  const oidc = set.oidc ?? app.oidc;
+  return { changedAt, clientSecret, complianceProblems: type === 'OIDC' && oidc ? complianceProblems(oidc) : [] };
 }
 
 function mergeConfig(
@@ -282,7 +320,7 @@ function mergeConfig(
     return { type: 'OIDC', oidc };
   }
   if (change.type === 'API') {
-    const api = { ...(app.api ?? API_DEFAULTS), ...definedOnly(change.api) };
+    const api = withoutEmptyResource({ ...(app.api ?? API_DEFAULTS), ...definedOnly(change.api) });
     checkApiConfig(api);
     return { type: 'API', api };
   }

@@ -39,6 +39,10 @@ export const OIDC_DEFAULTS: OidcAppConfig = {
   clockSkewSeconds: 0,
   developmentMode: false,
   additionalOrigins: [],
+  backchannelLogoutUri: '',
+  backchannelLogoutSessionRequired: false,
+  frontchannelLogoutUri: '',
+  frontchannelLogoutSessionRequired: false,
 };
 
 export const API_DEFAULTS: ApiAppConfig = { authMethodType: 'BASIC' };

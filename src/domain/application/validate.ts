@@ -1,6 +1,8 @@
 import { invalidArgument } from '../errors';
+import { isLoopback } from './compliance';
 import { isResourceId, requireRefId } from '../validate/id';
 import { httpUrl, parseUrl } from '../validate/url';
+import { logoutUriProblem } from './logout-uris';
 import {
   ACCESS_TOKEN_TYPES,
   API_AUTH_METHODS,
@@ -65,10 +67,34 @@ export function checkOidcConfig(c: OidcAppConfig): void {
   c.additionalOrigins.forEach((o, i) => {
     checkOrigin(o, `oidc.additional_origins[${i}]`);
   });
+  checkLogoutUri(c, c.backchannelLogoutUri, 'oidc.backchannel_logout_uri');
+  checkLogoutUri(c, c.frontchannelLogoutUri, 'oidc.frontchannel_logout_uri');
+}
+
+function checkLogoutUri(c: OidcAppConfig, uri: string | undefined, field: string): void {
+  if (!uri) return;
+  const problem = logoutUriProblem(c, uri);
+  if (problem) throw invalidArgument('Errors.Application.LogoutUri.Invalid', `${field} ${problem}: "${truncate(uri)}"`);
 }
 
 export function checkApiConfig(c: ApiAppConfig): void {
   checkEnum(c.authMethodType, API_AUTH_METHODS, 'api.auth_method_type');
+  if (c.resourceUri) checkResourceUri(c.resourceUri);
+}
+
+/**
+ * An API's resource URI (RFC 8707 §2): absolute, no fragment, https — or http on a loopback host for
+ * development. The project URN form is reserved for projects.
+ */
+function checkResourceUri(uri: string): void {
+  const url = parseUrl(uri);
+  const fail = (why: string) =>
+    invalidArgument('Errors.Application.ResourceUri.Invalid', `api.resource_uri ${why}: "${truncate(uri)}"`);
+  if (uri.length > MAX_URI_LENGTH) throw fail(`must be at most ${MAX_URI_LENGTH} characters`);
+  if (!url || /\s/.test(uri) || !url.hostname) throw fail('must be an absolute https URI');
+  if (uri.includes('#')) throw fail('must not contain a fragment');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url)))
+    throw fail('must use https (http only on a loopback host)');
 }
 
 export function checkSamlConfig(c: SamlAppConfig): void {

@@ -39,6 +39,20 @@ export interface UpstreamTokens {
  * Which upstream claim or attribute fills which field of ExternalUser. A value is a claim name or a
  * dotted path into nested JSON (`name.givenName`); unset fields use the protocol's defaults.
  */
-export type ClaimMapping = Partial<
-  Record<Exclude<keyof ExternalUser, 'raw' | 'emailVerified' | 'phoneVerified'>, string>
->;
+export type ClaimMapping = Partial<Record<MappedField, string>>;
+
+/** The fields of ExternalUser a ClaimMapping can name, in the order the API lists them. */
+export const MAPPED_FIELDS = [
+  'id',
+  'username',
+  'email',
+  'givenName',
+  'familyName',
+  'displayName',
+  'nickName',
+  'phone',
+  'preferredLanguage',
+  'avatarUrl',
+] as const satisfies readonly (keyof ExternalUser)[];
+
+export type MappedField = (typeof MAPPED_FIELDS)[number];

@@ -35,6 +35,7 @@ import type {
   ImportResult,
   ImportedOrg,
 } from './model';
+import { type PreparedIdp, importIdentityProviders, prepareIdps } from './identity-providers';
 import { importResources } from './resources';
 
 /**
@@ -66,8 +67,9 @@ export interface UserBatch {
  * crash or a timeout leaves it either complete or untouched; organizations go one after the other,
  * so a username or user id taken by an earlier one is seen by the later ones. Items that cannot be
  * imported become errors[] entries and the rest of the organization goes on. Re-running the same
- * body adds nothing: users, projects, roles, applications, domains, administrators and
- * authorizations that already exist in the organization count as imported and are not written again.
+ * body adds nothing: users, projects, roles, applications, domains, administrators, authorizations,
+ * identity providers and user links that already exist in the organization count as imported and are
+ * not written again.
  */
 export async function importData(
   ctx: Ctx,
@@ -84,7 +86,9 @@ export async function importData(
     const errors: ImportError[] = [];
     try {
       checkDeadline();
-      result.orgs.push(await importOrg(ctx, streamed, instance.domain, errors, checkDeadline, opts.deadline));
+      const idps = await prepareIdps(streamed.org, opts.idp, checkDeadline);
+      const env = { instanceDomain: instance.domain, idp: opts.idp, idps, deadline: opts.deadline };
+      result.orgs.push(await importOrg(ctx, streamed, env, errors, checkDeadline));
       result.errors.push(...errors);
     } catch (err) {
       const key = isQueryCanceled(err) ? 'Errors.Import.Timeout' : err instanceof DomainError ? err.key : undefined;
@@ -113,13 +117,21 @@ function prepareBatch(orgId: string, batch: UserBatch, mustBeDomain: boolean, er
   return dropRepeats(accounts, errors, new Set(), new Set());
 }
 
+/** What importing one organization needs besides its body. */
+interface OrgEnv {
+  instanceDomain: string;
+  idp: ImportOptions['idp'];
+  /** the organization's providers, checked before its transaction */
+  idps: PreparedIdp[];
+  deadline: number | undefined;
+}
+
 async function importOrg(
   ctx: Ctx,
   { org, batches }: StreamedOrg,
-  instanceDomain: string,
+  { instanceDomain, idp, idps, deadline }: OrgEnv,
   errors: ImportError[],
   checkDeadline: () => void,
-  deadline: number | undefined,
 ): Promise<ImportedOrg> {
   let started = false;
   return execute(ctx, async (work) => {
@@ -174,6 +186,8 @@ async function importOrg(
       userGrants: [],
       domains: [],
       orgMembers: [],
+      idpIds: [],
+      userLinks: [],
     };
     // Metadata is written after all users, for the users this run created.
     const metadata = new Map<string, { user_id: string; key: string; value: string }>();
@@ -270,6 +284,8 @@ async function importOrg(
     imported.userMetadata = metaRows.map((m) => ({ userId: m.user_id, key: m.key }));
 
     await importResources(work, org, imported, errors, checkDeadline);
+    // Links go in after the users (above) and the providers they point at.
+    await importIdentityProviders(work, idp, org, idps, imported, errors, checkDeadline);
 
     for (const item of org.unsupported)
       errors.push({ type: item.type, id: item.id, key: 'Errors.Import.NotSupported' });

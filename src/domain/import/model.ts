@@ -1,4 +1,6 @@
 import type { AppConfigInput } from '../application/model';
+import type { CreateProviderInput } from '../idp/commands';
+import type { IdpEnv } from '../idp/env';
 
 /** What one import brings for one organization, already converted from the transport's shape. */
 export interface ImportOrg {
@@ -14,6 +16,10 @@ export interface ImportOrg {
   userGrants: ImportUserGrant[];
   domains: ImportDomain[];
   orgMembers: ImportOrgMember[];
+  /** identity providers of the organization, created before the links */
+  idps: ImportIdp[];
+  /** users' accounts at identity providers, linked after the users and providers are in */
+  userLinks: ImportUserLink[];
   /** sections this version does not import; each item is reported as an error */
   unsupported: { type: string; id: string }[];
 }
@@ -59,6 +65,21 @@ export interface ImportOrgMember {
   roles: string[];
 }
 
+/** An identity provider of the organization, under the id the body gives it (links refer to it). */
+export interface ImportIdp {
+  idpId: string;
+  /** what prepareProvider checks, or the error key of a provider the transport could not read */
+  provider: Omit<CreateProviderInput, 'orgId'> | { invalid: string };
+}
+
+/** A user's account at an identity provider. */
+export interface ImportUserLink {
+  userId: string;
+  idpId: string;
+  externalUserId: string;
+  externalUsername: string;
+}
+
 export interface ImportHuman {
   /** generated when absent (then a re-run cannot recognise the user) */
   userId?: string;
@@ -102,6 +123,8 @@ export interface ImportMetadata {
 export interface ImportOptions {
   /** epoch ms after which no organization is started and the running one is rolled back */
   deadline?: number;
+  /** the master key and external URL identity providers need; without it the body's idps are refused */
+  idp?: IdpEnv;
 }
 
 export interface ImportError {
@@ -124,6 +147,8 @@ export interface ImportedOrg {
   userGrants: { userId: string; projectId: string }[];
   domains: string[];
   orgMembers: string[];
+  idpIds: string[];
+  userLinks: { userId: string; idpId: string; externalUserId: string }[];
 }
 
 export interface ImportResult {

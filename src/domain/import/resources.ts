@@ -177,7 +177,7 @@ export async function importResources(
  * savepoint and its error key is returned. Anything that is not a rule of the domain (a timeout, a
  * lost connection) still fails the whole organization.
  */
-async function inSavepoint(
+export async function inSavepoint(
   work: UnitOfWork,
   write: (item: UnitOfWork) => Promise<unknown>,
 ): Promise<string | undefined> {

@@ -4,6 +4,7 @@ import { DEFAULT_INSTANCE_SETTINGS, type InstanceSettings, instances } from '../
 import { createCache, invalidateAfterCommit } from '../cache';
 import { invalidArgument } from '../errors';
 import type { UnitOfWork } from '../execute';
+import { checkDynamicRegistrationSettings } from './dynamic-registration';
 
 export type { InstanceSettings };
 
@@ -48,6 +49,7 @@ const RANGES: Partial<Record<keyof InstanceSettings, [number, number]>> = {
   tokenRateLimitPerAddress: [0, RATE_LIMIT_MAX],
   loginRateLimitPerAddress: [0, RATE_LIMIT_MAX],
   keysRateLimitPerAddress: [0, RATE_LIMIT_MAX],
+  dynamicRegistrationUnusedClientLifetimeSeconds: [0, 365 * DAY],
 };
 
 const SNAKE = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -69,6 +71,7 @@ export function checkSettings(s: InstanceSettings): void {
   if (!['RS256', 'ES256', 'EdDSA'].includes(s.signingAlgorithm)) {
     throw invalidArgument('Errors.Instance.Settings.Invalid', 'signing_algorithm must be RS256, ES256 or EdDSA');
   }
+  checkDynamicRegistrationSettings(s);
 }
 
 /** Checks a new password against the instance's complexity policy; the error says what is missing. */

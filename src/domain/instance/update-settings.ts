@@ -6,6 +6,7 @@ import { rescopeUsernames } from '../user/username-scope';
 import { lockInstance } from './lock';
 import { type InstanceSettings, checkSettings, readInstanceSettings } from './settings';
 import { requireInstancePermission } from './permission';
+import { checkDynamicRegistrationProject, withoutTokenHash } from './dynamic-registration';
 
 /** Changes the given settings; the others keep their values. The change is one event with the diff. */
 export async function updateInstanceSettings(
@@ -21,6 +22,7 @@ export async function updateInstanceSettings(
     ) as Partial<InstanceSettings>;
     const settings = { ...current, ...defined };
     checkSettings(settings);
+    await checkDynamicRegistrationProject(work, settings);
     const changedAt = new Date();
     await work.tx.update(instances).set({ settings, changedAt }).where(eq(instances.id, ctx.instanceId));
     if (defined.userLoginMustBeDomain !== undefined && defined.userLoginMustBeDomain !== current.userLoginMustBeDomain)
@@ -29,7 +31,7 @@ export async function updateInstanceSettings(
       aggregateType: 'instance',
       aggregateId: ctx.instanceId,
       type: 'instance.settings.changed',
-      payload: defined,
+      payload: withoutTokenHash(defined),
       resourceOwner: ctx.instanceId,
     });
     return { changedAt, settings };

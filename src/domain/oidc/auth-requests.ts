@@ -41,6 +41,7 @@ export async function createAuthRequest(ctx: Ctx, input: NewAuthRequest, orgId: 
         scope: input.scopes,
         responseType: input.responseType,
         prompt: input.prompt,
+        ...(input.resource ? { resource: input.resource } : {}),
       },
       resourceOwner: orgId,
     });

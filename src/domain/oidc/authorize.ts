@@ -65,7 +65,8 @@ export async function answerAuthRequest(
   const refusal = await refusalFor(ctx.db, user, client);
   if (refusal) return fail('access_denied', refusal);
   const settings = await instanceSettings(ctx.db, ctx.instanceId);
-  const audience = await tokenAudience(ctx.db, client, request.scopes);
+  // RFC 8707: resources asked for at authorize are the whole audience of the grant's tokens
+  const audience = request.resource?.length ? request.resource : await tokenAudience(ctx.db, client, request.scopes);
   const oidc = client.oidc;
   env = await withSigningKey(ctx, env);
   const params = await execute({ ...ctx, service: 'oidc/authorize' }, async (work) => {

@@ -20,6 +20,8 @@ export interface OidcClient {
   project: { roleAssertion: boolean; authorizationRequired: boolean; projectAccessRequired: boolean };
   /** default audience: every client id of the project plus the project id */
   audience: string[];
+  /** an API application's registered resource URI (RFC 8707) */
+  resourceUri?: string;
   keys: { id: string; publicKey: string; expiresAt: Date | null }[];
 }
 
@@ -80,6 +82,7 @@ async function loadClient(db: Db, clientId: string): Promise<OidcClient | undefi
       projectAccessRequired: project.projectAccessRequired,
     },
     audience: [...siblings, app.projectId],
+    resourceUri: app.api?.resourceUri || undefined,
     keys,
   };
 }

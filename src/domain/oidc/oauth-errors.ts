@@ -23,6 +23,12 @@ export const unsupportedResponseType = oauthError('unsupported_response_type', '
 /** prompt=none (OIDC Core §3.1.2.6): the user would have to sign in, or to choose, and may not be asked. */
 export const loginRequired = oauthError('login_required', 'failed_precondition');
 export const interactionRequired = oauthError('interaction_required', 'failed_precondition');
+/** RFC 7591 §3.2.2: a redirect URI of a client registration is refused. */
+export const invalidRedirectUri = oauthError('invalid_redirect_uri', 'invalid_argument');
+/** RFC 7591 §3.2.2: another client metadata value is refused. */
+export const invalidClientMetadata = oauthError('invalid_client_metadata', 'invalid_argument');
+/** RFC 6750 §3.1: a bearer token (the registration or initial access token) is missing or wrong; 401. */
+export const invalidToken = oauthError('invalid_token', 'unauthenticated');
 
 /** The OAuth error code an error was made with by one of these factories, else undefined. */
 export function oauthCodeOf(err: unknown): string | undefined {

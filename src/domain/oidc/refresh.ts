@@ -6,16 +6,25 @@ import { oidcGrants, orgs, refreshTokens, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { type Grant, revokeGrant } from './grants';
 import { invalidGrant, invalidScope } from './oauth-errors';
+import { narrowAudience, type Resource } from './resources';
 
 /**
  * Redeems a refresh token for rotation: bound to its client; expired, revoked or unknown tokens fail;
- * the requested scope must be a subset of the token's. A token that was already rotated is a reuse:
+ * the requested scope must be a subset of the token's, the requested resources (RFC 8707) of the
+ * grant's audience. A token that was already rotated is a reuse:
  * the whole grant is revoked. The token is marked used atomically, so two concurrent uses cannot both win.
  */
 export async function consumeRefreshToken(
   ctx: Ctx,
-  r: { token: string; clientId: string; requestedScopes: string[] | undefined },
-): Promise<{ grant: Grant; refreshTokenId: string; tokenScopes: string[]; scopes: string[] }> {
+  r: { token: string; clientId: string; requestedScopes: string[] | undefined; resources?: Resource[] },
+): Promise<{
+  grant: Grant;
+  refreshTokenId: string;
+  tokenScopes: string[];
+  scopes: string[];
+  /** the narrowed audience when `resource` was sent (RFC 8707) */
+  audience?: string[];
+}> {
   const [row] = await ctx.db
     .select({ rt: refreshTokens, grant: oidcGrants })
     .from(refreshTokens)
@@ -39,6 +48,8 @@ export async function consumeRefreshToken(
     if (extra.length) throw invalidScope(`scope exceeds the original grant: ${extra.join(' ')}`);
     scopes = rt.scopes.filter((s) => r.requestedScopes!.includes(s));
   }
+  // before the token is marked used: asking for a resource outside the grant must not burn it
+  const audience = r.resources && narrowAudience(grant.audience, r.resources);
   const [won] = await ctx.db
     .update(refreshTokens)
     .set({ usedAt: new Date() })
@@ -48,7 +59,7 @@ export async function consumeRefreshToken(
     await revokeGrant(ctx, grant.id, 'refresh token reused');
     throw invalidGrant('the refresh token was already used; the grant is revoked');
   }
-  return { grant, refreshTokenId: rt.id, tokenScopes: rt.scopes, scopes };
+  return { grant, refreshTokenId: rt.id, tokenScopes: rt.scopes, scopes, audience };
 }
 
 /**

@@ -62,6 +62,8 @@ export async function issueGrantTokens(
     nonce: string | null;
     withRefresh: boolean;
     previousRefreshTokenId?: string;
+    /** the access token's audience when `resource` narrowed it at this request (RFC 8707); else the grant's */
+    audience?: string[];
   },
 ): Promise<TokenResponse> {
   const { client, grant } = p;
@@ -90,11 +92,8 @@ export async function issueGrantTokens(
       });
     }
     const format = accessTokenFormat(client);
-    const extraClaims = await accessTokenRoleClaims(work, client, {
-      userId: user.id,
-      scopes: p.scopes,
-      audience: grant.audience,
-    });
+    const audience = p.audience ?? grant.audience;
+    const extraClaims = await accessTokenRoleClaims(work, client, { userId: user.id, scopes: p.scopes, audience });
     const accessScopes = p.scopes.filter((s) => s !== 'offline_access');
     const at = await issueAccessToken(work, env, {
       format,
@@ -103,7 +102,7 @@ export async function issueGrantTokens(
       clientId: client.clientId,
       projectId: grant.projectId,
       scopes: accessScopes,
-      audience: grant.audience,
+      audience,
       lifetimeSeconds: settings.accessTokenLifetimeSeconds,
       grantId: grant.id,
       sessionId: grant.sessionId,

@@ -9,6 +9,7 @@ import { type ListResult, listResult, ordered, type PageRequest, page } from '..
 import { constantTimeEqual } from '../../crypto/random';
 import { amrOf, type FactorChecks, recordFactorCheck } from './factors';
 import { live } from './live';
+import { queueBackchannelLogouts } from '../oidc/logout/queue';
 
 export type Session = typeof sessions.$inferSelect;
 
@@ -143,7 +144,8 @@ export async function rebindUserAgent(ctx: Ctx, fromHash: string | undefined, to
 
 /**
  * Ends sessions and revokes everything issued from them: their grants, access tokens and refresh
- * tokens (introspection then answers `active: false`).
+ * tokens (introspection then answers `active: false`). Clients with a back-channel logout URI get a
+ * logout token queued in the same transaction; the caller may deliver it at once (deliverLogoutsNow).
  */
 export async function terminateSessions(ctx: Ctx, sessionIds: string[]): Promise<number> {
   if (sessionIds.length === 0) return 0;
@@ -153,8 +155,10 @@ export async function terminateSessions(ctx: Ctx, sessionIds: string[]): Promise
       .update(sessions)
       .set({ terminatedAt: now, changedAt: now })
       .where(and(inArray(sessions.id, sessionIds), isNull(sessions.terminatedAt)))
-      .returning({ id: sessions.id, orgId: sessions.orgId });
+      .returning({ id: sessions.id, orgId: sessions.orgId, userId: sessions.userId });
     if (ended.length === 0) return 0;
+    // The clients holding a grant from these sessions are told, in the commit that ends them.
+    await queueBackchannelLogouts(work, ended);
     const ids = ended.map((e) => e.id);
     const grants = await work.tx
       .update(oidcGrants)

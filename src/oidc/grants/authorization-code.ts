@@ -3,7 +3,8 @@ import { findGrant } from '../../domain/oidc/grants';
 import { issueGrantTokens } from '../../domain/oidc/token-issuance';
 import { invalidGrant, invalidRequest } from '../../domain/oidc/oauth-errors';
 import { oidcCtx } from '../env';
-import { type GrantType, param } from './types';
+import { narrowAudience } from '../../domain/oidc/resources';
+import { type GrantType, param, requestedResources } from './types';
 
 /** grant_type=authorization_code: redeem the code (single use, bound), then issue the grant's tokens. */
 export const authorizationCode: GrantType = {
@@ -18,6 +19,7 @@ export const authorizationCode: GrantType = {
     const codeVerifier = param(req, 'code_verifier');
     if (req.client!.method === 'none' && !codeVerifier)
       throw invalidGrant('public clients must send code_verifier (PKCE)');
+    const resources = await requestedResources(req);
     const ctx = oidcCtx(req.deps, 'oidc/token');
     const { grantId, nonce } = await consumeCode(ctx, { code, clientId: client.clientId, redirectUri, codeVerifier });
     const grant = await findGrant(ctx, grantId);
@@ -30,6 +32,7 @@ export const authorizationCode: GrantType = {
       refreshScopes: grant.scopes,
       nonce,
       withRefresh,
+      audience: resources && narrowAudience(grant.audience, resources),
     });
   },
 };

@@ -2,7 +2,7 @@ import { clientCredentialsTokens } from '../../domain/oidc/m2m/grants';
 import { MACHINE_CLIENT_TYPE } from '../../domain/oidc/m2m/machines';
 import { unauthorizedClient } from '../../domain/oidc/oauth-errors';
 import { oidcCtx } from '../env';
-import { type GrantType, requiredParam } from './types';
+import { type GrantType, requestedResources, requiredParam } from './types';
 
 /**
  * grant_type=client_credentials: for machine users only. The client id is the machine user's
@@ -25,6 +25,7 @@ export const clientCredentials: GrantType = {
       client.applicationId,
       client.clientId,
       requiredParam(req, 'scope'),
+      (await requestedResources(req))?.map((r) => r.uri),
     );
   },
 };

@@ -5,12 +5,15 @@ import type { TokenResponse } from '../../domain/oidc/token-issuance';
 import type { AuthenticatedClient, ClientAuthMethod } from '../client-auth';
 import type { Params } from '../params';
 import { invalidRequest } from '../../domain/oidc/oauth-errors';
+import { checkResourceSyntax, type Resource, resolveResources } from '../../domain/oidc/resources';
 
 export interface GrantRequest {
   c: Context;
   deps: Deps;
   env: OidcEnv;
   params: Params;
+  /** every `resource` value (RFC 8707); params holds only the first */
+  resources: string[];
   /** undefined only for grants with `clientAuth: 'optional'` called without client authentication */
   client: AuthenticatedClient | undefined;
 }
@@ -32,6 +35,15 @@ export interface GrantType {
 export function param(req: GrantRequest, name: string): string | undefined {
   const v = req.params.get(name);
   return v === '' ? undefined : v;
+}
+
+/**
+ * The audience asked for with `resource` (RFC 8707), resolved (invalid_target for a malformed or
+ * unknown one); undefined when none was sent.
+ */
+export async function requestedResources(req: GrantRequest): Promise<Resource[] | undefined> {
+  const uris = checkResourceSyntax(req.resources);
+  return uris.length ? resolveResources(req.deps.database.db, uris) : undefined;
 }
 
 /** A parameter the grant cannot do without (missing or empty: invalid_request naming it). */

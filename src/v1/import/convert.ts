@@ -13,6 +13,7 @@ import type {
   ImportUserGrant,
 } from '../../domain/import/model';
 import { toApi, toOidc } from '../management/apps';
+import { toIdp, toOidcIdp, toUserLink } from './idps';
 import { type Obj, bool, enumValue, id, obj, objects, str, strings } from '../shape';
 
 /** Sections of the import body this version does not import; each item is reported in errors[]. */
@@ -48,6 +49,11 @@ export function toOrg(o: Obj, path: string): ImportOrg {
     userGrants: objects(o, 'userGrants', path).map((g, i) => toUserGrant(g, `${path}.userGrants[${i}]`)),
     domains: objects(o, 'domains', path).map((d, i) => toDomain(d, `${path}.domains[${i}]`)),
     orgMembers: objects(o, 'orgMembers', path).map((m, i) => toOrgMember(m, `${path}.orgMembers[${i}]`)),
+    idps: [
+      ...objects(o, 'idps', path).map((d, i) => toIdp(d, `${path}.idps[${i}]`)),
+      ...objects(o, 'oidcIdps', path).map((d, i) => toOidcIdp(d, `${path}.oidcIdps[${i}]`)),
+    ],
+    userLinks: objects(o, 'userLinks', path).map((l, i) => toUserLink(l, `${path}.userLinks[${i}]`)),
     unsupported,
   };
 }

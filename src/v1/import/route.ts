@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
+import { loadMasterKey } from '../../crypto/keys/master-key';
 import type { Deps } from '../../deps';
+import type { IdpEnv } from '../../domain/idp/env';
 import { importData } from '../../domain/import/import-data';
 import type { ImportResult } from '../../domain/import/model';
 import { permissionDenied } from '../../domain/errors';
@@ -33,6 +35,7 @@ export function importRoutes(deps: Deps) {
     }
     try {
       const result = await importData(ctx, streamedOrgs(spooled), {
+        idp: idpEnv(deps),
         deadline: spooled.timeoutMs === undefined ? undefined : started + spooled.timeoutMs,
       });
       return c.json(toV1Response(result));
@@ -42,6 +45,12 @@ export function importRoutes(deps: Deps) {
   });
   return app;
 }
+
+/** The external URL is read per request: tests set it once the port is known. */
+const idpEnv = (deps: Deps): IdpEnv => ({
+  masterKey: loadMasterKey(deps.config),
+  externalUrl: deps.config.externalUrl,
+});
 
 export function toV1Response(result: ImportResult) {
   return {
@@ -57,6 +66,17 @@ export function toV1Response(result: ImportResult) {
         apiAppIds: o.apiAppIds,
         userGrants: o.userGrants.map((g) => ({ userId: g.userId, projectId: g.projectId })),
         orgMembers: o.orgMembers,
+        // Omitted when empty, as protobuf JSON omits empty lists: bodies without providers answer as before.
+        ...(o.idpIds.length ? { idpIds: o.idpIds } : {}),
+        ...(o.userLinks.length
+          ? {
+              userLinks: o.userLinks.map((l) => ({
+                userId: l.userId,
+                idpId: l.idpId,
+                providedUserId: l.externalUserId,
+              })),
+            }
+          : {}),
       })),
     },
     errors: result.errors.map((e) => ({ type: e.type, id: e.id, message: v1Message(e.key) })),

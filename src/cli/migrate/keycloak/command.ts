@@ -26,12 +26,17 @@ Options:
   --id-prefix=<prefix>        put <prefix> before every Keycloak user id (user ids are unique in the
                               instance: use it for a copy of a realm that is already imported)
   --include-without-password  import users without a usable password credential, without password
-                              (default: report and skip them)
+                              (default: report and skip them; users linked to an identity provider
+                              that is converted are imported without password in any case)
+  --idp-secrets=<path>        JSON file {"<alias>": "<client secret>"} for identity providers whose
+                              secret the export masks (a partial export from the admin console)
   --url=<server>              send the users to <server>/admin/v1/import instead of writing a file
   --token-file=<path>         file holding the bearer token (a PAT of an IAM_OWNER) for --url
   --batch-size=<n>            users per import request with --url (default 1000)
   -h, --help                  show this help
 
+The realm's identity providers become the body's idps (ids <org>-idp-<alias>) and the users'
+federated identities its userLinks; providers that cannot be converted are listed with the reason.
 Users without email get the placeholder <user id>@${PLACEHOLDER_EMAIL_DOMAIN} (unverified).
 Exit status: 0 converted, 1 unreadable or invalid export or failed import, 2 wrong options.`;
 
@@ -45,6 +50,7 @@ const OPTIONS = {
   'org-name': { type: 'string' },
   'id-prefix': { type: 'string' },
   'include-without-password': { type: 'boolean', default: false },
+  'idp-secrets': { type: 'string' },
   url: { type: 'string' },
   'token-file': { type: 'string' },
   'batch-size': { type: 'string', default: '1000' },
@@ -56,17 +62,17 @@ class UsageError extends Error {}
 /** Combines sinks so that --url and an explicit --output can be used together. */
 function both(a: ImportSink, b: ImportSink): ImportSink {
   return {
-    add: (u, m) => {
-      a.add(u, m);
-      b.add(u, m);
+    add: (u, m, l) => {
+      a.add(u, m, l);
+      b.add(u, m, l);
     },
     flush: async (org) => {
       await a.flush(org);
       await b.flush(org);
     },
-    finish: async (org) => {
-      await a.finish(org);
-      await b.finish(org);
+    finish: async (org, idps) => {
+      await a.finish(org, idps);
+      await b.finish(org, idps);
     },
     abort: async () => {
       await a.abort();
@@ -104,6 +110,23 @@ async function buildSink(
   return { sink: values.output ? both(upload, file()) : upload, upload };
 }
 
+/** The --idp-secrets file: a JSON object of strings by provider alias. */
+async function readIdpSecrets(path: string): Promise<Record<string, string>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'));
+  } catch (err) {
+    throw new InputError(`cannot read --idp-secrets ${path}: ${(err as Error).message}`);
+  }
+  const ok =
+    parsed &&
+    typeof parsed === 'object' &&
+    !Array.isArray(parsed) &&
+    Object.values(parsed).every((v) => typeof v === 'string');
+  if (!ok) throw new InputError(`--idp-secrets ${path} must be a JSON object of strings by provider alias`);
+  return parsed as Record<string, string>;
+}
+
 export async function migrateKeycloak(args: string[]): Promise<number> {
   const err = (line: string) => process.stderr.write(`${line}\n`);
   let values: Record<string, any>;
@@ -133,6 +156,7 @@ export async function migrateKeycloak(args: string[]): Promise<number> {
   let sink: ImportSink | undefined;
   try {
     const inputs = await resolveInputs(values.realm);
+    const idpSecrets = values['idp-secrets'] ? await readIdpSecrets(values['idp-secrets']) : undefined;
     const built = await buildSink(values, orgId);
     sink = built.sink;
     const summary = await convert({
@@ -141,6 +165,7 @@ export async function migrateKeycloak(args: string[]): Promise<number> {
       idPrefix: values['id-prefix'],
       realmName: values['realm-name'],
       includeWithoutPassword: values['include-without-password'],
+      idpSecrets,
       inputs,
       sink,
     });

@@ -1,3 +1,4 @@
+import type { ImportIdpItem, ImportUserLink } from './identity-providers';
 import type { ImportHumanUser, ImportUserMetadata } from './user';
 
 /** The organization the users go to; the name is known only once the realm has been read. */
@@ -6,13 +7,20 @@ export interface TargetOrg {
   name: string;
 }
 
+/** The realm's identity providers, known at the end (a single-file export lists them after the users). */
+export interface TargetIdps {
+  idps: ImportIdpItem[];
+  /** whether a link to this provider id goes into the body (its provider was converted) */
+  keepLink(idpId: string): boolean;
+}
+
 /** Where converted users go: the import body file, or the server's import route. */
 export interface ImportSink {
-  /** buffers one user and its metadata (synchronous: called while a chunk is being scanned) */
-  add(user: ImportHumanUser, metadata: ImportUserMetadata[]): void;
+  /** buffers one user, its metadata and its links (synchronous: called while a chunk is being scanned) */
+  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLink[]): void;
   /** waits until buffered output has been written or sent (called between input chunks) */
   flush(org: () => TargetOrg): Promise<void>;
-  finish(org: TargetOrg): Promise<void>;
+  finish(org: TargetOrg, idps: TargetIdps): Promise<void>;
   /** removes partial output after a failure */
   abort(): Promise<void>;
 }

@@ -1,4 +1,5 @@
-import type { ImportSink, TargetOrg } from './sink';
+import type { ImportIdpItem, ImportUserLink } from './identity-providers';
+import type { ImportSink, TargetIdps, TargetOrg } from './sink';
 import type { ImportHumanUser, ImportUserMetadata } from './user';
 
 export class UploadError extends Error {}
@@ -6,10 +7,12 @@ export class UploadError extends Error {}
 interface Batch {
   users: ImportHumanUser[];
   metadata: ImportUserMetadata[];
+  idps?: ImportIdpItem[];
+  userLinks?: ImportUserLink[];
 }
 
 interface ImportResponse {
-  success?: { orgs?: { orgId?: string; humanUserIds?: string[] }[] };
+  success?: { orgs?: { orgId?: string; humanUserIds?: string[]; idpIds?: string[]; userLinks?: unknown[] }[] };
   errors?: { type?: string; id?: string; message?: string }[];
 }
 
@@ -26,8 +29,15 @@ export class UploadSink implements ImportSink {
   private batch: Batch = { users: [], metadata: [] };
   private readonly full: Batch[] = [];
   private batches = 0;
+  /**
+   * Links wait for the end, when the realm's providers are known. They are small (a million take
+   * about 150 MB); the users themselves are sent as they come.
+   */
+  private readonly links: ImportUserLink[] = [];
   /** users the server confirmed: created now, or already in the organization from an earlier run */
   imported = 0;
+  idpsImported = 0;
+  linksImported = 0;
   failed = 0;
   readonly failures: string[] = [];
 
@@ -39,7 +49,8 @@ export class UploadSink implements ImportSink {
     private readonly progress: (line: string, final: boolean) => void,
   ) {}
 
-  add(user: ImportHumanUser, metadata: ImportUserMetadata[]): void {
+  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLink[]): void {
+    for (const l of links) this.links.push(l);
     this.batch.users.push(user);
     for (const m of metadata) this.batch.metadata.push(m);
     if (this.batch.users.length >= this.batchSize) {
@@ -52,22 +63,51 @@ export class UploadSink implements ImportSink {
     while (this.full.length > 0) await this.send(this.full.shift()!, org());
   }
 
-  async finish(org: TargetOrg): Promise<void> {
+  async finish(org: TargetOrg, idps: TargetIdps): Promise<void> {
     await this.flush(() => org);
     if (this.batch.users.length > 0 || this.batches === 0) await this.send(this.batch, org);
+    if (idps.idps.length > 0) {
+      // The providers first, then the links in batches: all their users are in by now.
+      const links = this.links.filter((l) => idps.keepLink(l.idpId));
+      this.links.length = 0;
+      for (let i = 0; i === 0 || i < links.length; i += this.batchSize)
+        await this.send(
+          {
+            users: [],
+            metadata: [],
+            idps: i === 0 ? idps.idps : undefined,
+            userLinks: links.slice(i, i + this.batchSize),
+          },
+          org,
+        );
+    }
     this.progress(this.status(), true);
   }
 
   async abort(): Promise<void> {}
 
   private status(): string {
-    return `import: ${this.imported} imported or already present, ${this.failed} refused (${this.batches} request(s))`;
+    const idps =
+      this.idpsImported || this.linksImported
+        ? `, ${this.idpsImported} provider(s), ${this.linksImported} link(s)`
+        : '';
+    const refused = `${this.failed} refused (${this.batches} request(s))`;
+    return `import: ${this.imported} imported or already present${idps}, ${refused}`;
   }
 
   private async send(batch: Batch, org: TargetOrg): Promise<void> {
     const body = JSON.stringify({
       dataOrgs: {
-        orgs: [{ orgId: org.orgId, org: { name: org.name }, humanUsers: batch.users, userMetadata: batch.metadata }],
+        orgs: [
+          {
+            orgId: org.orgId,
+            org: { name: org.name },
+            humanUsers: batch.users,
+            userMetadata: batch.metadata,
+            ...(batch.idps ? { idps: batch.idps } : {}),
+            ...(batch.userLinks ? { userLinks: batch.userLinks } : {}),
+          },
+        ],
       },
       timeout: this.timeout,
     });
@@ -75,6 +115,10 @@ export class UploadSink implements ImportSink {
     this.batches++;
     const ids = new Set(result.success?.orgs?.flatMap((o) => o.humanUserIds ?? []) ?? []);
     this.imported += ids.size;
+    for (const o of result.success?.orgs ?? []) {
+      this.idpsImported += o.idpIds?.length ?? 0;
+      this.linksImported += o.userLinks?.length ?? 0;
+    }
     for (const e of result.errors ?? []) {
       if (e.type === 'org') continue; // the org exists after the first batch (or a previous run)
       this.failed++;

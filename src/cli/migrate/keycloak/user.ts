@@ -1,4 +1,5 @@
 import { type KeycloakCredential, mapOtp, mapPassword } from './credentials';
+import { type ImportUserLink, idpIdOf } from './identity-providers';
 
 /** One entry of `humanUsers` in the v1 import body (protobuf JSON, camelCase). */
 export interface ImportHumanUser {
@@ -33,8 +34,30 @@ export interface MapOptions {
   idPrefix?: string;
 }
 
+/** What mapping a user needs to know about the realm's identity providers. */
+export interface LinkOptions {
+  orgId: string;
+  /**
+   * false when the provider of this alias is known not to be imported (unsupported, disabled,
+   * absent); true when it is, or when the realm's providers have not been read yet
+   */
+  linkable(alias: string): boolean;
+}
+
 export type UserResult =
-  | { kind: 'converted'; user: ImportHumanUser; metadata: ImportUserMetadata[]; algorithm?: string; warnings: string[] }
+  | {
+      kind: 'converted';
+      user: ImportHumanUser;
+      metadata: ImportUserMetadata[];
+      /** links to providers that are (or may be) imported, with the Keycloak alias of each */
+      links: (ImportUserLink & { alias: string })[];
+      /** aliases of federated identities dropped because their provider is not imported */
+      droppedLinks: string[];
+      /** converted without a password because the user signs in through an identity provider */
+      federatedOnly: boolean;
+      algorithm?: string;
+      warnings: string[];
+    }
   | { kind: 'skipped'; reason: string; algorithm?: string };
 
 /** Domain of the placeholder address given to users without email: `.invalid` can never deliver. */
@@ -48,8 +71,31 @@ export function placeholderEmail(userId: string): string {
 
 const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
+/** The user's federated identities (`[{identityProvider, userId, userName}]`), split by whether they can be linked. */
+function federatedLinks(userId: string, u: Record<string, unknown>, options: MapOptions & LinkOptions) {
+  const links: (ImportUserLink & { alias: string })[] = [];
+  const dropped: string[] = [];
+  for (const f of Array.isArray(u.federatedIdentities) ? u.federatedIdentities : []) {
+    const alias = text(f?.identityProvider);
+    const external = text(f?.userId);
+    if (!alias || !external) continue;
+    if (!options.linkable(alias)) {
+      dropped.push(alias);
+      continue;
+    }
+    links.push({
+      alias,
+      userId,
+      idpId: idpIdOf(alias, options.orgId, options.idPrefix),
+      providedUserId: external,
+      providedUserName: text(f?.userName),
+    });
+  }
+  return { links, dropped };
+}
+
 /** Maps one exported Keycloak user onto an import entry, or says why it is skipped. */
-export function mapUser(raw: unknown, options: MapOptions): UserResult {
+export function mapUser(raw: unknown, options: MapOptions & LinkOptions): UserResult {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { kind: 'skipped', reason: 'not a user object' };
   const u = raw as Record<string, unknown>;
   const id = text(u.id) && `${options.idPrefix ?? ''}${text(u.id)}`;
@@ -86,6 +132,10 @@ export function mapUser(raw: unknown, options: MapOptions): UserResult {
   };
   if (!email) warnings.push(`no email: imported with the placeholder ${user.user.email.email}`);
 
+  // A user who signs in through an identity provider needs no password here.
+  const { links, dropped } = federatedLinks(id, u, options);
+  const federated = links.length > 0;
+  let federatedOnly = false;
   let algorithm: string | undefined;
   if (passwordCredential) {
     const password = mapPassword(passwordCredential);
@@ -94,10 +144,19 @@ export function mapUser(raw: unknown, options: MapOptions): UserResult {
     else if (password.kind === 'plain') {
       user.user.password = password.value;
       warnings.push('plain-text password in the export: the server hashes it on import');
+    } else if (federated) {
+      federatedOnly = true;
+      warnings.push(`${password.reason}: imported without password (signs in through an identity provider)`);
     } else if (!options.includeWithoutPassword) return { kind: 'skipped', reason: password.reason, algorithm };
     else warnings.push(`${password.reason}: imported without password`);
+  } else if (federated) {
+    federatedOnly = true;
   } else if (!options.includeWithoutPassword) {
-    const why = u.federationLink ? 'no password credential (federated user)' : 'no password credential';
+    const why = dropped.length
+      ? `no password credential (identity provider not imported: ${[...new Set(dropped)].sort().join(', ')})`
+      : u.federationLink
+        ? 'no password credential (federated user)'
+        : 'no password credential';
     return { kind: 'skipped', reason: why };
   }
 
@@ -110,7 +169,16 @@ export function mapUser(raw: unknown, options: MapOptions): UserResult {
   }
   if (u.enabled === false) user.state = 'USER_STATE_INACTIVE';
 
-  return { kind: 'converted', user, metadata: mapAttributes(id, attributes), algorithm, warnings };
+  return {
+    kind: 'converted',
+    user,
+    metadata: mapAttributes(id, attributes),
+    links,
+    droppedLinks: dropped,
+    federatedOnly,
+    algorithm,
+    warnings,
+  };
 }
 
 /**

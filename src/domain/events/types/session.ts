@@ -18,7 +18,18 @@ export interface SessionEvents {
   'session.recovery_code.checked': FactorChecked;
   'session.idp_intent.checked': FactorChecked;
   'session.terminated': Empty;
-  'auth_request.added': { clientId: string; scope: string[]; responseType: string; prompt: unknown };
+  /** a back-channel logout token for this client is in the outbox (src/domain/oidc/logout/) */
+  'session.logout_token.queued': { clientId: string; deliveryId: string };
+  'session.logout_token.sent': { clientId: string; deliveryId: string; attempts: number };
+  'session.logout_token.failed': { clientId: string; deliveryId: string; attempts: number; error: string };
+  'auth_request.added': {
+    clientId: string;
+    scope: string[];
+    responseType: string;
+    prompt: unknown;
+    /** RFC 8707 resource URIs, when asked for */
+    resource?: string[];
+  };
   'auth_request.login_name.set': Empty;
   'auth_request.session.linked': { sessionId: string };
   'auth_request.failed': { error: string };
@@ -47,6 +58,12 @@ export const sessionEvents: Declarations<SessionEvents> = {
     'Wiederherstellungscode in Sitzung geprüft',
   ]),
   'session.terminated': session(['Session ended', 'Sitzung beendet'], 'token-lookups'),
+  'session.logout_token.queued': session(['Logout notification queued', 'Abmeldebenachrichtigung vorgemerkt']),
+  'session.logout_token.sent': session(['Logout notification delivered', 'Abmeldebenachrichtigung zugestellt']),
+  'session.logout_token.failed': session([
+    'Logout notification could not be delivered',
+    'Abmeldebenachrichtigung konnte nicht zugestellt werden',
+  ]),
   'auth_request.added': authRequest(['Authorization request received', 'Autorisierungsanfrage erhalten']),
   'auth_request.login_name.set': authRequest(null),
   'auth_request.session.linked': authRequest(null),

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { invalidArgument } from '../../errors';
-import type { ClaimMapping } from '../external-user';
+import { type ClaimMapping, MAPPED_FIELDS } from '../external-user';
 
 /** How Portcullis reaches an LDAP directory and finds a user there. */
 export interface LdapProviderConfig {
@@ -42,17 +42,8 @@ export const LDAP_DEFAULT_MAPPING: ClaimMapping = {
   preferredLanguage: 'preferredLanguage',
 };
 
-const MAPPABLE = new Set<string>([
-  'username',
-  'email',
-  'phone',
-  'givenName',
-  'familyName',
-  'displayName',
-  'nickName',
-  'preferredLanguage',
-  'avatarUrl',
-]);
+// the id is the provider's id_attribute, not a mapped field
+const MAPPABLE = new Set<string>(MAPPED_FIELDS.filter((f) => f !== 'id'));
 
 const MAX_SERVERS = 10;
 const MAX_NAMES = 20;

@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { invalidArgument } from '../../errors';
-import type { ClaimMapping, ExternalUser } from '../external-user';
+import { type ClaimMapping, MAPPED_FIELDS } from '../external-user';
 
 export type OAuthTemplate =
   | 'google'
@@ -66,18 +66,6 @@ const TEMPLATES: readonly OAuthTemplate[] = [
   'azure_ad',
   'apple',
 ];
-const MAPPABLE: readonly (keyof ClaimMapping)[] = [
-  'id',
-  'username',
-  'email',
-  'phone',
-  'givenName',
-  'familyName',
-  'displayName',
-  'nickName',
-  'preferredLanguage',
-  'avatarUrl',
-] satisfies (keyof ExternalUser)[];
 
 /** Hosts an upstream may be reached on over plain http: this machine only, for development and tests. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -172,7 +160,7 @@ function mapping(v: unknown): ClaimMapping {
   if (typeof v !== 'object' || Array.isArray(v)) throw invalidArgument(KEY, 'mapping must be an object');
   const out: ClaimMapping = {};
   for (const [field, claim] of Object.entries(v)) {
-    if (!MAPPABLE.includes(field as keyof ClaimMapping)) {
+    if (!(MAPPED_FIELDS as readonly string[]).includes(field)) {
       throw invalidArgument(KEY, `mapping.${field} is not a field that can be mapped`);
     }
     if (claim === undefined || claim === '') continue;

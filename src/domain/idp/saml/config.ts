@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { invalidArgument } from '../../errors';
-import type { ClaimMapping, ExternalUser } from '../external-user';
+import { type ClaimMapping, MAPPED_FIELDS } from '../external-user';
 import { parseIdpMetadata } from './idp-metadata';
 import { selfSignedRsaCertificate } from './self-signed-cert';
 
@@ -90,19 +90,6 @@ export const DEFAULT_SAML_ATTRIBUTES: Partial<Record<MappedField, string[]>> = {
   preferredLanguage: ['preferredLanguage', 'urn:oid:2.16.840.1.113730.3.1.39'],
 };
 
-const MAPPABLE: readonly MappedField[] = [
-  'id',
-  'username',
-  'email',
-  'phone',
-  'givenName',
-  'familyName',
-  'displayName',
-  'nickName',
-  'preferredLanguage',
-  'avatarUrl',
-] satisfies (keyof ExternalUser)[];
-
 const KEY = 'Errors.IdP.Saml.InvalidConfig';
 
 /** Validates a provider configuration from the API and fills its defaults; errors name the API's snake_case fields. */
@@ -163,7 +150,7 @@ function checkMapping(value: unknown): ClaimMapping {
   if (typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(KEY, 'mapping must be an object');
   const mapping: ClaimMapping = {};
   for (const [field, attribute] of Object.entries(value)) {
-    if (!MAPPABLE.includes(field as MappedField))
+    if (!(MAPPED_FIELDS as readonly string[]).includes(field))
       throw invalidArgument(KEY, `mapping.${field} is not a mappable field`);
     if (attribute === undefined || attribute === '') continue;
     if (typeof attribute !== 'string') throw invalidArgument(KEY, `mapping.${field} must be an attribute name`);

@@ -1,20 +1,10 @@
 import type { Profile } from '@node-saml/node-saml';
-import type { ClaimMapping, ExternalUser } from '../external-user';
+import { type ClaimMapping, type ExternalUser, MAPPED_FIELDS } from '../external-user';
 import { DEFAULT_SAML_ATTRIBUTES, NAME_ID_FORMAT_URNS, type SamlProviderConfig } from './config';
 import { refuse } from './response-checks';
 
 type Field = Exclude<keyof ClaimMapping, 'id'>;
-const FIELDS: Field[] = [
-  'username',
-  'email',
-  'phone',
-  'givenName',
-  'familyName',
-  'displayName',
-  'nickName',
-  'preferredLanguage',
-  'avatarUrl',
-];
+const FIELDS = MAPPED_FIELDS.filter((f): f is Field => f !== 'id');
 
 /** The verified assertion's NameID and attributes as Portcullis's ExternalUser. */
 export function toExternalUser(profile: Profile, config: SamlProviderConfig): ExternalUser {

@@ -37,6 +37,7 @@ export async function startDeviceLogin(
       hintUserId: null,
       uiLocales: p.uiLocales,
       orgId: requestedOrgId(row.scopes) ?? null,
+      resource: null,
     },
     client.orgId,
   );

@@ -14,12 +14,21 @@ async function issue(
   ctx: Ctx,
   env: OidcEnv,
   m: MachineUser,
-  p: { clientId: string; rawScope: string | undefined; credential: string; withIdToken: boolean },
+  p: {
+    clientId: string;
+    rawScope: string | undefined;
+    credential: string;
+    withIdToken: boolean;
+    resources?: string[];
+  },
 ): Promise<TokenResponse> {
-  const [settings, { scopes, audience }] = await Promise.all([
+  const [settings, granted] = await Promise.all([
     instanceSettings(ctx.db, ctx.instanceId),
     machineScopes(ctx.db, m.user.id, p.rawScope),
   ]);
+  const scopes = granted.scopes;
+  // RFC 8707: with `resource` the audience is exactly the requested resource URIs
+  const audience = p.resources ?? granted.audience;
   const signs = m.accessTokenType === 'JWT' || (p.withIdToken && scopes.includes('openid'));
   if (signs) env = await withSigningKey(ctx, env);
   const at = issueMachineAccessToken(env, m, {
@@ -49,7 +58,8 @@ async function issue(
 
 /**
  * Client credentials (spec §4.3): the machine user authenticated with its username (client id) and
- * client secret; an access token in its access_token_type, no ID token, no refresh token.
+ * client secret; an access token in its access_token_type, no ID token, no refresh token. With
+ * `resource` (RFC 8707, resolved by the caller) the audience is exactly those resource URIs.
  */
 export async function clientCredentialsTokens(
   ctx: Ctx,
@@ -57,10 +67,17 @@ export async function clientCredentialsTokens(
   userId: string,
   clientId: string,
   rawScope: string | undefined,
+  resources?: string[],
 ): Promise<TokenResponse> {
   const m = await machineUser(ctx.db, userId);
   if (!m || !maySignIn(m, MACHINE_SIGN_IN)) throw invalidGrant('the service user is not active');
-  return issue(ctx, env, m, { clientId, rawScope, credential: secretCredential(m.secretHash), withIdToken: false });
+  return issue(ctx, env, m, {
+    clientId,
+    rawScope,
+    credential: secretCredential(m.secretHash),
+    withIdToken: false,
+    resources,
+  });
 }
 
 /**

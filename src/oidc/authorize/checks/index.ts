@@ -7,6 +7,7 @@ import { pkce } from './pkce';
 import { prompt } from './prompt';
 import { redirectUri } from './redirect-uri';
 import { repeatedParameters } from './repeated-parameters';
+import { resource } from './resource';
 import { responseType, responseTypeOf } from './response-type';
 import { scope } from './scope';
 import type { AuthorizeCheck, AuthorizeInput, Checked, TrustedRequest } from './types';
@@ -40,6 +41,7 @@ const CHECKS: AuthorizeCheck[] = [
   prompt,
   maxAge,
   acrValues,
+  resource,
   idTokenHint, // after prompt: with prompt=none a bad hint is login_required
 ];
 
@@ -51,6 +53,7 @@ const NOTHING_YET: Checked = {
   maxAge: null,
   acrValues: [],
   hintUserId: null,
+  resource: null,
 };
 
 /** Runs every check; the first to fail throws its OAuth error. */

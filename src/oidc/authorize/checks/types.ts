@@ -10,6 +10,8 @@ export interface AuthorizeInput {
   params: Params;
   /** names sent more than once */
   repeated: string[];
+  /** every value of every parameter, for those that may repeat (`resource`); params holds the first */
+  all?: URLSearchParams;
 }
 
 /** A client with its OIDC configuration: what the client check lets through. */
@@ -32,6 +34,8 @@ export interface Checked {
   maxAge: number | null;
   acrValues: string[];
   hintUserId: string | null;
+  /** RFC 8707 resource URIs asked for; null: none, the default audience applies */
+  resource: string[] | null;
 }
 
 /**
