@@ -1,4 +1,5 @@
 import { codesDe, codesEn } from './messages/codes';
+import { deviceDe, deviceEn } from './messages/device';
 import { idpDe, idpEn } from './messages/idp';
 import { mfaDe, mfaEn } from './messages/mfa';
 import { passkeysDe, passkeysEn } from './messages/passkeys';
@@ -60,6 +61,7 @@ const en = {
   changePassword: 'Change password',
   ...mfaEn,
   ...passkeysEn,
+  ...deviceEn,
 };
 export type Messages = typeof en;
 
@@ -120,6 +122,7 @@ const de: Messages = {
   changePassword: 'Passwort ändern',
   ...mfaDe,
   ...passkeysDe,
+  ...deviceDe,
 };
 
 const MESSAGES: Record<Locale, Messages> = { en, de };

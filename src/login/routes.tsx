@@ -1,6 +1,10 @@
 import { Hono } from 'hono';
 import type { Deps } from '../deps';
 import type { RateLimiter } from '../http/rate-limit/limiter';
+import { deviceConsent } from './device/consent';
+import { deviceDonePage } from './device/done';
+import { deviceCodePage, deviceCodePost } from './device/entry';
+import { DEVICE_DONE_PAGE, DEVICE_PAGE } from './device/paths';
 import { gate } from './gate';
 import { idpCallbackRoutes } from './idp/callback-routes';
 import { STYLE } from './pages/layout';
@@ -37,6 +41,14 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
     for (const [name, action] of Object.entries(step.actions ?? {}))
       app.post(`/ui/login/${step.path}/${name}`, gate(deps, step, 'POST', action));
   }
+
+  // device authorization (RFC 8628): the user code (no auth request yet), the consent at the end of
+  // the sign-in it starts, and the page that says it is done
+  app.get(DEVICE_PAGE, deviceCodePage);
+  app.post(DEVICE_PAGE, deviceCodePost(deps));
+  app.get(`/ui/login/${deviceConsent.path}`, gate(deps, deviceConsent, 'GET', deviceConsent.page));
+  app.post(`/ui/login/${deviceConsent.path}`, gate(deps, deviceConsent, 'POST', deviceConsent.post));
+  app.get(DEVICE_DONE_PAGE, deviceDonePage);
 
   // where upstream identity providers send the browser back (no auth request in the address)
   app.route('/', idpCallbackRoutes(deps));

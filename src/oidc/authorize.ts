@@ -14,6 +14,8 @@ import { oauthCodeOf } from '../domain/oidc/oauth-errors';
 import { requestedOrgId, splitScopes } from '../domain/oidc/scopes';
 import { nextStep } from '../login/sequence';
 import { callbackUrl } from '../domain/oidc/callback-url';
+import { DEVICE_RESPONSE_TYPE } from '../domain/oidc/device/login';
+import { deviceConsentUrl } from '../login/device/paths';
 import { errorPage } from '../login/render';
 import { runChecks, trustedRequest } from './authorize/checks';
 import { promptNoneSession } from './authorize/checks/prompt';
@@ -113,6 +115,8 @@ export async function callbackEndpoint(c: Context, deps: Deps) {
   if (request && !(await callbackBelongsHere(c, deps, request))) {
     return errorPage(c, 'this sign-in was completed in another browser; start again from the application');
   }
+  // A device sign-in ends with the user's consent in this browser, not with a redirect to a client.
+  if (request?.responseType === DEVICE_RESPONSE_TYPE) return c.redirect(deviceConsentUrl(request.id), 303);
   return answer(c, deps, id);
 }
 

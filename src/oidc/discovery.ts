@@ -27,6 +27,7 @@ export async function discoveryEndpoint(c: Context, deps: Deps) {
     // Per client (the application setting), so the instance as a whole does not require it.
     require_pushed_authorization_requests: false,
     end_session_endpoint: `${issuer}/oidc/v1/end_session`,
+    device_authorization_endpoint: `${issuer}/oauth/v2/device_authorization`,
     jwks_uri: `${issuer}/oauth/v2/keys`,
     ...(settings.dynamicRegistration === 'OFF' ? {} : { registration_endpoint: `${issuer}/oauth/v2/register` }),
     // Only what is issued: no address claims exist, so no `address` scope is advertised.

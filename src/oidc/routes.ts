@@ -2,6 +2,7 @@ import { type Context, Hono } from 'hono';
 import type { Deps } from '../deps';
 import { authorizeEndpoint, callbackEndpoint } from './authorize';
 import { registerOidcBearer } from './bearer';
+import { deviceAuthorizationEndpoint } from './device-authorization';
 import { discoveryEndpoint } from './discovery';
 import { endSessionEndpoint } from './end-session';
 import { renderOAuthError } from './errors';
@@ -53,6 +54,10 @@ export function oidcRoutes(deps: Deps, limiter: RateLimiter) {
   app.post(
     '/oauth/v2/par',
     json((c) => parEndpoint(c, deps, limits)),
+  );
+  app.post(
+    '/oauth/v2/device_authorization',
+    json((c) => deviceAuthorizationEndpoint(c, deps, limits)),
   );
   app.post('/oauth/v2/introspect', json(introspectEndpoint));
   app.post('/oauth/v2/revoke', json(revokeEndpoint));

@@ -48,6 +48,9 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   logout_deliveries_pkey: 'generated id',
   pushed_requests_pkey: 'generated id',
   pushed_requests_uri_hash_uq: 'hash of a generated request_uri',
+  device_authorizations_pkey: 'generated id',
+  device_authorizations_device_code_idx: 'hash of a generated token',
+  device_authorizations_user_code_idx: 'written with on conflict do nothing (a taken code is drawn again)',
 };
 
 /**

@@ -5,6 +5,10 @@ import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
 import { createCallback, getAuthRequestForLoginUi } from '../../domain/oidc/login-ui';
 import { callbackUrl } from '../../domain/oidc/callback-url';
+import {
+  authorizeOrDenyDeviceAuthorization,
+  getDeviceAuthorizationForLoginUi,
+} from '../../domain/oidc/device/login-ui';
 import { ctxOf } from '../context';
 
 export function oidcHandlers(deps: Deps): ServiceImpl<typeof OIDCService> {
@@ -43,6 +47,28 @@ export function oidcHandlers(deps: Deps): ServiceImpl<typeof OIDCService> {
         callbackUrl: `${deps.config.externalUrl}${callbackUrl(r.request.id)}&key=${r.callbackKey}`,
         changeDate: timestampFromDate(new Date()),
       };
+    },
+    async getDeviceAuthorizationRequest(req, hc) {
+      const { row, appName } = await getDeviceAuthorizationForLoginUi(ctxOf(deps, hc), req.userCode);
+      return {
+        deviceAuthorizationRequest: {
+          id: row.id,
+          clientId: row.clientId,
+          appName,
+          scope: row.scopes,
+          expirationDate: timestampFromDate(row.expiresAt),
+        },
+      };
+    },
+    async authorizeOrDenyDeviceAuthorization(req, hc) {
+      const d = req.decision;
+      if (d.case === 'session')
+        await authorizeOrDenyDeviceAuthorization(ctxOf(deps, hc), req.userCode, {
+          session: { id: d.value.sessionId, token: d.value.sessionToken },
+        });
+      else if (d.case === 'deny') await authorizeOrDenyDeviceAuthorization(ctxOf(deps, hc), req.userCode, 'deny');
+      else throw invalidArgument('Errors.DeviceAuthorization.Decision', 'one of session or deny is required');
+      return { changeDate: timestampFromDate(new Date()) };
     },
   };
 }

@@ -6,7 +6,7 @@ export interface OidcAppConfig {
   postLogoutRedirectUris: string[];
   /** CODE | ID_TOKEN | ID_TOKEN_TOKEN */
   responseTypes: string[];
-  /** AUTHORIZATION_CODE | IMPLICIT | REFRESH_TOKEN | TOKEN_EXCHANGE */
+  /** AUTHORIZATION_CODE | IMPLICIT | REFRESH_TOKEN | TOKEN_EXCHANGE | DEVICE_CODE */
   grantTypes: string[];
   /** WEB | USER_AGENT | NATIVE */
   applicationType: string;

@@ -14,3 +14,4 @@ export * from './factors';
 export * from './identity-providers';
 export * from './logout-deliveries';
 export * from './pushed-requests';
+export * from './device-authorizations';

@@ -52,9 +52,12 @@ const RULES: Rule[] = [
     ),
   (c) =>
     one(
-      c.grantTypes.includes('REFRESH_TOKEN') && !c.grantTypes.includes('AUTHORIZATION_CODE'),
+      c.grantTypes.includes('REFRESH_TOKEN') &&
+        !c.grantTypes.includes('AUTHORIZATION_CODE') &&
+        !c.grantTypes.includes('DEVICE_CODE'),
       'OIDC.GrantType.RefreshWithoutCode',
-      'refresh tokens are only issued by the code exchange: REFRESH_TOKEN needs AUTHORIZATION_CODE',
+      'refresh tokens are only issued by the code and device code exchanges: REFRESH_TOKEN needs ' +
+        'AUTHORIZATION_CODE or DEVICE_CODE',
     ),
   (c) =>
     one(

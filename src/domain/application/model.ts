@@ -3,7 +3,13 @@ import type { ApiAppConfig, OidcAppConfig, SamlAppConfig } from '../../db/schema
 export type { ApiAppConfig, OidcAppConfig, SamlAppConfig };
 
 export const RESPONSE_TYPES = ['CODE', 'ID_TOKEN', 'ID_TOKEN_TOKEN'] as const;
-export const GRANT_TYPES = ['AUTHORIZATION_CODE', 'IMPLICIT', 'REFRESH_TOKEN', 'TOKEN_EXCHANGE'] as const;
+export const GRANT_TYPES = [
+  'AUTHORIZATION_CODE',
+  'IMPLICIT',
+  'REFRESH_TOKEN',
+  'TOKEN_EXCHANGE',
+  'DEVICE_CODE',
+] as const;
 export const OIDC_APP_TYPES = ['WEB', 'USER_AGENT', 'NATIVE'] as const;
 export const OIDC_AUTH_METHODS = ['BASIC', 'POST', 'NONE', 'PRIVATE_KEY_JWT'] as const;
 export const ACCESS_TOKEN_TYPES = ['BEARER', 'JWT'] as const;

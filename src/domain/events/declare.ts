@@ -16,7 +16,8 @@ export type AggregateType =
   | 'auth_request'
   | 'access_token'
   | 'refresh_token'
-  | 'idp_intent';
+  | 'idp_intent'
+  | 'device_authorization';
 
 /** English and German names, as the v1 event search shows them. */
 export type LocalizedNames = readonly [en: string, de: string];

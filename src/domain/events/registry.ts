@@ -60,6 +60,7 @@ export const AGGREGATE_TYPES: Readonly<Record<AggregateType, LocalizedNames | nu
   access_token: null,
   refresh_token: null,
   idp_intent: null,
+  device_authorization: null,
 };
 
 export const eventTypes = Object.keys(EVENT_TYPES) as EventType[];

@@ -76,7 +76,7 @@ export async function createCallback(
 }
 
 /** What a custom login UI must still check before the session answers the request, in words. */
-function policyMessage(gap: PolicyGap): string {
+export function policyMessage(gap: PolicyGap): string {
   switch (gap.missing) {
     case 'first-factor':
       return {

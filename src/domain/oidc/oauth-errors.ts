@@ -42,3 +42,10 @@ export function oauthCodeOf(err: unknown): string | undefined {
     ? err.key.slice(OAUTH_KEY_PREFIX.length)
     : undefined;
 }
+
+/** RFC 8628 §3.5: the device polls before the user has answered. */
+export const authorizationPending = oauthError('authorization_pending', 'failed_precondition');
+/** RFC 8628 §3.5: the device polls faster than its interval (which then grows by 5 seconds). */
+export const slowDown = oauthError('slow_down', 'failed_precondition');
+/** RFC 8628 §3.5: the device code has expired; the device must start again. */
+export const expiredToken = oauthError('expired_token', 'failed_precondition');

@@ -1,5 +1,6 @@
 import { authorizationCode } from './authorization-code';
 import { clientCredentials } from './client-credentials';
+import { DEVICE_CODE_GRANT, deviceCode } from './device-code';
 import { JWT_BEARER_GRANT, jwtBearer } from './jwt-bearer';
 import { refreshToken } from './refresh-token';
 import { TOKEN_EXCHANGE_GRANT, tokenExchange } from './token-exchange';
@@ -15,4 +16,5 @@ export const GRANTS: Record<string, GrantType> = {
   client_credentials: clientCredentials,
   [JWT_BEARER_GRANT]: jwtBearer,
   [TOKEN_EXCHANGE_GRANT]: tokenExchange,
+  [DEVICE_CODE_GRANT]: deviceCode,
 };

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file portcullis/oidc/v2/oidc_service.proto.
  */
 export const file_portcullis_oidc_v2_oidc_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVwb3J0Y3VsbGlzL29pZGMvdjIvb2lkY19zZXJ2aWNlLnByb3RvEhJwb3J0Y3VsbGlzLm9pZGMudjIiMAoVR2V0QXV0aFJlcXVlc3RSZXF1ZXN0EhcKD2F1dGhfcmVxdWVzdF9pZBgBIAEoCSL0AQoLQXV0aFJlcXVlc3QSCgoCaWQYASABKAkSMQoNY3JlYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJY2xpZW50X2lkGAMgASgJEg0KBXNjb3BlGAQgAygJEhQKDHJlZGlyZWN0X3VyaRgFIAEoCRIOCgZwcm9tcHQYBiADKAkSEgoKbG9naW5faGludBgHIAEoCRIUCgdtYXhfYWdlGAggASgDSACIAQESEgoKdWlfbG9jYWxlcxgJIAMoCRIUCgxoaW50X3VzZXJfaWQYCiABKAlCCgoIX21heF9hZ2UiTwoWR2V0QXV0aFJlcXVlc3RSZXNwb25zZRI1CgxhdXRoX3JlcXVlc3QYASABKAsyHy5wb3J0Y3VsbGlzLm9pZGMudjIuQXV0aFJlcXVlc3QiNAoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkiPgoSQXV0aG9yaXphdGlvbkVycm9yEg0KBWVycm9yGAEgASgJEhkKEWVycm9yX2Rlc2NyaXB0aW9uGAIgASgJIqoBChVDcmVhdGVDYWxsYmFja1JlcXVlc3QSFwoPYXV0aF9yZXF1ZXN0X2lkGAEgASgJEi4KB3Nlc3Npb24YAiABKAsyGy5wb3J0Y3VsbGlzLm9pZGMudjIuU2Vzc2lvbkgAEjcKBWVycm9yGAMgASgLMiYucG9ydGN1bGxpcy5vaWRjLnYyLkF1dGhvcml6YXRpb25FcnJvckgAQg8KDWNhbGxiYWNrX2tpbmQiXwoWQ3JlYXRlQ2FsbGJhY2tSZXNwb25zZRIUCgxjYWxsYmFja191cmwYASABKAkSLwoLY2hhbmdlX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMt8BCgtPSURDU2VydmljZRJnCg5HZXRBdXRoUmVxdWVzdBIpLnBvcnRjdWxsaXMub2lkYy52Mi5HZXRBdXRoUmVxdWVzdFJlcXVlc3QaKi5wb3J0Y3VsbGlzLm9pZGMudjIuR2V0QXV0aFJlcXVlc3RSZXNwb25zZRJnCg5DcmVhdGVDYWxsYmFjaxIpLnBvcnRjdWxsaXMub2lkYy52Mi5DcmVhdGVDYWxsYmFja1JlcXVlc3QaKi5wb3J0Y3VsbGlzLm9pZGMudjIuQ3JlYXRlQ2FsbGJhY2tSZXNwb25zZUIxWi9wb3J0Y3VsbGlzLmRldi9nZW4vZ28vcG9ydGN1bGxpcy9vaWRjL3YyO29pZGN2MmIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiVwb3J0Y3VsbGlzL29pZGMvdjIvb2lkY19zZXJ2aWNlLnByb3RvEhJwb3J0Y3VsbGlzLm9pZGMudjIiMAoVR2V0QXV0aFJlcXVlc3RSZXF1ZXN0EhcKD2F1dGhfcmVxdWVzdF9pZBgBIAEoCSL0AQoLQXV0aFJlcXVlc3QSCgoCaWQYASABKAkSMQoNY3JlYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJY2xpZW50X2lkGAMgASgJEg0KBXNjb3BlGAQgAygJEhQKDHJlZGlyZWN0X3VyaRgFIAEoCRIOCgZwcm9tcHQYBiADKAkSEgoKbG9naW5faGludBgHIAEoCRIUCgdtYXhfYWdlGAggASgDSACIAQESEgoKdWlfbG9jYWxlcxgJIAMoCRIUCgxoaW50X3VzZXJfaWQYCiABKAlCCgoIX21heF9hZ2UiTwoWR2V0QXV0aFJlcXVlc3RSZXNwb25zZRI1CgxhdXRoX3JlcXVlc3QYASABKAsyHy5wb3J0Y3VsbGlzLm9pZGMudjIuQXV0aFJlcXVlc3QiNAoHU2Vzc2lvbhISCgpzZXNzaW9uX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkiPgoSQXV0aG9yaXphdGlvbkVycm9yEg0KBWVycm9yGAEgASgJEhkKEWVycm9yX2Rlc2NyaXB0aW9uGAIgASgJIqoBChVDcmVhdGVDYWxsYmFja1JlcXVlc3QSFwoPYXV0aF9yZXF1ZXN0X2lkGAEgASgJEi4KB3Nlc3Npb24YAiABKAsyGy5wb3J0Y3VsbGlzLm9pZGMudjIuU2Vzc2lvbkgAEjcKBWVycm9yGAMgASgLMiYucG9ydGN1bGxpcy5vaWRjLnYyLkF1dGhvcml6YXRpb25FcnJvckgAQg8KDWNhbGxiYWNrX2tpbmQiXwoWQ3JlYXRlQ2FsbGJhY2tSZXNwb25zZRIUCgxjYWxsYmFja191cmwYASABKAkSLwoLY2hhbmdlX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjkKJEdldERldmljZUF1dGhvcml6YXRpb25SZXF1ZXN0UmVxdWVzdBIRCgl1c2VyX2NvZGUYASABKAkikQEKGkRldmljZUF1dGhvcml6YXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIQCghhcHBfbmFtZRgDIAEoCRINCgVzY29wZRgEIAMoCRIzCg9leHBpcmF0aW9uX2RhdGUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIn0KJUdldERldmljZUF1dGhvcml6YXRpb25SZXF1ZXN0UmVzcG9uc2USVAocZGV2aWNlX2F1dGhvcml6YXRpb25fcmVxdWVzdBgBIAEoCzIuLnBvcnRjdWxsaXMub2lkYy52Mi5EZXZpY2VBdXRob3JpemF0aW9uUmVxdWVzdCIZChdEZW55RGV2aWNlQXV0aG9yaXphdGlvbiK3AQopQXV0aG9yaXplT3JEZW55RGV2aWNlQXV0aG9yaXphdGlvblJlcXVlc3QSEQoJdXNlcl9jb2RlGAEgASgJEi4KB3Nlc3Npb24YAiABKAsyGy5wb3J0Y3VsbGlzLm9pZGMudjIuU2Vzc2lvbkgAEjsKBGRlbnkYAyABKAsyKy5wb3J0Y3VsbGlzLm9pZGMudjIuRGVueURldmljZUF1dGhvcml6YXRpb25IAEIKCghkZWNpc2lvbiJdCipBdXRob3JpemVPckRlbnlEZXZpY2VBdXRob3JpemF0aW9uUmVzcG9uc2USLwoLY2hhbmdlX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMpwECgtPSURDU2VydmljZRJnCg5HZXRBdXRoUmVxdWVzdBIpLnBvcnRjdWxsaXMub2lkYy52Mi5HZXRBdXRoUmVxdWVzdFJlcXVlc3QaKi5wb3J0Y3VsbGlzLm9pZGMudjIuR2V0QXV0aFJlcXVlc3RSZXNwb25zZRJnCg5DcmVhdGVDYWxsYmFjaxIpLnBvcnRjdWxsaXMub2lkYy52Mi5DcmVhdGVDYWxsYmFja1JlcXVlc3QaKi5wb3J0Y3VsbGlzLm9pZGMudjIuQ3JlYXRlQ2FsbGJhY2tSZXNwb25zZRKUAQodR2V0RGV2aWNlQXV0aG9yaXphdGlvblJlcXVlc3QSOC5wb3J0Y3VsbGlzLm9pZGMudjIuR2V0RGV2aWNlQXV0aG9yaXphdGlvblJlcXVlc3RSZXF1ZXN0GjkucG9ydGN1bGxpcy5vaWRjLnYyLkdldERldmljZUF1dGhvcml6YXRpb25SZXF1ZXN0UmVzcG9uc2USowEKIkF1dGhvcml6ZU9yRGVueURldmljZUF1dGhvcml6YXRpb24SPS5wb3J0Y3VsbGlzLm9pZGMudjIuQXV0aG9yaXplT3JEZW55RGV2aWNlQXV0aG9yaXphdGlvblJlcXVlc3QaPi5wb3J0Y3VsbGlzLm9pZGMudjIuQXV0aG9yaXplT3JEZW55RGV2aWNlQXV0aG9yaXphdGlvblJlc3BvbnNlQjFaL3BvcnRjdWxsaXMuZGV2L2dlbi9nby9wb3J0Y3VsbGlzL29pZGMvdjI7b2lkY3YyYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * GetAuthRequestRequest names the request.
@@ -269,6 +269,177 @@ export const CreateCallbackResponseSchema: GenMessage<CreateCallbackResponse> = 
   messageDesc(file_portcullis_oidc_v2_oidc_service, 6);
 
 /**
+ * GetDeviceAuthorizationRequestRequest names the device authorization by its user code.
+ *
+ * @generated from message portcullis.oidc.v2.GetDeviceAuthorizationRequestRequest
+ */
+export type GetDeviceAuthorizationRequestRequest = Message<"portcullis.oidc.v2.GetDeviceAuthorizationRequestRequest"> & {
+  /**
+   * The user code shown on the device, e.g. `BCDF-GHJK`.
+   *
+   * @generated from field: string user_code = 1;
+   */
+  userCode: string;
+};
+
+/**
+ * Describes the message portcullis.oidc.v2.GetDeviceAuthorizationRequestRequest.
+ * Use `create(GetDeviceAuthorizationRequestRequestSchema)` to create a new message.
+ */
+export const GetDeviceAuthorizationRequestRequestSchema: GenMessage<GetDeviceAuthorizationRequestRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_oidc_v2_oidc_service, 7);
+
+/**
+ * DeviceAuthorizationRequest is a pending device authorization.
+ *
+ * @generated from message portcullis.oidc.v2.DeviceAuthorizationRequest
+ */
+export type DeviceAuthorizationRequest = Message<"portcullis.oidc.v2.DeviceAuthorizationRequest"> & {
+  /**
+   * Id of the device authorization.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The client that asked.
+   *
+   * @generated from field: string client_id = 2;
+   */
+  clientId: string;
+
+  /**
+   * Name of the client's application, for "Allow <name> on your device?".
+   *
+   * @generated from field: string app_name = 3;
+   */
+  appName: string;
+
+  /**
+   * Requested scopes (unknown scopes removed).
+   *
+   * @generated from field: repeated string scope = 4;
+   */
+  scope: string[];
+
+  /**
+   * When the user code stops working.
+   *
+   * @generated from field: google.protobuf.Timestamp expiration_date = 5;
+   */
+  expirationDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.oidc.v2.DeviceAuthorizationRequest.
+ * Use `create(DeviceAuthorizationRequestSchema)` to create a new message.
+ */
+export const DeviceAuthorizationRequestSchema: GenMessage<DeviceAuthorizationRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_oidc_v2_oidc_service, 8);
+
+/**
+ * GetDeviceAuthorizationRequestResponse carries the device authorization.
+ *
+ * @generated from message portcullis.oidc.v2.GetDeviceAuthorizationRequestResponse
+ */
+export type GetDeviceAuthorizationRequestResponse = Message<"portcullis.oidc.v2.GetDeviceAuthorizationRequestResponse"> & {
+  /**
+   * The device authorization.
+   *
+   * @generated from field: portcullis.oidc.v2.DeviceAuthorizationRequest device_authorization_request = 1;
+   */
+  deviceAuthorizationRequest?: DeviceAuthorizationRequest | undefined;
+};
+
+/**
+ * Describes the message portcullis.oidc.v2.GetDeviceAuthorizationRequestResponse.
+ * Use `create(GetDeviceAuthorizationRequestResponseSchema)` to create a new message.
+ */
+export const GetDeviceAuthorizationRequestResponseSchema: GenMessage<GetDeviceAuthorizationRequestResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_oidc_v2_oidc_service, 9);
+
+/**
+ * DenyDeviceAuthorization refuses the device authorization.
+ *
+ * @generated from message portcullis.oidc.v2.DenyDeviceAuthorization
+ */
+export type DenyDeviceAuthorization = Message<"portcullis.oidc.v2.DenyDeviceAuthorization"> & {
+};
+
+/**
+ * Describes the message portcullis.oidc.v2.DenyDeviceAuthorization.
+ * Use `create(DenyDeviceAuthorizationSchema)` to create a new message.
+ */
+export const DenyDeviceAuthorizationSchema: GenMessage<DenyDeviceAuthorization> = /*@__PURE__*/
+  messageDesc(file_portcullis_oidc_v2_oidc_service, 10);
+
+/**
+ * AuthorizeOrDenyDeviceAuthorizationRequest answers a device authorization.
+ *
+ * @generated from message portcullis.oidc.v2.AuthorizeOrDenyDeviceAuthorizationRequest
+ */
+export type AuthorizeOrDenyDeviceAuthorizationRequest = Message<"portcullis.oidc.v2.AuthorizeOrDenyDeviceAuthorizationRequest"> & {
+  /**
+   * The user code shown on the device.
+   *
+   * @generated from field: string user_code = 1;
+   */
+  userCode: string;
+
+  /**
+   * Either a session that approves, or a denial.
+   *
+   * @generated from oneof portcullis.oidc.v2.AuthorizeOrDenyDeviceAuthorizationRequest.decision
+   */
+  decision: {
+    /**
+     * An authenticated session of the user who approves.
+     *
+     * @generated from field: portcullis.oidc.v2.Session session = 2;
+     */
+    value: Session;
+    case: "session";
+  } | {
+    /**
+     * The user refused.
+     *
+     * @generated from field: portcullis.oidc.v2.DenyDeviceAuthorization deny = 3;
+     */
+    value: DenyDeviceAuthorization;
+    case: "deny";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message portcullis.oidc.v2.AuthorizeOrDenyDeviceAuthorizationRequest.
+ * Use `create(AuthorizeOrDenyDeviceAuthorizationRequestSchema)` to create a new message.
+ */
+export const AuthorizeOrDenyDeviceAuthorizationRequestSchema: GenMessage<AuthorizeOrDenyDeviceAuthorizationRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_oidc_v2_oidc_service, 11);
+
+/**
+ * AuthorizeOrDenyDeviceAuthorizationResponse confirms the answer.
+ *
+ * @generated from message portcullis.oidc.v2.AuthorizeOrDenyDeviceAuthorizationResponse
+ */
+export type AuthorizeOrDenyDeviceAuthorizationResponse = Message<"portcullis.oidc.v2.AuthorizeOrDenyDeviceAuthorizationResponse"> & {
+  /**
+   * When the authorization was answered.
+   *
+   * @generated from field: google.protobuf.Timestamp change_date = 1;
+   */
+  changeDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.oidc.v2.AuthorizeOrDenyDeviceAuthorizationResponse.
+ * Use `create(AuthorizeOrDenyDeviceAuthorizationResponseSchema)` to create a new message.
+ */
+export const AuthorizeOrDenyDeviceAuthorizationResponseSchema: GenMessage<AuthorizeOrDenyDeviceAuthorizationResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_oidc_v2_oidc_service, 12);
+
+/**
  * OIDCService lets a custom login UI finish authorization requests of the OpenID Provider: read
  * the request, then answer it with an authenticated session or an error. Needs `user.write` on the
  * instance, like SessionService.
@@ -296,6 +467,29 @@ export const OIDCService: GenService<{
     methodKind: "unary";
     input: typeof CreateCallbackRequestSchema;
     output: typeof CreateCallbackResponseSchema;
+  },
+  /**
+   * GetDeviceAuthorizationRequest returns a pending device authorization (RFC 8628) by the user code
+   * the user typed (case and dashes do not matter).
+   *
+   * @generated from rpc portcullis.oidc.v2.OIDCService.GetDeviceAuthorizationRequest
+   */
+  getDeviceAuthorizationRequest: {
+    methodKind: "unary";
+    input: typeof GetDeviceAuthorizationRequestRequestSchema;
+    output: typeof GetDeviceAuthorizationRequestResponseSchema;
+  },
+  /**
+   * AuthorizeOrDenyDeviceAuthorization approves a pending device authorization with a session whose
+   * first factor was checked (and that satisfies the login policy), or denies it; the device's next
+   * poll then gets its tokens or access_denied.
+   *
+   * @generated from rpc portcullis.oidc.v2.OIDCService.AuthorizeOrDenyDeviceAuthorization
+   */
+  authorizeOrDenyDeviceAuthorization: {
+    methodKind: "unary";
+    input: typeof AuthorizeOrDenyDeviceAuthorizationRequestSchema;
+    output: typeof AuthorizeOrDenyDeviceAuthorizationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_portcullis_oidc_v2_oidc_service, 0);

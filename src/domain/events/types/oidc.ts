@@ -24,6 +24,10 @@ export interface OidcEvents {
   'web_key.activated': Empty;
   'web_key.deactivated': Empty;
   'web_key.removed': Empty;
+  'device_authorization.added': { clientId: string; scope: string[] };
+  'device_authorization.approved': { userId: string; sessionId: string; grantId: string };
+  'device_authorization.denied': Empty;
+  'device_authorization.used': Empty;
 }
 
 const oidcSession = declareFor('oidc_session');
@@ -31,6 +35,8 @@ const accessToken = declareFor('access_token');
 const refreshToken = declareFor('refresh_token');
 // The signing-key cache is reloaded by the key commands themselves (src/domain/oidc/web-keys.ts).
 const webKey = declareFor('web_key');
+// Device authorizations (RFC 8628): v1 published no names for them.
+const device = declareFor('device_authorization');
 
 export const oidcEvents: Declarations<OidcEvents> = {
   'oidc_session.added': oidcSession(['OIDC session created', 'OIDC-Sitzung erstellt']),
@@ -49,4 +55,8 @@ export const oidcEvents: Declarations<OidcEvents> = {
   'web_key.activated': webKey(['Signing key activated', 'Signaturschlüssel aktiviert'], 'token-lookups'),
   'web_key.deactivated': webKey(['Signing key deactivated', 'Signaturschlüssel deaktiviert'], 'token-lookups'),
   'web_key.removed': webKey(['Signing key removed', 'Signaturschlüssel entfernt'], 'token-lookups'),
+  'device_authorization.added': device(null),
+  'device_authorization.approved': device(null),
+  'device_authorization.denied': device(null),
+  'device_authorization.used': device(null),
 };

@@ -1,0 +1,109 @@
+import { and, eq, gt } from 'drizzle-orm';
+import { deviceAuthorizations } from '../../../db/schema/index';
+import type { Ctx } from '../../context';
+import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../errors';
+import { execute } from '../../execute';
+import { firstFactorAt } from '../../session/factors';
+import { sessionPolicyGap } from '../../session/policy-gap';
+import type { Session } from '../../session/sessions';
+import { findUserById } from '../../session/users';
+import { tokenAudience } from '../authorize';
+import { findClient } from '../clients';
+import { createGrant } from '../grants';
+import { claimUser } from '../issue';
+import { policyMessage } from '../login-ui';
+import { requestedOrgId } from '../scopes';
+import { instanceSettings } from '../settings';
+import { refusalFor } from '../user-access';
+import type { DeviceAuthorization } from './authorizations';
+
+const gone = () =>
+  notFound(
+    'Errors.DeviceAuthorization.NotFound',
+    'the device authorization does not exist, has expired or was answered',
+  );
+
+/** Only a pending, unexpired authorization changes; a second answer finds nothing. */
+const stillPending = (id: string) =>
+  and(
+    eq(deviceAuthorizations.id, id),
+    eq(deviceAuthorizations.status, 'PENDING'),
+    gt(deviceAuthorizations.expiresAt, new Date()),
+  );
+
+/**
+ * Approves the device authorization with the session of the user who signed in: the session must have
+ * a first factor and satisfy the login policy (as for any sign-in that finishes a request), its user
+ * may get tokens for the client (the same rule as the code flow's), and the request's organization
+ * scope, if any, is the user's. The grant is created here; the device's next poll collects the tokens.
+ */
+export async function approveDeviceAuthorization(ctx: Ctx, row: DeviceAuthorization, session: Session): Promise<void> {
+  const authenticatedAt = firstFactorAt(session);
+  if (!session.userId || !authenticatedAt)
+    throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked first factor');
+  const account = await findUserById(ctx.db, session.userId);
+  if (account?.passwordChangeRequired)
+    throw failedPrecondition('Errors.User.PasswordChangeRequired', 'session: the user must set a new password first');
+  const gap = await sessionPolicyGap(ctx.db, ctx.instanceId, session, null);
+  if (gap.missing !== 'none') throw failedPrecondition('Errors.Session.LoginPolicy', `session: ${policyMessage(gap)}`);
+  const client = await findClient(ctx.db, row.clientId);
+  if (!client?.active || !client.oidc?.grantTypes.includes('DEVICE_CODE'))
+    throw failedPrecondition('Errors.DeviceAuthorization.Client', 'the application may no longer use the device flow');
+  const user = await claimUser(ctx.db, session.userId);
+  if (user?.type !== 'HUMAN') throw permissionDenied('the user is not active', 'Errors.DeviceAuthorization.User');
+  const orgId = requestedOrgId(row.scopes);
+  if (orgId && user.orgId !== orgId)
+    throw permissionDenied('the user does not belong to the requested organization', 'Errors.DeviceAuthorization.User');
+  const refusal = await refusalFor(ctx.db, user, client);
+  if (refusal) throw permissionDenied(refusal, 'Errors.DeviceAuthorization.User');
+  const settings = await instanceSettings(ctx.db, ctx.instanceId);
+  const audience = await tokenAudience(ctx.db, client, row.scopes);
+  await execute(ctx, async (work) => {
+    await work.load('device_authorization', row.id);
+    const grant = await createGrant(work, {
+      sessionId: session.id,
+      userId: user.id,
+      orgId: user.orgId,
+      clientId: client.clientId,
+      applicationId: client.applicationId,
+      projectId: client.projectId,
+      scopes: row.scopes,
+      audience,
+      authTime: authenticatedAt,
+      amr: session.amr,
+      absoluteExpiresAt: new Date(Date.now() + settings.refreshTokenAbsoluteSeconds * 1000),
+    });
+    const [done] = await work.tx
+      .update(deviceAuthorizations)
+      .set({ status: 'APPROVED', userId: user.id, sessionId: session.id, grantId: grant.id })
+      .where(stillPending(row.id))
+      .returning();
+    if (!done) throw gone();
+    work.push({
+      aggregateType: 'device_authorization',
+      aggregateId: row.id,
+      type: 'device_authorization.approved',
+      payload: { userId: user.id, sessionId: session.id, grantId: grant.id },
+      resourceOwner: user.orgId,
+    });
+  });
+}
+
+/** The user refused: the device's next poll gets access_denied. */
+export async function denyDeviceAuthorization(ctx: Ctx, row: DeviceAuthorization): Promise<void> {
+  await execute(ctx, async (work) => {
+    await work.load('device_authorization', row.id);
+    const [done] = await work.tx
+      .update(deviceAuthorizations)
+      .set({ status: 'DENIED' })
+      .where(stillPending(row.id))
+      .returning();
+    if (!done) throw gone();
+    work.push({
+      aggregateType: 'device_authorization',
+      aggregateId: row.id,
+      type: 'device_authorization.denied',
+      resourceOwner: ctx.instanceId,
+    });
+  });
+}
