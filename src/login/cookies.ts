@@ -7,7 +7,8 @@ export const UA_COOKIE = 'pc_ua';
 /** Double-submit CSRF cookie, compared with the hidden field of every form. */
 export const CSRF_COOKIE = 'pc_csrf';
 
-function secure(c: Context): boolean {
+/** The browser reached us over https (directly, or through a proxy that says so): cookies get `Secure`. */
+export function secure(c: Context): boolean {
   return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
 }
 

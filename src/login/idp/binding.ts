@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { randomToken } from '../../crypto/random';
+import { secure } from '../cookies';
 
 /**
  * The browser-binding cookie of sign-ins at external identity providers: the intent stores its hash,
@@ -8,10 +9,6 @@ import { randomToken } from '../../crypto/random';
  * A link to somebody else's callback (login CSRF) therefore finds no match.
  */
 const BINDING_COOKIE = 'pc_idp';
-
-function secure(c: Context): boolean {
-  return new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https';
-}
 
 /** This browser's binding secret, set now if it has none. */
 export function bindingSecret(c: Context): string {

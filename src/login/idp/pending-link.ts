@@ -4,6 +4,7 @@ import { idpEnvOf } from '../../domain/idp/env';
 import { externalSignIn, linkAfterSignIn } from '../../domain/idp/external-sign-in';
 import { oidcCtx } from '../../oidc/env';
 import type { SignedIn, Turn } from '../steps/types';
+import { secure } from '../cookies';
 import { sentBindingSecret } from './binding';
 
 /**
@@ -14,11 +15,10 @@ import { sentBindingSecret } from './binding';
 const PENDING_LINK_COOKIE = 'pc_idp_link';
 
 export function rememberPendingLink(turn: Turn, intentId: string): void {
-  const secure = new URL(turn.c.req.url).protocol === 'https:';
   setCookie(turn.c, PENDING_LINK_COOKIE, intentId, {
     path: '/ui/login',
     httpOnly: true,
-    secure,
+    secure: secure(turn.c),
     sameSite: 'Lax',
     maxAge: 600,
   });
