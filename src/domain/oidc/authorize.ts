@@ -10,7 +10,7 @@ import { completeAuthRequest } from './auth-requests';
 import { findClient, type OidcClient, projectClientIds } from './clients';
 import { createCode } from './codes';
 import type { OidcEnv } from './env';
-import { createGrant } from './grants';
+import { createSessionGrant } from './grants';
 import { buildIdToken, claimUser, issueAccessToken } from './issue';
 import { API_AUDIENCE, API_AUDIENCE_SCOPE, audienceProjects } from './scopes';
 import { instanceSettings } from './settings';
@@ -70,18 +70,13 @@ export async function answerAuthRequest(
   const oidc = client.oidc;
   env = await withSigningKey(ctx, env);
   const params = await execute({ ...ctx, service: 'oidc/authorize' }, async (work) => {
-    const grant = await createGrant(work, {
-      sessionId: session.id,
-      userId: user.id,
-      orgId: user.orgId,
-      clientId: client.clientId,
-      applicationId: client.applicationId,
-      projectId: client.projectId,
+    const grant = await createSessionGrant(work, {
+      session: { id: session.id, amr: session.amr, authTime: firstFactorAt(session) ?? null },
+      user,
+      client,
       scopes: request.scopes,
       audience,
-      authTime: firstFactorAt(session) ?? null,
-      amr: session.amr,
-      absoluteExpiresAt: new Date(Date.now() + settings.refreshTokenAbsoluteSeconds * 1000),
+      refreshTokenAbsoluteSeconds: settings.refreshTokenAbsoluteSeconds,
     });
     if (request.responseType === 'code') {
       const code = await createCode(work, {

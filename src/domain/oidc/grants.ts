@@ -22,6 +22,37 @@ export interface NewGrant {
   actor?: { userId: string; clientId?: string } | null;
 }
 
+/**
+ * The grant a browser session's sign-in gives a client (the code flow, the device flow): the
+ * session's first factor is its auth time, its `amr` the grant's, and refresh tokens of the grant
+ * end `refreshTokenAbsoluteSeconds` from now.
+ */
+export function createSessionGrant(
+  work: UnitOfWork,
+  g: {
+    session: { id: string; amr: string[]; authTime: Date | null };
+    user: { id: string; orgId: string };
+    client: { clientId: string; applicationId: string; projectId: string };
+    scopes: string[];
+    audience: string[];
+    refreshTokenAbsoluteSeconds: number;
+  },
+): Promise<Grant> {
+  return createGrant(work, {
+    sessionId: g.session.id,
+    userId: g.user.id,
+    orgId: g.user.orgId,
+    clientId: g.client.clientId,
+    applicationId: g.client.applicationId,
+    projectId: g.client.projectId,
+    scopes: g.scopes,
+    audience: g.audience,
+    authTime: g.session.authTime,
+    amr: g.session.amr,
+    absoluteExpiresAt: new Date(Date.now() + g.refreshTokenAbsoluteSeconds * 1000),
+  });
+}
+
 /** A user's grant to a client (event `oidc_session.added`); codes and tokens hang off it. */
 export async function createGrant(work: UnitOfWork, g: NewGrant): Promise<Grant> {
   const id = newId();

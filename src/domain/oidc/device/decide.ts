@@ -9,7 +9,7 @@ import type { Session } from '../../session/sessions';
 import { findUserById } from '../../session/users';
 import { tokenAudience } from '../authorize';
 import { findClient } from '../clients';
-import { createGrant } from '../grants';
+import { createSessionGrant } from '../grants';
 import { claimUser } from '../issue';
 import { policyMessage } from '../login-ui';
 import { requestedOrgId } from '../scopes';
@@ -60,18 +60,13 @@ export async function approveDeviceAuthorization(ctx: Ctx, row: DeviceAuthorizat
   const audience = await tokenAudience(ctx.db, client, row.scopes);
   await execute(ctx, async (work) => {
     await work.load('device_authorization', row.id);
-    const grant = await createGrant(work, {
-      sessionId: session.id,
-      userId: user.id,
-      orgId: user.orgId,
-      clientId: client.clientId,
-      applicationId: client.applicationId,
-      projectId: client.projectId,
+    const grant = await createSessionGrant(work, {
+      session: { id: session.id, amr: session.amr, authTime: authenticatedAt },
+      user,
+      client,
       scopes: row.scopes,
       audience,
-      authTime: authenticatedAt,
-      amr: session.amr,
-      absoluteExpiresAt: new Date(Date.now() + settings.refreshTokenAbsoluteSeconds * 1000),
+      refreshTokenAbsoluteSeconds: settings.refreshTokenAbsoluteSeconds,
     });
     const [done] = await work.tx
       .update(deviceAuthorizations)
