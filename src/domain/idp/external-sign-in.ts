@@ -12,6 +12,7 @@ import { updateUser } from '../user/update-user';
 import type { ExternalUser } from './external-user';
 import { recordFactorCheck } from '../session/factors';
 import type { IntentRow } from './intents/model';
+import { markConsumed } from './intents/use';
 import { providerForSignIn, type SignInProvider } from './intents/provider-for-sign-in';
 import { addIdpLinkIn, findLinkedUserId } from './links';
 
@@ -157,19 +158,8 @@ export async function linkAfterSignIn(ctx: Ctx, s: ExternalSignIn, user: LoginUs
 }
 
 async function consume(work: UnitOfWork, s: ExternalSignIn, user: LoginUser): Promise<void> {
-  const [used] = await work.tx
-    .update(idpIntents)
-    .set({ state: 'CONSUMED' })
-    .where(and(eq(idpIntents.id, s.intent.id), eq(idpIntents.state, 'SUCCEEDED')))
-    .returning({ id: idpIntents.id });
-  if (!used) throw noSuchSignIn();
-  work.push({
-    aggregateType: 'idp_intent',
-    aggregateId: s.intent.id,
-    type: 'idp_intent.consumed',
-    payload: { idpId: s.provider.row.id, userId: user.id },
-    resourceOwner: user.orgId,
-  });
+  if (!(await markConsumed(work, { id: s.intent.id, idpId: s.provider.row.id }, user.id, user.orgId)))
+    throw noSuchSignIn();
 }
 
 /** The profile a new account gets from the upstream, and the required fields it lacks. */

@@ -58,16 +58,35 @@ export async function consumeIntent(
   input: { intentId: string; token: string },
 ): Promise<{ intent: IntentRow; userId?: string }> {
   const intent = await succeededIntent(work.tx, input.intentId, input.token, 'update');
-  await work.tx.update(idpIntents).set({ state: 'CONSUMED' }).where(eq(idpIntents.id, intent.id));
   const userId = intent.externalUserId
     ? await findLinkedUserId(work.tx, intent.idpId, intent.externalUserId)
     : undefined;
+  if (!(await markConsumed(work, intent, userId ?? '', work.ctx.instanceId))) throw intentNotFound();
+  return { intent, userId };
+}
+
+/**
+ * The one transition SUCCEEDED → CONSUMED with its event, in the caller's unit of work; false when the
+ * intent was not (or no longer) SUCCEEDED, so two uses racing each other cannot both win.
+ */
+export async function markConsumed(
+  work: UnitOfWork,
+  intent: { id: string; idpId: string },
+  userId: string,
+  resourceOwner: string,
+): Promise<boolean> {
+  const [used] = await work.tx
+    .update(idpIntents)
+    .set({ state: 'CONSUMED' })
+    .where(and(eq(idpIntents.id, intent.id), eq(idpIntents.state, 'SUCCEEDED')))
+    .returning({ id: idpIntents.id });
+  if (!used) return false;
   work.push({
     aggregateType: 'idp_intent',
     aggregateId: intent.id,
     type: 'idp_intent.consumed',
-    payload: { idpId: intent.idpId, userId: userId ?? '' },
-    resourceOwner: work.ctx.instanceId,
+    payload: { idpId: intent.idpId, userId },
+    resourceOwner,
   });
-  return { intent, userId };
+  return true;
 }
