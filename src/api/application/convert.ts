@@ -15,6 +15,7 @@ import {
   OidcAuthMethodType,
   OidcGrantType,
   OidcResponseType,
+  OidcSecurityProfile,
   type SamlConfiguration,
 } from '../../../gen/portcullis/application/v2/application_pb';
 import type {
@@ -77,6 +78,8 @@ export function oidcFromProto(c: OidcConfiguration): Partial<OidcAppConfig> {
     frontchannelLogoutUri: c.frontchannelLogoutUri,
     frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
     requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
+    dpopBoundAccessTokens: c.dpopBoundAccessTokens,
+    securityProfile: optionalEnumName(OidcSecurityProfile, c.securityProfile),
   };
 }
 
@@ -130,6 +133,8 @@ const OIDC_UPDATE_FIELDS: Record<string, keyof OidcAppConfig> = {
   frontchannel_logout_uri: 'frontchannelLogoutUri',
   frontchannel_logout_session_required: 'frontchannelLogoutSessionRequired',
   require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
+  dpop_bound_access_tokens: 'dpopBoundAccessTokens',
+  security_profile: 'securityProfile',
 };
 
 function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfig, unknown> {
@@ -152,6 +157,8 @@ function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfi
     frontchannelLogoutUri: c.frontchannelLogoutUri,
     frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
     requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
+    dpopBoundAccessTokens: c.dpopBoundAccessTokens,
+    securityProfile: optionalEnumName(OidcSecurityProfile, c.securityProfile),
   };
 }
 
@@ -216,6 +223,7 @@ function zeroOf(key: keyof OidcAppConfig): unknown {
   if (key === 'clockSkewSeconds') return 0;
   if (key === 'backchannelLogoutUri' || key === 'frontchannelLogoutUri') return '';
   if (key === 'applicationType' || key === 'authMethodType' || key === 'accessTokenType') return 'UNSPECIFIED';
+  if (key === 'securityProfile') return 'NONE';
   return false;
 }
 
@@ -246,6 +254,8 @@ export function applicationToProto(a: ApplicationView): Application {
         frontchannelLogoutUri: c.frontchannelLogoutUri ?? '',
         frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired ?? false,
         requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests ?? false,
+        dpopBoundAccessTokens: c.dpopBoundAccessTokens ?? false,
+        securityProfile: enumValue(OidcSecurityProfile, c.securityProfile ?? 'NONE'),
       },
     };
   } else if (a.type === 'SAML' && a.saml) {

@@ -33,6 +33,10 @@ export interface OidcAppConfig {
    * Absent in rows written before the setting existed, which means false.
    */
   requirePushedAuthorizationRequests?: boolean;
+  /** RFC 9449: tokens only against a DPoP proof, bound to its key. Absent means false. */
+  dpopBoundAccessTokens?: boolean;
+  /** NONE | FAPI_2_0: a profile the configuration and every request are checked against. Absent means NONE. */
+  securityProfile?: string;
 }
 
 export interface SamlAppConfig {

@@ -13,6 +13,7 @@ export const GRANT_TYPES = [
 export const OIDC_APP_TYPES = ['WEB', 'USER_AGENT', 'NATIVE'] as const;
 export const OIDC_AUTH_METHODS = ['BASIC', 'POST', 'NONE', 'PRIVATE_KEY_JWT'] as const;
 export const ACCESS_TOKEN_TYPES = ['BEARER', 'JWT'] as const;
+export const SECURITY_PROFILES = ['NONE', 'FAPI_2_0'] as const;
 export const API_AUTH_METHODS = ['BASIC', 'PRIVATE_KEY_JWT'] as const;
 
 export type AppType = 'OIDC' | 'SAML' | 'API';
@@ -44,6 +45,8 @@ export const OIDC_DEFAULTS: OidcAppConfig = {
   frontchannelLogoutUri: '',
   frontchannelLogoutSessionRequired: false,
   requirePushedAuthorizationRequests: false,
+  dpopBoundAccessTokens: false,
+  securityProfile: 'NONE',
 };
 
 export const API_DEFAULTS: ApiAppConfig = { authMethodType: 'BASIC' };

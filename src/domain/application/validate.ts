@@ -13,6 +13,7 @@ import {
   type OidcAppConfig,
   RESPONSE_TYPES,
   type SamlAppConfig,
+  SECURITY_PROFILES,
 } from './model';
 
 // Field names in messages are the .proto names, so a caller can find the field in the request.
@@ -52,6 +53,7 @@ export function checkOidcConfig(c: OidcAppConfig): void {
   checkEnum(c.applicationType, OIDC_APP_TYPES, 'oidc.application_type');
   checkEnum(c.authMethodType, OIDC_AUTH_METHODS, 'oidc.auth_method_type');
   checkEnum(c.accessTokenType, ACCESS_TOKEN_TYPES, 'oidc.access_token_type');
+  checkEnum(c.securityProfile ?? 'NONE', SECURITY_PROFILES, 'oidc.security_profile');
   if (!Number.isFinite(c.clockSkewSeconds) || c.clockSkewSeconds < 0 || c.clockSkewSeconds > MAX_CLOCK_SKEW_SECONDS) {
     throw invalidArgument(
       'Errors.Application.ClockSkew.Invalid',
