@@ -6,6 +6,7 @@ import { findClient, type OidcClient } from '../domain/oidc/clients';
 import { findMachineClient } from '../domain/oidc/m2m/machines';
 import { invalidClient, invalidRequest } from '../domain/oidc/oauth-errors';
 import type { Params } from './params';
+import { FAPI2_ALGS, isFapi2 } from '../domain/application/security-profile';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
 
@@ -96,12 +97,15 @@ export async function authenticateClient(
   } else if (method === 'private_key_jwt') {
     const issuer = deps.config.externalUrl;
     const endpoint = issuer + c.req.path;
+    // FAPI 2.0 §5.3.2.1: only the issuer, as a string, and only the profile's algorithms.
+    const fapi = isFapi2(client.oidc);
     const reason = await verifyClientAssertion(
       deps.database.db,
       client,
       assertion!,
-      [issuer, `${issuer}/`, endpoint, `${issuer}/oauth/v2/token`],
+      fapi ? [issuer] : [issuer, `${issuer}/`, endpoint, `${issuer}/oauth/v2/token`],
       deps.config.assertionMaxLifetimeS,
+      fapi ? { algorithms: FAPI2_ALGS, singleAudience: true } : {},
     );
     if (reason) throw invalidClient(reason);
   }

@@ -4,6 +4,7 @@ import { authenticateClient } from './client-auth';
 import { oidcEnv } from './env';
 import { invalidRequest, unauthorizedClient, unsupportedGrantType } from '../domain/oidc/oauth-errors';
 import { GRANTS } from './grants/index';
+import { assertSecurityProfileMet } from '../domain/application/security-profile';
 import { noStore, readFormWith } from './params';
 import type { OidcRateLimits } from './rate-limits';
 
@@ -29,6 +30,7 @@ export async function tokenEndpoint(c: Context, deps: Deps, limits: OidcRateLimi
     grant.clientAuth === 'optional' && !sendsClientAuth
       ? undefined
       : await authenticateClient(c, deps, params, grant.authMethods);
+  if (client) assertSecurityProfileMet(client.client.oidc);
   if (client && grant.appGrantType) {
     const allowed = client.client.oidc?.grantTypes ?? [];
     if (!allowed.includes(grant.appGrantType))

@@ -3,6 +3,7 @@ import { isLoopback } from './compliance';
 import { isResourceId, requireRefId } from '../validate/id';
 import { httpUrl, parseUrl } from '../validate/url';
 import { logoutUriProblem } from './logout-uris';
+import { fapi2ConfigProblems } from './security-profile';
 import {
   ACCESS_TOKEN_TYPES,
   API_AUTH_METHODS,
@@ -71,6 +72,13 @@ export function checkOidcConfig(c: OidcAppConfig): void {
   });
   checkLogoutUri(c, c.backchannelLogoutUri, 'oidc.backchannel_logout_uri');
   checkLogoutUri(c, c.frontchannelLogoutUri, 'oidc.frontchannel_logout_uri');
+  const unmet = fapi2ConfigProblems(c);
+  if (unmet.length > 0) {
+    throw invalidArgument(
+      'Errors.Application.SecurityProfile.Unmet',
+      `oidc.security_profile FAPI_2_0 needs ${unmet.join('; ')}`,
+    );
+  }
 }
 
 function checkLogoutUri(c: OidcAppConfig, uri: string | undefined, field: string): void {

@@ -32,6 +32,8 @@ export async function verifyClientAssertion(
   assertion: string,
   audiences: string[],
   maxLifetimeS: number,
+  /** a security profile's narrower rules: fewer algorithms, `aud` a single string (FAPI 2.0) */
+  profile: { algorithms?: readonly string[]; singleAudience?: boolean } = {},
 ): Promise<string | undefined> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -39,7 +41,9 @@ export async function verifyClientAssertion(
   } catch {
     return 'client_assertion is not a JWT';
   }
-  if (!header.alg || !CLIENT_JWT_ALGS.includes(header.alg)) return 'client_assertion algorithm not allowed';
+  const algorithms = profile.algorithms ?? CLIENT_JWT_ALGS;
+  if (!header.alg || !algorithms.includes(header.alg))
+    return `client_assertion algorithm not allowed (use one of ${algorithms.join(', ')})`;
   const now = Date.now();
   const keys = client.keys.filter(
     (k) => (!header.kid || k.id === header.kid) && (!k.expiresAt || k.expiresAt.getTime() > now),
@@ -60,6 +64,8 @@ export async function verifyClientAssertion(
     }
     if (payload.iss !== client.clientId || payload.sub !== client.clientId)
       return 'client_assertion iss and sub must be the client id';
+    if (profile.singleAudience && (typeof payload.aud !== 'string' || !audiences.includes(payload.aud)))
+      return `client_assertion aud must be the issuer ${audiences[0]} as a single string`;
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!aud.some((a) => typeof a === 'string' && audiences.includes(a)))
       return 'client_assertion aud must contain the issuer';

@@ -11,6 +11,7 @@ import { repeatedParameters } from './repeated-parameters';
 import { resource } from './resource';
 import { responseType, responseTypeOf } from './response-type';
 import { scope } from './scope';
+import { securityProfile } from './security-profile';
 import type { AuthorizeCheck, AuthorizeInput, Checked, TrustedRequest } from './types';
 
 /**
@@ -36,6 +37,7 @@ export async function trustedRequest(input: AuthorizeInput): Promise<TrustedRequ
 const CHECKS: AuthorizeCheck[] = [
   repeatedParameters,
   pushedRequest,
+  securityProfile,
   responseType,
   scope,
   pkce,
