@@ -4,6 +4,7 @@ import { connectWithRetry, type Database } from './db/client';
 import { migrate } from './db/migrate';
 import type { Deps } from './deps';
 import { bootstrap, type BootstrapResult } from './domain/bootstrap';
+import { ensureConsoleClient } from './console/system-client';
 import { wireCommands } from './domain/execute';
 import { listenForInvalidations } from './domain/cache';
 import { findInstance } from './domain/instance/queries';
@@ -57,6 +58,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
         adminPassword: config.adminPassword,
         adminPatFile: config.adminPatFile,
       });
+      await ensureConsoleClient(database, config.externalUrl);
     } else {
       const instance = await findInstance(database.db);
       if (!instance) throw new Error('the database has no instance yet; start the primary process first');

@@ -50,6 +50,11 @@ export const startCommand: Command = {
     try {
       const app = await start(config, { log, serve: !useCluster, prepare: !isWorker });
       if (!isWorker) announce(app, useCluster ? config.workers : 1);
+      // Each serving process bundles the console once; done now, the first visitor does not wait.
+      if (app.server) {
+        const { warmConsoleBundle } = await import('../console/bundle');
+        warmConsoleBundle((err) => log.warn({ err }, 'the console could not be bundled'));
+      }
       if (useCluster) return await superviseWorkers(config.workers, log, app.stop);
       await waitForSignal();
       log.info('shutting down: draining in-flight requests');
@@ -80,6 +85,7 @@ function announce(app: Portcullis, workers: number) {
     `Portcullis is listening on port ${config.port} (${workers} worker${workers > 1 ? 's' : ''}, ${app.database.kind})`,
   );
   out(`  URL:        ${config.externalUrl}`);
+  out(`  Console:    ${config.externalUrl}/ui/console/`);
   out(`  Discovery:  ${config.externalUrl}/.well-known/openid-configuration`);
   if (boot.created) {
     out('First start: created the instance, the first organization and the administrators.');

@@ -4,6 +4,7 @@ import { limitBody } from './body-limit';
 import { healthRoutes } from './health';
 import { oidcRoutes } from '../oidc/routes';
 import { loginRoutes } from '../login/routes';
+import { consoleRoutes } from '../console/routes';
 import { V1_PREFIXES, v1Routes } from '../v1/app';
 import { renderV1Error } from '../v1/errors';
 import { renderOAuthError, renderOAuthPage, safeDescription } from '../oidc/errors';
@@ -60,6 +61,7 @@ export function createHttpApp(deps: Deps) {
   app.route('/', oidcRoutes(deps, limiter));
   app.route('/', loginRoutes(deps, limiter));
   app.route('/', v1Routes(deps));
+  app.route('/', consoleRoutes(deps));
 
   app.notFound((c) =>
     c.json(

@@ -83,7 +83,7 @@ describe('FAPI 2.0 security profile', () => {
     });
   }
 
-  it.skip('openid-client runs the FAPI 2.0 flow: PAR, PKCE, private_key_jwt (PS256), DPoP-bound tokens, iss checked', async () => {
+  it.skip('openid-client runs the FAPI 2.0 flow: PAR, PKCE, PS256 private_key_jwt, DPoP tokens, iss', async () => {
     const config = await rp(server, app.clientId, {}, client.PrivateKeyJwt({ key, kid }));
     const DPoP = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'));
     const { verifier, challenge } = await pkce();

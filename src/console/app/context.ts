@@ -1,0 +1,9 @@
+import { createContext, useContext } from 'react';
+import type { SignedIn } from './auth';
+import { type Words, wordsFor } from './i18n';
+
+export const WordsContext = createContext<Words>(wordsFor('en'));
+export const UserContext = createContext<SignedIn | undefined>(undefined);
+
+export const useWords = () => useContext(WordsContext);
+export const useUser = () => useContext(UserContext)!;

@@ -1,0 +1,64 @@
+/** @jsxImportSource react */
+import type { MouseEvent, ReactNode } from 'react';
+import { useUser, useWords } from './context';
+
+export interface Section {
+  path: string;
+  label: string;
+}
+
+/** Header, the sections' navigation and the page; a skip link first for keyboard users. */
+export function Layout(props: {
+  title: string;
+  base: string;
+  sections: Section[];
+  current: string;
+  go: (to: string) => void;
+  children: ReactNode;
+}) {
+  const t = useWords();
+  const user = useUser();
+  const follow = (to: string) => (e: MouseEvent) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    props.go(to);
+  };
+  return (
+    <>
+      <a className="skip" href="#main">
+        {props.title}
+      </a>
+      <header className="top">
+        <span className="brand">
+          {t.product} · {props.title}
+        </span>
+        <span className="who">
+          {t.signedInAs} <strong>{user.name}</strong>
+        </span>
+        <button type="button" onClick={user.signOut}>
+          {t.signOut}
+        </button>
+      </header>
+      <div className="frame">
+        <nav aria-label={t.nav}>
+          <ul>
+            {props.sections.map((s) => (
+              <li key={s.path}>
+                <a
+                  href={`${props.base}/${s.path}`}
+                  aria-current={s.path === props.current ? 'page' : undefined}
+                  onClick={follow(s.path)}
+                >
+                  {s.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          {props.children}
+        </main>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,110 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureConsoleClient } from '../../src/console/system-client';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { addUser } from '../helpers/users';
+
+/** The web console in Chromium: an OIDC public client of the instance that calls only the public API. */
+describe('console', () => {
+  let server: TestServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    server = await startTestServer();
+    // The test server learns its port after start; a restart with a new external URL does the same.
+    await ensureConsoleClient(server.app.database, server.url);
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** A fresh browser with the CSP violations and script errors it reports collected. */
+  async function freshPage() {
+    const ctx = await browser.newContext({ locale: 'en-US' });
+    const page = await ctx.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    });
+    return { page, problems, ctx };
+  }
+
+  async function signIn(page: Page, loginName: string, password: string) {
+    await page.getByLabel(/Login name|Loginname/).fill(loginName);
+    await page.getByRole('button', { name: /Next|Weiter/ }).click();
+    await page.getByLabel(/^(Password|Passwort)$/).fill(password);
+    await page.getByRole('button', { name: /Sign in|Anmelden/ }).click();
+  }
+
+  it('/ leads to the console; its page allows no inline script and no other origin', async () => {
+    const res = await fetch(`${server.url}/`, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/ui/console/');
+    const page = await fetch(`${server.url}/ui/console/`);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    const body = await page.text();
+    expect(body).not.toMatch(/<script>/);
+  });
+
+  it('admin signs in through the hosted login and sees the instance; tokens stay out of storage', async () => {
+    const { page, problems, ctx } = await freshPage();
+    await page.goto(`${server.url}/ui/console/`);
+    await page.waitForURL(/\/ui\/login\//);
+    await signIn(page, 'admin', server.adminPassword);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    expect(page.url()).toBe(`${server.url}/ui/console/`);
+    await page.getByText('Portcullis', { exact: true }).waitFor();
+    await expect(page.getByText('Portcullis Administrator').isVisible()).resolves.toBe(true);
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
+    expect(stored).not.toMatch(/eyJ|access|refresh/i);
+    expect(problems, problems.join('\n')).toEqual([]);
+    await ctx.close();
+  });
+
+  it('a user without administrator roles gets the API refusal, not the data', async () => {
+    const user = await addUser(server);
+    const { page, ctx } = await freshPage();
+    await page.goto(`${server.url}/ui/console/`);
+    await page.waitForURL(/\/ui\/login\//);
+    await signIn(page, user.username, user.password);
+    await page.waitForURL(`${server.url}/ui/console/`);
+    await page.getByRole('alert').waitFor();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Your account may not see this.');
+    await expect(page.getByText('Portcullis Administrator').count()).resolves.toBe(0);
+    await ctx.close();
+  });
+
+  it('signs out through the end-session endpoint; the next visit asks for the login again', async () => {
+    const { page, ctx } = await freshPage();
+    await page.goto(`${server.url}/ui/console/`);
+    await page.waitForURL(/\/ui\/login\//);
+    await signIn(page, 'admin', server.adminPassword);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/ui\/login\//);
+    await ctx.close();
+  });
+
+  it('speaks German to a German browser', async () => {
+    const ctx = await browser.newContext({ locale: 'de-DE' });
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/ui/console/`);
+    await page.waitForURL(/\/ui\/login\//);
+    await signIn(page, 'admin', server.adminPassword);
+    await page.getByRole('heading', { name: 'Übersicht' }).waitFor();
+    await expect(page.getByRole('button', { name: 'Abmelden' }).isVisible()).resolves.toBe(true);
+    await ctx.close();
+  });
+});
