@@ -1,6 +1,8 @@
 /** @jsxImportSource react */
+import type { ReactElement } from 'react';
 import { useWords } from './context';
 import { Layout, type Section } from './layout';
+import { Organizations } from './pages/organizations';
 import { Overview } from './pages/overview';
 import { usePath } from './router';
 
@@ -8,8 +10,13 @@ import { usePath } from './router';
 export function ConsoleApp({ base }: { base: string }) {
   const t = useWords();
   const [path, go] = usePath(base);
-  const sections: Section[] = [{ path: '', label: t.overview }];
-  const page = path === '' ? <Overview /> : <p>{t.notFound}</p>;
+  const sections: Section[] = [
+    { path: '', label: t.overview },
+    { path: 'organizations', label: t.organizations },
+  ];
+  const pages: Record<string, () => ReactElement> = { '': Overview, organizations: Organizations };
+  const Page = pages[path];
+  const page = Page ? <Page /> : <p>{t.notFound}</p>;
   return (
     <Layout title={t.console} base={base} sections={sections} current={path} go={go}>
       {page}

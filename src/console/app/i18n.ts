@@ -17,6 +17,28 @@ const en = {
   notFound: 'There is no such page.',
   errorTitle: 'Something went wrong',
   noPermission: 'Your account may not see this.',
+  organizations: 'Organizations',
+  newOrganization: 'New organization',
+  primaryDomain: 'Primary domain',
+  state: 'State',
+  any: 'Any',
+  active: 'Active',
+  inactive: 'Inactive',
+  actions: 'Actions',
+  searchByName: 'Search by name',
+  create: 'Create',
+  deactivate: 'Deactivate',
+  activate: 'Activate',
+  delete: 'Delete',
+  cancel: 'Cancel',
+  previous: 'Previous',
+  next: 'Next',
+  none: 'Nothing found',
+  range: (from: number, to: number, total: number) => `${from}–${to} of ${total}`,
+  confirmDeleteOrg: (name: string) =>
+    `Delete the organization “${name}” with its users, projects and applications? This cannot be undone.`,
+  confirmDeactivateOrg: (name: string) =>
+    `Deactivate “${name}”? Its users can no longer sign in until it is activated.`,
 };
 
 export type Words = typeof en;
@@ -39,6 +61,28 @@ const de: Words = {
   notFound: 'Diese Seite gibt es nicht.',
   errorTitle: 'Etwas ist schiefgegangen',
   noPermission: 'Ihr Konto darf dies nicht sehen.',
+  organizations: 'Organisationen',
+  newOrganization: 'Neue Organisation',
+  primaryDomain: 'Primäre Domain',
+  state: 'Status',
+  any: 'Alle',
+  active: 'Aktiv',
+  inactive: 'Inaktiv',
+  actions: 'Aktionen',
+  searchByName: 'Nach Namen suchen',
+  create: 'Erstellen',
+  deactivate: 'Deaktivieren',
+  activate: 'Aktivieren',
+  delete: 'Löschen',
+  cancel: 'Abbrechen',
+  previous: 'Zurück',
+  next: 'Weiter',
+  none: 'Nichts gefunden',
+  range: (from: number, to: number, total: number) => `${from}–${to} von ${total}`,
+  confirmDeleteOrg: (name: string) =>
+    `Die Organisation „${name}“ mit ihren Benutzern, Projekten und Anwendungen löschen? Das lässt sich nicht rückgängig machen.`,
+  confirmDeactivateOrg: (name: string) =>
+    `„${name}“ deaktivieren? Ihre Benutzer können sich erst wieder anmelden, wenn sie aktiviert ist.`,
 };
 
 export function wordsFor(lang: string): Words {

@@ -1,0 +1,92 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
+import { ensureConsoleClient } from '../../src/console/system-client';
+import { addOrg } from '../helpers/orgs';
+import { rows } from '../helpers/rows';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { addUser } from '../helpers/users';
+
+/** The console's organizations section: list, search, create with the server's messages, confirmations. */
+describe('console: organizations', () => {
+  let server: TestServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await ensureConsoleClient(server.app.database, server.url);
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function signedIn(loginName: string, password: string): Promise<Page> {
+    const ctx = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/ui/console/organizations`);
+    await page.getByLabel(/Login name/).fill(loginName);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByLabel(/^Password$/).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+    return page;
+  }
+
+  it('the instance owner creates an organization; an empty name shows the server message at the field', async () => {
+    const page = await signedIn('admin', server.adminPassword);
+    expect(new URL(page.url()).pathname).toBe('/ui/console/organizations');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const error = page.locator('#org-name-error');
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/^name /);
+    expect(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+
+    await page.getByLabel('Name', { exact: true }).fill('Acme Console Corp');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('cell', { name: 'Acme Console Corp' }).waitFor();
+    const [org] = await rows(server, `select id, state from orgs where name = 'Acme Console Corp'`);
+    expect(org.state).toBe('ACTIVE');
+
+    // search narrows the list to the match
+    await page.getByLabel('Search by name').fill('console corp');
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+    await page.context().close();
+  });
+
+  it('deleting asks first; cancelling keeps the organization, confirming deletes it', async () => {
+    const { id } = await addOrg(server, 'Doomed Org');
+    const page = await signedIn('admin', server.adminPassword);
+    const row = page.getByRole('row').filter({ hasText: 'Doomed Org' });
+    await row.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toContain('Doomed Org');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await rows(server, `select state from orgs where id = '${id}'`))[0].state).toBe('ACTIVE');
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await rows(server, `select state from orgs where id = '${id}'`))[0].state).toBe('REMOVED');
+    await page.context().close();
+  });
+
+  it('an organization owner sees only their organization', async () => {
+    const mine = await addOrg(server, 'Owner Org');
+    await addOrg(server, 'Someone Else Org');
+    const owner = await addUser(server, { orgId: mine.id });
+    await server.client(AdministratorService).createAdministrator({
+      userId: owner.id,
+      resource: { resource: { case: 'organizationId', value: mine.id } },
+      roles: ['ORG_OWNER'],
+    });
+    const page = await signedIn(`${owner.username}@${mine.primaryDomain}`, owner.password);
+    await page.getByRole('cell', { name: 'Owner Org' }).waitFor();
+    const names = await page.locator('tbody tr td:first-child').allTextContents();
+    expect(names).toEqual(['Owner Org']);
+    await page.context().close();
+  });
+});
