@@ -57,7 +57,7 @@ async function shell(c: Context, deps: Deps, app: App) {
 <script type="module" src="${assets}/console.js?v=${version}"></script>
 </head>
 <body>
-<div id="root" data-app="${app}" data-issuer="${deps.config.externalUrl}" data-client-id="${clientId}" data-locale="${locale}"></div>
+<div id="root" data-app="${app}" data-issuer="${deps.config.externalUrl}" data-client-id="${clientId}"></div>
 <noscript>The Portcullis console needs JavaScript.</noscript>
 </body>
 </html>`,

@@ -80,7 +80,8 @@ const de: Words = {
   none: 'Nichts gefunden',
   range: (from: number, to: number, total: number) => `${from}–${to} von ${total}`,
   confirmDeleteOrg: (name: string) =>
-    `Die Organisation „${name}“ mit ihren Benutzern, Projekten und Anwendungen löschen? Das lässt sich nicht rückgängig machen.`,
+    `Die Organisation „${name}“ mit ihren Benutzern, Projekten und Anwendungen löschen? ` +
+    'Das lässt sich nicht rückgängig machen.',
   confirmDeactivateOrg: (name: string) =>
     `„${name}“ deaktivieren? Ihre Benutzer können sich erst wieder anmelden, wenn sie aktiviert ist.`,
 };
