@@ -115,6 +115,8 @@ export const accessTokens = pgTable(
     authorizationBound: boolean('authorization_bound').notNull().default(false),
     /** actor of an impersonation (token exchange), null otherwise */
     actorUserId: text('actor_user_id'),
+    /** RFC 9449: the JWK SHA-256 thumbprint of the DPoP key the token is bound to; null for a bearer token */
+    jkt: text('jkt'),
     issuedAt: timestamp('issued_at', { withTimezone: true, mode: 'date' }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
@@ -138,6 +140,11 @@ export const refreshTokens = pgTable(
     clientId: text('client_id').notNull(),
     userId: text('user_id').notNull(),
     scopes: text('scopes').array().notNull(),
+    /**
+     * RFC 9449 §5: the DPoP key thumbprint a public client's refresh token is bound to (a refresh then
+     * needs a proof with that key); null when unbound
+     */
+    jkt: text('jkt'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),

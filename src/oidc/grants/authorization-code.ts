@@ -4,7 +4,7 @@ import { issueGrantTokens } from '../../domain/oidc/token-issuance';
 import { invalidGrant, invalidRequest } from '../../domain/oidc/oauth-errors';
 import { oidcCtx } from '../env';
 import { narrowAudience } from '../../domain/oidc/resources';
-import { type GrantType, param, requestedResources } from './types';
+import { type GrantType, param, refreshJktOf, requestedResources } from './types';
 
 /** grant_type=authorization_code: redeem the code (single use, bound), then issue the grant's tokens. */
 export const authorizationCode: GrantType = {
@@ -33,6 +33,8 @@ export const authorizationCode: GrantType = {
       nonce,
       withRefresh,
       audience: resources && narrowAudience(grant.audience, resources),
+      dpopJkt: req.dpop?.jkt,
+      refreshJkt: refreshJktOf(req),
     });
   },
 };
