@@ -133,7 +133,12 @@ describe('DPoP-bound tokens', () => {
       const rt = tokens.refresh_token!;
       expect(rt).toBeTruthy();
       const refresh = (headers: Record<string, string>) =>
-        postFormJson(server, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: rt, client_id: app.clientId }, headers);
+        postFormJson(
+          server,
+          '/oauth/v2/token',
+          { grant_type: 'refresh_token', refresh_token: rt, client_id: app.clientId },
+          headers,
+        );
       const without = await refresh({});
       expect(without).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       expect(without.body.error_description).toMatch(/DPoP-bound/);
@@ -170,7 +175,12 @@ describe('DPoP-bound tokens', () => {
           authorization: basic(app.clientId, app.clientSecret!),
           ...(dpop ? { dpop } : {}),
         },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }),
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+        }),
       });
 
     it('openid-client gets bound tokens (it retries with the DPoP-Nonce it is given)', async () => {
