@@ -30,6 +30,8 @@ export const authRequests = pgTable(
     /** RFC 8707 `resource` values of the request (null: none asked, the default audience applies) */
     resource: text('resource').array(),
     uiLocales: text('ui_locales').array().notNull().default(sql`'{}'::text[]`),
+    /** RFC 9449 §10 `dpop_jkt`: the DPoP key the code must be redeemed with */
+    dpopJkt: text('dpop_jkt'),
     /** organization the login is limited to (reserved org scope) */
     orgId: text('org_id'),
     /** login name typed on the first page (kept so the password page can show it) */
@@ -87,6 +89,8 @@ export const authCodes = pgTable(
     redirectUri: text('redirect_uri').notNull(),
     codeChallenge: text('code_challenge'),
     nonce: text('nonce'),
+    /** RFC 9449 §10: the code is redeemed only with a DPoP proof of this key */
+    dpopJkt: text('dpop_jkt'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
   },

@@ -21,7 +21,13 @@ export const authorizationCode: GrantType = {
       throw invalidGrant('public clients must send code_verifier (PKCE)');
     const resources = await requestedResources(req);
     const ctx = oidcCtx(req.deps, 'oidc/token');
-    const { grantId, nonce } = await consumeCode(ctx, { code, clientId: client.clientId, redirectUri, codeVerifier });
+    const { grantId, nonce } = await consumeCode(ctx, {
+      code,
+      clientId: client.clientId,
+      redirectUri,
+      codeVerifier,
+      dpopJkt: req.dpop?.jkt,
+    });
     const grant = await findGrant(ctx, grantId);
     if (!grant || grant.revokedAt) throw invalidGrant('the grant of this code is revoked');
     const withRefresh = grant.scopes.includes('offline_access') && !!client.oidc?.grantTypes.includes('REFRESH_TOKEN');

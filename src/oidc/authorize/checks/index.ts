@@ -1,5 +1,6 @@
 import { acrValues } from './acr-values';
 import { client } from './client';
+import { dpopJkt, dpopOnlyCode } from './dpop';
 import { idTokenHint } from './id-token-hint';
 import { maxAge } from './max-age';
 import { nonce } from './nonce';
@@ -37,6 +38,7 @@ const CHECKS: AuthorizeCheck[] = [
   repeatedParameters,
   pushedRequest,
   responseType,
+  dpopOnlyCode,
   scope,
   pkce,
   nonce,
@@ -44,6 +46,7 @@ const CHECKS: AuthorizeCheck[] = [
   maxAge,
   acrValues,
   resource,
+  dpopJkt,
   idTokenHint, // after prompt: with prompt=none a bad hint is login_required
 ];
 
@@ -56,6 +59,7 @@ const NOTHING_YET: Checked = {
   acrValues: [],
   hintUserId: null,
   resource: null,
+  dpopJkt: null,
 };
 
 /** Runs every check; the first to fail throws its OAuth error. */
