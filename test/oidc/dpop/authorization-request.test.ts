@@ -56,7 +56,7 @@ describe('DPoP at the authorization endpoint', () => {
       const url = client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', ...params });
       const res = await fetch(url, { redirect: 'manual' });
       const location = res.headers.get('location') ?? '';
-      return new URL(location.replace('#', '?')).searchParams.get('error');
+      return new URL(location.replace('#', '?'), server.url).searchParams.get('error');
     };
     expect(await errorOf({ response_type: 'code', dpop_jkt: (await dpopKey()).jkt })).toBeNull();
     expect(await errorOf({ response_type: 'code', dpop_jkt: 'short' })).toBe('invalid_request');
