@@ -199,8 +199,14 @@ describe('DPoP-bound tokens', () => {
       expect((await noNonce.json()).error).toBe('use_dpop_nonce');
       const nonce = noNonce.headers.get('dpop-nonce');
       expect(nonce).toBeTruthy();
-      const badNonce = await exchange(code, verifier, await proof(key, 'POST', tokenUrl, { nonce: 'x'.repeat(43) }));
-      expect((await badNonce.json()).error).toBe('use_dpop_nonce');
+      for (const wrong of ['x'.repeat(43), 'é'.repeat(43), nonce!.slice(1)]) {
+        const bad = await exchange(code, verifier, await proof(key, 'POST', tokenUrl, { nonce: wrong }));
+        expect({ wrong, status: bad.status, error: (await bad.json()).error }).toEqual({
+          wrong,
+          status: 400,
+          error: 'use_dpop_nonce',
+        });
+      }
       const ok = await exchange(code, verifier, await proof(key, 'POST', tokenUrl, { nonce: nonce! }));
       const body = await ok.json();
       expect(ok.status).toBe(200);

@@ -32,7 +32,8 @@ export function currentDpopNonce(masterKey: Buffer, nowMs = Date.now()): string 
 
 /** Whether a nonce is the current window's or the previous one's (a nonce lives 5 to 10 minutes). */
 export function isValidDpopNonce(masterKey: Buffer, nonce: unknown, nowMs = Date.now()): boolean {
-  if (typeof nonce !== 'string' || nonce.length !== 43) return false;
+  // the shape first: timingSafeEqual needs buffers of one length, and multi-byte characters would differ
+  if (typeof nonce !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(nonce)) return false;
   const given = Buffer.from(nonce);
   const w = windowAt(nowMs);
   return [w, w - 1].some((win) => timingSafeEqual(given, Buffer.from(nonceOf(masterKey, win))));

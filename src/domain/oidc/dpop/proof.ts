@@ -98,7 +98,12 @@ export async function verifyDpopProof(db: Db, masterKey: Buffer, r: ProofRequest
     throw useDpopNonce(
       nonce === undefined ? 'a DPoP nonce is required' : 'the DPoP nonce is invalid or expired; use the new one',
     );
-  const jkt = await calculateJwkThumbprint(header.jwk as JWK, 'sha256');
+  let jkt: string;
+  try {
+    jkt = await calculateJwkThumbprint(header.jwk as JWK, 'sha256');
+  } catch {
+    throw invalidDpopProof('the jwk header of the DPoP proof has no thumbprint');
+  }
   const usableUntil = new Date((iat + DPOP_PROOF_MAX_AGE_S + DPOP_PROOF_FUTURE_SKEW_S + 1) * 1000);
   if (!(await claimJtiOnce(db, `${jkt}:${jti}`, usableUntil, dpopUsedProofs)))
     throw invalidDpopProof('the DPoP proof was already used (jti)');
