@@ -82,7 +82,11 @@ export async function startServer(deps: Deps): Promise<RunningServer> {
       res.setHeader('Access-Control-Expose-Headers', connectCors.exposedHeaders.join(', '));
       if (req.method === 'OPTIONS') {
         res.setHeader('Access-Control-Allow-Methods', connectCors.allowedMethods.join(', '));
-        res.setHeader('Access-Control-Allow-Headers', [...connectCors.allowedHeaders, 'Authorization'].join(', '));
+        // DPoP: a browser client presents a DPoP-bound token with its proof header (RFC 9449 §7)
+        res.setHeader(
+          'Access-Control-Allow-Headers',
+          [...connectCors.allowedHeaders, 'Authorization', 'DPoP'].join(', '),
+        );
         res.setHeader('Access-Control-Max-Age', '7200');
         res.statusCode = 204;
         res.end();

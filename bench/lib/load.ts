@@ -11,6 +11,8 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** a fixed body, or one made for every request (e.g. rotating tokens) */
   body?: string | (() => string);
+  /** headers made for every request, added to `headers` (e.g. a DPoP proof, single use) */
+  requestHeaders?: () => Record<string, string>;
   /** responses with this status count as success (default 200) */
   expectStatus?: number;
 }
@@ -61,6 +63,15 @@ function runOnce(spec: LoadSpec, seconds: number): Promise<Window> {
   let errors = 0;
   const expected = spec.expectStatus ?? 200;
   const makeBody = typeof spec.body === 'function' ? spec.body : undefined;
+  const makeHeaders = spec.requestHeaders;
+  const perRequest =
+    makeBody || makeHeaders
+      ? (req: any) => ({
+          ...req,
+          ...(makeBody ? { body: makeBody() } : {}),
+          ...(makeHeaders ? { headers: { ...req.headers, ...makeHeaders() } } : {}),
+        })
+      : undefined;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -70,7 +81,7 @@ function runOnce(spec: LoadSpec, seconds: number): Promise<Window> {
         method: spec.method ?? 'GET',
         headers: spec.headers,
         body: typeof spec.body === 'string' ? spec.body : undefined,
-        requests: makeBody ? [{ setupRequest: (req: any) => ({ ...req, body: makeBody() }) }] : undefined,
+        requests: perRequest ? [{ setupRequest: perRequest }] : undefined,
       } as any,
       (err: Error | null, result: any) => {
         if (err) return reject(err);

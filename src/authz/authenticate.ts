@@ -9,13 +9,26 @@ import type { UnitOfWork } from '../domain/execute';
 import { membershipsOf } from './memberships';
 import { Principal } from './principal';
 
+/** The request an access token came with, for the DPoP check (RFC 9449 §7): scheme, proof, htm, htu. */
+export interface TokenRequest {
+  scheme: 'Bearer' | 'DPoP';
+  /** the `DPoP` header */
+  proof: string | undefined;
+  method: string;
+  /** the external URL of the request */
+  url: string;
+}
+
 /**
  * Resolves a bearer token that is not a PAT (an access token issued by the OIDC layer). The OIDC
- * module registers one at start-up; returns undefined when the token is not one of its own.
+ * module registers one at start-up; returns undefined when the token is not one of its own, and
+ * throws unauthenticated when it is one but its presentation is wrong (a DPoP-bound token without a
+ * valid proof of its key).
  */
 export type BearerResolver = (
   db: Db,
   token: string,
+  request: TokenRequest,
 ) => Promise<{ userId: string; clientId?: string; scopes?: string[] } | undefined>;
 const resolvers: BearerResolver[] = [];
 
@@ -24,15 +37,22 @@ export function registerBearerResolver(resolver: BearerResolver): void {
 }
 
 /**
- * Turns `Authorization: Bearer <token>` into a principal: the user, their organization and their
- * administrator memberships. A missing, unknown, expired or revoked token, or a user that is not
- * active, is UNAUTHENTICATED.
+ * Turns `Authorization: Bearer <token>` (or `DPoP <token>` with a `DPoP` proof for a DPoP-bound
+ * access token) into a principal: the user, their organization and their administrator memberships.
+ * A missing, unknown, expired or revoked token, a user that is not active, or a DPoP-bound token
+ * without a valid proof of its key, is UNAUTHENTICATED.
  */
-export async function authenticateBearer(db: Db, authorization: string | null | undefined): Promise<Principal> {
-  const token = parseBearer(authorization);
-  if (!token) throw unauthenticated('missing bearer token: send "Authorization: Bearer <token>"');
+export async function authenticateBearer(
+  db: Db,
+  authorization: string | null | undefined,
+  request: Omit<TokenRequest, 'scheme'>,
+): Promise<Principal> {
+  const presented = parseAuthorization(authorization);
+  if (!presented) throw unauthenticated('missing bearer token: send "Authorization: Bearer <token>"');
+  const { token, scheme } = presented;
   let identity: { userId: string; clientId?: string; scopes?: string[]; kind: 'pat' | 'access_token' } | undefined;
   if (token.startsWith('pcp_')) {
+    if (scheme !== 'Bearer') throw unauthenticated('a personal access token is sent with the Bearer scheme');
     const hash = sha256Hex(token);
     const row = await patCache.get(hash, async () => {
       const [found] = await db
@@ -45,7 +65,7 @@ export async function authenticateBearer(db: Db, authorization: string | null | 
     else if (!row.expiresAt || row.expiresAt.getTime() > Date.now()) identity = { userId: row.userId, kind: 'pat' };
   } else {
     for (const resolve of resolvers) {
-      const found = await resolve(db, token);
+      const found = await resolve(db, token, { ...request, scheme });
       if (found) {
         identity = { ...found, kind: 'access_token' };
         break;
@@ -92,7 +112,16 @@ export function invalidatePat(work: UnitOfWork, tokenHash: string): Promise<void
 }
 
 export function parseBearer(authorization: string | null | undefined): string | undefined {
+  const p = parseAuthorization(authorization);
+  return p?.scheme === 'Bearer' ? p.token : undefined;
+}
+
+/** `Authorization: Bearer <token>` (RFC 6750) or `DPoP <token>` (RFC 9449 §7.1); schemes are case-insensitive. */
+export function parseAuthorization(
+  authorization: string | null | undefined,
+): { scheme: 'Bearer' | 'DPoP'; token: string } | undefined {
   if (!authorization) return undefined;
-  const m = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
-  return m?.[1];
+  const m = /^(Bearer|DPoP)\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authorization);
+  if (!m) return undefined;
+  return { scheme: m[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', token: m[2] };
 }

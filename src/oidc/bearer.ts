@@ -1,14 +1,18 @@
 import { registerBearerResolver } from '../authz/authenticate';
 import { loadMasterKey } from '../crypto/keys/master-key';
 import type { Deps } from '../deps';
+import { checkSenderConstraint } from '../domain/oidc/dpop/presentation';
+import { DomainError, unauthenticated } from '../domain/errors';
 import { isMachineToken } from '../domain/oidc/m2m/tokens';
+import { oauthCodeOf } from '../domain/oidc/oauth-errors';
 import { API_AUDIENCE } from '../domain/oidc/scopes';
 import { type ActiveAccessToken, findActiveAccessToken } from '../domain/oidc/token-lookup';
 
 const depsByDb = new WeakMap<object, Deps>();
 
 /**
- * Lets the v2 API accept our access tokens (JWT and opaque) as bearer tokens. The resolver is
+ * Lets the v2 API accept our access tokens (JWT and opaque) as bearer tokens, and DPoP-bound ones only
+ * with the DPoP scheme and a proof for the call (RFC 9449 §7). The resolver is
  * registered once per process; each server's database handle finds its own issuer and master key.
  */
 export function registerOidcBearer(deps: Deps): void {
@@ -17,11 +21,20 @@ export function registerOidcBearer(deps: Deps): void {
   registeredOnce = true;
   depsByDb.set(deps.database.db, deps);
   if (!first) return;
-  registerBearerResolver(async (db, token) => {
+  registerBearerResolver(async (db, token, request) => {
     const d = depsByDb.get(db);
     if (!d) return undefined;
-    const at = await findActiveAccessToken(db, loadMasterKey(d.config), d.config.externalUrl, token);
+    const masterKey = loadMasterKey(d.config);
+    const at = await findActiveAccessToken(db, masterKey, d.config.externalUrl, token);
     if (!at || !acceptedByApi(at)) return undefined;
+    try {
+      await checkSenderConstraint(db, masterKey, at.jkt, { ...request, token });
+    } catch (err) {
+      // a refused presentation is the API's one answer for a token it does not accept; anything else
+      // (the database down while recording the proof) keeps its own meaning
+      if (!(err instanceof DomainError) || oauthCodeOf(err) === undefined) throw err;
+      throw unauthenticated(err.message);
+    }
     return { userId: at.userId, clientId: at.clientId, scopes: at.scopes };
   });
 }

@@ -9,6 +9,7 @@ import { CLIENT_JWT_ALGS } from '../domain/oidc/client-assertion';
 import { ACR_VALUES } from '../domain/policy/acr';
 import { getInstanceSettings } from '../domain/instance/settings';
 import { REQUEST_OBJECT_ALGS } from '../domain/oidc/request-object';
+import { DPOP_ALGS } from '../domain/oidc/dpop/proof';
 
 /** GET /.well-known/openid-configuration (OpenID Connect Discovery 1.0). */
 export async function discoveryEndpoint(c: Context, deps: Deps) {
@@ -91,6 +92,8 @@ export async function discoveryEndpoint(c: Context, deps: Deps) {
     request_uri_parameter_supported: false,
     request_object_signing_alg_values_supported: REQUEST_OBJECT_ALGS,
     authorization_response_iss_parameter_supported: true,
+    // RFC 9449 §5.1: proofs are accepted at the token endpoint, userinfo and the API
+    dpop_signing_alg_values_supported: DPOP_ALGS,
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
     frontchannel_logout_supported: true,

@@ -45,6 +45,7 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
       exp: Math.floor(rt.expiresAt.getTime() / 1000),
       iat: Math.floor(rt.createdAt.getTime() / 1000),
       iss: env.issuer,
+      ...(rt.jkt ? { cnf: { jkt: rt.jkt } } : {}),
     });
   }
   if (!inAudience(at.audience, caller)) return c.json({ active: false });
@@ -52,7 +53,8 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
     active: true,
     scope: at.scopes.join(' '),
     client_id: at.clientId,
-    token_type: 'Bearer',
+    // RFC 9449 §6.2: a DPoP-bound token is introspected with its type and key thumbprint
+    token_type: at.jkt ? 'DPoP' : 'Bearer',
     exp: Math.floor(at.expiresAt.getTime() / 1000),
     iat: Math.floor(at.issuedAt.getTime() / 1000),
     nbf: Math.floor(at.issuedAt.getTime() / 1000),
@@ -63,6 +65,7 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
     username: `${at.user.username}@${at.user.orgDomain}`,
   };
   if (at.actorUserId) body.act = { sub: at.actorUserId };
+  if (at.jkt) body.cnf = { jkt: at.jkt };
   Object.assign(body, await accessTokenUserClaims(db, at, caller));
   return c.json(body);
 }

@@ -114,6 +114,7 @@ function metadataOut(deps: Deps, client: RegisteredClient): Record<string, unkno
     response_types: o.responseTypes.map((r) => externalName(RESPONSE_TYPE_NAMES, r) ?? r),
     token_endpoint_auth_method: externalName(AUTH_METHOD_NAMES, o.authMethodType),
     application_type: externalName(APPLICATION_TYPE_NAMES, o.applicationType) ?? 'web',
+    dpop_bound_access_tokens: !!o.dpopBoundAccessTokens,
   });
   if (client.keys.length > 0) out.jwks = { keys: client.keys.map(publicJwk) };
   return out;

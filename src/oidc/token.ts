@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { authenticateClient } from './client-auth';
 import { oidcEnv } from './env';
 import { invalidRequest, unauthorizedClient, unsupportedGrantType } from '../domain/oidc/oauth-errors';
+import { tokenRequestDpop } from './dpop';
 import { GRANTS } from './grants/index';
 import { assertSecurityProfileMet } from '../domain/application/security-profile';
 import { noStore, readFormWith } from './params';
@@ -10,7 +11,7 @@ import type { OidcRateLimits } from './rate-limits';
 
 /**
  * POST /oauth/v2/token: rate limit (address) → parse → rate limit (client) → pick grant →
- * authenticate client → check grant allowed → issue.
+ * authenticate client → check grant allowed → check DPoP proof → issue.
  */
 export async function tokenEndpoint(c: Context, deps: Deps, limits: OidcRateLimits) {
   await limits.tokenByAddress(c);
@@ -36,7 +37,16 @@ export async function tokenEndpoint(c: Context, deps: Deps, limits: OidcRateLimi
     if (!allowed.includes(grant.appGrantType))
       throw unauthorizedClient(`the client may not use grant_type ${grantType}`);
   }
-  const body = await grant.handle({ c, deps, env: oidcEnv(deps), params, resources: all.getAll('resource'), client });
+  const dpop = await tokenRequestDpop(c, deps, client);
+  const body = await grant.handle({
+    c,
+    deps,
+    env: oidcEnv(deps),
+    params,
+    resources: all.getAll('resource'),
+    client,
+    dpop,
+  });
   noStore(c);
   return c.json(body);
 }

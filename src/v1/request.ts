@@ -49,7 +49,11 @@ function hasSnakeKey(value: unknown): boolean {
 
 /** The caller from `Authorization: Bearer …` (PAT or access token); missing or invalid → 401. */
 export function authenticate(deps: Deps, c: Context): Promise<Principal> {
-  return authenticateBearer(deps.database.db, c.req.header('authorization'));
+  return authenticateBearer(deps.database.db, c.req.header('authorization'), {
+    proof: c.req.header('dpop'),
+    method: c.req.method,
+    url: `${deps.config.externalUrl}${c.req.path}`,
+  });
 }
 
 /** The domain context of a v1 route; `service` names the route, e.g. `admin/v1/import`. */

@@ -40,6 +40,7 @@ const NOT_A_CALLER_CONFLICT: Record<string, string> = {
   used_assertions_pkey: 'written with on conflict do nothing',
   m2m_used_assertions_pkey: 'written with on conflict do nothing',
   m2m_revoked_tokens_pkey: 'written with on conflict do nothing',
+  dpop_used_proofs_pkey: 'written with on conflict do nothing (DPoP proof replay check)',
   user_codes_user_id_kind_pk: 'upserted',
   user_metadata_user_id_key_pk: 'upserted',
   org_metadata_org_id_key_pk: 'upserted',

@@ -2,7 +2,9 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
-import { basic, postForm } from '../helpers/forms';
+import { dpopKey, proof } from '../helpers/dpop';
+import { basic, postForm, postFormJson } from '../helpers/forms';
+import { addMachine } from '../helpers/machines';
 import { codeFlowTokens, rp } from '../helpers/login-flow';
 import { addUser } from '../helpers/users';
 
@@ -62,6 +64,25 @@ describe('discovery matches behaviour', () => {
       const res = await fetch(url, { redirect: 'manual' });
       const location = res.headers.get('location') ?? '';
       expect(location, prompt).not.toContain('error=invalid_request');
+    }
+  });
+
+  it('every advertised DPoP proof algorithm is accepted, and only asymmetric ones are advertised', async () => {
+    const algs = d.dpop_signing_alg_values_supported as string[];
+    expect(algs).toEqual(expect.arrayContaining(['ES256', 'PS256', 'RS256', 'EdDSA']));
+    expect(algs.filter((a) => a === 'none' || a.startsWith('HS'))).toEqual([]);
+    const m = await addMachine(server);
+    for (const alg of algs) {
+      const r = await postFormJson(
+        server,
+        '/oauth/v2/token',
+        { grant_type: 'client_credentials', scope: 'openid' },
+        {
+          authorization: basic(m.username, m.clientSecret),
+          dpop: await proof(await dpopKey(alg), 'POST', `${server.url}/oauth/v2/token`),
+        },
+      );
+      expect({ alg, status: r.status, type: r.body.token_type }).toEqual({ alg, status: 200, type: 'DPoP' });
     }
   });
 });

@@ -83,7 +83,7 @@ describe('FAPI 2.0 security profile', () => {
     });
   }
 
-  it.skip('openid-client runs the FAPI 2.0 flow: PAR, PKCE, PS256 private_key_jwt, DPoP tokens, iss', async () => {
+  it('openid-client runs the FAPI 2.0 flow: PAR, PKCE, PS256 private_key_jwt, DPoP tokens, iss', async () => {
     const config = await rp(server, app.clientId, {}, client.PrivateKeyJwt({ key, kid }));
     const DPoP = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'));
     const { verifier, challenge } = await pkce();
@@ -270,7 +270,27 @@ describe('FAPI 2.0 security profile', () => {
       expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('unauthorized_client');
     });
 
-    it.skip('refuses a code exchange without a DPoP proof', async () => {
+    it('refuses a DPoP proof signed with RS256 (outside the profile) at the code exchange', async () => {
+      const config = await rp(server, app.clientId, {}, client.PrivateKeyJwt({ key, kid }));
+      const DPoP = client.getDPoPHandle(config, await client.randomDPoPKeyPair('RS256'));
+      const { verifier, challenge } = await pkce();
+      const state = client.randomState();
+      const url = await client.buildAuthorizationUrlWithPAR(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        state,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
+      const landed = new URL(await new Browser(server.url).login(url.toString(), user.username, user.password));
+      await expect(
+        client.authorizationCodeGrant(config, landed, { pkceCodeVerifier: verifier, expectedState: state }, undefined, {
+          DPoP,
+        }),
+      ).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
+    });
+
+    it('refuses a code exchange without a DPoP proof', async () => {
       const config = await rp(server, app.clientId, {}, client.PrivateKeyJwt({ key, kid }));
       const { verifier, challenge } = await pkce();
       const state = client.randomState();

@@ -30,3 +30,16 @@ export const m2mRevokedTokens = pgTable(
   },
   (t) => [index('m2m_revoked_tokens_expires_idx').on(t.expiresAt)],
 );
+
+/**
+ * DPoP proofs (RFC 9449 §11.1) already accepted, as `<jkt>:<jti>`, kept until the proof's `iat`
+ * window has passed: a second use on any replica is a replay. Pruned by the m2m cleanup job.
+ */
+export const dpopUsedProofs = pgTable(
+  'dpop_used_proofs',
+  {
+    id: text('id').primaryKey(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('dpop_used_proofs_expires_idx').on(t.expiresAt)],
+);

@@ -30,6 +30,8 @@ export const authRequests = pgTable(
     /** RFC 8707 `resource` values of the request (null: none asked, the default audience applies) */
     resource: text('resource').array(),
     uiLocales: text('ui_locales').array().notNull().default(sql`'{}'::text[]`),
+    /** RFC 9449 §10 `dpop_jkt`: the DPoP key the code must be redeemed with */
+    dpopJkt: text('dpop_jkt'),
     /** organization the login is limited to (reserved org scope) */
     orgId: text('org_id'),
     /** login name typed on the first page (kept so the password page can show it) */
@@ -87,6 +89,8 @@ export const authCodes = pgTable(
     redirectUri: text('redirect_uri').notNull(),
     codeChallenge: text('code_challenge'),
     nonce: text('nonce'),
+    /** RFC 9449 §10: the code is redeemed only with a DPoP proof of this key */
+    dpopJkt: text('dpop_jkt'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
   },
@@ -115,6 +119,8 @@ export const accessTokens = pgTable(
     authorizationBound: boolean('authorization_bound').notNull().default(false),
     /** actor of an impersonation (token exchange), null otherwise */
     actorUserId: text('actor_user_id'),
+    /** RFC 9449: the JWK SHA-256 thumbprint of the DPoP key the token is bound to; null for a bearer token */
+    jkt: text('jkt'),
     issuedAt: timestamp('issued_at', { withTimezone: true, mode: 'date' }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
@@ -138,6 +144,11 @@ export const refreshTokens = pgTable(
     clientId: text('client_id').notNull(),
     userId: text('user_id').notNull(),
     scopes: text('scopes').array().notNull(),
+    /**
+     * RFC 9449 §5: the DPoP key thumbprint a public client's refresh token is bound to (a refresh then
+     * needs a proof with that key); null when unbound
+     */
+    jkt: text('jkt'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),

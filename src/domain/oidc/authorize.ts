@@ -85,6 +85,7 @@ export async function answerAuthRequest(
         redirectUri: request.redirectUri,
         codeChallenge: request.codeChallenge,
         nonce: request.nonce,
+        dpopJkt: request.dpopJkt,
       });
       return { code } as Record<string, string>;
     }

@@ -12,7 +12,14 @@ export const CODE_LIFETIME_MS = 60_000;
 
 export async function createCode(
   work: UnitOfWork,
-  c: { grantId: string; clientId: string; redirectUri: string; codeChallenge: string | null; nonce: string | null },
+  c: {
+    grantId: string;
+    clientId: string;
+    redirectUri: string;
+    codeChallenge: string | null;
+    nonce: string | null;
+    dpopJkt?: string | null;
+  },
 ): Promise<string> {
   const code = randomToken(32);
   await work.tx.insert(authCodes).values({
@@ -22,6 +29,7 @@ export async function createCode(
     redirectUri: c.redirectUri,
     codeChallenge: c.codeChallenge,
     nonce: c.nonce,
+    dpopJkt: c.dpopJkt ?? null,
     expiresAt: new Date(Date.now() + CODE_LIFETIME_MS),
   });
   return code;
@@ -36,12 +44,15 @@ export interface CodeRedemption {
   clientId: string;
   redirectUri: string | undefined;
   codeVerifier: string | undefined;
+  /** the key of the token request's DPoP proof, if any */
+  dpopJkt?: string;
 }
 
 /**
  * Redeems a code: single use (the first redemption marks it used, whatever comes next), bound to the
  * client, the redirect URI and the PKCE challenge. A second use revokes everything issued from the
- * code's grant. A verifier for a code without challenge is a PKCE downgrade and fails too.
+ * code's grant. A verifier for a code without challenge is a PKCE downgrade and fails too. A code
+ * asked for with `dpop_jkt` (RFC 9449 §10) needs a proof of that key.
  */
 export async function consumeCode(ctx: Ctx, r: CodeRedemption): Promise<{ grantId: string; nonce: string | null }> {
   const hash = sha256Hex(r.code);
@@ -70,5 +81,7 @@ export async function consumeCode(ctx: Ctx, r: CodeRedemption): Promise<{ grantI
   } else if (r.codeVerifier) {
     throw invalidGrant('code_verifier sent for a code that was issued without code_challenge');
   }
+  if (row.dpopJkt && row.dpopJkt !== r.dpopJkt)
+    throw invalidGrant('the code is bound to dpop_jkt: send a DPoP proof with that key');
   return { grantId: row.grantId, nonce: row.nonce };
 }

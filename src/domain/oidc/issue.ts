@@ -64,6 +64,8 @@ export interface AccessTokenParams {
   actor?: { userId: string; clientId?: string } | null;
   /** extra JWT claims (roles when the application asserts them) */
   extraClaims?: Record<string, unknown>;
+  /** RFC 9449: the thumbprint of the DPoP key the token is bound to (`cnf.jkt` in a JWT) */
+  jkt?: string | null;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function issueAccessToken(
           ? { act: { sub: p.actor.userId, ...(p.actor.clientId ? { client_id: p.actor.clientId } : {}) } }
           : {}),
         ...(p.extraClaims ?? {}),
+        ...(p.jkt ? { cnf: { jkt: p.jkt } } : {}),
       },
       'at+jwt',
     );
@@ -120,6 +123,7 @@ export async function issueAccessToken(
     audience: p.audience,
     authorizationBound: bound,
     actorUserId: p.actor?.userId ?? null,
+    jkt: p.jkt ?? null,
     issuedAt: now,
     expiresAt,
   });
@@ -151,6 +155,8 @@ export async function issueRefreshToken(
     scopes: string[];
     idleSeconds: number;
     absoluteExpiresAt: Date | null;
+    /** RFC 9449 §5: the DPoP key a public client's refresh token is bound to */
+    jkt?: string | null;
   },
 ): Promise<{ token: string; id: string }> {
   const id = newId() + randomToken(6);
@@ -164,6 +170,7 @@ export async function issueRefreshToken(
     clientId: p.clientId,
     userId: p.userId,
     scopes: p.scopes,
+    jkt: p.jkt ?? null,
     expiresAt,
   });
   work.created('refresh_token', id);

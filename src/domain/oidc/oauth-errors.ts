@@ -49,3 +49,8 @@ export const authorizationPending = oauthError('authorization_pending', 'failed_
 export const slowDown = oauthError('slow_down', 'failed_precondition');
 /** RFC 8628 §3.5: the device code has expired; the device must start again. */
 export const expiredToken = oauthError('expired_token', 'failed_precondition');
+
+/** RFC 9449 §5 / §7.1: the DPoP proof is missing where required, malformed, or does not fit the request. */
+export const invalidDpopProof = oauthError('invalid_dpop_proof', 'invalid_argument');
+/** RFC 9449 §8: the server wants a proof with its nonce (sent in the `DPoP-Nonce` header). */
+export const useDpopNonce = oauthError('use_dpop_nonce', 'invalid_argument');

@@ -11,12 +11,19 @@ import { narrowAudience, type Resource } from './resources';
 /**
  * Redeems a refresh token for rotation: bound to its client; expired, revoked or unknown tokens fail;
  * the requested scope must be a subset of the token's, the requested resources (RFC 8707) of the
- * grant's audience. A token that was already rotated is a reuse:
+ * grant's audience; a DPoP-bound one needs a proof of its key. A token that was already rotated is a reuse:
  * the whole grant is revoked. The token is marked used atomically, so two concurrent uses cannot both win.
  */
 export async function consumeRefreshToken(
   ctx: Ctx,
-  r: { token: string; clientId: string; requestedScopes: string[] | undefined; resources?: Resource[] },
+  r: {
+    token: string;
+    clientId: string;
+    requestedScopes: string[] | undefined;
+    resources?: Resource[];
+    /** the key of this request's DPoP proof, if one was sent */
+    dpopJkt?: string;
+  },
 ): Promise<{
   grant: Grant;
   refreshTokenId: string;
@@ -34,6 +41,14 @@ export async function consumeRefreshToken(
   const { rt, grant } = row;
   if (rt.clientId !== r.clientId) throw invalidGrant('the refresh token was issued to another client');
   if (rt.revokedAt || grant.revokedAt) throw invalidGrant('the refresh token is revoked');
+  // RFC 9449 §5: a bound refresh token is only good with a proof of its key. Checked before the token
+  // is marked used, so whoever stole it cannot even burn it (and revoke the grant) without the key.
+  if (rt.jkt && rt.jkt !== r.dpopJkt)
+    throw invalidGrant(
+      r.dpopJkt
+        ? 'the refresh token is bound to another DPoP key'
+        : 'the refresh token is DPoP-bound: send a DPoP proof with its key',
+    );
   if (rt.usedAt) {
     await revokeGrant(ctx, grant.id, 'refresh token reused');
     throw invalidGrant('the refresh token was already used; the grant is revoked');

@@ -13,13 +13,17 @@ import { withSigningKey } from './web-keys';
 /** The token endpoint's JSON answer (spec §2.5). */
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer' | 'N_A';
+  /** DPoP when the access token is bound to a DPoP key (RFC 9449 §5) */
+  token_type: 'Bearer' | 'DPoP' | 'N_A';
   expires_in: number;
   scope: string;
   id_token?: string;
   refresh_token?: string;
   issued_token_type?: string;
 }
+
+/** RFC 9449 §5: `DPoP` for an access token bound to a proof's key, else `Bearer`. */
+export const tokenTypeOf = (jkt: string | null | undefined): 'Bearer' | 'DPoP' => (jkt ? 'DPoP' : 'Bearer');
 
 export const accessTokenFormat = (client: OidcClient): 'jwt' | 'opaque' =>
   client.oidc?.accessTokenType === 'JWT' ? 'jwt' : 'opaque';
@@ -64,6 +68,10 @@ export async function issueGrantTokens(
     previousRefreshTokenId?: string;
     /** the access token's audience when `resource` narrowed it at this request (RFC 8707); else the grant's */
     audience?: string[];
+    /** RFC 9449: the key of this request's DPoP proof; the access token is bound to it */
+    dpopJkt?: string;
+    /** RFC 9449 §5: the key the new refresh token is bound to (public clients), else unbound */
+    refreshJkt?: string;
   },
 ): Promise<TokenResponse> {
   const { client, grant } = p;
@@ -89,6 +97,7 @@ export async function issueGrantTokens(
         scopes: p.refreshScopes,
         idleSeconds: settings.refreshTokenIdleSeconds,
         absoluteExpiresAt: grant.absoluteExpiresAt,
+        jkt: p.refreshJkt,
       });
     }
     const format = accessTokenFormat(client);
@@ -109,10 +118,11 @@ export async function issueGrantTokens(
       refreshTokenId: refresh?.id ?? null,
       extraClaims,
       actor: grantActor(grant),
+      jkt: p.dpopJkt,
     });
     const out: TokenResponse = {
       access_token: at.token,
-      token_type: 'Bearer',
+      token_type: tokenTypeOf(p.dpopJkt),
       expires_in: at.expiresIn,
       scope: p.scopes.join(' '),
     };

@@ -31,6 +31,8 @@ export interface ActiveAccessToken {
   actorUserId: string | null;
   issuedAt: Date;
   expiresAt: Date;
+  /** RFC 9449: thumbprint of the DPoP key the token is bound to; null for a bearer token */
+  jkt: string | null;
   user: ClaimUser;
 }
 
@@ -96,6 +98,7 @@ async function lookUp(
     actorUserId: t.actorUserId,
     issuedAt: t.issuedAt,
     expiresAt: t.expiresAt,
+    jkt: t.jkt,
     user: row.u,
   };
 }

@@ -4,7 +4,7 @@ import { issueGrantTokens } from '../../domain/oidc/token-issuance';
 import { invalidGrant, invalidRequest } from '../../domain/oidc/oauth-errors';
 import { oidcCtx } from '../env';
 import { narrowAudience } from '../../domain/oidc/resources';
-import { type GrantType, param, requestedResources } from './types';
+import { type GrantType, param, refreshJktOf, requestedResources } from './types';
 
 /** grant_type=authorization_code: redeem the code (single use, bound), then issue the grant's tokens. */
 export const authorizationCode: GrantType = {
@@ -21,7 +21,13 @@ export const authorizationCode: GrantType = {
       throw invalidGrant('public clients must send code_verifier (PKCE)');
     const resources = await requestedResources(req);
     const ctx = oidcCtx(req.deps, 'oidc/token');
-    const { grantId, nonce } = await consumeCode(ctx, { code, clientId: client.clientId, redirectUri, codeVerifier });
+    const { grantId, nonce } = await consumeCode(ctx, {
+      code,
+      clientId: client.clientId,
+      redirectUri,
+      codeVerifier,
+      dpopJkt: req.dpop?.jkt,
+    });
     const grant = await findGrant(ctx, grantId);
     if (!grant || grant.revokedAt) throw invalidGrant('the grant of this code is revoked');
     const withRefresh = grant.scopes.includes('offline_access') && !!client.oidc?.grantTypes.includes('REFRESH_TOKEN');
@@ -33,6 +39,8 @@ export const authorizationCode: GrantType = {
       nonce,
       withRefresh,
       audience: resources && narrowAudience(grant.audience, resources),
+      dpopJkt: req.dpop?.jkt,
+      refreshJkt: refreshJktOf(req),
     });
   },
 };

@@ -26,6 +26,7 @@ export const clientCredentials: GrantType = {
       client.clientId,
       requiredParam(req, 'scope'),
       (await requestedResources(req))?.map((r) => r.uri),
+      req.dpop?.jkt,
     );
   },
 };

@@ -1,7 +1,7 @@
 import { redeemDeviceCode } from '../../domain/oidc/device/poll';
 import { issueGrantTokens } from '../../domain/oidc/token-issuance';
 import { oidcCtx } from '../env';
-import { type GrantType, requiredParam } from './types';
+import { type GrantType, refreshJktOf, requiredParam } from './types';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -24,6 +24,8 @@ export const deviceCode: GrantType = {
       refreshScopes: grant.scopes,
       nonce: null,
       withRefresh,
+      dpopJkt: req.dpop?.jkt,
+      refreshJkt: refreshJktOf(req),
     });
   },
 };

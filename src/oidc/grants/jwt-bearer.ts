@@ -23,13 +23,14 @@ export const jwtBearer: GrantType = {
       assertion,
       requiredParam(req, 'scope'),
       req.client?.client.clientId,
+      req.dpop?.jkt,
     );
   },
 };
 
 export { JWT_BEARER_GRANT };
 
-// Used assertion ids and revocations of machine tokens are kept only until they expire.
+// Used assertion ids, used DPoP proof ids and revocations of machine tokens are kept only until they expire.
 export const m2mCleanupJob: Job = {
   name: 'm2m-cleanup',
   intervalMs: 60_000,

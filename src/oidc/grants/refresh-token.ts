@@ -3,7 +3,7 @@ import { splitScopes } from '../../domain/oidc/scopes';
 import { issueGrantTokens } from '../../domain/oidc/token-issuance';
 import { invalidRequest } from '../../domain/oidc/oauth-errors';
 import { oidcCtx } from '../env';
-import { type GrantType, param, requestedResources } from './types';
+import { type GrantType, param, refreshJktOf, requestedResources } from './types';
 
 /**
  * grant_type=refresh_token: rotate the refresh token (reuse revokes the grant), scope ⊆ original,
@@ -20,7 +20,13 @@ export const refreshToken: GrantType = {
     const requestedScopes = rawScope === undefined ? undefined : splitScopes(rawScope);
     const resources = await requestedResources(req);
     const ctx = oidcCtx(req.deps, 'oidc/token');
-    const r = await consumeRefreshToken(ctx, { token, clientId: client.clientId, requestedScopes, resources });
+    const r = await consumeRefreshToken(ctx, {
+      token,
+      clientId: client.clientId,
+      requestedScopes,
+      resources,
+      dpopJkt: req.dpop?.jkt,
+    });
     return issueGrantTokens(oidcCtx(req.deps, 'oidc/token', r.grant.userId), req.env, {
       client,
       grant: r.grant,
@@ -30,6 +36,9 @@ export const refreshToken: GrantType = {
       withRefresh: true,
       audience: r.audience,
       previousRefreshTokenId: r.refreshTokenId,
+      dpopJkt: req.dpop?.jkt,
+      // a bound refresh token was presented with a proof of its key, so the new one keeps that key
+      refreshJkt: refreshJktOf(req),
     });
   },
 };

@@ -1,6 +1,6 @@
 import { exchangeToken, TOKEN_EXCHANGE_GRANT } from '../../domain/oidc/impersonation/token-exchange';
 import { oidcCtx } from '../env';
-import { type GrantType, param } from './types';
+import { type GrantType, param, refreshJktOf } from './types';
 
 /**
  * grant_type=urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693, spec §2.8): an application
@@ -21,6 +21,8 @@ export const tokenExchange: GrantType = {
       scope: req.params.get('scope'),
       audience: param(req, 'audience'),
       resource: req.params.get('resource'),
+      dpopJkt: req.dpop?.jkt,
+      refreshJkt: refreshJktOf(req),
     });
   },
 };

@@ -16,6 +16,8 @@ export interface GrantRequest {
   resources: string[];
   /** undefined only for grants with `clientAuth: 'optional'` called without client authentication */
   client: AuthenticatedClient | undefined;
+  /** RFC 9449: the key of the request's valid DPoP proof; the issued tokens are bound to it */
+  dpop: { jkt: string } | undefined;
 }
 
 /**
@@ -44,6 +46,14 @@ export function param(req: GrantRequest, name: string): string | undefined {
 export async function requestedResources(req: GrantRequest): Promise<Resource[] | undefined> {
   const uris = checkResourceSyntax(req.resources);
   return uris.length ? resolveResources(req.deps.database.db, uris) : undefined;
+}
+
+/**
+ * RFC 9449 §5: the key a new refresh token is bound to. Only public clients' refresh tokens are bound;
+ * a confidential client's are already tied to its client authentication.
+ */
+export function refreshJktOf(req: GrantRequest): string | undefined {
+  return req.client?.method === 'none' ? req.dpop?.jkt : undefined;
 }
 
 /** A parameter the grant cannot do without (missing or empty: invalid_request naming it). */

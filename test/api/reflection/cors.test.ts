@@ -24,12 +24,14 @@ describe('CORS for browser clients', () => {
     });
 
   it('answers a Connect preflight from an allowed origin with the CORS headers', async () => {
-    const res = await preflight(allowed, 'authorization,content-type,connect-protocol-version');
+    const res = await preflight(allowed, 'authorization,content-type,connect-protocol-version,dpop');
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(allowed);
     expect(res.headers.get('access-control-allow-methods')).toContain('POST');
     const headers = res.headers.get('access-control-allow-headers')!.toLowerCase();
-    for (const h of ['authorization', 'content-type', 'connect-protocol-version']) expect(headers).toContain(h);
+    // dpop: a browser client presents a DPoP-bound token with its proof (RFC 9449 §7)
+    for (const h of ['authorization', 'content-type', 'connect-protocol-version', 'dpop'])
+      expect(headers.split(/,\s*/)).toContain(h);
   });
 
   it('answers a gRPC-web preflight from an allowed origin', async () => {

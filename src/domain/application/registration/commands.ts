@@ -215,6 +215,7 @@ function clientOf(app: AppRow, keys: { id: string; publicKey: string }[]): Regis
       responseTypes: oidc.responseTypes,
       applicationType: oidc.applicationType,
       authMethodType: oidc.authMethodType,
+      dpopBoundAccessTokens: !!oidc.dpopBoundAccessTokens,
     },
     keys,
   };

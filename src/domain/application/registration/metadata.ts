@@ -9,7 +9,13 @@ export interface RequestedClient {
   /** every field the metadata controls, so that an RFC 7592 update replaces them all */
   oidc: Pick<
     OidcAppConfig,
-    'redirectUris' | 'postLogoutRedirectUris' | 'grantTypes' | 'responseTypes' | 'applicationType' | 'authMethodType'
+    | 'redirectUris'
+    | 'postLogoutRedirectUris'
+    | 'grantTypes'
+    | 'responseTypes'
+    | 'applicationType'
+    | 'authMethodType'
+    | 'dpopBoundAccessTokens'
   >;
   /** public keys of a private_key_jwt client (`jwks`), as SPKI PEM with the key id the client signs with */
   keys: { kid?: string; publicKey: string }[];
@@ -51,9 +57,18 @@ export function readClientMetadata(body: unknown, allowedGrantTypes: string[]): 
       responseTypes: names(m, 'response_types', ['code'], RESPONSE_TYPE_NAMES),
       applicationType,
       authMethodType,
+      dpopBoundAccessTokens: bool(m, 'dpop_bound_access_tokens'),
     },
     keys,
   };
+}
+
+/** A boolean metadata value (RFC 9449 §5.2 `dpop_bound_access_tokens`); absent means false. */
+function bool(m: Json, field: string): boolean {
+  const v = m[field];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw invalidClientMetadata(`${field} must be a boolean`);
+  return v;
 }
 
 function strings(m: Json, field: string): string[] | undefined {

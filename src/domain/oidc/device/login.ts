@@ -30,6 +30,7 @@ export async function startDeviceLogin(
       state: null,
       nonce: null,
       codeChallenge: null,
+      dpopJkt: null,
       prompt: [],
       maxAge: null,
       acrValues: [],

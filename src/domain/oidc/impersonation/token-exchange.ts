@@ -20,7 +20,7 @@ import { invalidGrant, invalidRequest, invalidScope, invalidTarget } from '../oa
 import { isKnownScope, splitScopes } from '../scopes';
 import { instanceSettings } from '../settings';
 import { findActiveAccessToken } from '../token-lookup';
-import type { TokenResponse } from '../token-issuance';
+import { type TokenResponse, tokenTypeOf } from '../token-issuance';
 import { verifyOwnJwt, withSigningKey } from '../web-keys';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -78,6 +78,10 @@ export interface ExchangeRequest {
   /** space-separated (a repeated `audience` parameter is invalid_request at this endpoint) */
   audience?: string;
   resource?: string;
+  /** RFC 9449: the key of the request's DPoP proof; the new access token is bound to it */
+  dpopJkt?: string;
+  /** …and the new refresh token (public clients only) */
+  refreshJkt?: string;
 }
 
 /** A party of the exchange (subject or actor) as read from its token. */
@@ -89,6 +93,8 @@ interface Party {
   nonce: string | null;
   authTime: Date | null;
   amr: string[];
+  /** a DPoP-bound access token's key */
+  jkt?: string | null;
 }
 
 /**
@@ -132,6 +138,15 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
   const actor = r.actorToken
     ? await readParty(ctx, env, r.client, r.actorToken, r.actorTokenType!, 'actor_token')
     : undefined;
+  // RFC 9449: a DPoP-bound token is exchanged only by the holder of its key, or a stolen bound token
+  // could be traded for an unbound one.
+  for (const [party, field] of [
+    [subject, 'subject_token'],
+    [actor, 'actor_token'],
+  ] as const) {
+    if (party?.jkt && party.jkt !== r.dpopJkt)
+      throw invalidGrant(`${field} is DPoP-bound: send a DPoP proof with its key`);
+  }
   const available = [...new Set([...subject.audience, ...(actor?.audience ?? [])])];
   // The caller may only exchange what was issued for it (as introspection would show it).
   if (!available.includes(r.client.clientId) && !available.includes(r.client.projectId)) {
@@ -218,6 +233,7 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
         scopes,
         idleSeconds: settings.refreshTokenIdleSeconds,
         absoluteExpiresAt: grant.absoluteExpiresAt,
+        jkt: r.refreshJkt,
       });
     }
     const at = await issueAccessToken(work, env, {
@@ -233,10 +249,11 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
       sessionId: subject.sessionId,
       refreshTokenId: refresh?.id ?? null,
       actor: actorRef,
+      jkt: r.dpopJkt,
     });
     const out: TokenResponse = {
       access_token: at.token,
-      token_type: 'Bearer',
+      token_type: tokenTypeOf(r.dpopJkt),
       issued_token_type: requested,
       expires_in: at.expiresIn,
       scope: scopes.join(' '),
@@ -287,6 +304,7 @@ async function readParty(
         nonce: null,
         authTime: null,
         amr: [],
+        jkt: at.jkt,
       };
     }
     case TOKEN_TYPES.idToken: {

@@ -3,7 +3,7 @@ import type { Ctx } from '../../context';
 import type { OidcEnv } from '../env';
 import { invalidGrant } from '../oauth-errors';
 import { instanceSettings } from '../settings';
-import type { TokenResponse } from '../token-issuance';
+import { type TokenResponse, tokenTypeOf } from '../token-issuance';
 import { withSigningKey } from '../web-keys';
 import { verifyMachineAssertion } from './assertion';
 import { type MachineUser, machineUser } from './machines';
@@ -20,6 +20,8 @@ async function issue(
     credential: string;
     withIdToken: boolean;
     resources?: string[];
+    /** RFC 9449: the DPoP key the access token is bound to */
+    jkt?: string;
   },
 ): Promise<TokenResponse> {
   const [settings, granted] = await Promise.all([
@@ -37,10 +39,11 @@ async function issue(
     audience,
     credential: p.credential,
     lifetimeSeconds: settings.accessTokenLifetimeSeconds,
+    jkt: p.jkt,
   });
   const out: TokenResponse = {
     access_token: at.token,
-    token_type: 'Bearer',
+    token_type: tokenTypeOf(p.jkt),
     expires_in: at.expiresIn,
     scope: scopes.join(' '),
   };
@@ -68,6 +71,7 @@ export async function clientCredentialsTokens(
   clientId: string,
   rawScope: string | undefined,
   resources?: string[],
+  jkt?: string,
 ): Promise<TokenResponse> {
   const m = await machineUser(ctx.db, userId);
   if (!m || !maySignIn(m, MACHINE_SIGN_IN)) throw invalidGrant('the service user is not active');
@@ -77,6 +81,7 @@ export async function clientCredentialsTokens(
     credential: secretCredential(m.secretHash),
     withIdToken: false,
     resources,
+    jkt,
   });
 }
 
@@ -92,6 +97,7 @@ export async function jwtProfileTokens(
   assertion: string,
   rawScope: string | undefined,
   clientId: string | undefined,
+  jkt?: string,
 ): Promise<TokenResponse> {
   const audiences = [env.issuer, `${env.issuer}/`, `${env.issuer}/oauth/v2/token`];
   const { machine, keyId } = await verifyMachineAssertion(ctx.db, assertion, audiences, env.assertionMaxLifetimeS);
@@ -100,5 +106,6 @@ export async function jwtProfileTokens(
     rawScope,
     credential: keyCredential(keyId),
     withIdToken: true,
+    jkt,
   });
 }

@@ -1,6 +1,6 @@
 import { lt } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
-import { m2mRevokedTokens, m2mUsedAssertions } from '../../../db/schema/index';
+import { dpopUsedProofs, m2mRevokedTokens, m2mUsedAssertions } from '../../../db/schema/index';
 
 interface Claim {
   id: string;
@@ -10,7 +10,9 @@ interface Claim {
 }
 
 const MAX_BATCH = 500;
-const queues = new Map<Db, Claim[]>();
+/** The tables of single-use ids (same shape): JWT-profile assertions and DPoP proofs. */
+export type UsedOnceTable = typeof m2mUsedAssertions | typeof dpopUsedProofs;
+const queues = new Map<UsedOnceTable, Map<Db, Claim[]>>();
 
 /**
  * Records an assertion's `jti` as used; resolves true the first time, false for a replay (on any
@@ -18,34 +20,47 @@ const queues = new Map<Db, Claim[]>();
  * INSERT … ON CONFLICT DO NOTHING (group commit), so the JWT profile grant costs one statement per
  * batch, not per request; each request is answered once its row is durable.
  */
-export function claimJtiOnce(db: Db, id: string, expiresAt: Date): Promise<boolean> {
+export function claimJtiOnce(
+  db: Db,
+  id: string,
+  expiresAt: Date,
+  table: UsedOnceTable = m2mUsedAssertions,
+): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    let q = queues.get(db);
+    let perDb = queues.get(table);
+    if (!perDb) {
+      perDb = new Map();
+      queues.set(table, perDb);
+    }
+    let q = perDb.get(db);
     if (!q) {
       q = [];
-      queues.set(db, q);
-      setImmediate(() => flush(db));
+      perDb.set(db, q);
+      setImmediate(() => flush(db, table));
     }
     q.push({ id, expiresAt, resolve, reject });
   });
 }
 
-async function flush(db: Db): Promise<void> {
-  const all = queues.get(db) ?? [];
-  queues.delete(db);
-  for (let i = 0; i < all.length; i += MAX_BATCH) await writeBatch(db, all.slice(i, i + MAX_BATCH));
+async function flush(db: Db, table: UsedOnceTable): Promise<void> {
+  const perDb = queues.get(table);
+  const all = perDb?.get(db) ?? [];
+  perDb?.delete(db);
+  for (let i = 0; i < all.length; i += MAX_BATCH) await writeBatch(db, table, all.slice(i, i + MAX_BATCH));
 }
 
-async function writeBatch(db: Db, batch: Claim[]): Promise<void> {
+async function writeBatch(db: Db, table: UsedOnceTable, batch: Claim[]): Promise<void> {
   // The same jti twice in one batch: only the first can be fresh.
   const first = new Map<string, Claim>();
   for (const c of batch) if (!first.has(c.id)) first.set(c.id, c);
   try {
+    // both tables have the same columns; the cast only picks one of the two identical row types
+    const t = table as typeof m2mUsedAssertions;
     const rows = await db
-      .insert(m2mUsedAssertions)
+      .insert(t)
       .values([...first.values()].map((c) => ({ id: c.id, expiresAt: c.expiresAt })))
       .onConflictDoNothing()
-      .returning({ id: m2mUsedAssertions.id });
+      .returning({ id: t.id });
     const fresh = new Set(rows.map((r) => r.id));
     for (const c of batch) c.resolve(first.get(c.id) === c && fresh.has(c.id));
   } catch (err) {
@@ -53,9 +68,13 @@ async function writeBatch(db: Db, batch: Claim[]): Promise<void> {
   }
 }
 
-/** Forgets used assertions and revocations of tokens that have expired (they fail on `exp` anyway). */
+/**
+ * Forgets used assertions, DPoP proofs and revocations of tokens that have expired (they fail on
+ * `exp` / `iat` anyway).
+ */
 export async function pruneMachineRows(db: Db): Promise<void> {
   const now = new Date();
   await db.delete(m2mUsedAssertions).where(lt(m2mUsedAssertions.expiresAt, now));
   await db.delete(m2mRevokedTokens).where(lt(m2mRevokedTokens.expiresAt, now));
+  await db.delete(dpopUsedProofs).where(lt(dpopUsedProofs.expiresAt, now));
 }

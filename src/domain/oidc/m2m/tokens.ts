@@ -48,6 +48,8 @@ interface SealedClaims {
   iat: number;
   exp: number;
   jti: string;
+  /** RFC 9449: thumbprint of the DPoP key the token is bound to */
+  jkt?: string;
 }
 
 export interface MachineTokenParams {
@@ -56,6 +58,7 @@ export interface MachineTokenParams {
   audience: string[];
   credential: string;
   lifetimeSeconds: number;
+  jkt?: string;
 }
 
 /**
@@ -85,12 +88,14 @@ export function issueMachineAccessToken(
         jti,
         client_id: p.clientId,
         scope: p.scopes.join(' '),
+        ...(p.jkt ? { cnf: { jkt: p.jkt } } : {}),
       },
       'at+jwt',
     );
     return { token, jti, expiresIn: p.lifetimeSeconds };
   }
   const claims: SealedClaims = { sub: m.user.id, cid: p.clientId, scp: p.scopes, aud: p.audience, iat, exp, jti };
+  if (p.jkt) claims.jkt = p.jkt;
   return { token: sealToken(env.masterKey, claims), jti, expiresIn: p.lifetimeSeconds };
 }
 
@@ -144,6 +149,7 @@ async function readMachineToken(
       iat: payload.iat ?? 0,
       exp: payload.exp ?? 0,
       jti,
+      jkt: jktOfCnf(payload.cnf),
     };
   } catch {
     return null;
@@ -181,8 +187,14 @@ export async function findActiveMachineToken(
     actorUserId: null,
     issuedAt: new Date(c.iat * 1000),
     expiresAt: new Date(c.exp * 1000),
+    jkt: c.jkt ?? null,
     user: m.user,
   };
+}
+
+function jktOfCnf(cnf: unknown): string | undefined {
+  const jkt = cnf && typeof cnf === 'object' ? (cnf as { jkt?: unknown }).jkt : undefined;
+  return typeof jkt === 'string' ? jkt : undefined;
 }
 
 // Revocations are rare and tokens many: each process keeps the whole list of revoked, unexpired

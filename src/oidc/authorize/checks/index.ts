@@ -1,5 +1,6 @@
 import { acrValues } from './acr-values';
 import { client } from './client';
+import { dpopJkt, dpopOnlyCode } from './dpop';
 import { idTokenHint } from './id-token-hint';
 import { maxAge } from './max-age';
 import { nonce } from './nonce';
@@ -39,6 +40,7 @@ const CHECKS: AuthorizeCheck[] = [
   pushedRequest,
   securityProfile,
   responseType,
+  dpopOnlyCode,
   scope,
   pkce,
   nonce,
@@ -46,6 +48,7 @@ const CHECKS: AuthorizeCheck[] = [
   maxAge,
   acrValues,
   resource,
+  dpopJkt,
   idTokenHint, // after prompt: with prompt=none a bad hint is login_required
 ];
 
@@ -58,6 +61,7 @@ const NOTHING_YET: Checked = {
   acrValues: [],
   hintUserId: null,
   resource: null,
+  dpopJkt: null,
 };
 
 /** Runs every check; the first to fail throws its OAuth error. */

@@ -38,6 +38,8 @@ export interface Checked {
   hintUserId: string | null;
   /** RFC 8707 resource URIs asked for; null: none, the default audience applies */
   resource: string[] | null;
+  /** RFC 9449 §10 `dpop_jkt`: the code will only be redeemed with a proof of this key */
+  dpopJkt: string | null;
 }
 
 /**
