@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { parseBearer } from '../authz/authenticate';
 import type { Deps } from '../deps';
-import { accessTokenUserClaims } from '../domain/oidc/claims';
+import { accessTokenUserClaims, namedUserClaims } from '../domain/oidc/claims';
 import { findActiveAccessToken } from '../domain/oidc/token-lookup';
 import { oidcEnv } from './env';
 import { safeDescription } from './errors';
@@ -14,7 +14,10 @@ function unauthorized(c: Context, text: string) {
   return c.json({ error: 'invalid_token', error_description: description }, 401);
 }
 
-/** GET and POST /oidc/v1/userinfo: the user's claims for the scopes of a valid access token. */
+/**
+ * GET and POST /oidc/v1/userinfo: the user's claims for the scopes of a valid access token, and those
+ * the authorization request's `claims` parameter asked for at userinfo (OIDC Core §5.5).
+ */
 export async function userinfoEndpoint(c: Context, deps: Deps) {
   let token = parseBearer(c.req.header('authorization'));
   if (
@@ -38,7 +41,11 @@ export async function userinfoEndpoint(c: Context, deps: Deps) {
       403,
     );
   }
-  const claims = { sub: at.userId, ...(await accessTokenUserClaims(db, at)) };
+  const claims = {
+    sub: at.userId,
+    ...(await accessTokenUserClaims(db, at)),
+    ...namedUserClaims(at.user, at.userinfoClaims),
+  };
   noStore(c);
   return c.json(claims);
 }

@@ -2,6 +2,7 @@ import { refusalFor } from './user-access';
 import type { Ctx } from '../context';
 import { execute, type UnitOfWork } from '../execute';
 import { maybeRoleClaims } from './claims';
+import { idTokenRequests, requestedClaimNames } from './claims-request';
 import type { OidcClient } from './clients';
 import type { OidcEnv } from './env';
 import { type Grant, grantActor } from './grants';
@@ -109,6 +110,7 @@ export async function issueGrantTokens(
       refreshTokenId: refresh?.id ?? null,
       extraClaims,
       actor: grantActor(grant),
+      userinfoClaims: requestedClaimNames(grant.claims, 'userinfo'),
     });
     const out: TokenResponse = {
       access_token: at.token,
@@ -133,6 +135,7 @@ export async function issueGrantTokens(
         includeUserClaims: !!oidc?.idTokenUserinfoAssertion,
         roleClaims: { projectAssertsRoles: client.project.roleAssertion, appAllows: !!oidc?.idTokenRoleAssertion },
         actor: grantActor(grant),
+        requested: idTokenRequests(grant.claims),
       });
     }
     return out;

@@ -179,6 +179,7 @@ export async function findActiveMachineToken(
     sessionId: null,
     grantId: null,
     actorUserId: null,
+    userinfoClaims: [],
     issuedAt: new Date(c.iat * 1000),
     expiresAt: new Date(c.exp * 1000),
     user: m.user,

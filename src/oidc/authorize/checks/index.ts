@@ -1,4 +1,5 @@
 import { acrValues } from './acr-values';
+import { claims } from './claims';
 import { client } from './client';
 import { idTokenHint } from './id-token-hint';
 import { maxAge } from './max-age';
@@ -45,6 +46,7 @@ const CHECKS: AuthorizeCheck[] = [
   acrValues,
   resource,
   idTokenHint, // after prompt: with prompt=none a bad hint is login_required
+  claims, // after acrValues and idTokenHint: an essential acr replaces acr_values, a sub value must match the hint
 ];
 
 const NOTHING_YET: Checked = {
@@ -56,6 +58,7 @@ const NOTHING_YET: Checked = {
   acrValues: [],
   hintUserId: null,
   resource: null,
+  claims: null,
 };
 
 /** Runs every check; the first to fail throws its OAuth error. */

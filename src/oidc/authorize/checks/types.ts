@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { Deps } from '../../../deps';
+import type { ClaimsRequest } from '../../../domain/oidc/claims-request';
 import type { OidcClient } from '../../../domain/oidc/clients';
 import type { Params } from '../../params';
 
@@ -38,6 +39,8 @@ export interface Checked {
   hintUserId: string | null;
   /** RFC 8707 resource URIs asked for; null: none, the default audience applies */
   resource: string[] | null;
+  /** the `claims` parameter as parsed (OIDC Core §5.5); null: not sent */
+  claims: ClaimsRequest | null;
 }
 
 /**
