@@ -47,7 +47,7 @@ describe('discovery matches behaviour', () => {
     for (const claim of [...idClaims, ...Object.keys(info)]) expect(d.claims_supported, claim).toContain(claim);
   });
 
-  it('claims_parameter_supported: a claims parameter is honoured, and every claim it can ask for is advertised', async () => {
+  it('claims_parameter_supported: the parameter is honoured; every claim it can ask for is advertised', async () => {
     expect(d.claims_parameter_supported).toBe(true);
     for (const claim of Object.keys(USER_CLAIMS)) expect(d.claims_supported, claim).toContain(claim);
     const user = await addUser(server);

@@ -20,7 +20,8 @@ export const claims: AuthorizeCheck = ({ params }, found) => {
   const acr = essentialAcrValues(parsed);
   if (acr) {
     const ours = acr.filter((v) => (ACR_VALUES as readonly string[]).includes(v));
-    if (!ours.length) throw accessDenied(`none of the essential acr values can be met; supported: ${ACR_VALUES.join(' ')}`);
+    if (!ours.length)
+      throw accessDenied(`none of the essential acr values can be met; supported: ${ACR_VALUES.join(' ')}`);
     out.acrValues = ours;
   }
   const sub = requestedSubject(parsed);
