@@ -85,7 +85,7 @@ export async function discoveryEndpoint(c: Context, deps: Deps) {
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: PROMPTS,
     ui_locales_supported: LOCALES,
-    claims_parameter_supported: false,
+    claims_parameter_supported: true,
     request_parameter_supported: true,
     // Only for the URNs the PAR endpoint hands out: a request_uri that is a URL is never fetched
     // (request_uri_not_supported).

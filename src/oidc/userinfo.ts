@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { parseAuthorization } from '../authz/authenticate';
 import type { Deps } from '../deps';
-import { accessTokenUserClaims } from '../domain/oidc/claims';
+import { accessTokenUserClaims, namedUserClaims } from '../domain/oidc/claims';
 import { checkSenderConstraint, type TokenScheme } from '../domain/oidc/dpop/presentation';
 import { DPOP_ALGS } from '../domain/oidc/dpop/proof';
 import { oauthCodeOf } from '../domain/oidc/oauth-errors';
@@ -24,7 +24,8 @@ function unauthorized(c: Context, text: string, scheme: TokenScheme = 'Bearer', 
 }
 
 /**
- * GET and POST /oidc/v1/userinfo: the user's claims for the scopes of a valid access token,
+ * GET and POST /oidc/v1/userinfo: the user's claims for the scopes of a valid access token, and those
+ * the authorization request's `claims` parameter asked for at userinfo (OIDC Core §5.5). The token is
  * presented as Bearer, or — when it is DPoP-bound — as DPoP with a proof of its key.
  */
 export async function userinfoEndpoint(c: Context, deps: Deps) {
@@ -63,7 +64,11 @@ export async function userinfoEndpoint(c: Context, deps: Deps) {
       403,
     );
   }
-  const claims = { sub: at.userId, ...(await accessTokenUserClaims(db, at)) };
+  const claims = {
+    sub: at.userId,
+    ...(await accessTokenUserClaims(db, at)),
+    ...namedUserClaims(at.user, at.userinfoClaims),
+  };
   noStore(c);
   return c.json(claims);
 }

@@ -7,6 +7,7 @@ import { basic, postForm, postFormJson } from '../helpers/forms';
 import { addMachine } from '../helpers/machines';
 import { codeFlowTokens, rp } from '../helpers/login-flow';
 import { addUser } from '../helpers/users';
+import { USER_CLAIMS } from '../../src/domain/oidc/claims';
 
 /** Discovery advertises exactly what the provider does (§4.1): each claim is checked against behaviour. */
 describe('discovery matches behaviour', () => {
@@ -46,6 +47,17 @@ describe('discovery matches behaviour', () => {
       await fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
     ).json()) as Record<string, unknown>;
     for (const claim of [...idClaims, ...Object.keys(info)]) expect(d.claims_supported, claim).toContain(claim);
+  });
+
+  it('claims_parameter_supported: the parameter is honoured; every claim it can ask for is advertised', async () => {
+    expect(d.claims_parameter_supported).toBe(true);
+    for (const claim of Object.keys(USER_CLAIMS)) expect(d.claims_supported, claim).toContain(claim);
+    const user = await addUser(server);
+    const { tokens } = await codeFlowTokens(server, config, user, {
+      scope: 'openid',
+      claims: JSON.stringify({ id_token: { email: null } }),
+    });
+    expect(tokens.claims()).toMatchObject({ sub: user.id, email: `${user.username}@example.com` });
   });
 
   it('every advertised grant type and prompt value is understood', async () => {

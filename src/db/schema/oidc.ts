@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+/** One claim of the `claims` request parameter (OIDC Core §5.5.1); values kept only as strings. */
+export interface ClaimRequest {
+  essential?: boolean;
+  value?: string;
+  values?: string[];
+}
+
+/** The `claims` parameter as parsed (src/domain/oidc/claims-request.ts): the claims we act on, per place. */
+export interface ClaimsRequest {
+  id_token: Record<string, ClaimRequest>;
+  userinfo: Record<string, ClaimRequest>;
+}
 
 /**
  * An authorization request between /oauth/v2/authorize and the callback: stored so that any replica
@@ -29,6 +42,8 @@ export const authRequests = pgTable(
     hintUserId: text('hint_user_id'),
     /** RFC 8707 `resource` values of the request (null: none asked, the default audience applies) */
     resource: text('resource').array(),
+    /** the `claims` parameter (OIDC Core §5.5) as parsed: only the claims we act on; null when not sent */
+    claims: jsonb('claims').$type<ClaimsRequest>(),
     uiLocales: text('ui_locales').array().notNull().default(sql`'{}'::text[]`),
     /** RFC 9449 §10 `dpop_jkt`: the DPoP key the code must be redeemed with */
     dpopJkt: text('dpop_jkt'),
@@ -73,6 +88,8 @@ export const oidcGrants = pgTable(
     /** impersonation (token exchange): the acting user and the client it acted through; refreshed tokens keep `act` */
     actorUserId: text('actor_user_id'),
     actorClientId: text('actor_client_id'),
+    /** the `claims` parameter of the authorization request: the ID tokens and userinfo of the grant answer it */
+    claims: jsonb('claims').$type<ClaimsRequest>(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
@@ -121,6 +138,8 @@ export const accessTokens = pgTable(
     actorUserId: text('actor_user_id'),
     /** RFC 9449: the JWK SHA-256 thumbprint of the DPoP key the token is bound to; null for a bearer token */
     jkt: text('jkt'),
+    /** user claims the grant's `claims` parameter asked for at userinfo, beyond the scopes' (OIDC Core §5.5) */
+    userinfoClaims: text('userinfo_claims').array(),
     issuedAt: timestamp('issued_at', { withTimezone: true, mode: 'date' }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),

@@ -11,7 +11,9 @@ import { findClient, type OidcClient, projectClientIds } from './clients';
 import { createCode } from './codes';
 import type { OidcEnv } from './env';
 import { createSessionGrant } from './grants';
+import { essentialAcrValues, idTokenRequests, requestedClaimNames, requestedSubject } from './claims-request';
 import { buildIdToken, claimUser, issueAccessToken } from './issue';
+import { acrMeeting } from '../policy/acr';
 import { API_AUDIENCE, API_AUDIENCE_SCOPE, audienceProjects } from './scopes';
 import { instanceSettings } from './settings';
 import { accessTokenFormat, accessTokenRoleClaims } from './token-issuance';
@@ -64,6 +66,13 @@ export async function answerAuthRequest(
     return fail('access_denied', 'the user does not belong to the requested organization');
   const refusal = await refusalFor(ctx.db, user, client);
   if (refusal) return fail('access_denied', refusal);
+  // OIDC Core §5.5.1: a sub value names the only user the request may be answered for, whoever signed in
+  const subject = requestedSubject(request.claims);
+  if (subject !== undefined && subject !== user.id)
+    return fail('access_denied', 'the signed-in user is not the subject the claims parameter names');
+  // §5.5.1.1: an essential acr the authentication does not meet is a failed authentication
+  if (!acrMeeting(session.amr, essentialAcrValues(request.claims)))
+    return fail('access_denied', 'the authentication does not meet the essential acr of the claims parameter');
   const settings = await instanceSettings(ctx.db, ctx.instanceId);
   // RFC 8707: resources asked for at authorize are the whole audience of the grant's tokens
   const audience = request.resource?.length ? request.resource : await tokenAudience(ctx.db, client, request.scopes);
@@ -77,6 +86,7 @@ export async function answerAuthRequest(
       scopes: request.scopes,
       audience,
       refreshTokenAbsoluteSeconds: settings.refreshTokenAbsoluteSeconds,
+      claims: request.claims,
     });
     if (request.responseType === 'code') {
       const code = await createCode(work, {
@@ -105,6 +115,7 @@ export async function answerAuthRequest(
         grantId: grant.id,
         sessionId: session.id,
         extraClaims: await accessTokenRoleClaims(work, client, { userId: user.id, scopes: accessScopes, audience }),
+        userinfoClaims: requestedClaimNames(request.claims, 'userinfo'),
       });
       accessToken = at.token;
       out.access_token = at.token;
@@ -126,6 +137,7 @@ export async function answerAuthRequest(
       accessToken,
       includeUserClaims: !accessToken || oidc.idTokenUserinfoAssertion,
       roleClaims: { projectAssertsRoles: client.project.roleAssertion, appAllows: oidc.idTokenRoleAssertion },
+      requested: idTokenRequests(request.claims),
     });
     if (!out.scope) out.scope = request.scopes.join(' ');
     return out;

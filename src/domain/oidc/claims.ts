@@ -24,27 +24,48 @@ export interface ClaimUser {
   changedAt: Date;
 }
 
+/**
+ * The user claims we issue, each from the user's row; undefined where the user has no value (a claim
+ * is never made up). The verified flags only come with the address or number they are about.
+ */
+export const USER_CLAIMS: Record<string, (u: ClaimUser) => unknown> = {
+  name: (u) => u.displayName || undefined,
+  given_name: (u) => u.givenName || undefined,
+  family_name: (u) => u.familyName || undefined,
+  nickname: (u) => u.nickName || undefined,
+  locale: (u) => u.preferredLanguage || undefined,
+  gender: (u) => u.gender?.toLowerCase() || undefined,
+  preferred_username: (u) => `${u.username}@${u.orgDomain}`,
+  updated_at: (u) => Math.floor(u.changedAt.getTime() / 1000),
+  email: (u) => u.email || undefined,
+  email_verified: (u) => (u.email ? u.emailVerified : undefined),
+  phone_number: (u) => u.phone || undefined,
+  phone_number_verified: (u) => (u.phone ? u.phoneVerified : undefined),
+};
+
+/** The user claims of the standard scopes (OIDC Core §5.4; address has no data yet). */
+const SCOPE_CLAIMS: Record<string, string[]> = {
+  profile: ['name', 'given_name', 'family_name', 'nickname', 'locale', 'gender', 'preferred_username', 'updated_at'],
+  email: ['email', 'email_verified'],
+  phone: ['phone_number', 'phone_number_verified'],
+};
+
+/** The named user claims the user has a value for; names we do not issue are skipped. */
+export function namedUserClaims(u: ClaimUser, names: readonly string[]): Record<string, unknown> {
+  const c: Record<string, unknown> = {};
+  for (const name of names) {
+    const value = Object.hasOwn(USER_CLAIMS, name) ? USER_CLAIMS[name](u) : undefined;
+    if (value !== undefined) c[name] = value;
+  }
+  return c;
+}
+
 /** Claims of the scopes profile, email, phone (address has no data yet) and the org scope. */
 export function scopeClaims(u: ClaimUser, scopes: string[]): Record<string, unknown> {
-  const c: Record<string, unknown> = {};
-  if (scopes.includes('profile')) {
-    if (u.displayName) c.name = u.displayName;
-    if (u.givenName) c.given_name = u.givenName;
-    if (u.familyName) c.family_name = u.familyName;
-    if (u.nickName) c.nickname = u.nickName;
-    if (u.preferredLanguage) c.locale = u.preferredLanguage;
-    if (u.gender) c.gender = u.gender.toLowerCase();
-    c.preferred_username = `${u.username}@${u.orgDomain}`;
-    c.updated_at = Math.floor(u.changedAt.getTime() / 1000);
-  }
-  if (scopes.includes('email') && u.email) {
-    c.email = u.email;
-    c.email_verified = u.emailVerified;
-  }
-  if (scopes.includes('phone') && u.phone) {
-    c.phone_number = u.phone;
-    c.phone_number_verified = u.phoneVerified;
-  }
+  const c = namedUserClaims(
+    u,
+    scopes.flatMap((s) => (Object.hasOwn(SCOPE_CLAIMS, s) ? SCOPE_CLAIMS[s] : [])),
+  );
   if (requestedOrgId(scopes)) c[CLAIMS.orgId] = u.orgId;
   return c;
 }

@@ -1,5 +1,6 @@
 import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import { accessTokens, oidcGrants, refreshTokens } from '../../db/schema/index';
+import type { ClaimsRequest } from './claims-request';
 import type { Ctx } from '../context';
 import { execute, type UnitOfWork } from '../execute';
 import { newId } from '../ids';
@@ -20,6 +21,8 @@ export interface NewGrant {
   absoluteExpiresAt: Date | null;
   /** impersonation: the actor, kept so that refreshed tokens carry the same `act` */
   actor?: { userId: string; clientId?: string } | null;
+  /** the authorization request's `claims` parameter: every ID token and userinfo of the grant answer it */
+  claims?: ClaimsRequest | null;
 }
 
 /**
@@ -36,6 +39,7 @@ export function createSessionGrant(
     scopes: string[];
     audience: string[];
     refreshTokenAbsoluteSeconds: number;
+    claims?: ClaimsRequest | null;
   },
 ): Promise<Grant> {
   return createGrant(work, {
@@ -50,6 +54,7 @@ export function createSessionGrant(
     authTime: g.session.authTime,
     amr: g.session.amr,
     absoluteExpiresAt: new Date(Date.now() + g.refreshTokenAbsoluteSeconds * 1000),
+    claims: g.claims ?? null,
   });
 }
 
@@ -73,6 +78,7 @@ export async function createGrant(work: UnitOfWork, g: NewGrant): Promise<Grant>
       absoluteExpiresAt: g.absoluteExpiresAt,
       actorUserId: g.actor?.userId ?? null,
       actorClientId: g.actor?.clientId ?? null,
+      claims: g.claims ?? null,
     })
     .returning();
   work.push({

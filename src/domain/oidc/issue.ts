@@ -6,11 +6,18 @@ import type { Db } from '../../db/client';
 import { accessTokens, orgs, refreshTokens, users } from '../../db/schema/index';
 import type { UnitOfWork } from '../execute';
 import { newId } from '../ids';
-import { type ClaimUser, hasAuthorization, maybeRoleClaims, metadataClaim, scopeClaims } from './claims';
+import {
+  type ClaimUser,
+  hasAuthorization,
+  maybeRoleClaims,
+  metadataClaim,
+  namedUserClaims,
+  scopeClaims,
+} from './claims';
 import type { OidcEnv } from './env';
 import { RESERVED } from './scopes';
 import { signingKeyOf } from './web-keys';
-import { acrOf } from '../policy/acr';
+import { acrMeeting } from '../policy/acr';
 
 export const OPAQUE_ACCESS_TOKEN_PREFIX = 'pco_';
 export const REFRESH_TOKEN_PREFIX = 'pcr_';
@@ -66,6 +73,8 @@ export interface AccessTokenParams {
   extraClaims?: Record<string, unknown>;
   /** RFC 9449: the thumbprint of the DPoP key the token is bound to (`cnf.jkt` in a JWT) */
   jkt?: string | null;
+  /** user claims the `claims` parameter asked for at userinfo (OIDC Core §5.5), answered there beside the scopes' */
+  userinfoClaims?: string[] | null;
 }
 
 /**
@@ -124,6 +133,7 @@ export async function issueAccessToken(
     authorizationBound: bound,
     actorUserId: p.actor?.userId ?? null,
     jkt: p.jkt ?? null,
+    userinfoClaims: p.userinfoClaims?.length ? p.userinfoClaims : null,
     issuedAt: now,
     expiresAt,
   });
@@ -211,6 +221,11 @@ export interface IdTokenParams {
   includeUserClaims: boolean;
   roleClaims: { projectAssertsRoles: boolean; appAllows: boolean };
   actor?: { userId: string } | null;
+  /**
+   * The `claims` parameter's ID token requests (OIDC Core §5.5): user claims named here are included
+   * whatever the scopes and includeUserClaims say; essential acr values decide the asserted acr.
+   */
+  requested?: { claims: string[]; essentialAcr: string[] | null };
 }
 
 /**
@@ -233,7 +248,9 @@ export async function buildIdToken(work: UnitOfWork, env: OidcEnv, p: IdTokenPar
   if (p.nonce) claims.nonce = p.nonce;
   if (p.amr.length) {
     claims.amr = p.amr;
-    claims.acr = acrOf(p.amr);
+    // the answer refused a session that meets none of the essential values (domain/oidc/authorize.ts)
+    const acr = acrMeeting(p.amr, p.requested?.essentialAcr);
+    if (acr) claims.acr = acr;
   }
   if (p.sessionId) claims.sid = p.sessionId;
   if (p.accessToken) claims.at_hash = halfHash(p.accessToken, key.alg);
@@ -249,6 +266,7 @@ export async function buildIdToken(work: UnitOfWork, env: OidcEnv, p: IdTokenPar
     );
     Object.assign(claims, orgOnly);
   }
+  if (p.requested) Object.assign(claims, namedUserClaims(p.user, p.requested.claims));
   Object.assign(
     claims,
     await maybeRoleClaims(work.tx, {

@@ -2,6 +2,7 @@ import { refusalFor } from './user-access';
 import type { Ctx } from '../context';
 import { execute, type UnitOfWork } from '../execute';
 import { maybeRoleClaims } from './claims';
+import { idTokenRequests, requestedClaimNames } from './claims-request';
 import type { OidcClient } from './clients';
 import type { OidcEnv } from './env';
 import { type Grant, grantActor } from './grants';
@@ -119,6 +120,7 @@ export async function issueGrantTokens(
       extraClaims,
       actor: grantActor(grant),
       jkt: p.dpopJkt,
+      userinfoClaims: requestedClaimNames(grant.claims, 'userinfo'),
     });
     const out: TokenResponse = {
       access_token: at.token,
@@ -143,6 +145,7 @@ export async function issueGrantTokens(
         includeUserClaims: !!oidc?.idTokenUserinfoAssertion,
         roleClaims: { projectAssertsRoles: client.project.roleAssertion, appAllows: !!oidc?.idTokenRoleAssertion },
         actor: grantActor(grant),
+        requested: idTokenRequests(grant.claims),
       });
     }
     return out;

@@ -29,6 +29,8 @@ export interface ActiveAccessToken {
   /** the grant (code flow, refresh, exchange) the token was issued under; null for machine tokens */
   grantId: string | null;
   actorUserId: string | null;
+  /** user claims the grant's `claims` parameter asked for at userinfo (OIDC Core §5.5) */
+  userinfoClaims: string[];
   issuedAt: Date;
   expiresAt: Date;
   /** RFC 9449: thumbprint of the DPoP key the token is bound to; null for a bearer token */
@@ -96,6 +98,7 @@ async function lookUp(
     sessionId: t.sessionId,
     grantId: t.grantId,
     actorUserId: t.actorUserId,
+    userinfoClaims: t.userinfoClaims ?? [],
     issuedAt: t.issuedAt,
     expiresAt: t.expiresAt,
     jkt: t.jkt,

@@ -17,3 +17,16 @@ export const acrOf = (amr: readonly string[]): string => (amr.includes('mfa') ? 
  */
 export const acrRequiresMfa = (acrValues: readonly string[] | null | undefined): boolean =>
   !!acrValues?.includes(ACR_MFA) && !acrValues.includes(ACR_1FA);
+
+/**
+ * The acr to assert for a session with these methods. Without essential values it is the one reached.
+ * With the essential values of the claims parameter (OIDC Core §5.5.1.1) it must be one of them: the
+ * one reached if asked for, else 1fa when that is asked for and two factors were shown (they include
+ * the first); undefined when the session meets none, which answers the request as a failed sign-in.
+ */
+export function acrMeeting(amr: readonly string[], essential?: readonly string[] | null): string | undefined {
+  const reached = acrOf(amr);
+  if (!essential?.length || essential.includes(reached)) return reached;
+  if (reached === ACR_MFA && essential.includes(ACR_1FA)) return ACR_1FA;
+  return undefined;
+}

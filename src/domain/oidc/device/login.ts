@@ -39,6 +39,8 @@ export async function startDeviceLogin(
       uiLocales: p.uiLocales,
       orgId: requestedOrgId(row.scopes) ?? null,
       resource: null,
+      // the device authorization endpoint takes no claims parameter
+      claims: null,
     },
     client.orgId,
   );

@@ -185,6 +185,7 @@ export async function findActiveMachineToken(
     sessionId: null,
     grantId: null,
     actorUserId: null,
+    userinfoClaims: [],
     issuedAt: new Date(c.iat * 1000),
     expiresAt: new Date(c.exp * 1000),
     jkt: c.jkt ?? null,

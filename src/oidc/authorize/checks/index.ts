@@ -1,4 +1,5 @@
 import { acrValues } from './acr-values';
+import { claims } from './claims';
 import { client } from './client';
 import { dpopJkt, dpopOnlyCode } from './dpop';
 import { idTokenHint } from './id-token-hint';
@@ -50,6 +51,7 @@ const CHECKS: AuthorizeCheck[] = [
   resource,
   dpopJkt,
   idTokenHint, // after prompt: with prompt=none a bad hint is login_required
+  claims, // after acrValues and idTokenHint: an essential acr replaces acr_values, a sub value must match the hint
 ];
 
 const NOTHING_YET: Checked = {
@@ -62,6 +64,7 @@ const NOTHING_YET: Checked = {
   hintUserId: null,
   resource: null,
   dpopJkt: null,
+  claims: null,
 };
 
 /** Runs every check; the first to fail throws its OAuth error. */

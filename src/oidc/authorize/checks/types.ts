@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { Deps } from '../../../deps';
+import type { ClaimsRequest } from '../../../domain/oidc/claims-request';
 import type { OidcClient } from '../../../domain/oidc/clients';
 import type { Params } from '../../params';
 
@@ -40,6 +41,8 @@ export interface Checked {
   resource: string[] | null;
   /** RFC 9449 §10 `dpop_jkt`: the code will only be redeemed with a proof of this key */
   dpopJkt: string | null;
+  /** the `claims` parameter as parsed (OIDC Core §5.5); null: not sent */
+  claims: ClaimsRequest | null;
 }
 
 /**
