@@ -6,6 +6,7 @@ import {
   accessTokens,
   applications,
   authorizations,
+  instances,
   oidcGrants,
   orgs,
   projectGrants,
@@ -120,9 +121,17 @@ function build(db: Db) {
         grantRevoked: sql<boolean>`exists (select 1 from ${oidcGrants} g
           where g.id = ${accessTokens.grantId} and g.revoked_at is not null)`,
         // the rule of user-access.ts for tokens already issued: the application and its project are
-        // active, and the project's access and authorization requirements still hold
-        clientUsable: sql<boolean>`exists (select 1 from ${applications} a join ${projects} p on p.id = a.project_id
-        where a.client_id = ${accessTokens.clientId} and a.state = 'ACTIVE' and p.state = 'ACTIVE'
+        // active, and the project's access and authorization requirements still hold. A client
+        // identified by a metadata document (its client id is the URL) has no application: its
+        // project must still be the one the instance setting names, with the setting on.
+        clientUsable: sql<boolean>`exists (select 1 from ${projects} p
+        where p.state = 'ACTIVE'
+          and (exists (select 1 from ${applications} a where a.client_id = ${accessTokens.clientId}
+                and a.project_id = p.id and a.state = 'ACTIVE')
+            or (${accessTokens.clientId} ~ '^https?://' and p.id = ${accessTokens.projectId}
+              and exists (select 1 from ${instances} i
+                where i.settings->>'clientIdMetadataDocuments' = 'true'
+                  and i.settings->>'clientIdMetadataDocumentsProjectId' = p.id)))
           and (not p.authorization_required or exists (select 1 from ${authorizations} z
             where z.user_id = ${accessTokens.userId} and z.project_id = p.id and z.state = 'ACTIVE'))
           and (not p.project_access_required or p.org_id = ${users.orgId}
