@@ -47,8 +47,7 @@ describe('client ID metadata documents', () => {
       if (path === '/agent' || path === '/flow') return json(res, doc(path), { 'cache-control': 'max-age=600' });
       if (path === '/no-store') return json(res, doc(path), { 'cache-control': 'no-store' });
       if (path === '/mismatch') return json(res, { ...doc(path), client_id: `${base}/someone-else` });
-      if (path === '/secret-method')
-        return json(res, doc(path, { token_endpoint_auth_method: 'client_secret_basic' }));
+      if (path === '/secret-method') return json(res, doc(path, { token_endpoint_auth_method: 'client_secret_basic' }));
       if (path === '/http-redirect-uri') return json(res, doc(path, { redirect_uris: ['http://rp.example.com/cb'] }));
       if (path === '/html') {
         res.writeHead(200, { 'content-type': 'text/html' });
@@ -131,7 +130,7 @@ describe('client ID metadata documents', () => {
   const discovery = async () =>
     (await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
 
-  it('setting off: a URL client_id is refused at authorize and token, and discovery does not advertise it', async () => {
+  it('setting off: a URL client_id is refused at authorize and token; discovery does not advertise it', async () => {
     expect((await discovery()).client_id_metadata_document_supported).toBeUndefined();
     expect(await refused(`${base}/agent`)).toContain('does not accept client ID metadata documents');
     const token = await postFormJson(server, '/oauth/v2/token', {
@@ -152,7 +151,7 @@ describe('client ID metadata documents', () => {
       expect((await discovery()).client_id_metadata_document_supported).toBe(true);
     });
 
-    it('openid-client runs the code flow with PKCE using the URL as client_id, then userinfo, refresh and revocation', async () => {
+    it('openid-client: code flow with PKCE and the URL as client_id, userinfo, refresh, revocation', async () => {
       const clientId = `${base}/flow`;
       const config = await rp(server, clientId, { token_endpoint_auth_method: 'none' }, client.None());
       const user = await addUser(server);
@@ -205,7 +204,9 @@ describe('client ID metadata documents', () => {
 
     it('redirects are not followed: to loopback, to 10.x, to 169.254.169.254', async () => {
       for (const path of ['/to-loopback', '/to-private', '/to-metadata']) {
-        expect(await refused(`${base}${path}`), path).toContain('answered a redirect (HTTP 302), which is not followed');
+        expect(await refused(`${base}${path}`), path).toContain(
+          'answered a redirect (HTTP 302), which is not followed',
+        );
       }
       // the loopback target was never fetched through the redirect
       expect(hits.get('/agent') ?? 0).toBeLessThanOrEqual(1);
@@ -249,15 +250,14 @@ describe('client ID metadata documents', () => {
       expect(await refused(`${base}/broken-json`)).toContain('is not valid JSON');
     });
 
-    it('a document asking for a shared-secret method is refused, and a public document client cannot use a secret', async () => {
+    it('a document asking for a secret method is refused; a document client cannot use a secret', async () => {
       expect(await refused(`${base}/secret-method`)).toContain('only none is supported');
-      for (const auth of [
-        { authorization: basic(`${base}/agent`, 'guessed') },
-        { 'content-type': 'application/x-www-form-urlencoded' },
-      ]) {
-        const form: Record<string, string> = { grant_type: 'refresh_token', refresh_token: 'x' };
-        if (!('authorization' in auth)) Object.assign(form, { client_id: `${base}/agent`, client_secret: 'guessed' });
-        const r = await postFormJson(server, '/oauth/v2/token', form, 'authorization' in auth ? auth : {});
+      const refresh = { grant_type: 'refresh_token', refresh_token: 'x' };
+      for (const [form, headers] of [
+        [refresh, { authorization: basic(`${base}/agent`, 'guessed') }],
+        [{ ...refresh, client_id: `${base}/agent`, client_secret: 'guessed' }, {}],
+      ] as [Record<string, string>, Record<string, string>][]) {
+        const r = await postFormJson(server, '/oauth/v2/token', form, headers);
         expect(r.status).toBe(401);
         expect(r.body.error).toBe('invalid_client');
         expect(r.body.error_description).toContain('NONE');
@@ -276,11 +276,54 @@ describe('client ID metadata documents', () => {
       expect(r.body.error_description).toContain('client_id equal to the URL');
     });
 
+    it("the user must be allowed into the documents' project (authorization required)", async () => {
+      await updateInstanceSettings(systemCtx(server), {
+        clientIdMetadataDocumentsProjectId: await addProject(server, { authorizationRequired: true }),
+      });
+      try {
+        const user = await addUser(server);
+        const config = await rp(server, `${base}/flow`, { token_endpoint_auth_method: 'none' }, client.None());
+        const { url } = await pkceAuthUrl(config, { scope: 'openid', state: 'st' });
+        const landed = new URL(await new Browser(server.url).login(url, user.username, user.password));
+        expect(landed.searchParams.get('error')).toBe('access_denied');
+        expect(landed.searchParams.get('code')).toBeNull();
+      } finally {
+        await enable();
+      }
+    });
+
+    it('tokens of a document client stop working when the setting is turned off', async () => {
+      const config = await rp(server, `${base}/flow`, { token_endpoint_auth_method: 'none' }, client.None());
+      const user = await addUser(server);
+      const { url, verifier } = await pkceAuthUrl(config, { scope: 'openid', state: 'st' });
+      const landed = await new Browser(server.url).login(url, user.username, user.password);
+      const tokens = await client.authorizationCodeGrant(config, new URL(landed), {
+        pkceCodeVerifier: verifier,
+        expectedState: 'st',
+      });
+      const userinfo = () =>
+        fetch(`${server.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      expect((await userinfo()).status).toBe(200);
+      await enable(false);
+      try {
+        expect((await userinfo()).status).toBe(401);
+        const refreshed = await postFormJson(server, '/oauth/v2/token', {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token ?? 'none',
+          client_id: `${base}/flow`,
+        });
+        expect(refreshed.status).toBe(401);
+        expect(refreshed.body.error).toBe('invalid_client');
+      } finally {
+        await enable();
+      }
+    });
+
     it('the cache honours max-age (no refetch) and no-store (refetch every time)', async () => {
       const before = hits.get('/agent') ?? 0;
       expect((await authorize(`${base}/agent`)).status).toBe(303);
       expect((await authorize(`${base}/agent`)).status).toBe(303);
-      expect(hits.get("/agent")).toBe(Math.max(before, 1));
+      expect(hits.get('/agent')).toBe(Math.max(before, 1));
       expect((await authorize(`${base}/no-store`)).status).toBe(303);
       expect((await authorize(`${base}/no-store`)).status).toBe(303);
       expect(hits.get('/no-store')).toBe(2);

@@ -57,7 +57,10 @@ export async function answerAuthRequest(
   if (!request.sessionId) return fail('login_required', 'no authenticated session');
   const session = await getSession(ctx.db, request.sessionId);
   if (!session?.userId) return fail('login_required', 'the session has ended');
-  const { client } = await resolveClient({ db: ctx.db, instanceId: ctx.instanceId, issuer: env.issuer }, request.clientId);
+  const { client } = await resolveClient(
+    { db: ctx.db, instanceId: ctx.instanceId, issuer: env.issuer },
+    request.clientId,
+  );
   if (!client?.active || !client.oidc) return fail('unauthorized_client', 'the application is not active');
   const user = await claimUser(ctx.db, session.userId);
   if (user?.type !== 'HUMAN') return fail('access_denied', 'the user is not active');

@@ -36,8 +36,7 @@ export function readDocument(url: string, json: unknown): DocumentClient {
   if (method !== 'none') throw fail(`asks for token_endpoint_auth_method "${String(method)}": only none is supported`);
 
   const redirectUris = d.redirect_uris;
-  if (!Array.isArray(redirectUris) || redirectUris.length === 0)
-    throw fail('must list redirect_uris');
+  if (!Array.isArray(redirectUris) || redirectUris.length === 0) throw fail('must list redirect_uris');
   if (redirectUris.length > MAX_REDIRECT_URIS) throw fail(`lists more than ${MAX_REDIRECT_URIS} redirect_uris`);
   for (const u of redirectUris) {
     if (typeof u !== 'string' || u.length > MAX_URI_LENGTH || !parseUrl(u))
@@ -70,6 +69,7 @@ export function readDocument(url: string, json: unknown): DocumentClient {
 
 function stringList(v: unknown, fallback: string[], fail: (why: string) => Error, field: string): string[] {
   if (v === undefined) return fallback;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw fail(`has ${field} that is not a list of strings`);
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+    throw fail(`has ${field} that is not a list of strings`);
   return v as string[];
 }

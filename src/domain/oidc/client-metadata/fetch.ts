@@ -46,7 +46,7 @@ export function fetchMetadataDocument(url: URL, allowLoopback: boolean): Promise
         const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
         const problem =
           status >= 300 && status < 400
-            ? `answered a redirect (HTTP ${status}), which is not followed: serve the document at the client_id URL itself`
+            ? `answered a redirect (HTTP ${status}), which is not followed: serve it at the client_id URL itself`
             : status !== 200
               ? `answered HTTP ${status}`
               : type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)
@@ -107,7 +107,8 @@ function guardedLookup(allowLoopback: boolean): LookupFunction {
       if (err) return callback(err, '', 0);
       for (const a of addresses) {
         const why = addressProblem(a.address, allowLoopback);
-        if (why) return callback(new MetadataProblem(`the client_id URL's host resolves to an address that ${why}`), '', 0);
+        if (why)
+          return callback(new MetadataProblem(`the client_id URL's host resolves to an address that ${why}`), '', 0);
       }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
