@@ -1,7 +1,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { Code } from '@connectrpc/connect';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
 import { FETCH_TIMEOUT_MS } from '../../src/domain/oidc/client-metadata/fetch';
 import { addProject, REDIRECT } from '../helpers/apps';
@@ -144,6 +146,26 @@ describe('client ID metadata documents', () => {
     expect(hits.get('/agent')).toBeUndefined();
   });
 
+  it('the settings through the v2 API: off by default, a project is required and must exist', async () => {
+    const api = server.client(InstanceService);
+    const { settings } = await api.getInstanceSettings({});
+    expect(settings).toMatchObject({ clientIdMetadataDocuments: false, clientIdMetadataDocumentsProjectId: '' });
+    await expect(api.updateInstanceSettings({ clientIdMetadataDocuments: true })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+      rawMessage: expect.stringContaining('client_id_metadata_documents_project_id is required'),
+    });
+    await expect(
+      api.updateInstanceSettings({ clientIdMetadataDocuments: true, clientIdMetadataDocumentsProjectId: 'nope' }),
+    ).rejects.toMatchObject({ code: Code.InvalidArgument, rawMessage: expect.stringContaining('not found') });
+    const project = await addProject(server);
+    await api.updateInstanceSettings({ clientIdMetadataDocuments: true, clientIdMetadataDocumentsProjectId: project });
+    expect((await api.getInstanceSettings({})).settings).toMatchObject({
+      clientIdMetadataDocuments: true,
+      clientIdMetadataDocumentsProjectId: project,
+    });
+    await api.updateInstanceSettings({ clientIdMetadataDocuments: false });
+  });
+
   describe('enabled', () => {
     beforeAll(() => enable());
 
@@ -171,6 +193,33 @@ describe('client ID metadata documents', () => {
         headers: { authorization: `Bearer ${refreshed.access_token}` },
       });
       expect(after.status).toBe(401);
+    });
+
+    it('PAR: a document client pushes a request (its listed redirect URI only) and authorizes with it', async () => {
+      const clientId = `${base}/agent`;
+      const form = {
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      };
+      const pushed = await postFormJson(server, '/oauth/v2/par', form);
+      expect(pushed.status).toBe(201);
+      const res = await fetch(
+        `${server.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: clientId, request_uri: pushed.body.request_uri })}`,
+        { redirect: 'manual' },
+      );
+      expect(res.status).toBeLessThan(400);
+      expect(res.headers.get('location')).not.toContain('rp.example.com');
+      const foreign = await postFormJson(server, '/oauth/v2/par', {
+        ...form,
+        redirect_uri: 'https://evil.example.com/cb',
+      });
+      expect(foreign.status).toBe(400);
+      const mismatch = await postFormJson(server, '/oauth/v2/par', { ...form, client_id: `${base}/mismatch` });
+      expect(mismatch).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
     });
 
     it('a public document client must use PKCE', async () => {
