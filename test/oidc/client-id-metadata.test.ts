@@ -207,10 +207,8 @@ describe('client ID metadata documents', () => {
       };
       const pushed = await postFormJson(server, '/oauth/v2/par', form);
       expect(pushed.status).toBe(201);
-      const res = await fetch(
-        `${server.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: clientId, request_uri: pushed.body.request_uri })}`,
-        { redirect: 'manual' },
-      );
+      const query = new URLSearchParams({ client_id: clientId, request_uri: pushed.body.request_uri });
+      const res = await fetch(`${server.url}/oauth/v2/authorize?${query}`, { redirect: 'manual' });
       expect(res.status).toBeLessThan(400);
       expect(res.headers.get('location')).not.toContain('rp.example.com');
       const foreign = await postFormJson(server, '/oauth/v2/par', {
