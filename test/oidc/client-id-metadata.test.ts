@@ -4,7 +4,9 @@ import { Code } from '@connectrpc/connect';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
+import { createAuthorization } from '../../src/domain/authorization/commands';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
+import { addProjectRole } from '../../src/domain/project/roles';
 import { FETCH_TIMEOUT_MS } from '../../src/domain/oidc/client-metadata/fetch';
 import { addProject, REDIRECT } from '../helpers/apps';
 import { Browser } from '../helpers/browser';
@@ -334,6 +336,27 @@ describe('client ID metadata documents', () => {
         const landed = new URL(await new Browser(server.url).login(url, user.username, user.password));
         expect(landed.searchParams.get('error')).toBe('access_denied');
         expect(landed.searchParams.get('code')).toBeNull();
+      } finally {
+        await enable();
+      }
+    });
+
+    it("the documents' project asserts roles: in the access token's userinfo as for an application", async () => {
+      const project = await addProject(server, { projectRoleAssertion: true });
+      await updateInstanceSettings(systemCtx(server), { clientIdMetadataDocumentsProjectId: project });
+      try {
+        await addProjectRole(systemCtx(server), { projectId: project, key: 'reader', displayName: 'Reader' });
+        const user = await addUser(server);
+        await createAuthorization(systemCtx(server), { userId: user.id, projectId: project, roleKeys: ['reader'] });
+        const config = await rp(server, `${base}/flow`, { token_endpoint_auth_method: 'none' }, client.None());
+        const { url, verifier } = await pkceAuthUrl(config, { scope: 'openid', state: 'st' });
+        const landed = await new Browser(server.url).login(url, user.username, user.password);
+        const tokens = await client.authorizationCodeGrant(config, new URL(landed), {
+          pkceCodeVerifier: verifier,
+          expectedState: 'st',
+        });
+        const info = await client.fetchUserInfo(config, tokens.access_token, user.id);
+        expect(Object.keys((info['urn:service:iam:org:project:roles'] ?? {}) as object)).toEqual(['reader']);
       } finally {
         await enable();
       }
