@@ -2,9 +2,11 @@ import type { Context } from 'hono';
 import { verifySecret } from '../crypto/secrets';
 import type { Deps } from '../deps';
 import { CLIENT_ASSERTION_TYPE, verifyClientAssertion } from '../domain/oidc/client-assertion';
-import { findClient, type OidcClient } from '../domain/oidc/clients';
+import type { OidcClient } from '../domain/oidc/clients';
+import { resolveClient } from '../domain/oidc/client-metadata/resolve';
 import { findMachineClient } from '../domain/oidc/m2m/machines';
 import { invalidClient, invalidRequest } from '../domain/oidc/oauth-errors';
+import { clientSource } from './env';
 import type { Params } from './params';
 import { FAPI2_ALGS, isFapi2 } from '../domain/application/security-profile';
 
@@ -84,10 +86,12 @@ export async function authenticateClient(
   if (!clientId) throw invalidClient('client authentication is missing');
   if (!allowed.includes(method)) throw invalidClient(`client authentication method ${method} is not accepted here`);
 
-  // A machine user is a client too (client credentials, revocation): client id = its username.
-  const client =
-    (await findClient(deps.database.db, clientId)) ?? (await findMachineClient(deps.database.db, clientId));
-  if (!client?.active) throw invalidClient('unknown or inactive client');
+  // A machine user is a client too (client credentials, revocation): client id = its username. A
+  // metadata document that cannot be used says why (invalid_client).
+  const found = await resolveClient(clientSource(deps), clientId);
+  const client = found.client ?? (await findMachineClient(deps.database.db, clientId));
+  if (!client) throw invalidClient(found.problem ?? 'unknown or inactive client');
+  if (!client.active) throw invalidClient('unknown or inactive client');
   if (!(ACCEPTS[client.authMethod] ?? []).includes(method)) {
     throw invalidClient(`the client is registered for ${client.authMethod}, not ${method}`);
   }

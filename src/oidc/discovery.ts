@@ -31,6 +31,8 @@ export async function discoveryEndpoint(c: Context, deps: Deps) {
     device_authorization_endpoint: `${issuer}/oauth/v2/device_authorization`,
     jwks_uri: `${issuer}/oauth/v2/keys`,
     ...(settings.dynamicRegistration === 'OFF' ? {} : { registration_endpoint: `${issuer}/oauth/v2/register` }),
+    // draft-ietf-oauth-client-id-metadata-document: an https URL as client_id names its metadata
+    ...(settings.clientIdMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
     // Only what is issued: no address claims exist, so no `address` scope is advertised.
     scopes_supported: STANDARD_SCOPES.filter((s) => s !== 'address'),
     response_types_supported: ['code', 'id_token', 'id_token token'],

@@ -4,6 +4,7 @@ import { systemPrincipal } from '../authz/principal';
 import { Principal } from '../authz/principal';
 import type { Ctx } from '../domain/context';
 import type { OidcEnv } from '../domain/oidc/env';
+import type { ClientSource } from '../domain/oidc/client-metadata/resolve';
 
 /** The issuer is read on every call: it is the external URL (tests set it after the port is known). */
 export function oidcEnv(deps: Deps): OidcEnv {
@@ -22,4 +23,9 @@ export function oidcCtx(deps: Deps, service: string, userId?: string, orgId = ''
     principal: userId ? new Principal(userId, orgId, []) : systemPrincipal(deps.instanceId, service),
     service,
   };
+}
+
+/** Where a presented client_id is looked up (applications, or metadata documents when enabled). */
+export function clientSource(deps: Deps): ClientSource {
+  return { db: deps.database.db, instanceId: deps.instanceId, issuer: deps.config.externalUrl };
 }

@@ -31,6 +31,8 @@ describe('discovery matches behaviour', () => {
     expect(d.claims_supported).not.toContain('c_hash');
     expect(d.acr_values_supported).toEqual(['urn:portcullis:acr:1fa', 'urn:portcullis:acr:mfa']);
     expect(d.scopes_supported).not.toContain('address');
+    // Off by default; client-id-metadata.test.ts turns it on and checks the flow it then advertises.
+    expect(d.client_id_metadata_document_supported).toBeUndefined();
     expect(d.prompt_values_supported).toEqual(expect.arrayContaining(['none', 'login', 'select_account', 'create']));
     expect(d.token_endpoint_auth_signing_alg_values_supported).toEqual(
       expect.arrayContaining(['RS256', 'PS256', 'ES256', 'EdDSA']),

@@ -121,6 +121,8 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
             : initialAccessTokenHash(req.dynamicRegistrationInitialAccessToken),
         dynamicRegistrationGrantTypes: req.dynamicRegistrationGrantTypes?.values,
         dynamicRegistrationUnusedClientLifetimeSeconds: req.dynamicRegistrationUnusedClientLifetimeSeconds,
+        clientIdMetadataDocuments: req.clientIdMetadataDocuments,
+        clientIdMetadataDocumentsProjectId: req.clientIdMetadataDocumentsProjectId,
       });
       return { changeDate: ts(r.changedAt) };
     },

@@ -48,6 +48,10 @@ export interface InstanceSettings {
   dynamicRegistrationGrantTypes: string[];
   /** a self-registered client never issued a token is removed this long after registering; 0: never */
   dynamicRegistrationUnusedClientLifetimeSeconds: number;
+  /** an https URL as client_id is resolved by fetching its client ID metadata document */
+  clientIdMetadataDocuments: boolean;
+  /** the project such clients belong to ('' while the documents are off) */
+  clientIdMetadataDocumentsProjectId: string;
 }
 
 export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
@@ -79,6 +83,8 @@ export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
   dynamicRegistrationInitialAccessTokenHash: '',
   dynamicRegistrationGrantTypes: ['authorization_code', 'refresh_token'],
   dynamicRegistrationUnusedClientLifetimeSeconds: 0,
+  clientIdMetadataDocuments: false,
+  clientIdMetadataDocumentsProjectId: '',
 };
 
 export const instances = pgTable('instances', {

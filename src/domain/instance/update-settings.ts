@@ -7,6 +7,7 @@ import { lockInstance } from './lock';
 import { type InstanceSettings, checkSettings, readInstanceSettings } from './settings';
 import { requireInstancePermission } from './permission';
 import { checkDynamicRegistrationProject, withoutTokenHash } from './dynamic-registration';
+import { checkClientMetadataDocumentsProject } from './client-metadata-documents';
 
 /** Changes the given settings; the others keep their values. The change is one event with the diff. */
 export async function updateInstanceSettings(
@@ -23,6 +24,7 @@ export async function updateInstanceSettings(
     const settings = { ...current, ...defined };
     checkSettings(settings);
     await checkDynamicRegistrationProject(work, settings);
+    await checkClientMetadataDocumentsProject(work, settings);
     const changedAt = new Date();
     await work.tx.update(instances).set({ settings, changedAt }).where(eq(instances.id, ctx.instanceId));
     if (defined.userLoginMustBeDomain !== undefined && defined.userLoginMustBeDomain !== current.userLoginMustBeDomain)

@@ -7,7 +7,8 @@ import { execute } from '../execute';
 import { getSession } from '../session/sessions';
 import type { AuthRequest } from './auth-requests';
 import { completeAuthRequest } from './auth-requests';
-import { findClient, type OidcClient, projectClientIds } from './clients';
+import { type OidcClient, projectClientIds } from './clients';
+import { resolveClient } from './client-metadata/resolve';
 import { createCode } from './codes';
 import type { OidcEnv } from './env';
 import { createSessionGrant } from './grants';
@@ -58,7 +59,10 @@ export async function answerAuthRequest(
   if (!request.sessionId) return fail('login_required', 'no authenticated session');
   const session = await getSession(ctx.db, request.sessionId);
   if (!session?.userId) return fail('login_required', 'the session has ended');
-  const client = await findClient(ctx.db, request.clientId);
+  const { client } = await resolveClient(
+    { db: ctx.db, instanceId: ctx.instanceId, issuer: env.issuer },
+    request.clientId,
+  );
   if (!client?.active || !client.oidc) return fail('unauthorized_client', 'the application is not active');
   const user = await claimUser(ctx.db, session.userId);
   if (user?.type !== 'HUMAN') return fail('access_denied', 'the user is not active');

@@ -1,7 +1,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { authorizations, orgs, userMetadata } from '../../db/schema/index';
+import { authorizations, orgs, projects, userMetadata } from '../../db/schema/index';
 import { findClient, type OidcClient } from './clients';
+import { isMetadataDocumentUrl } from './client-metadata/url';
 import { CLAIMS, RESERVED, requestedOrgId, requestedRoleKeys, wantsRoles } from './scopes';
 import type { ActiveAccessToken } from './token-lookup';
 
@@ -166,15 +167,27 @@ export async function accessTokenUserClaims(
   const claims = scopeClaims(at.user, at.scopes);
   if (at.scopes.includes(RESERVED.metadata)) claims[RESERVED.metadata] = await metadataClaim(db, at.userId);
   const issuedTo = at.clientId === caller?.clientId ? caller : await findClient(db, at.clientId);
+  // A client identified by a metadata document has no application row: its project is the token's.
+  const projectAssertsRoles = issuedTo
+    ? issuedTo.project.roleAssertion
+    : isMetadataDocumentUrl(at.clientId) && !!at.projectId && (await projectAssertsRolesOf(db, at.projectId));
   const roles = await maybeRoleClaims(db, {
     userId: at.userId,
     scopes: at.scopes,
     projectId: at.projectId,
     audience: at.audience,
-    projectAssertsRoles: !!issuedTo?.project.roleAssertion,
+    projectAssertsRoles,
     placeAllows: true,
   });
   return Object.assign(claims, roles);
+}
+
+async function projectAssertsRolesOf(db: Db, projectId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ assert: projects.projectRoleAssertion })
+    .from(projects)
+    .where(eq(projects.id, projectId));
+  return !!row?.assert;
 }
 
 /** Whether the user holds an active authorization on the project (project.authorizationRequired). */

@@ -6,6 +6,7 @@ import {
   accessTokens,
   applications,
   authorizations,
+  instances,
   oidcGrants,
   orgs,
   projectGrants,
@@ -107,6 +108,17 @@ async function lookUp(
 }
 
 /**
+ * The project `p` still lets the token's user in: active, and its authorization and access
+ * requirements hold (user-access.ts's rule, for tokens already issued).
+ */
+const projectStillAllows = sql`p.state = 'ACTIVE'
+  and (not p.authorization_required or exists (select 1 from ${authorizations} z
+    where z.user_id = ${accessTokens.userId} and z.project_id = p.id and z.state = 'ACTIVE'))
+  and (not p.project_access_required or p.org_id = ${users.orgId}
+    or exists (select 1 from ${projectGrants} g
+      where g.project_id = p.id and g.granted_org_id = ${users.orgId} and g.state = 'ACTIVE'))`;
+
+/**
  * The lookup is the hot path of userinfo and introspection: built once per database handle as
  * prepared statements (no query building per request; PostgreSQL keeps the plan per connection).
  */
@@ -126,14 +138,16 @@ function build(db: Db) {
         grantRevoked: sql<boolean>`exists (select 1 from ${oidcGrants} g
           where g.id = ${accessTokens.grantId} and g.revoked_at is not null)`,
         // the rule of user-access.ts for tokens already issued: the application and its project are
-        // active, and the project's access and authorization requirements still hold
-        clientUsable: sql<boolean>`exists (select 1 from ${applications} a join ${projects} p on p.id = a.project_id
-        where a.client_id = ${accessTokens.clientId} and a.state = 'ACTIVE' and p.state = 'ACTIVE'
-          and (not p.authorization_required or exists (select 1 from ${authorizations} z
-            where z.user_id = ${accessTokens.userId} and z.project_id = p.id and z.state = 'ACTIVE'))
-          and (not p.project_access_required or p.org_id = ${users.orgId}
-            or exists (select 1 from ${projectGrants} g
-              where g.project_id = p.id and g.granted_org_id = ${users.orgId} and g.state = 'ACTIVE')))`,
+        // active, and the project's access and authorization requirements still hold. A client
+        // identified by a metadata document (its client id is the URL) has no application: its
+        // project (the token's) must still be the one the instance setting names, with the setting
+        // on. Two separate lookups, so that the common one keeps its index path by client id.
+        clientUsable: sql<boolean>`(exists (select 1 from ${applications} a join ${projects} p on p.id = a.project_id
+          where a.client_id = ${accessTokens.clientId} and a.state = 'ACTIVE' and ${projectStillAllows})
+        or (${accessTokens.clientId} ~ '^https?://' and exists (select 1 from ${projects} p
+          where p.id = ${accessTokens.projectId} and ${projectStillAllows}
+            and exists (select 1 from ${instances} i where i.settings->>'clientIdMetadataDocuments' = 'true'
+              and i.settings->>'clientIdMetadataDocumentsProjectId' = p.id))))`,
       })
       .from(accessTokens)
       .innerJoin(users, eq(users.id, accessTokens.userId))
