@@ -15,6 +15,7 @@ import {
 } from '../../domain/administrator/manage';
 import { type AdministratorRecord, listAdministrators } from '../../domain/administrator/queries';
 import { ctxOf } from '../context';
+import { permissionsOf } from '../../authz/roles';
 import { pageIn, pageOut } from '../convert/list';
 import { datesOut, ts } from '../convert/time';
 
@@ -78,6 +79,18 @@ export function administratorHandlers(deps: Deps): ServiceImpl<typeof Administra
         page: pageIn(req.pagination),
       });
       return { pagination: pageOut(r), administrators: r.items.map(administratorOut) };
+    },
+    async listMyPermissions(_req, hc) {
+      const { principal } = ctxOf(deps, hc);
+      return {
+        memberships: principal.memberships.map((m) => ({
+          resourceType: TYPES[m.resourceType] ?? ResourceType.UNSPECIFIED,
+          resourceId: m.resourceId,
+          resourceOwner: m.resourceOwner,
+          roles: m.roles,
+          permissions: [...permissionsOf(m.roles)].sort(),
+        })),
+      };
     },
   };
 }

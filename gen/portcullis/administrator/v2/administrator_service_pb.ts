@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file portcullis/administrator/v2/administrator_service.proto.
  */
 export const file_portcullis_administrator_v2_administrator_service: GenFile = /*@__PURE__*/
-  fileDesc("Cjdwb3J0Y3VsbGlzL2FkbWluaXN0cmF0b3IvdjIvYWRtaW5pc3RyYXRvcl9zZXJ2aWNlLnByb3RvEhtwb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIiWwoIUmVzb3VyY2USEgoIaW5zdGFuY2UYASABKAhIABIZCg9vcmdhbml6YXRpb25faWQYAiABKAlIABIUCgpwcm9qZWN0X2lkGAMgASgJSABCCgoIcmVzb3VyY2UiggIKDUFkbWluaXN0cmF0b3ISDwoHdXNlcl9pZBgBIAEoCRJACg1yZXNvdXJjZV90eXBlGAIgASgOMikucG9ydGN1bGxpcy5hZG1pbmlzdHJhdG9yLnYyLlJlc291cmNlVHlwZRITCgtyZXNvdXJjZV9pZBgDIAEoCRIWCg5yZXNvdXJjZV9vd25lchgEIAEoCRINCgVyb2xlcxgFIAMoCRIxCg1jcmVhdGlvbl9kYXRlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtjaGFuZ2VfZGF0ZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidQoaQ3JlYXRlQWRtaW5pc3RyYXRvclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRI3CghyZXNvdXJjZRgCIAEoCzIlLnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5SZXNvdXJjZRINCgVyb2xlcxgDIAMoCSJQChtDcmVhdGVBZG1pbmlzdHJhdG9yUmVzcG9uc2USMQoNY3JlYXRpb25fZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidQoaVXBkYXRlQWRtaW5pc3RyYXRvclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRI3CghyZXNvdXJjZRgCIAEoCzIlLnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5SZXNvdXJjZRINCgVyb2xlcxgDIAMoCSJOChtVcGRhdGVBZG1pbmlzdHJhdG9yUmVzcG9uc2USLwoLY2hhbmdlX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImYKGkRlbGV0ZUFkbWluaXN0cmF0b3JSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSNwoIcmVzb3VyY2UYAiABKAsyJS5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuUmVzb3VyY2UiUAobRGVsZXRlQWRtaW5pc3RyYXRvclJlc3BvbnNlEjEKDWRlbGV0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrABChlMaXN0QWRtaW5pc3RyYXRvcnNSZXF1ZXN0EjsKCnBhZ2luYXRpb24YASABKAsyJy5wb3J0Y3VsbGlzLm9iamVjdC52Mi5QYWdpbmF0aW9uUmVxdWVzdBI3CghyZXNvdXJjZRgCIAEoCzIlLnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5SZXNvdXJjZRIPCgd1c2VyX2lkGAMgASgJEgwKBHJvbGUYBCABKAkingEKGkxpc3RBZG1pbmlzdHJhdG9yc1Jlc3BvbnNlEjwKCnBhZ2luYXRpb24YASABKAsyKC5wb3J0Y3VsbGlzLm9iamVjdC52Mi5QYWdpbmF0aW9uUmVzcG9uc2USQgoOYWRtaW5pc3RyYXRvcnMYAiADKAsyKi5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuQWRtaW5pc3RyYXRvciqEAQoMUmVzb3VyY2VUeXBlEh0KGVJFU09VUkNFX1RZUEVfVU5TUEVDSUZJRUQQABIaChZSRVNPVVJDRV9UWVBFX0lOU1RBTkNFEAESHgoaUkVTT1VSQ0VfVFlQRV9PUkdBTklaQVRJT04QAhIZChVSRVNPVVJDRV9UWVBFX1BST0pFQ1QQAzK/BAoUQWRtaW5pc3RyYXRvclNlcnZpY2USiAEKE0NyZWF0ZUFkbWluaXN0cmF0b3ISNy5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuQ3JlYXRlQWRtaW5pc3RyYXRvclJlcXVlc3QaOC5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuQ3JlYXRlQWRtaW5pc3RyYXRvclJlc3BvbnNlEogBChNVcGRhdGVBZG1pbmlzdHJhdG9yEjcucG9ydGN1bGxpcy5hZG1pbmlzdHJhdG9yLnYyLlVwZGF0ZUFkbWluaXN0cmF0b3JSZXF1ZXN0GjgucG9ydGN1bGxpcy5hZG1pbmlzdHJhdG9yLnYyLlVwZGF0ZUFkbWluaXN0cmF0b3JSZXNwb25zZRKIAQoTRGVsZXRlQWRtaW5pc3RyYXRvchI3LnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5EZWxldGVBZG1pbmlzdHJhdG9yUmVxdWVzdBo4LnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5EZWxldGVBZG1pbmlzdHJhdG9yUmVzcG9uc2UShQEKEkxpc3RBZG1pbmlzdHJhdG9ycxI2LnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5MaXN0QWRtaW5pc3RyYXRvcnNSZXF1ZXN0GjcucG9ydGN1bGxpcy5hZG1pbmlzdHJhdG9yLnYyLkxpc3RBZG1pbmlzdHJhdG9yc1Jlc3BvbnNlQkNaQXBvcnRjdWxsaXMuZGV2L2dlbi9nby9wb3J0Y3VsbGlzL2FkbWluaXN0cmF0b3IvdjI7YWRtaW5pc3RyYXRvcnYyYgZwcm90bzM", [file_google_protobuf_timestamp, file_portcullis_object_v2_object]);
+  fileDesc("Cjdwb3J0Y3VsbGlzL2FkbWluaXN0cmF0b3IvdjIvYWRtaW5pc3RyYXRvcl9zZXJ2aWNlLnByb3RvEhtwb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIiWwoIUmVzb3VyY2USEgoIaW5zdGFuY2UYASABKAhIABIZCg9vcmdhbml6YXRpb25faWQYAiABKAlIABIUCgpwcm9qZWN0X2lkGAMgASgJSABCCgoIcmVzb3VyY2UiggIKDUFkbWluaXN0cmF0b3ISDwoHdXNlcl9pZBgBIAEoCRJACg1yZXNvdXJjZV90eXBlGAIgASgOMikucG9ydGN1bGxpcy5hZG1pbmlzdHJhdG9yLnYyLlJlc291cmNlVHlwZRITCgtyZXNvdXJjZV9pZBgDIAEoCRIWCg5yZXNvdXJjZV9vd25lchgEIAEoCRINCgVyb2xlcxgFIAMoCRIxCg1jcmVhdGlvbl9kYXRlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtjaGFuZ2VfZGF0ZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidQoaQ3JlYXRlQWRtaW5pc3RyYXRvclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRI3CghyZXNvdXJjZRgCIAEoCzIlLnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5SZXNvdXJjZRINCgVyb2xlcxgDIAMoCSJQChtDcmVhdGVBZG1pbmlzdHJhdG9yUmVzcG9uc2USMQoNY3JlYXRpb25fZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidQoaVXBkYXRlQWRtaW5pc3RyYXRvclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRI3CghyZXNvdXJjZRgCIAEoCzIlLnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5SZXNvdXJjZRINCgVyb2xlcxgDIAMoCSJOChtVcGRhdGVBZG1pbmlzdHJhdG9yUmVzcG9uc2USLwoLY2hhbmdlX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImYKGkRlbGV0ZUFkbWluaXN0cmF0b3JSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSNwoIcmVzb3VyY2UYAiABKAsyJS5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuUmVzb3VyY2UiUAobRGVsZXRlQWRtaW5pc3RyYXRvclJlc3BvbnNlEjEKDWRlbGV0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrABChlMaXN0QWRtaW5pc3RyYXRvcnNSZXF1ZXN0EjsKCnBhZ2luYXRpb24YASABKAsyJy5wb3J0Y3VsbGlzLm9iamVjdC52Mi5QYWdpbmF0aW9uUmVxdWVzdBI3CghyZXNvdXJjZRgCIAEoCzIlLnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5SZXNvdXJjZRIPCgd1c2VyX2lkGAMgASgJEgwKBHJvbGUYBCABKAkingEKGkxpc3RBZG1pbmlzdHJhdG9yc1Jlc3BvbnNlEjwKCnBhZ2luYXRpb24YASABKAsyKC5wb3J0Y3VsbGlzLm9iamVjdC52Mi5QYWdpbmF0aW9uUmVzcG9uc2USQgoOYWRtaW5pc3RyYXRvcnMYAiADKAsyKi5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuQWRtaW5pc3RyYXRvciIaChhMaXN0TXlQZXJtaXNzaW9uc1JlcXVlc3QiYgoZTGlzdE15UGVybWlzc2lvbnNSZXNwb25zZRJFCgttZW1iZXJzaGlwcxgBIAMoCzIwLnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5SZXNvdXJjZVBlcm1pc3Npb25zIqgBChNSZXNvdXJjZVBlcm1pc3Npb25zEkAKDXJlc291cmNlX3R5cGUYASABKA4yKS5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuUmVzb3VyY2VUeXBlEhMKC3Jlc291cmNlX2lkGAIgASgJEhYKDnJlc291cmNlX293bmVyGAMgASgJEg0KBXJvbGVzGAQgAygJEhMKC3Blcm1pc3Npb25zGAUgAygJKoQBCgxSZXNvdXJjZVR5cGUSHQoZUkVTT1VSQ0VfVFlQRV9VTlNQRUNJRklFRBAAEhoKFlJFU09VUkNFX1RZUEVfSU5TVEFOQ0UQARIeChpSRVNPVVJDRV9UWVBFX09SR0FOSVpBVElPThACEhkKFVJFU09VUkNFX1RZUEVfUFJPSkVDVBADMsQFChRBZG1pbmlzdHJhdG9yU2VydmljZRKIAQoTQ3JlYXRlQWRtaW5pc3RyYXRvchI3LnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5DcmVhdGVBZG1pbmlzdHJhdG9yUmVxdWVzdBo4LnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5DcmVhdGVBZG1pbmlzdHJhdG9yUmVzcG9uc2USiAEKE1VwZGF0ZUFkbWluaXN0cmF0b3ISNy5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuVXBkYXRlQWRtaW5pc3RyYXRvclJlcXVlc3QaOC5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuVXBkYXRlQWRtaW5pc3RyYXRvclJlc3BvbnNlEogBChNEZWxldGVBZG1pbmlzdHJhdG9yEjcucG9ydGN1bGxpcy5hZG1pbmlzdHJhdG9yLnYyLkRlbGV0ZUFkbWluaXN0cmF0b3JSZXF1ZXN0GjgucG9ydGN1bGxpcy5hZG1pbmlzdHJhdG9yLnYyLkRlbGV0ZUFkbWluaXN0cmF0b3JSZXNwb25zZRKFAQoSTGlzdEFkbWluaXN0cmF0b3JzEjYucG9ydGN1bGxpcy5hZG1pbmlzdHJhdG9yLnYyLkxpc3RBZG1pbmlzdHJhdG9yc1JlcXVlc3QaNy5wb3J0Y3VsbGlzLmFkbWluaXN0cmF0b3IudjIuTGlzdEFkbWluaXN0cmF0b3JzUmVzcG9uc2USggEKEUxpc3RNeVBlcm1pc3Npb25zEjUucG9ydGN1bGxpcy5hZG1pbmlzdHJhdG9yLnYyLkxpc3RNeVBlcm1pc3Npb25zUmVxdWVzdBo2LnBvcnRjdWxsaXMuYWRtaW5pc3RyYXRvci52Mi5MaXN0TXlQZXJtaXNzaW9uc1Jlc3BvbnNlQkNaQXBvcnRjdWxsaXMuZGV2L2dlbi9nby9wb3J0Y3VsbGlzL2FkbWluaXN0cmF0b3IvdjI7YWRtaW5pc3RyYXRvcnYyYgZwcm90bzM", [file_google_protobuf_timestamp, file_portcullis_object_v2_object]);
 
 /**
  * Resource names the instance, an organization or a project.
@@ -356,6 +356,92 @@ export const ListAdministratorsResponseSchema: GenMessage<ListAdministratorsResp
   messageDesc(file_portcullis_administrator_v2_administrator_service, 9);
 
 /**
+ * ListMyPermissionsRequest has no fields: the caller is the subject.
+ *
+ * @generated from message portcullis.administrator.v2.ListMyPermissionsRequest
+ */
+export type ListMyPermissionsRequest = Message<"portcullis.administrator.v2.ListMyPermissionsRequest"> & {
+};
+
+/**
+ * Describes the message portcullis.administrator.v2.ListMyPermissionsRequest.
+ * Use `create(ListMyPermissionsRequestSchema)` to create a new message.
+ */
+export const ListMyPermissionsRequestSchema: GenMessage<ListMyPermissionsRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_administrator_v2_administrator_service, 10);
+
+/**
+ * ListMyPermissionsResponse holds the caller's memberships with their permissions.
+ *
+ * @generated from message portcullis.administrator.v2.ListMyPermissionsResponse
+ */
+export type ListMyPermissionsResponse = Message<"portcullis.administrator.v2.ListMyPermissionsResponse"> & {
+  /**
+   * One entry per membership; instance permissions apply to everything in the instance, an
+   * organization's to everything in that organization.
+   *
+   * @generated from field: repeated portcullis.administrator.v2.ResourcePermissions memberships = 1;
+   */
+  memberships: ResourcePermissions[];
+};
+
+/**
+ * Describes the message portcullis.administrator.v2.ListMyPermissionsResponse.
+ * Use `create(ListMyPermissionsResponseSchema)` to create a new message.
+ */
+export const ListMyPermissionsResponseSchema: GenMessage<ListMyPermissionsResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_administrator_v2_administrator_service, 11);
+
+/**
+ * ResourcePermissions is what one membership allows.
+ *
+ * @generated from message portcullis.administrator.v2.ResourcePermissions
+ */
+export type ResourcePermissions = Message<"portcullis.administrator.v2.ResourcePermissions"> & {
+  /**
+   * Kind of resource.
+   *
+   * @generated from field: portcullis.administrator.v2.ResourceType resource_type = 1;
+   */
+  resourceType: ResourceType;
+
+  /**
+   * Id of the instance, organization or project.
+   *
+   * @generated from field: string resource_id = 2;
+   */
+  resourceId: string;
+
+  /**
+   * Organization owning the resource (the instance id for the instance).
+   *
+   * @generated from field: string resource_owner = 3;
+   */
+  resourceOwner: string;
+
+  /**
+   * The membership's roles.
+   *
+   * @generated from field: repeated string roles = 4;
+   */
+  roles: string[];
+
+  /**
+   * The permissions the roles grant, sorted.
+   *
+   * @generated from field: repeated string permissions = 5;
+   */
+  permissions: string[];
+};
+
+/**
+ * Describes the message portcullis.administrator.v2.ResourcePermissions.
+ * Use `create(ResourcePermissionsSchema)` to create a new message.
+ */
+export const ResourcePermissionsSchema: GenMessage<ResourcePermissions> = /*@__PURE__*/
+  messageDesc(file_portcullis_administrator_v2_administrator_service, 12);
+
+/**
  * ResourceType is the kind of resource of a membership.
  *
  * @generated from enum portcullis.administrator.v2.ResourceType
@@ -445,6 +531,18 @@ export const AdministratorService: GenService<{
     methodKind: "unary";
     input: typeof ListAdministratorsRequestSchema;
     output: typeof ListAdministratorsResponseSchema;
+  },
+  /**
+   * ListMyPermissions tells the caller what they may do: their roles on each resource and the
+   * permissions those roles grant there (from the one role table). Needs no permission; a user without
+   * administrator roles gets an empty list. User interfaces use it to offer only what will succeed.
+   *
+   * @generated from rpc portcullis.administrator.v2.AdministratorService.ListMyPermissions
+   */
+  listMyPermissions: {
+    methodKind: "unary";
+    input: typeof ListMyPermissionsRequestSchema;
+    output: typeof ListMyPermissionsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_portcullis_administrator_v2_administrator_service, 0);
