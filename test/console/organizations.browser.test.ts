@@ -33,6 +33,8 @@ describe('console: organizations', () => {
     await page.getByLabel(/^Password$/).fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+    // the actions on offer are known once the permissions are
+    await page.locator('section[aria-busy="false"]').waitFor();
     return page;
   }
 
@@ -87,6 +89,24 @@ describe('console: organizations', () => {
     await page.getByRole('cell', { name: 'Owner Org' }).waitFor();
     const names = await page.locator('tbody tr td:first-child').allTextContents();
     expect(names).toEqual(['Owner Org']);
+    // creating organizations is the instance's business: the form is not offered
+    await expect(page.getByRole('heading', { name: 'New organization' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Delete' }).count()).resolves.toBe(1);
+    await page.context().close();
+  });
+
+  it('an organization user manager sees the organization but is offered no change to it', async () => {
+    const org = await addOrg(server, 'Managed Org');
+    const manager = await addUser(server, { orgId: org.id });
+    await server.client(AdministratorService).createAdministrator({
+      userId: manager.id,
+      resource: { resource: { case: 'organizationId', value: org.id } },
+      roles: ['ORG_USER_MANAGER'],
+    });
+    const page = await signedIn(`${manager.username}@${org.primaryDomain}`, manager.password);
+    await page.getByRole('cell', { name: 'Managed Org' }).waitFor();
+    for (const name of ['Deactivate', 'Delete', 'Create'])
+      await expect(page.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);
     await page.context().close();
   });
 });

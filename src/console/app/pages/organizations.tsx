@@ -14,6 +14,7 @@ import { Field, fieldError } from '../components/field';
 import { PAGE_SIZE, Pager } from '../components/pager';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
+import { usePermissions } from '../permissions';
 
 type Pending = { org: Organization; action: 'deactivate' | 'activate' | 'delete' };
 
@@ -25,6 +26,7 @@ export function Organizations() {
   const [asc, setAsc] = useState(false);
   const [offset, setOffset] = useState(0);
   const [pending, setPending] = useState<Pending>();
+  const { can, ready } = usePermissions();
   const filters = [
     ...(search
       ? [
@@ -60,9 +62,10 @@ export function Organizations() {
   };
 
   return (
-    <section aria-labelledby="orgs-title">
+    // busy until the person's permissions are known: until then no action is offered
+    <section aria-labelledby="orgs-title" aria-busy={!ready}>
       <h1 id="orgs-title">{t.organizations}</h1>
-      <CreateOrganization />
+      {can('org.create') && <CreateOrganization />}
       <search className="filters">
         <Field id="org-search" label={t.searchByName}>
           <input
@@ -126,7 +129,7 @@ export function Organizations() {
                         : ''}
                     </td>
                     <td className="row-actions">
-                      {org.state === OrganizationState.ACTIVE ? (
+                      {!can('org.write', { orgId: org.id }) ? null : org.state === OrganizationState.ACTIVE ? (
                         <button type="button" onClick={() => setPending({ org, action: 'deactivate' })}>
                           {t.deactivate}
                         </button>
@@ -136,9 +139,11 @@ export function Organizations() {
                           {t.activate}
                         </button>
                       )}
-                      <button type="button" className="danger" onClick={() => setPending({ org, action: 'delete' })}>
-                        {t.delete}
-                      </button>
+                      {can('org.delete', { orgId: org.id }) && (
+                        <button type="button" className="danger" onClick={() => setPending({ org, action: 'delete' })}>
+                          {t.delete}
+                        </button>
+                      )}
                     </td>
                   </tr>
                 ))}
