@@ -39,6 +39,29 @@ const en = {
     `Delete the organization “${name}” with its users, projects and applications? This cannot be undone.`,
   confirmDeactivateOrg: (name: string) =>
     `Deactivate “${name}”? Its users can no longer sign in until it is activated.`,
+  users: 'Users',
+  newUser: 'New user',
+  search: 'Search',
+  locked: 'Locked',
+  loginName: 'Login name',
+  kind: 'Kind',
+  human: 'Human',
+  machine: 'Machine',
+  lock: 'Lock',
+  unlock: 'Unlock',
+  reactivate: 'Reactivate',
+  organization: 'Organization',
+  givenName: 'Given name',
+  familyName: 'Family name',
+  email: 'Email',
+  username: 'Username',
+  initialPassword: 'Initial password (changed at first sign-in)',
+  confirmUser: (action: string, name: string) =>
+    action === 'delete'
+      ? `Delete the user “${name}”? Their sessions and tokens end; this cannot be undone.`
+      : action === 'lock'
+        ? `Lock “${name}”? They cannot sign in until unlocked.`
+        : `Deactivate “${name}”? They cannot sign in until reactivated.`,
 };
 
 export type Words = typeof en;
@@ -84,6 +107,29 @@ const de: Words = {
     'Das lässt sich nicht rückgängig machen.',
   confirmDeactivateOrg: (name: string) =>
     `„${name}“ deaktivieren? Ihre Benutzer können sich erst wieder anmelden, wenn sie aktiviert ist.`,
+  users: 'Benutzer',
+  newUser: 'Neuer Benutzer',
+  search: 'Suchen',
+  locked: 'Gesperrt',
+  loginName: 'Loginname',
+  kind: 'Art',
+  human: 'Person',
+  machine: 'Maschine',
+  lock: 'Sperren',
+  unlock: 'Entsperren',
+  reactivate: 'Reaktivieren',
+  organization: 'Organisation',
+  givenName: 'Vorname',
+  familyName: 'Nachname',
+  email: 'E-Mail',
+  username: 'Benutzername',
+  initialPassword: 'Erstes Passwort (bei der ersten Anmeldung zu ändern)',
+  confirmUser: (action: string, name: string) =>
+    action === 'delete'
+      ? `Den Benutzer „${name}“ löschen? Sitzungen und Tokens enden; das lässt sich nicht rückgängig machen.`
+      : action === 'lock'
+        ? `„${name}“ sperren? Die Anmeldung ist erst nach dem Entsperren wieder möglich.`
+        : `„${name}“ deaktivieren? Die Anmeldung ist erst nach dem Reaktivieren wieder möglich.`,
 };
 
 export function wordsFor(lang: string): Words {
