@@ -4,24 +4,30 @@ import { useWords } from './context';
 import { Layout, type Section } from './layout';
 import { Organizations } from './pages/organizations';
 import { Overview } from './pages/overview';
+import { Projects } from './pages/projects';
 import { Users } from './pages/users';
 import { usePath } from './router';
 
-/** The console's sections; each is a page module and one entry here. */
+type Page = (props: { rest: string; go: (to: string) => void }) => ReactElement;
+
+/**
+ * The console's sections: each is a page module and one entry here. A path's first segment names the
+ * section; the rest (a project id) goes to its page.
+ */
 export function ConsoleApp({ base }: { base: string }) {
   const t = useWords();
   const [path, go] = usePath(base);
-  const sections: Section[] = [
-    { path: '', label: t.overview },
-    { path: 'organizations', label: t.organizations },
-    { path: 'users', label: t.users },
+  const [section, ...rest] = path.split('/');
+  const sections: (Section & { page: Page })[] = [
+    { path: '', label: t.overview, page: Overview },
+    { path: 'organizations', label: t.organizations, page: Organizations },
+    { path: 'users', label: t.users, page: Users },
+    { path: 'projects', label: t.projects, page: Projects },
   ];
-  const pages: Record<string, () => ReactElement> = { '': Overview, organizations: Organizations, users: Users };
-  const Page = pages[path];
-  const page = Page ? <Page /> : <p>{t.notFound}</p>;
+  const Page = sections.find((s) => s.path === section)?.page;
   return (
-    <Layout title={t.console} base={base} sections={sections} current={path} go={go}>
-      {page}
+    <Layout title={t.console} base={base} sections={sections} current={section} go={go}>
+      {Page ? <Page rest={rest.join('/')} go={go} /> : <p>{t.notFound}</p>}
     </Layout>
   );
 }

@@ -62,6 +62,19 @@ const en = {
       : action === 'lock'
         ? `Lock “${name}”? They cannot sign in until unlocked.`
         : `Deactivate “${name}”? They cannot sign in until reactivated.`,
+  projects: 'Projects',
+  newProject: 'New project',
+  grantedTo: 'Granted to',
+  roles: 'Roles',
+  newRole: 'New role',
+  roleKey: 'Key',
+  displayName: 'Display name',
+  group: 'Group',
+  addRole: 'Add role',
+  remove: 'Remove',
+  confirmDeleteProject: (name: string) =>
+    `Delete the project “${name}” with its applications, roles and authorizations? This cannot be undone.`,
+  confirmRemoveRole: (key: string) => `Remove the role “${key}”? Users lose it in their authorizations.`,
 };
 
 export type Words = typeof en;
@@ -130,6 +143,20 @@ const de: Words = {
       : action === 'lock'
         ? `„${name}“ sperren? Die Anmeldung ist erst nach dem Entsperren wieder möglich.`
         : `„${name}“ deaktivieren? Die Anmeldung ist erst nach dem Reaktivieren wieder möglich.`,
+  projects: 'Projekte',
+  newProject: 'Neues Projekt',
+  grantedTo: 'Freigegeben für',
+  roles: 'Rollen',
+  newRole: 'Neue Rolle',
+  roleKey: 'Schlüssel',
+  displayName: 'Anzeigename',
+  group: 'Gruppe',
+  addRole: 'Rolle hinzufügen',
+  remove: 'Entfernen',
+  confirmDeleteProject: (name: string) =>
+    `Das Projekt „${name}“ mit Anwendungen, Rollen und Berechtigungen löschen? ` +
+    'Das lässt sich nicht rückgängig machen.',
+  confirmRemoveRole: (key: string) => `Die Rolle „${key}“ entfernen? Benutzer verlieren sie in ihren Berechtigungen.`,
 };
 
 export function wordsFor(lang: string): Words {

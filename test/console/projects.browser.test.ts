@@ -1,0 +1,76 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureConsoleClient } from '../../src/console/system-client';
+import { rows } from '../helpers/rows';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { addUser } from '../helpers/users';
+
+/** The console's projects section: create a project, open it, add and remove roles. */
+describe('console: projects', () => {
+  let server: TestServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await ensureConsoleClient(server.app.database, server.url);
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function signedIn(loginName: string, password: string, path = 'projects'): Promise<Page> {
+    const ctx = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/ui/console/${path}`);
+    await page.getByLabel(/Login name/).fill(loginName);
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByLabel(/^Password$/).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('section[aria-busy="false"]').waitFor();
+    return page;
+  }
+
+  it('creates a project, opens it, adds a role (the server names a missing key), removes it after asking', async () => {
+    const page = await signedIn('admin', server.adminPassword);
+    await page.getByLabel('Name', { exact: true }).fill('Shop');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('link', { name: 'Shop' }).click();
+    await page.getByRole('heading', { name: 'Shop', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toMatch(/^\/ui\/console\/projects\/\d+$/);
+
+    await page.getByRole('button', { name: 'Add role' }).click();
+    await page.locator('#role-key-error').waitFor();
+    expect(await page.locator('#role-key-error').textContent()).toMatch(/^role_key /);
+
+    await page.getByLabel('Key').fill('shop.admin');
+    await page.getByLabel('Display name').fill('Shop administrator');
+    await page.getByRole('button', { name: 'Add role' }).click();
+    await page.getByRole('cell', { name: 'shop.admin' }).waitFor();
+    const projectId = new URL(page.url()).pathname.split('/').at(-1);
+    expect(await rows(server, `select key from project_roles where project_id = '${projectId}'`)).toEqual([
+      { key: 'shop.admin' },
+    ]);
+
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('cell', { name: 'shop.admin' }).waitFor({ state: 'detached' });
+
+    // the link opens in a new tab as a real link, and the page loads there directly
+    const direct = await page.context().newPage();
+    await direct.goto(`${server.url}/ui/console/projects/${projectId}`);
+    await direct.getByRole('heading', { name: 'Shop', level: 1 }).waitFor();
+    await page.context().close();
+  });
+
+  it('a user without roles is offered no project to create', async () => {
+    const user = await addUser(server);
+    const page = await signedIn(user.username, user.password);
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    await expect(page.getByRole('heading', { name: 'New project' }).count()).resolves.toBe(0);
+    await page.context().close();
+  });
+});
