@@ -1,6 +1,10 @@
+import * as client from 'openid-client';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleClient } from '../../src/console/system-client';
+import { REDIRECT } from '../helpers/apps';
+import { Browser as LoginBrowser } from '../helpers/browser';
+import { rp } from '../helpers/login-flow';
 import { rows } from '../helpers/rows';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
@@ -64,6 +68,40 @@ describe('console: projects', () => {
     await direct.goto(`${server.url}/ui/console/projects/${projectId}`);
     await direct.getByRole('heading', { name: 'Shop', level: 1 }).waitFor();
     await page.context().close();
+  });
+
+  it('creates an OIDC web application whose client id and secret, copied from the page, sign a user in', async () => {
+    const page = await signedIn('admin', server.adminPassword);
+    await page.getByLabel('Name', { exact: true }).fill('Storefront');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('link', { name: 'Storefront' }).click();
+    await page.getByRole('heading', { name: 'Storefront', level: 1 }).waitFor();
+    await page.locator('#app-name').fill('Storefront Web');
+    await page.getByLabel(/Redirect URIs/).fill(REDIRECT);
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const clientId = (await page.getByTestId('client-id').textContent())!;
+    const clientSecret = (await page.getByTestId('client-secret').textContent())!;
+    expect(clientId).toMatch(/@storefront$/);
+    await page.getByRole('cell', { name: 'Storefront Web' }).waitFor();
+    await page.context().close();
+
+    // a relying party configured with what the operator copied
+    const user = await addUser(server);
+    const config = await rp(server, clientId, clientSecret);
+    const verifier = client.randomPKCECodeVerifier();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: 'st',
+    });
+    const landed = await new LoginBrowser(server.url).login(url.toString(), user.username, user.password);
+    const tokens = await client.authorizationCodeGrant(config, new URL(landed), {
+      pkceCodeVerifier: verifier,
+      expectedState: 'st',
+    });
+    expect(tokens.claims()!.sub).toBe(user.id);
   });
 
   it('a user without roles is offered no project to create', async () => {

@@ -75,6 +75,18 @@ const en = {
   confirmDeleteProject: (name: string) =>
     `Delete the project “${name}” with its applications, roles and authorizations? This cannot be undone.`,
   confirmRemoveRole: (key: string) => `Remove the role “${key}”? Users lose it in their authorizations.`,
+  applications: 'Applications',
+  newOidcApp: 'New OIDC application',
+  appKind: 'Kind',
+  appWeb: 'Web application with a server (client secret)',
+  appBrowser: 'Browser application (PKCE, no secret)',
+  appNative: 'Native or desktop application (PKCE, no secret)',
+  redirectUris: 'Redirect URIs, one per line',
+  clientId: 'Client ID',
+  clientSecret: 'Client secret',
+  problems: 'Problems',
+  credentialsOnce: 'Copy the credentials now: the secret is shown only this once.',
+  confirmDeleteApp: (name: string) => `Delete the application “${name}”? Its tokens stop working at once.`,
 };
 
 export type Words = typeof en;
@@ -157,6 +169,18 @@ const de: Words = {
     `Das Projekt „${name}“ mit Anwendungen, Rollen und Berechtigungen löschen? ` +
     'Das lässt sich nicht rückgängig machen.',
   confirmRemoveRole: (key: string) => `Die Rolle „${key}“ entfernen? Benutzer verlieren sie in ihren Berechtigungen.`,
+  applications: 'Anwendungen',
+  newOidcApp: 'Neue OIDC-Anwendung',
+  appKind: 'Art',
+  appWeb: 'Webanwendung mit Server (Client-Secret)',
+  appBrowser: 'Browser-Anwendung (PKCE, kein Secret)',
+  appNative: 'Native oder Desktop-Anwendung (PKCE, kein Secret)',
+  redirectUris: 'Redirect-URIs, eine pro Zeile',
+  clientId: 'Client-ID',
+  clientSecret: 'Client-Secret',
+  problems: 'Probleme',
+  credentialsOnce: 'Kopieren Sie die Zugangsdaten jetzt: Das Secret wird nur dieses eine Mal gezeigt.',
+  confirmDeleteApp: (name: string) => `Die Anwendung „${name}“ löschen? Ihre Tokens werden sofort ungültig.`,
 };
 
 export function wordsFor(lang: string): Words {

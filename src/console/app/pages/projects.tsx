@@ -12,6 +12,7 @@ import { PAGE_SIZE, Pager } from '../components/pager';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
 import { usePermissions } from '../permissions';
+import { ProjectApplications } from './project-applications';
 
 /** Projects: the list (owned and granted), or one project's roles when the path names it. */
 export function Projects({ rest, go }: { rest: string; go: (to: string) => void }) {
@@ -177,7 +178,7 @@ function CreateProject() {
   );
 }
 
-/** One project's roles: list, add (key, display name, group), remove behind a confirmation. */
+/** One project: its roles (add, remove behind a confirmation) and its applications. */
 function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) => void }) {
   const t = useWords();
   const { can, ready } = usePermissions();
@@ -300,6 +301,7 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
           onCancel={() => setDoomed(undefined)}
         />
       )}
+      <ProjectApplications project={p} />
     </section>
   );
 }
