@@ -1,0 +1,121 @@
+import { readFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureConsoleClient } from '../../src/console/system-client';
+import { startTestServer, type TestServer } from '../helpers/server';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** `npm run screenshots` sets this: each section's page is written there at 1280×800. */
+const SHOTS = process.env.PORTCULLIS_SCREENSHOTS_DIR;
+
+/** Every section of the console: no serious accessibility violation, no layout break, both themes. */
+describe('console: accessibility and layout', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let projectId: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await ensureConsoleClient(server.app.database, server.url);
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    const res = await server.fetch('/portcullis.project.v2.ProjectService/CreateProject', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ organizationId: await defaultOrg(), name: 'Shop' }),
+    });
+    projectId = (await res.json()).projectId;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function defaultOrg(): Promise<string> {
+    const res = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    return (await res.json()).instance.defaultOrganizationId;
+  }
+
+  async function signedIn(opts: { width: number; colorScheme?: 'light' | 'dark' }): Promise<Page> {
+    const ctx = await browser.newContext({
+      locale: 'en-US',
+      viewport: { width: opts.width, height: 800 },
+      colorScheme: opts.colorScheme ?? 'light',
+    });
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/ui/console/`);
+    await page.getByLabel(/Login name/).fill('admin');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByLabel(/^Password$/).fill(server.adminPassword);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    return page;
+  }
+
+  const sections = () => [
+    { name: 'overview', path: '' },
+    { name: 'organizations', path: 'organizations' },
+    { name: 'users', path: 'users' },
+    { name: 'projects', path: 'projects' },
+    { name: 'project', path: `projects/${projectId}` },
+  ];
+
+  async function open(page: Page, to: string) {
+    await page.goto(`${server.url}/ui/console/${to}`);
+    await page.locator('main h1').waitFor();
+    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"], [role="status"].status'));
+  }
+
+  it('axe-core finds no serious or critical violation on any section (light and dark)', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const page = await signedIn({ width: 1280, colorScheme });
+      for (const s of sections()) {
+        await open(page, s.path);
+        // evaluate() runs outside the page's CSP, which (rightly) allows no injected script
+        await page.evaluate(AXE);
+        const violations = await page.evaluate(async () => {
+          const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+          return result.violations
+            .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+        });
+        expect(violations, `${s.name} (${colorScheme})`).toEqual([]);
+        if (SHOTS && colorScheme === 'light') {
+          mkdirSync(SHOTS, { recursive: true });
+          await page.screenshot({ path: path.join(SHOTS, `${s.name}.png`) });
+        }
+      }
+      await page.context().close();
+    }
+  });
+
+  it('no section scrolls sideways from 360 px to 1920 px; the navigation stays reachable', async () => {
+    for (const width of [360, 768, 1920]) {
+      const page = await signedIn({ width });
+      for (const s of sections()) {
+        await open(page, s.path);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow, `${s.name} at ${width}px`).toBeLessThanOrEqual(0);
+        await expect(page.getByRole('navigation').getByRole('link', { name: 'Users' }).isVisible()).resolves.toBe(true);
+      }
+      await page.context().close();
+    }
+  });
+
+  it('the keyboard reaches the skip link first and it moves focus to the page', async () => {
+    const page = await signedIn({ width: 1280 });
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => document.activeElement?.getAttribute('href'));
+    expect(focused).toBe('#main');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await page.context().close();
+  });
+});
