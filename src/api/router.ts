@@ -28,6 +28,8 @@ import { idpHandlers } from './user/idp-handlers';
 import { passkeyHandlers } from './user/passkey-handlers';
 import { secondFactorHandlers } from './user/second-factor-handlers';
 import { webKeyHandlers } from './webkey/handlers';
+import { EventService } from '../../gen/portcullis/event/v2/event_service_pb';
+import { eventHandlers } from './event/handlers';
 
 /** Registers every v2 service. Nothing else lives here. */
 export function routes(deps: Deps) {
@@ -50,6 +52,7 @@ export function routes(deps: Deps) {
     router.service(OIDCService, oidcHandlers(deps));
     router.service(SettingsService, settingsHandlers(deps));
     router.service(IdentityProviderService, identityProviderHandlers(deps));
+    router.service(EventService, eventHandlers(deps));
     // Server reflection describes every service registered on this router (read at first use).
     registerReflection(router);
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AGGREGATE_TYPES, EVENT_TYPES, eventTypes } from '../../src/domain/events/registry';
 import type { UnitOfWork } from '../../src/domain/execute';
-import { EVENT_TYPE_NAMES } from '../../src/v1/events/names';
+import { EVENT_TYPE_NAMES } from '../../src/domain/events/names';
 
 describe('event registry', () => {
   it('declares for every event type its aggregate and, where v1 names it, an English and a German name', () => {

@@ -12,7 +12,7 @@ import {
   languageOf,
   localizedAggregateType,
   localizedEventType,
-} from './names';
+} from '../../domain/events/names';
 
 /** POST /admin/v1/events/_search, /admin/v1/events/types/_search, /admin/v1/aggregates/types/_search. */
 export function eventRoutes(deps: Deps) {

@@ -1,14 +1,8 @@
-import type { LocalizedNames } from '../../domain/events/declare';
-import {
-  AGGREGATE_TYPES,
-  type AggregateType,
-  EVENT_TYPES,
-  type EventType,
-  eventTypes,
-} from '../../domain/events/registry';
+import type { LocalizedNames } from './declare';
+import { AGGREGATE_TYPES, type AggregateType, EVENT_TYPES, type EventType, eventTypes } from './registry';
 
 /**
- * Localized names of event and aggregate types (English and German), for the v1 event search, as the
+ * Localized names of event and aggregate types (English and German), for the v1 and v2 event searches, as the
  * event registry declares them. A type without names is shown by its technical name.
  */
 export type Lang = 'en' | 'de';
