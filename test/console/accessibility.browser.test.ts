@@ -65,6 +65,7 @@ describe('console: accessibility and layout', () => {
     { name: 'users', path: 'users' },
     { name: 'projects', path: 'projects' },
     { name: 'project', path: `projects/${projectId}` },
+    { name: 'events', path: 'events' },
   ];
 
   async function open(page: Page, to: string) {

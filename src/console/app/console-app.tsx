@@ -2,6 +2,7 @@
 import type { ReactElement } from 'react';
 import { useWords } from './context';
 import { Layout, type Section } from './layout';
+import { Events } from './pages/events';
 import { Organizations } from './pages/organizations';
 import { Overview } from './pages/overview';
 import { Projects } from './pages/projects';
@@ -23,6 +24,7 @@ export function ConsoleApp({ base }: { base: string }) {
     { path: 'organizations', label: t.organizations, page: Organizations },
     { path: 'users', label: t.users, page: Users },
     { path: 'projects', label: t.projects, page: Projects },
+    { path: 'events', label: t.events, page: Events },
   ];
   const Page = sections.find((s) => s.path === section)?.page;
   return (

@@ -87,6 +87,14 @@ const en = {
   problems: 'Problems',
   credentialsOnce: 'Copy the credentials now: the secret is shown only this once.',
   confirmDeleteApp: (name: string) => `Delete the application “${name}”? Its tokens stop working at once.`,
+  events: 'Events',
+  eventType: 'Event type',
+  aggregateId: 'Aggregate ID',
+  editorId: 'Editor (user ID)',
+  organizationId: 'Organization ID',
+  position: 'Position',
+  newer: 'Newer',
+  older: 'Older',
 };
 
 export type Words = typeof en;
@@ -181,6 +189,14 @@ const de: Words = {
   problems: 'Probleme',
   credentialsOnce: 'Kopieren Sie die Zugangsdaten jetzt: Das Secret wird nur dieses eine Mal gezeigt.',
   confirmDeleteApp: (name: string) => `Die Anwendung „${name}“ löschen? Ihre Tokens werden sofort ungültig.`,
+  events: 'Ereignisse',
+  eventType: 'Ereignistyp',
+  aggregateId: 'Aggregat-ID',
+  editorId: 'Bearbeiter (Benutzer-ID)',
+  organizationId: 'Organisations-ID',
+  position: 'Position',
+  newer: 'Neuere',
+  older: 'Ältere',
 };
 
 export function wordsFor(lang: string): Words {
