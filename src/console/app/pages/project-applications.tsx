@@ -1,6 +1,5 @@
 /** @jsxImportSource react */
-import { useMutation, useQuery } from '@connectrpc/connect-query';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@connectrpc/connect-query';
 import { type FormEvent, useState } from 'react';
 import {
   type Application,
@@ -12,9 +11,12 @@ import {
 import { ApplicationService } from '../../../../gen/portcullis/application/v2/application_service_pb';
 import type { Project } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { Confirm } from '../components/confirm';
+import { DataTable } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
 import { Failure, Loading } from '../components/status';
+import { TextField } from '../components/text-field';
 import { useWords } from '../context';
+import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
 
 /** A browser app or a native app cannot keep a secret: they authenticate with PKCE alone. */
@@ -35,13 +37,7 @@ export function ProjectApplications({ project }: { project: Project }) {
     filters: [{ filter: { case: 'projectId', value: project.id } }],
   });
   const [doomed, setDoomed] = useState<Application>();
-  const queries = useQueryClient();
-  const remove = useMutation(ApplicationService.method.deleteApplication, {
-    onSuccess: () => {
-      setDoomed(undefined);
-      void queries.invalidateQueries();
-    },
-  });
+  const remove = useChange(ApplicationService.method.deleteApplication, () => setDoomed(undefined));
   return (
     <>
       <h2>{t.applications}</h2>
@@ -52,38 +48,27 @@ export function ProjectApplications({ project }: { project: Project }) {
       ) : apps.error ? (
         <Failure error={apps.error} />
       ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t.name}</th>
-                <th scope="col">{t.clientId}</th>
-                <th scope="col">{t.problems}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t.actions}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {apps.data.applications.map((a) => (
-                <tr key={a.applicationId}>
-                  <td>{a.name}</td>
-                  <td>
-                    <code>{a.configuration.case === 'saml' ? '' : (a.configuration.value?.clientId ?? '')}</code>
-                  </td>
-                  <td>{a.complianceProblems.map((p) => p.message).join('; ')}</td>
-                  <td className="row-actions">
-                    {mayWrite && (
-                      <button type="button" className="danger" onClick={() => setDoomed(a)}>
-                        {t.delete}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={apps.data.applications}
+          rowKey={(a) => a.applicationId}
+          columns={[
+            { header: t.name, cell: (a) => a.name },
+            {
+              header: t.clientId,
+              cell: (a) => (
+                <code>{a.configuration.case === 'saml' ? '' : (a.configuration.value?.clientId ?? '')}</code>
+              ),
+            },
+            { header: t.problems, cell: (a) => a.complianceProblems.map((p) => p.message).join('; ') },
+          ]}
+          actions={(a) =>
+            mayWrite && (
+              <button type="button" className="danger" onClick={() => setDoomed(a)}>
+                {t.delete}
+              </button>
+            )
+          }
+        />
       )}
       {doomed && (
         <Confirm
@@ -102,10 +87,7 @@ function CreateOidcApplication({ projectId }: { projectId: string }) {
   const [name, setName] = useState('');
   const [kind, setKind] = useState(OidcApplicationType.WEB);
   const [redirects, setRedirects] = useState('');
-  const queries = useQueryClient();
-  const create = useMutation(ApplicationService.method.createApplication, {
-    onSuccess: () => void queries.invalidateQueries(),
-  });
+  const create = useChange(ApplicationService.method.createApplication);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     const auth = KINDS.find((k) => k.type === kind)!.auth;
@@ -133,15 +115,7 @@ function CreateOidcApplication({ projectId }: { projectId: string }) {
   return (
     <form className="inline-form" onSubmit={submit} aria-labelledby="app-create-title">
       <h3 id="app-create-title">{t.newOidcApp}</h3>
-      <Field id="app-name" label={t.name} error={nameError}>
-        <input
-          id="app-name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          aria-invalid={nameError ? true : undefined}
-          aria-describedby={nameError ? 'app-name-error' : undefined}
-        />
-      </Field>
+      <TextField id="app-name" label={t.name} value={name} onChange={setName} error={nameError} />
       <Field id="app-kind" label={t.appKind}>
         <select id="app-kind" value={kind} onChange={(e) => setKind(Number(e.target.value))}>
           <option value={OidcApplicationType.WEB}>{t.appWeb}</option>

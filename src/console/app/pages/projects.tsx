@@ -1,16 +1,18 @@
 /** @jsxImportSource react */
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { useMutation, useQuery } from '@connectrpc/connect-query';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@connectrpc/connect-query';
 import { type FormEvent, type MouseEvent, useState } from 'react';
 import { TextFilterMethod } from '../../../../gen/portcullis/object/v2/object_pb';
-import { OrganizationService } from '../../../../gen/portcullis/org/v2/org_service_pb';
 import { type Project, ProjectService, ProjectState } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { Confirm } from '../components/confirm';
-import { Field, fieldError } from '../components/field';
-import { PAGE_SIZE, Pager } from '../components/pager';
+import { OrgSelect, useOrganizationsWhere } from '../components/org-select';
+import { DataTable, dateCell } from '../components/data-table';
+import { fieldError } from '../components/field';
+import { ListBody, SearchField, useListState } from '../components/listing';
 import { Failure, Loading } from '../components/status';
+import { TextField } from '../components/text-field';
 import { useWords } from '../context';
+import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
 import { ProjectApplications } from './project-applications';
 
@@ -22,23 +24,16 @@ export function Projects({ rest, go }: { rest: string; go: (to: string) => void 
 function ProjectList({ go }: { go: (to: string) => void }) {
   const t = useWords();
   const { can, ready } = usePermissions();
-  const [search, setSearch] = useState('');
-  const [asc, setAsc] = useState(false);
-  const [offset, setOffset] = useState(0);
+  const list = useListState();
+  const { search } = list;
   const [doomed, setDoomed] = useState<Project>();
-  const list = useQuery(ProjectService.method.listProjects, {
-    pagination: { offset: BigInt(offset), limit: PAGE_SIZE, asc },
+  const projects = useQuery(ProjectService.method.listProjects, {
+    pagination: list.pagination,
     filters: search
       ? [{ filter: { case: 'name', value: { name: search, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }]
       : [],
   });
-  const queries = useQueryClient();
-  const remove = useMutation(ProjectService.method.deleteProject, {
-    onSuccess: () => {
-      setDoomed(undefined);
-      void queries.invalidateQueries();
-    },
-  });
+  const remove = useChange(ProjectService.method.deleteProject, () => setDoomed(undefined));
   const open = (p: Project) => (e: MouseEvent) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
@@ -50,72 +45,42 @@ function ProjectList({ go }: { go: (to: string) => void }) {
       <h1 id="projects-title">{t.projects}</h1>
       <CreateProject />
       <search className="filters">
-        <Field id="project-search" label={t.searchByName}>
-          <input
-            id="project-search"
-            type="search"
-            value={search}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setOffset(0);
-            }}
-          />
-        </Field>
+        <SearchField id="project-search" label={t.searchByName} list={list} />
       </search>
       {remove.error && <Failure error={remove.error} />}
-      {list.isPending ? (
-        <Loading />
-      ) : list.error ? (
-        <Failure error={list.error} />
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t.name}</th>
-                  <th scope="col">{t.state}</th>
-                  <th scope="col">{t.grantedTo}</th>
-                  <th scope="col" aria-sort={asc ? 'ascending' : 'descending'}>
-                    <button type="button" className="sort" onClick={() => setAsc(!asc)}>
-                      {t.created} {asc ? '↑' : '↓'}
-                    </button>
-                  </th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t.actions}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.projects.map((p) => (
-                  <tr key={`${p.id}/${p.grantId}`}>
-                    <td>
-                      <a href={`/ui/console/projects/${p.id}`} onClick={open(p)}>
-                        {p.name}
-                      </a>
-                    </td>
-                    <td>{p.state === ProjectState.ACTIVE ? t.active : t.inactive}</td>
-                    <td>{p.grantedOrganizationName}</td>
-                    <td>
-                      {p.creationDate
-                        ? timestampDate(p.creationDate).toLocaleDateString(document.documentElement.lang)
-                        : ''}
-                    </td>
-                    <td className="row-actions">
-                      {!p.grantId && can('project.delete', { orgId: p.organizationId, projectId: p.id }) && (
-                        <button type="button" className="danger" onClick={() => setDoomed(p)}>
-                          {t.delete}
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager offset={offset} total={Number(list.data.pagination?.totalResult ?? 0)} onOffset={setOffset} />
-        </>
-      )}
+      <ListBody query={projects} list={list} total={(d) => d.pagination?.totalResult}>
+        {(data) => (
+          <DataTable
+            rows={data.projects}
+            rowKey={(p) => `${p.id}/${p.grantId}`}
+            columns={[
+              {
+                header: t.name,
+                cell: (p) => (
+                  <a href={`/ui/console/projects/${p.id}`} onClick={open(p)}>
+                    {p.name}
+                  </a>
+                ),
+              },
+              { header: t.state, cell: (p) => (p.state === ProjectState.ACTIVE ? t.active : t.inactive) },
+              { header: t.grantedTo, cell: (p) => p.grantedOrganizationName },
+              {
+                header: t.created,
+                cell: (p) => dateCell(p.creationDate && timestampDate(p.creationDate)),
+                sort: list.sort,
+              },
+            ]}
+            actions={(p) =>
+              !p.grantId &&
+              can('project.delete', { orgId: p.organizationId, projectId: p.id }) && (
+                <button type="button" className="danger" onClick={() => setDoomed(p)}>
+                  {t.delete}
+                </button>
+              )
+            }
+          />
+        )}
+      </ListBody>
       {doomed && (
         <Confirm
           question={t.confirmDeleteProject(doomed.name)}
@@ -130,18 +95,10 @@ function ProjectList({ go }: { go: (to: string) => void }) {
 
 function CreateProject() {
   const t = useWords();
-  const { can } = usePermissions();
-  const orgs = useQuery(OrganizationService.method.listOrganizations, { pagination: { limit: 1000 } });
-  const allowed = (orgs.data?.organizations ?? []).filter((o) => can('project.write', { orgId: o.id }));
+  const allowed = useOrganizationsWhere('project.write');
   const [name, setName] = useState('');
   const [orgId, setOrgId] = useState('');
-  const queries = useQueryClient();
-  const create = useMutation(ProjectService.method.createProject, {
-    onSuccess: () => {
-      setName('');
-      void queries.invalidateQueries();
-    },
-  });
+  const create = useChange(ProjectService.method.createProject, () => setName(''));
   if (allowed.length === 0) return null;
   const org = orgId || allowed[0].id;
   const submit = (e: FormEvent) => {
@@ -152,24 +109,8 @@ function CreateProject() {
   return (
     <form className="inline-form" onSubmit={submit} aria-labelledby="project-create-title">
       <h2 id="project-create-title">{t.newProject}</h2>
-      <Field id="project-org" label={t.organization}>
-        <select id="project-org" value={org} onChange={(e) => setOrgId(e.target.value)}>
-          {allowed.map((o) => (
-            <option key={o.id} value={o.id}>
-              {o.name}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field id="project-name" label={t.name} error={nameError}>
-        <input
-          id="project-name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          aria-invalid={nameError ? true : undefined}
-          aria-describedby={nameError ? 'project-name-error' : undefined}
-        />
-      </Field>
+      <OrgSelect id="project-org" orgs={allowed} value={org} onChange={setOrgId} />
+      <TextField id="project-name" label={t.name} value={name} onChange={setName} error={nameError} />
       <button type="submit" disabled={create.isPending}>
         {t.create}
       </button>
@@ -186,20 +127,8 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
   const roles = useQuery(ProjectService.method.listProjectRoles, { projectId, pagination: { limit: 1000 } });
   const [form, setForm] = useState({ key: '', displayName: '', group: '' });
   const [doomed, setDoomed] = useState<string>();
-  const queries = useQueryClient();
-  const refresh = () => void queries.invalidateQueries();
-  const add = useMutation(ProjectService.method.addProjectRole, {
-    onSuccess: () => {
-      setForm({ key: '', displayName: '', group: '' });
-      refresh();
-    },
-  });
-  const remove = useMutation(ProjectService.method.removeProjectRole, {
-    onSuccess: () => {
-      setDoomed(undefined);
-      refresh();
-    },
-  });
+  const add = useChange(ProjectService.method.addProjectRole, () => setForm({ key: '', displayName: '', group: '' }));
+  const remove = useChange(ProjectService.method.removeProjectRole, () => setDoomed(undefined));
   if (project.isPending) return <Loading />;
   if (project.error) return <Failure error={project.error} />;
   const p = project.data.project!;
@@ -227,27 +156,26 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
       <h2>{t.roles}</h2>
       {mayWrite && (
         <form className="inline-form" onSubmit={submit} aria-label={t.newRole}>
-          <Field id="role-key" label={t.roleKey} error={keyError}>
-            <input
-              id="role-key"
-              value={form.key}
-              onChange={(e) => setForm({ ...form, key: e.target.value })}
-              aria-invalid={keyError ? true : undefined}
-              aria-describedby={keyError ? 'role-key-error' : undefined}
-            />
-          </Field>
-          <Field id="role-name" label={t.displayName} error={nameError}>
-            <input
-              id="role-name"
-              value={form.displayName}
-              onChange={(e) => setForm({ ...form, displayName: e.target.value })}
-              aria-invalid={nameError ? true : undefined}
-              aria-describedby={nameError ? 'role-name-error' : undefined}
-            />
-          </Field>
-          <Field id="role-group" label={t.group}>
-            <input id="role-group" value={form.group} onChange={(e) => setForm({ ...form, group: e.target.value })} />
-          </Field>
+          <TextField
+            id="role-key"
+            label={t.roleKey}
+            value={form.key}
+            onChange={(v) => setForm({ ...form, key: v })}
+            error={keyError}
+          />
+          <TextField
+            id="role-name"
+            label={t.displayName}
+            value={form.displayName}
+            onChange={(v) => setForm({ ...form, displayName: v })}
+            error={nameError}
+          />
+          <TextField
+            id="role-group"
+            label={t.group}
+            value={form.group}
+            onChange={(v) => setForm({ ...form, group: v })}
+          />
           <button type="submit" disabled={add.isPending}>
             {t.addRole}
           </button>
@@ -260,38 +188,22 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
       ) : roles.error ? (
         <Failure error={roles.error} />
       ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t.roleKey}</th>
-                <th scope="col">{t.displayName}</th>
-                <th scope="col">{t.group}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t.actions}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {roles.data.projectRoles.map((r) => (
-                <tr key={r.key}>
-                  <td>
-                    <code>{r.key}</code>
-                  </td>
-                  <td>{r.displayName}</td>
-                  <td>{r.group}</td>
-                  <td className="row-actions">
-                    {mayWrite && (
-                      <button type="button" className="danger" onClick={() => setDoomed(r.key)}>
-                        {t.remove}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          rows={roles.data.projectRoles}
+          rowKey={(r) => r.key}
+          columns={[
+            { header: t.roleKey, cell: (r) => <code>{r.key}</code> },
+            { header: t.displayName, cell: (r) => r.displayName },
+            { header: t.group, cell: (r) => r.group },
+          ]}
+          actions={(r) =>
+            mayWrite && (
+              <button type="button" className="danger" onClick={() => setDoomed(r.key)}>
+                {t.remove}
+              </button>
+            )
+          }
+        />
       )}
       {doomed && (
         <Confirm

@@ -1,19 +1,21 @@
 /** @jsxImportSource react */
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { useMutation, useQuery } from '@connectrpc/connect-query';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@connectrpc/connect-query';
 import { type FormEvent, useState } from 'react';
 import { TextFilterMethod } from '../../../../gen/portcullis/object/v2/object_pb';
-import { OrganizationService } from '../../../../gen/portcullis/org/v2/org_service_pb';
 import { type User, UserState } from '../../../../gen/portcullis/user/v2/user_pb';
 import { type UserFilterSchema, UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
 import { Confirm } from '../components/confirm';
+import { OrgSelect, useOrganizationsWhere } from '../components/org-select';
+import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
-import { PAGE_SIZE, Pager } from '../components/pager';
-import { Failure, Loading } from '../components/status';
+import { ListBody, SearchField, useListState } from '../components/listing';
+import { Failure } from '../components/status';
+import { TextField } from '../components/text-field';
 import { useWords } from '../context';
 import type { Words } from '../i18n';
+import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
 
 type Action = 'lock' | 'unlock' | 'deactivate' | 'reactivate' | 'delete';
@@ -44,10 +46,9 @@ function nameOf(u: User): string {
 export function Users() {
   const t = useWords();
   const { can, ready } = usePermissions();
-  const [search, setSearch] = useState('');
+  const list = useListState();
+  const { search } = list;
   const [state, setState] = useState<UserState>(UserState.UNSPECIFIED);
-  const [asc, setAsc] = useState(false);
-  const [offset, setOffset] = useState(0);
   const [pending, setPending] = useState<Pending>();
   const text = { value: search, method: TextFilterMethod.CONTAINS_IGNORE_CASE };
   const filters: FilterInit[] = [
@@ -69,23 +70,14 @@ export function Users() {
       : []),
     ...(state ? [{ filter: { case: 'stateFilter' as const, value: { state } } }] : []),
   ];
-  const list = useQuery(UserService.method.listUsers, {
-    pagination: { offset: BigInt(offset), limit: PAGE_SIZE, asc },
-    filters,
-  });
-  const queries = useQueryClient();
-  const options = {
-    onSuccess: () => {
-      setPending(undefined);
-      void queries.invalidateQueries();
-    },
-  };
+  const users = useQuery(UserService.method.listUsers, { pagination: list.pagination, filters });
+  const done = () => setPending(undefined);
   const mutations = {
-    lock: useMutation(UserService.method.lockUser, options),
-    unlock: useMutation(UserService.method.unlockUser, options),
-    deactivate: useMutation(UserService.method.deactivateUser, options),
-    reactivate: useMutation(UserService.method.reactivateUser, options),
-    delete: useMutation(UserService.method.deleteUser, options),
+    lock: useChange(UserService.method.lockUser, done),
+    unlock: useChange(UserService.method.unlockUser, done),
+    deactivate: useChange(UserService.method.deactivateUser, done),
+    reactivate: useChange(UserService.method.reactivateUser, done),
+    delete: useChange(UserService.method.deleteUser, done),
   };
   const actionError = Object.values(mutations).find((m) => m.error)?.error;
   const run = ({ user, action }: Pending) => mutations[action].mutate({ userId: user.userId });
@@ -97,26 +89,9 @@ export function Users() {
       <h1 id="users-title">{t.users}</h1>
       <CreateUser />
       <search className="filters">
-        <Field id="user-search" label={t.search}>
-          <input
-            id="user-search"
-            type="search"
-            value={search}
-            onChange={(e) => {
-              setSearch(e.target.value);
-              setOffset(0);
-            }}
-          />
-        </Field>
+        <SearchField id="user-search" label={t.search} list={list} />
         <Field id="user-state" label={t.state}>
-          <select
-            id="user-state"
-            value={state}
-            onChange={(e) => {
-              setState(Number(e.target.value));
-              setOffset(0);
-            }}
-          >
+          <select id="user-state" value={state} onChange={(e) => list.refilter(setState)(Number(e.target.value))}>
             <option value={UserState.UNSPECIFIED}>{t.any}</option>
             <option value={UserState.ACTIVE}>{t.active}</option>
             <option value={UserState.LOCKED}>{t.locked}</option>
@@ -125,66 +100,44 @@ export function Users() {
         </Field>
       </search>
       {actionError && <Failure error={actionError} />}
-      {list.isPending ? (
-        <Loading />
-      ) : list.error ? (
-        <Failure error={list.error} />
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t.name}</th>
-                  <th scope="col">{t.loginName}</th>
-                  <th scope="col">{t.kind}</th>
-                  <th scope="col">{t.state}</th>
-                  <th scope="col" aria-sort={asc ? 'ascending' : 'descending'}>
-                    <button type="button" className="sort" onClick={() => setAsc(!asc)}>
-                      {t.created} {asc ? '↑' : '↓'}
+      <ListBody query={users} list={list} total={(d) => d.pagination?.totalResult}>
+        {(data) => (
+          <DataTable
+            rows={data.result}
+            rowKey={(u) => u.userId}
+            columns={[
+              { header: t.name, cell: nameOf },
+              { header: t.loginName, cell: (u) => u.preferredLoginName },
+              { header: t.kind, cell: (u) => (u.type.case === 'machine' ? t.machine : t.human) },
+              { header: t.state, cell: (u) => stateName(t, u.state) },
+              {
+                header: t.created,
+                cell: (u) => dateCell(u.creationDate && timestampDate(u.creationDate)),
+                sort: list.sort,
+              },
+            ]}
+            actions={(user) => {
+              const scope = { orgId: user.organizationId };
+              return (
+                <>
+                  {(ACTIONS[user.state] ?? [])
+                    .filter((a) => can(a.permission, scope))
+                    .map(({ action }) => (
+                      <button key={action} type="button" onClick={() => ask({ user, action })}>
+                        {t[action]}
+                      </button>
+                    ))}
+                  {can('user.delete', scope) && (
+                    <button type="button" className="danger" onClick={() => ask({ user, action: 'delete' })}>
+                      {t.delete}
                     </button>
-                  </th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t.actions}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.result.map((user) => {
-                  const scope = { orgId: user.organizationId };
-                  const actions = (ACTIONS[user.state] ?? []).filter((a) => can(a.permission, scope));
-                  return (
-                    <tr key={user.userId}>
-                      <td>{nameOf(user)}</td>
-                      <td>{user.preferredLoginName}</td>
-                      <td>{user.type.case === 'machine' ? t.machine : t.human}</td>
-                      <td>{stateName(t, user.state)}</td>
-                      <td>
-                        {user.creationDate
-                          ? timestampDate(user.creationDate).toLocaleDateString(document.documentElement.lang)
-                          : ''}
-                      </td>
-                      <td className="row-actions">
-                        {actions.map(({ action }) => (
-                          <button key={action} type="button" onClick={() => ask({ user, action })}>
-                            {t[action]}
-                          </button>
-                        ))}
-                        {can('user.delete', scope) && (
-                          <button type="button" className="danger" onClick={() => ask({ user, action: 'delete' })}>
-                            {t.delete}
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <Pager offset={offset} total={Number(list.data.pagination?.totalResult ?? 0)} onOffset={setOffset} />
-        </>
-      )}
+                  )}
+                </>
+              );
+            }}
+          />
+        )}
+      </ListBody>
       {pending && (
         <Confirm
           question={t.confirmUser(pending.action, nameOf(pending.user))}
@@ -200,17 +153,11 @@ export function Users() {
 /** A human user with a password, in an organization where the signed-in person may add users. */
 function CreateUser() {
   const t = useWords();
-  const { can } = usePermissions();
-  const orgs = useQuery(OrganizationService.method.listOrganizations, { pagination: { limit: 1000 } });
-  const allowed = (orgs.data?.organizations ?? []).filter((o) => can('user.write', { orgId: o.id }));
+  const allowed = useOrganizationsWhere('user.write');
   const [form, setForm] = useState({ orgId: '', givenName: '', familyName: '', email: '', username: '', password: '' });
-  const queries = useQueryClient();
-  const create = useMutation(UserService.method.createUser, {
-    onSuccess: () => {
-      setForm({ ...form, givenName: '', familyName: '', email: '', username: '', password: '' });
-      void queries.invalidateQueries();
-    },
-  });
+  const create = useChange(UserService.method.createUser, () =>
+    setForm({ ...form, givenName: '', familyName: '', email: '', username: '', password: '' }),
+  );
   if (allowed.length === 0) return null;
   const orgId = form.orgId || allowed[0].id;
   const submit = (e: FormEvent) => {
@@ -236,35 +183,22 @@ function CreateUser() {
     fieldError(create.error, `human.profile.${field}`) ??
     fieldError(create.error, `human.email.${field}`) ??
     fieldError(create.error, `human.password.${field}`);
-  const input = (name: keyof typeof form, label: string, type = 'text', field = name as string) => {
-    const error = errorOf(field);
-    return (
-      <Field id={`user-${name}`} label={label} error={error}>
-        <input
-          id={`user-${name}`}
-          type={type}
-          value={form[name]}
-          autoComplete={type === 'password' ? 'new-password' : 'off'}
-          onChange={(e) => setForm({ ...form, [name]: e.target.value })}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `user-${name}-error` : undefined}
-        />
-      </Field>
-    );
-  };
+  const input = (name: keyof typeof form, label: string, type = 'text', field = name as string) => (
+    <TextField
+      id={`user-${name}`}
+      label={label}
+      type={type}
+      value={form[name]}
+      autoComplete={type === 'password' ? 'new-password' : 'off'}
+      onChange={(v) => setForm({ ...form, [name]: v })}
+      error={errorOf(field)}
+    />
+  );
   const shown = ['given_name', 'family_name', 'email', 'username', 'password'].some((f) => errorOf(f));
   return (
     <form className="inline-form" onSubmit={submit} aria-labelledby="user-create-title">
       <h2 id="user-create-title">{t.newUser}</h2>
-      <Field id="user-org" label={t.organization}>
-        <select id="user-org" value={orgId} onChange={(e) => setForm({ ...form, orgId: e.target.value })}>
-          {allowed.map((o) => (
-            <option key={o.id} value={o.id}>
-              {o.name}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <OrgSelect id="user-org" orgs={allowed} value={orgId} onChange={(v) => setForm({ ...form, orgId: v })} />
       {input('givenName', t.givenName, 'text', 'given_name')}
       {input('familyName', t.familyName, 'text', 'family_name')}
       {input('email', t.email, 'email')}
