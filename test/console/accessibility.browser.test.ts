@@ -1,10 +1,10 @@
 import { readFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleClient } from '../../src/console/system-client';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { openConsole, startConsole } from '../helpers/console';
+import type { TestServer } from '../helpers/server';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** `npm run screenshots` sets this: each section's page is written there at 1280×800. */
@@ -15,13 +15,9 @@ describe('console: accessibility and layout', () => {
   let server: TestServer;
   let browser: Browser;
   let projectId: string;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    server = await startTestServer();
-    await ensureConsoleClient(server.app.database, server.url);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    ({ server, browser, stop } = await startConsole());
     const res = await server.fetch('/portcullis.project.v2.ProjectService/CreateProject', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -29,10 +25,7 @@ describe('console: accessibility and layout', () => {
     });
     projectId = (await res.json()).projectId;
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => stop?.());
 
   async function defaultOrg(): Promise<string> {
     const res = await server.fetch('/portcullis.instance.v2.InstanceService/GetInstance', {
@@ -43,21 +36,7 @@ describe('console: accessibility and layout', () => {
     return (await res.json()).instance.defaultOrganizationId;
   }
 
-  async function signedIn(opts: { width: number; colorScheme?: 'light' | 'dark' }): Promise<Page> {
-    const ctx = await browser.newContext({
-      locale: 'en-US',
-      viewport: { width: opts.width, height: 800 },
-      colorScheme: opts.colorScheme ?? 'light',
-    });
-    const page = await ctx.newPage();
-    await page.goto(`${server.url}/ui/console/`);
-    await page.getByLabel(/Login name/).fill('admin');
-    await page.getByRole('button', { name: 'Next' }).click();
-    await page.getByLabel(/^Password$/).fill(server.adminPassword);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
-    return page;
-  }
+  const admin = () => ({ loginName: 'admin', password: server.adminPassword });
 
   const sections = () => [
     { name: 'overview', path: '' },
@@ -76,7 +55,7 @@ describe('console: accessibility and layout', () => {
 
   it('axe-core finds no serious or critical violation on any section (light and dark)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
-      const page = await signedIn({ width: 1280, colorScheme });
+      const page = await openConsole(browser, server, '', admin(), { width: 1280, colorScheme });
       for (const s of sections()) {
         await open(page, s.path);
         // evaluate() runs outside the page's CSP, which (rightly) allows no injected script
@@ -99,7 +78,7 @@ describe('console: accessibility and layout', () => {
 
   it('no section scrolls sideways from 360 px to 1920 px; the navigation stays reachable', async () => {
     for (const width of [360, 768, 1920]) {
-      const page = await signedIn({ width });
+      const page = await openConsole(browser, server, '', admin(), { width });
       for (const s of sections()) {
         await open(page, s.path);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -111,7 +90,7 @@ describe('console: accessibility and layout', () => {
   });
 
   it('the keyboard reaches the skip link first and it moves focus to the page', async () => {
-    const page = await signedIn({ width: 1280 });
+    const page = await openConsole(browser, server, '', admin());
     await page.keyboard.press('Tab');
     const focused = await page.evaluate(() => document.activeElement?.getAttribute('href'));
     expect(focused).toBe('#main');

@@ -1,26 +1,18 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleClient } from '../../src/console/system-client';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { signInAt, startConsole } from '../helpers/console';
+import type { TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
 
 /** The web console in Chromium: an OIDC public client of the instance that calls only the public API. */
 describe('console', () => {
   let server: TestServer;
   let browser: Browser;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    server = await startTestServer();
-    // The test server learns its port after start; a restart with a new external URL does the same.
-    await ensureConsoleClient(server.app.database, server.url);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    ({ server, browser, stop } = await startConsole());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  afterAll(() => stop?.());
 
   /** A fresh browser with the CSP violations and script errors it reports collected. */
   async function freshPage() {
@@ -35,13 +27,6 @@ describe('console', () => {
       if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
     });
     return { page, problems, ctx };
-  }
-
-  async function signIn(page: Page, loginName: string, password: string) {
-    await page.getByLabel(/Login name|Loginname/).fill(loginName);
-    await page.getByRole('button', { name: /Next|Weiter/ }).click();
-    await page.getByLabel(/^(Password|Passwort)$/).fill(password);
-    await page.getByRole('button', { name: /Sign in|Anmelden/ }).click();
   }
 
   it('/ leads to the console; its page allows no inline script and no other origin', async () => {
@@ -62,7 +47,7 @@ describe('console', () => {
     const { page, problems, ctx } = await freshPage();
     await page.goto(`${server.url}/ui/console/`);
     await page.waitForURL(/\/ui\/login\//);
-    await signIn(page, 'admin', server.adminPassword);
+    await signInAt(page, 'admin', server.adminPassword);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     expect(page.url()).toBe(`${server.url}/ui/console/`);
     await page.getByText('Portcullis', { exact: true }).waitFor();
@@ -78,7 +63,7 @@ describe('console', () => {
     const { page, ctx } = await freshPage();
     await page.goto(`${server.url}/ui/console/`);
     await page.waitForURL(/\/ui\/login\//);
-    await signIn(page, user.username, user.password);
+    await signInAt(page, user.username, user.password);
     await page.waitForURL(`${server.url}/ui/console/`);
     await page.getByRole('alert').waitFor();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('Your account may not see this.');
@@ -90,7 +75,7 @@ describe('console', () => {
     const { page, ctx } = await freshPage();
     await page.goto(`${server.url}/ui/console/`);
     await page.waitForURL(/\/ui\/login\//);
-    await signIn(page, 'admin', server.adminPassword);
+    await signInAt(page, 'admin', server.adminPassword);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/ui\/login\//);
@@ -102,7 +87,7 @@ describe('console', () => {
     const page = await ctx.newPage();
     await page.goto(`${server.url}/ui/console/`);
     await page.waitForURL(/\/ui\/login\//);
-    await signIn(page, 'admin', server.adminPassword);
+    await signInAt(page, 'admin', server.adminPassword);
     await page.getByRole('heading', { name: 'Übersicht' }).waitFor();
     await expect(page.getByRole('button', { name: 'Abmelden' }).isVisible()).resolves.toBe(true);
     await ctx.close();

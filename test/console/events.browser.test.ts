@@ -1,40 +1,24 @@
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleClient } from '../../src/console/system-client';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { openConsole, startConsole } from '../helpers/console';
+import type { TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
 
 /** The console's events section: the changes just made, by type and aggregate, with their payloads. */
 describe('console: events', () => {
   let server: TestServer;
   let browser: Browser;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    server = await startTestServer();
-    await ensureConsoleClient(server.app.database, server.url);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    ({ server, browser, stop } = await startConsole());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function signedIn(loginName: string, password: string, path: string) {
-    const ctx = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-    const page = await ctx.newPage();
-    await page.goto(`${server.url}/ui/console/${path}`);
-    await page.getByLabel(/Login name/).fill(loginName);
-    await page.getByRole('button', { name: 'Next' }).click();
-    await page.getByLabel(/^Password$/).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('main h1').waitFor();
-    return page;
-  }
+  afterAll(() => stop?.());
 
   it('shows the organization just created in the console, its payload as JSON, found by type and id', async () => {
-    const page = await signedIn('admin', server.adminPassword, 'organizations');
+    const page = await openConsole(browser, server, 'organizations', {
+      loginName: 'admin',
+      password: server.adminPassword,
+    });
     await page.locator('section[aria-busy="false"]').waitFor();
     await page.getByLabel('Name', { exact: true }).fill('Audited Org');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
@@ -60,7 +44,7 @@ describe('console: events', () => {
 
   it('someone who may not read events sees the refusal, not events', async () => {
     const user = await addUser(server);
-    const page = await signedIn(user.username, user.password, 'events');
+    const page = await openConsole(browser, server, 'events', { loginName: user.username, password: user.password });
     await page.getByRole('alert').waitFor();
     await expect(page.locator('.events li').count()).resolves.toBe(0);
     await page.context().close();

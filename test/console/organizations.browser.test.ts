@@ -1,45 +1,27 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
-import { ensureConsoleClient } from '../../src/console/system-client';
 import { addOrg } from '../helpers/orgs';
 import { rows } from '../helpers/rows';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { openConsole, startConsole } from '../helpers/console';
+import type { TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
 
 /** The console's organizations section: list, search, create with the server's messages, confirmations. */
 describe('console: organizations', () => {
   let server: TestServer;
   let browser: Browser;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    server = await startTestServer();
-    await ensureConsoleClient(server.app.database, server.url);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    ({ server, browser, stop } = await startConsole());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function signedIn(loginName: string, password: string): Promise<Page> {
-    const ctx = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-    const page = await ctx.newPage();
-    await page.goto(`${server.url}/ui/console/organizations`);
-    await page.getByLabel(/Login name/).fill(loginName);
-    await page.getByRole('button', { name: 'Next' }).click();
-    await page.getByLabel(/^Password$/).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
-    // the actions on offer are known once the permissions are
-    await page.locator('section[aria-busy="false"]').waitFor();
-    return page;
-  }
+  afterAll(() => stop?.());
 
   it('the instance owner creates an organization; an empty name shows the server message at the field', async () => {
-    const page = await signedIn('admin', server.adminPassword);
+    const page = await openConsole(browser, server, 'organizations', {
+      loginName: 'admin',
+      password: server.adminPassword,
+    });
     expect(new URL(page.url()).pathname).toBe('/ui/console/organizations');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     const error = page.locator('#org-name-error');
@@ -61,7 +43,10 @@ describe('console: organizations', () => {
 
   it('deleting asks first; cancelling keeps the organization, confirming deletes it', async () => {
     const { id } = await addOrg(server, 'Doomed Org');
-    const page = await signedIn('admin', server.adminPassword);
+    const page = await openConsole(browser, server, 'organizations', {
+      loginName: 'admin',
+      password: server.adminPassword,
+    });
     const row = page.getByRole('row').filter({ hasText: 'Doomed Org' });
     await row.getByRole('button', { name: 'Delete' }).click();
     const dialog = page.getByRole('dialog');
@@ -85,7 +70,10 @@ describe('console: organizations', () => {
       resource: { resource: { case: 'organizationId', value: mine.id } },
       roles: ['ORG_OWNER'],
     });
-    const page = await signedIn(`${owner.username}@${mine.primaryDomain}`, owner.password);
+    const page = await openConsole(browser, server, 'organizations', {
+      loginName: `${owner.username}@${mine.primaryDomain}`,
+      password: owner.password,
+    });
     await page.getByRole('cell', { name: 'Owner Org' }).waitFor();
     const names = await page.locator('tbody tr td:first-child').allTextContents();
     expect(names).toEqual(['Owner Org']);
@@ -103,7 +91,10 @@ describe('console: organizations', () => {
       resource: { resource: { case: 'organizationId', value: org.id } },
       roles: ['ORG_USER_MANAGER'],
     });
-    const page = await signedIn(`${manager.username}@${org.primaryDomain}`, manager.password);
+    const page = await openConsole(browser, server, 'organizations', {
+      loginName: `${manager.username}@${org.primaryDomain}`,
+      password: manager.password,
+    });
     await page.getByRole('cell', { name: 'Managed Org' }).waitFor();
     for (const name of ['Deactivate', 'Delete', 'Create'])
       await expect(page.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);

@@ -1,45 +1,26 @@
 import * as client from 'openid-client';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleClient } from '../../src/console/system-client';
 import { REDIRECT } from '../helpers/apps';
 import { Browser as LoginBrowser } from '../helpers/browser';
 import { rp } from '../helpers/login-flow';
 import { rows } from '../helpers/rows';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { openConsole, startConsole } from '../helpers/console';
+import type { TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
 
 /** The console's projects section: create a project, open it, add and remove roles. */
 describe('console: projects', () => {
   let server: TestServer;
   let browser: Browser;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    server = await startTestServer();
-    await ensureConsoleClient(server.app.database, server.url);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    ({ server, browser, stop } = await startConsole());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function signedIn(loginName: string, password: string, path = 'projects'): Promise<Page> {
-    const ctx = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-    const page = await ctx.newPage();
-    await page.goto(`${server.url}/ui/console/${path}`);
-    await page.getByLabel(/Login name/).fill(loginName);
-    await page.getByRole('button', { name: 'Next' }).click();
-    await page.getByLabel(/^Password$/).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('section[aria-busy="false"]').waitFor();
-    return page;
-  }
+  afterAll(() => stop?.());
 
   it('creates a project, opens it, adds a role (the server names a missing key), removes it after asking', async () => {
-    const page = await signedIn('admin', server.adminPassword);
+    const page = await openConsole(browser, server, 'projects', { loginName: 'admin', password: server.adminPassword });
     await page.getByLabel('Name', { exact: true }).fill('Shop');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('link', { name: 'Shop' }).click();
@@ -71,7 +52,7 @@ describe('console: projects', () => {
   });
 
   it('creates an OIDC web application whose client id and secret, copied from the page, sign a user in', async () => {
-    const page = await signedIn('admin', server.adminPassword);
+    const page = await openConsole(browser, server, 'projects', { loginName: 'admin', password: server.adminPassword });
     await page.getByLabel('Name', { exact: true }).fill('Storefront');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('link', { name: 'Storefront' }).click();
@@ -106,7 +87,7 @@ describe('console: projects', () => {
 
   it('a user without roles is offered no project to create', async () => {
     const user = await addUser(server);
-    const page = await signedIn(user.username, user.password);
+    const page = await openConsole(browser, server, 'projects', { loginName: user.username, password: user.password });
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
     await expect(page.getByRole('heading', { name: 'New project' }).count()).resolves.toBe(0);
     await page.context().close();

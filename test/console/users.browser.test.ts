@@ -1,44 +1,24 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
-import { ensureConsoleClient } from '../../src/console/system-client';
 import { addOrg } from '../helpers/orgs';
 import { rows } from '../helpers/rows';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { openConsole, signInAt, startConsole } from '../helpers/console';
+import type { TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
 
 /** The console's users section: create with the server's field messages, lock and unlock, what a manager sees. */
 describe('console: users', () => {
   let server: TestServer;
   let browser: Browser;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    server = await startTestServer();
-    await ensureConsoleClient(server.app.database, server.url);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    ({ server, browser, stop } = await startConsole());
   });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function signedIn(loginName: string, password: string): Promise<Page> {
-    const ctx = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-    const page = await ctx.newPage();
-    await page.goto(`${server.url}/ui/console/users`);
-    await page.getByLabel(/Login name/).fill(loginName);
-    await page.getByRole('button', { name: 'Next' }).click();
-    await page.getByLabel(/^Password$/).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
-    await page.locator('section[aria-busy="false"]').waitFor();
-    return page;
-  }
+  afterAll(() => stop?.());
 
   it('creates a human user; a missing given name is shown at its field; the user can sign in', async () => {
-    const page = await signedIn('admin', server.adminPassword);
+    const page = await openConsole(browser, server, 'users', { loginName: 'admin', password: server.adminPassword });
     await page.getByLabel('Family name').fill('Hopper');
     await page.getByLabel('Email').fill('grace@example.com');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
@@ -59,10 +39,7 @@ describe('console: users', () => {
     const ctx = await browser.newContext({ locale: 'en-US' });
     const hers = await ctx.newPage();
     await hers.goto(`${server.url}/ui/console/`);
-    await hers.getByLabel(/Login name/).fill('grace');
-    await hers.getByRole('button', { name: 'Next' }).click();
-    await hers.getByLabel(/^Password$/).fill('Initial-Passw0rd!');
-    await hers.getByRole('button', { name: 'Sign in' }).click();
+    await signInAt(hers, 'grace', 'Initial-Passw0rd!');
     await hers.getByLabel('New password').fill('Graces-Own-Passw0rd!');
     await hers.getByLabel('Repeat the password').fill('Graces-Own-Passw0rd!');
     await hers.getByRole('button', { name: 'Change password' }).click();
@@ -73,7 +50,7 @@ describe('console: users', () => {
 
   it('locking asks first and locks; unlocking needs no question', async () => {
     const victim = await addUser(server, { username: 'lockme' });
-    const page = await signedIn('admin', server.adminPassword);
+    const page = await openConsole(browser, server, 'users', { loginName: 'admin', password: server.adminPassword });
     await page.getByLabel('Search').fill('lockme');
     const row = page.getByRole('row').filter({ hasText: 'lockme' });
     await row.getByRole('button', { name: 'Lock' }).click();
@@ -95,7 +72,10 @@ describe('console: users', () => {
       resource: { resource: { case: 'organizationId', value: org.id } },
       roles: ['ORG_USER_MANAGER'],
     });
-    const page = await signedIn(`${manager.username}@${org.primaryDomain}`, manager.password);
+    const page = await openConsole(browser, server, 'users', {
+      loginName: `${manager.username}@${org.primaryDomain}`,
+      password: manager.password,
+    });
     await page.getByRole('cell', { name: /^colleague@/ }).waitFor();
     const logins = await page.locator('tbody tr td:nth-child(2)').allTextContents();
     expect(logins.every((l) => l.endsWith(`@${org.primaryDomain}`))).toBe(true);

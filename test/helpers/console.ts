@@ -1,0 +1,54 @@
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { ensureConsoleClient } from '../../src/console/system-client';
+import { startTestServer, type TestServer } from './server';
+
+/** A server whose console client points at the address the test reaches, and a Chromium to drive it. */
+export async function startConsole(): Promise<{ server: TestServer; browser: Browser; stop: () => Promise<void> }> {
+  const server = await startTestServer();
+  // The test server learns its port after start; a restart with a new external URL does the same.
+  await ensureConsoleClient(server.app.database, server.url);
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  return {
+    server,
+    browser,
+    async stop() {
+      await browser.close();
+      await server.stop();
+    },
+  };
+}
+
+/** Fills the hosted login the console sends a visitor to (English or German labels). */
+export async function signInAt(page: Page, loginName: string, password: string): Promise<void> {
+  await page.getByLabel(/Login name|Loginname/).fill(loginName);
+  await page.getByRole('button', { name: /Next|Weiter/ }).click();
+  await page.getByLabel(/^(Password|Passwort)$/).fill(password);
+  await page.getByRole('button', { name: /Sign in|Anmelden/ }).click();
+}
+
+/**
+ * A fresh browser context signed in to the console at `path`: back on the page with its heading, and
+ * with the person's permissions known (no section busy), so the actions on offer are final.
+ */
+export async function openConsole(
+  browser: Browser,
+  server: TestServer,
+  path: string,
+  who: { loginName: string; password: string },
+  view: { width?: number; colorScheme?: 'light' | 'dark' } = {},
+): Promise<Page> {
+  const ctx = await browser.newContext({
+    locale: 'en-US',
+    viewport: { width: view.width ?? 1280, height: 800 },
+    colorScheme: view.colorScheme ?? 'light',
+  });
+  const page = await ctx.newPage();
+  await page.goto(`${server.url}/ui/console/${path}`);
+  await signInAt(page, who.loginName, who.password);
+  await page.locator('main h1').waitFor();
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+  return page;
+}
