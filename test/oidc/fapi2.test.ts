@@ -83,9 +83,13 @@ describe('FAPI 2.0 security profile', () => {
     });
   }
 
-  it('openid-client runs the FAPI 2.0 flow: PAR, PKCE, PS256 private_key_jwt, DPoP tokens, iss', async () => {
+  /**
+   * The relying party pushes its request through PAR (with a DPoP key of `dpopAlg`, if given) and the user
+   * signs in: what a code exchange needs next.
+   */
+  async function pushAndSignIn(dpopAlg?: string) {
     const config = await rp(server, app.clientId, {}, client.PrivateKeyJwt({ key, kid }));
-    const DPoP = client.getDPoPHandle(config, await client.randomDPoPKeyPair('ES256'));
+    const DPoP = dpopAlg ? client.getDPoPHandle(config, await client.randomDPoPKeyPair(dpopAlg)) : undefined;
     const { verifier, challenge } = await pkce();
     const state = client.randomState();
     const url = await client.buildAuthorizationUrlWithPAR(
@@ -94,15 +98,14 @@ describe('FAPI 2.0 security profile', () => {
       { DPoP },
     );
     const landed = new URL(await new Browser(server.url).login(url.toString(), user.username, user.password));
+    return { config, DPoP, landed, checks: { pkceCodeVerifier: verifier, expectedState: state } };
+  }
+
+  it('openid-client runs the FAPI 2.0 flow: PAR, PKCE, PS256 private_key_jwt, DPoP tokens, iss', async () => {
+    const { config, DPoP, landed, checks } = await pushAndSignIn('ES256');
     // RFC 9207: the response names the issuer; openid-client refuses a response without it
     expect(landed.searchParams.get('iss')).toBe(server.url);
-    const tokens = await client.authorizationCodeGrant(
-      config,
-      landed,
-      { pkceCodeVerifier: verifier, expectedState: state },
-      undefined,
-      { DPoP },
-    );
+    const tokens = await client.authorizationCodeGrant(config, landed, checks, undefined, { DPoP });
     expect(tokens.token_type.toLowerCase()).toBe('dpop');
     expect(tokens.claims()!.sub).toBe(user.id);
     const info = await client.fetchUserInfo(config, tokens.access_token, user.id, { DPoP });
@@ -271,40 +274,17 @@ describe('FAPI 2.0 security profile', () => {
     });
 
     it('refuses a DPoP proof signed with RS256 (outside the profile) at the code exchange', async () => {
-      const config = await rp(server, app.clientId, {}, client.PrivateKeyJwt({ key, kid }));
-      const DPoP = client.getDPoPHandle(config, await client.randomDPoPKeyPair('RS256'));
-      const { verifier, challenge } = await pkce();
-      const state = client.randomState();
-      const url = await client.buildAuthorizationUrlWithPAR(config, {
-        redirect_uri: REDIRECT,
-        scope: 'openid',
-        state,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
+      const { config, DPoP, landed, checks } = await pushAndSignIn('RS256');
+      await expect(client.authorizationCodeGrant(config, landed, checks, undefined, { DPoP })).rejects.toMatchObject({
+        error: 'invalid_dpop_proof',
       });
-      const landed = new URL(await new Browser(server.url).login(url.toString(), user.username, user.password));
-      await expect(
-        client.authorizationCodeGrant(config, landed, { pkceCodeVerifier: verifier, expectedState: state }, undefined, {
-          DPoP,
-        }),
-      ).rejects.toMatchObject({ error: 'invalid_dpop_proof' });
     });
 
     it('refuses a code exchange without a DPoP proof', async () => {
-      const config = await rp(server, app.clientId, {}, client.PrivateKeyJwt({ key, kid }));
-      const { verifier, challenge } = await pkce();
-      const state = client.randomState();
-      const url = await client.buildAuthorizationUrlWithPAR(config, {
-        redirect_uri: REDIRECT,
-        scope: 'openid',
-        state,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
+      const { config, landed, checks } = await pushAndSignIn();
+      await expect(client.authorizationCodeGrant(config, landed, checks)).rejects.toMatchObject({
+        error: expect.stringMatching(/invalid_dpop_proof|invalid_request/),
       });
-      const landed = new URL(await new Browser(server.url).login(url.toString(), user.username, user.password));
-      await expect(
-        client.authorizationCodeGrant(config, landed, { pkceCodeVerifier: verifier, expectedState: state }),
-      ).rejects.toMatchObject({ error: expect.stringMatching(/invalid_dpop_proof|invalid_request/) });
     });
   });
 
