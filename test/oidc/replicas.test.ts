@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from '../helpers/database';
-import { type CliProcess, freePort, runCli, waitFor } from '../helpers/process';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { waitFor } from '../helpers/process';
+import { startTwoReplicas } from '../helpers/replicas';
+import type { TestServer } from '../helpers/server';
 import { addApiApp, addOidcApp, addProject, REDIRECT } from '../helpers/apps';
 import { basic, postForm } from '../helpers/forms';
 import { getCode, rp } from '../helpers/login-flow';
@@ -11,30 +11,13 @@ import { addUser } from '../helpers/users';
 
 /** Two server processes on one PostgreSQL: login on one, code exchange on the other, introspection on either. */
 describe.runIf(onPostgres)('two replicas on one PostgreSQL', () => {
-  const masterKey = randomBytes(32).toString('base64');
   let one: TestServer;
-  let two: CliProcess;
   let twoUrl: string;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    one = await startTestServer({ PORTCULLIS_MASTER_KEY: masterKey });
-    const port = await freePort();
-    twoUrl = `http://127.0.0.1:${port}`;
-    two = runCli(['start'], {
-      DATABASE_URL: one.app.config.databaseUrl,
-      PORT: String(port),
-      PORTCULLIS_HOST: '127.0.0.1',
-      PORTCULLIS_EXTERNAL_URL: one.url,
-      PORTCULLIS_DATA_DIR: 'memory://',
-      PORTCULLIS_MASTER_KEY: masterKey,
-      PORTCULLIS_WORKERS: '1',
-    });
-    await waitFor(async () => (await fetch(`${twoUrl}/readyz`)).ok, 60_000, 'second replica ready');
+    ({ one, twoUrl, stop } = await startTwoReplicas());
   }, 90_000);
-  afterAll(async () => {
-    two?.child.kill('SIGTERM');
-    await two?.exited;
-    await one?.stop();
-  });
+  afterAll(() => stop?.());
 
   it('a code from replica one is exchanged at replica two; introspection and revocation agree', async () => {
     const project = await addProject(one);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOidcApp, addProject, REDIRECT } from '../../helpers/apps';
 import { onPostgres } from '../../helpers/database';
@@ -6,8 +5,8 @@ import { dpopKey, proof } from '../../helpers/dpop';
 import { basic } from '../../helpers/forms';
 import { getCode, rp } from '../../helpers/login-flow';
 import { addMachine } from '../../helpers/machines';
-import { type CliProcess, freePort, runCli, waitFor } from '../../helpers/process';
-import { startTestServer, type TestServer } from '../../helpers/server';
+import { startTwoReplicas } from '../../helpers/replicas';
+import type { TestServer } from '../../helpers/server';
 import { addUser } from '../../helpers/users';
 
 /**
@@ -15,30 +14,13 @@ import { addUser } from '../../helpers/users';
  * one replica is a replay at the other, and a nonce one replica issued is accepted by the other.
  */
 describe.runIf(onPostgres)('DPoP on two replicas of one PostgreSQL', () => {
-  const masterKey = randomBytes(32).toString('base64');
   let one: TestServer;
-  let two: CliProcess;
   let twoUrl: string;
+  let stop: () => Promise<void>;
   beforeAll(async () => {
-    one = await startTestServer({ PORTCULLIS_MASTER_KEY: masterKey });
-    const port = await freePort();
-    twoUrl = `http://127.0.0.1:${port}`;
-    two = runCli(['start'], {
-      DATABASE_URL: one.app.config.databaseUrl,
-      PORT: String(port),
-      PORTCULLIS_HOST: '127.0.0.1',
-      PORTCULLIS_EXTERNAL_URL: one.url,
-      PORTCULLIS_DATA_DIR: 'memory://',
-      PORTCULLIS_MASTER_KEY: masterKey,
-      PORTCULLIS_WORKERS: '1',
-    });
-    await waitFor(async () => (await fetch(`${twoUrl}/readyz`)).ok, 60_000, 'second replica ready');
+    ({ one, twoUrl, stop } = await startTwoReplicas());
   }, 90_000);
-  afterAll(async () => {
-    two?.child.kill('SIGTERM');
-    await two?.exited;
-    await one?.stop();
-  });
+  afterAll(() => stop?.());
 
   // Both replicas have the external URL of replica one, so one proof (htu) fits either.
   const token = (base: string, form: Record<string, string>, headers: Record<string, string>) =>
