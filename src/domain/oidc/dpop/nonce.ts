@@ -1,18 +1,10 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { derivedKey } from '../../../crypto/keys/derived-key';
 
 /** A nonce is issued for one window of this many seconds and accepted in that window and the next. */
 export const DPOP_NONCE_WINDOW_S = 300;
 
-const keys = new WeakMap<Buffer, Buffer>();
-
-function nonceKey(masterKey: Buffer): Buffer {
-  let k = keys.get(masterKey);
-  if (!k) {
-    k = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'portcullis dpop nonce v1', 32));
-    keys.set(masterKey, k);
-  }
-  return k;
-}
+const nonceKey = (masterKey: Buffer) => derivedKey(masterKey, 'portcullis dpop nonce v1');
 
 function nonceOf(masterKey: Buffer, window: number): string {
   return createHmac('sha256', nonceKey(masterKey)).update(`dpop-nonce:${window}`).digest('base64url');

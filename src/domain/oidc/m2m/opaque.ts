@@ -1,19 +1,11 @@
-import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { derivedKey } from '../../../crypto/keys/derived-key';
 import { secureRandomBytes } from '../../../crypto/random';
 
 /** Prefix of the machine grants' opaque access tokens. */
 export const MACHINE_OPAQUE_PREFIX = 'pcm_';
 
-const keys = new WeakMap<Buffer, Buffer>();
-
-function tokenKey(masterKey: Buffer): Buffer {
-  let k = keys.get(masterKey);
-  if (!k) {
-    k = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'portcullis m2m opaque access token v1', 32));
-    keys.set(masterKey, k);
-  }
-  return k;
-}
+const tokenKey = (masterKey: Buffer) => derivedKey(masterKey, 'portcullis m2m opaque access token v1');
 
 /**
  * An opaque access token that carries its own claims, sealed with AES-256-GCM under a key derived
