@@ -25,6 +25,8 @@ export interface ServerOptions {
   storage: 'postgres' | 'pglite';
   baseUrl?: string;
   env?: Record<string, string>;
+  /** the server's own address as PORTCULLIS_EXTERNAL_URL (the console's redirect URIs follow it) */
+  externalUrlIsOwn?: boolean;
   profile?: string | false;
 }
 
@@ -62,6 +64,7 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
       PORTCULLIS_DATA_DIR: dataDir,
       PORTCULLIS_LOG_LEVEL: 'warn',
       PORTCULLIS_ADMIN_PASSWORD: 'Bench-Passw0rd!',
+      ...(opts.externalUrlIsOwn ? { PORTCULLIS_EXTERNAL_URL: `http://127.0.0.1:${port}` } : {}),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       // One process: its profile holds all the server's work, instead of spreading it over a profile per
       // cluster worker (and an idle one of the primary that only hands out connections).
