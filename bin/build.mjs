@@ -1,15 +1,19 @@
 // Builds dist/cli/main.mjs: the whole of src/ (and gen/) bundled by esbuild into one ES module, with
 // the npm dependencies left as imports. Running the bundle takes about half the memory of loading
 // the TypeScript sources through tsx, and starts faster. `npm run build` calls this directly; the
-// `portcullis` command calls ensureBuild() so that it always runs a bundle of the current sources.
+// `portcullis` command calls ensureBuild() so that it always runs a bundle of the current sources. The
+// web console's script and stylesheet are built with it into dist/console/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleConsole } from './console-build.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Two folders deep, like the sources it is made of: paths that a source file resolves relative to
 // itself (src/db/migrate.ts finds ../../drizzle) lead to the same place from the bundle.
 export const BUNDLE = path.join(ROOT, 'dist', 'cli', 'main.mjs');
+/** The web console's script and stylesheet, built with the server bundle (src/console/bundle.ts serves them). */
+const CONSOLE_DIR = path.join(ROOT, 'dist', 'console');
 const INPUTS = ['src', 'gen'].map((d) => path.join(ROOT, d));
 
 function newestInput() {
@@ -61,6 +65,13 @@ export async function build() {
   // about to load is never overwritten with something else; the entry is renamed into place last.
   const written = Object.keys(result.metafile.outputs).map((f) => path.basename(f));
   for (const f of written) if (f !== 'main.mjs') fs.renameSync(path.join(staging, f), path.join(dir, f));
+  // The console's assets before the entry: a process that sees the new entry finds them current.
+  const consoleAssets = await bundleConsole(path.join(ROOT, 'src', 'console', 'app', 'main.tsx'));
+  fs.mkdirSync(CONSOLE_DIR, { recursive: true });
+  for (const [name, text] of [['console.js', consoleAssets.js], ['console.css', consoleAssets.css]]) {
+    fs.writeFileSync(path.join(staging, name), text);
+    fs.renameSync(path.join(staging, name), path.join(CONSOLE_DIR, name));
+  }
   fs.renameSync(path.join(staging, 'main.mjs'), BUNDLE);
   fs.rmSync(staging, { recursive: true, force: true });
   // Chunks of earlier builds: removed once they are old enough that no process can still be starting.

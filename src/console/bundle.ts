@@ -1,53 +1,41 @@
-import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { bundleConsole, type ConsoleBundle, consoleVersion } from '../../bin/console-build.mjs';
+
+export type { ConsoleBundle };
 
 // Two folders below the package root, as the server bundle is (bin/build.mjs): from either, the
-// sources are at the same place.
+// sources and dist/ are at the same place.
 const ENTRY = fileURLToPath(new URL('../../src/console/app/main.tsx', import.meta.url));
-
-export interface ConsoleBundle {
-  js: string;
-  css: string;
-  /** content hash: the asset URLs carry it, so browsers may cache them for good */
-  version: string;
-}
+const PREBUILT = fileURLToPath(new URL('../../dist/console/', import.meta.url));
+/**
+ * The `portcullis` command runs dist/cli, rebuilt with dist/console whenever a source is newer, so the
+ * prebuilt assets are current there. Run from the sources (tests, tsx), a prebuilt copy may be stale.
+ */
+const FROM_BUNDLE = import.meta.url.includes('/dist/cli/');
 
 let bundle: Promise<ConsoleBundle> | undefined;
 
 /**
- * The console's browser code (src/console/app, React), bundled by esbuild once per process and kept
- * in memory; `warmConsoleBundle` starts it with the server so that the first visitor does not wait.
+ * The console's script and stylesheet: the ones `npm run build` (or the first start) wrote next to the
+ * server bundle, or bundled in memory once per process when the server runs from its sources.
+ * `warmConsoleBundle` starts it with the server so that the first visitor does not wait.
  */
 export function consoleBundle(): Promise<ConsoleBundle> {
-  bundle ??= import('esbuild')
-    .then(({ build }) =>
-      build({
-        entryPoints: [ENTRY],
-        bundle: true,
-        write: false,
-        outdir: 'out',
-        format: 'esm',
-        platform: 'browser',
-        target: 'es2022',
-        minify: true,
-        jsx: 'automatic',
-        jsxImportSource: 'react',
-        define: { 'process.env.NODE_ENV': '"production"' },
-        legalComments: 'none',
-        logLevel: 'silent',
-      }),
-    )
-    .then((r) => {
-      const js = r.outputFiles.find((f) => f.path.endsWith('.js'))?.text ?? '';
-      const css = r.outputFiles.find((f) => f.path.endsWith('.css'))?.text ?? '';
-      const version = createHash('sha256').update(js).update(css).digest('base64url').slice(0, 16);
-      return { js, css, version };
-    })
-    .catch((err) => {
+  bundle ??= (FROM_BUNDLE && fs.existsSync(`${PREBUILT}console.js`) ? readPrebuilt() : bundleConsole(ENTRY)).catch(
+    (err) => {
       bundle = undefined;
       throw err;
-    });
+    },
+  );
   return bundle;
+}
+
+async function readPrebuilt(): Promise<ConsoleBundle> {
+  const [js, css] = await Promise.all(
+    ['console.js', 'console.css'].map((f) => fs.promises.readFile(`${PREBUILT}${f}`, 'utf8')),
+  );
+  return { js, css, version: consoleVersion(js, css) };
 }
 
 export function warmConsoleBundle(onError: (err: unknown) => void): void {

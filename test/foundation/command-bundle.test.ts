@@ -24,4 +24,13 @@ describe('the portcullis command', () => {
     expect(again.stdout).toMatch(/--realm/);
     expect(isFresh()).toBe(true);
   }, 60_000);
+
+  it("writes the web console's assets with it: the script a bundled server serves is the current one", async () => {
+    const { build } = await import('../../bin/build.mjs');
+    const { bundleConsole } = await import('../../bin/console-build.mjs');
+    await build();
+    const fresh = await bundleConsole(path.join(ROOT, 'src/console/app/main.tsx'));
+    expect(fs.readFileSync(path.join(ROOT, 'dist/console/console.js'), 'utf8')).toBe(fresh.js);
+    expect(fs.readFileSync(path.join(ROOT, 'dist/console/console.css'), 'utf8')).toBe(fresh.css);
+  }, 60_000);
 });
