@@ -2,7 +2,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { useQuery } from '@connectrpc/connect-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type MouseEvent, useState } from 'react';
 import { TextFilterMethod } from '../../../../gen/portcullis/object/v2/object_pb';
 import { type User, UserState } from '../../../../gen/portcullis/user/v2/user_pb';
 import { type UserFilterSchema, UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
@@ -17,6 +17,7 @@ import { useWords } from '../context';
 import type { Words } from '../i18n';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
+import { UserDetail } from './user-detail';
 
 type Action = 'lock' | 'unlock' | 'deactivate' | 'reactivate' | 'delete';
 type Pending = { user: User; action: Action };
@@ -42,8 +43,13 @@ function nameOf(u: User): string {
   return u.type.case === 'human' ? (u.type.value.profile?.displayName ?? u.username) : u.username;
 }
 
+/** Users: the list, or one user's detail page when the path names it. */
+export function Users({ rest, go }: { rest: string; go: (to: string) => void }) {
+  return rest ? <UserDetail userId={rest} /> : <UserList go={go} />;
+}
+
 /** Users: search (username, display name, email), filter by state, sort by creation, page; create; lock, delete. */
-export function Users() {
+function UserList({ go }: { go: (to: string) => void }) {
   const t = useWords();
   const { can, ready } = usePermissions();
   const list = useListState();
@@ -82,12 +88,18 @@ export function Users() {
   const actionError = Object.values(mutations).find((m) => m.error)?.error;
   const run = ({ user, action }: Pending) => mutations[action].mutate({ userId: user.userId });
   const ask = (p: Pending) => (SAFE.includes(p.action) ? run(p) : setPending(p));
+  const open = (u: User) => (e: MouseEvent) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    go(`users/${u.userId}`);
+  };
 
   return (
     // busy until the person's permissions are known: until then no action is offered
     <section aria-labelledby="users-title" aria-busy={!ready}>
       <h1 id="users-title">{t.users}</h1>
       <CreateUser />
+      <CreateMachineUser />
       <search className="filters">
         <SearchField id="user-search" label={t.search} list={list} />
         <Field id="user-state" label={t.state}>
@@ -106,7 +118,14 @@ export function Users() {
             rows={data.result}
             rowKey={(u) => u.userId}
             columns={[
-              { header: t.name, cell: nameOf },
+              {
+                header: t.name,
+                cell: (u) => (
+                  <a href={`/ui/console/users/${u.userId}`} onClick={open(u)}>
+                    {nameOf(u)}
+                  </a>
+                ),
+              },
               { header: t.loginName, cell: (u) => u.preferredLoginName },
               { header: t.kind, cell: (u) => (u.type.case === 'machine' ? t.machine : t.human) },
               { header: t.state, cell: (u) => stateName(t, u.state) },
@@ -204,6 +223,59 @@ function CreateUser() {
       {input('email', t.email, 'email')}
       {input('username', t.username)}
       {input('password', t.initialPassword, 'password')}
+      <button type="submit" disabled={create.isPending}>
+        {t.create}
+      </button>
+      {create.error && !shown && <Failure error={create.error} />}
+      {create.data && (
+        <p role="status" className="ok">
+          {t.created}: <code>{create.data.id}</code>
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** A machine user (service account): it signs in with personal access tokens, keys or a secret. */
+function CreateMachineUser() {
+  const t = useWords();
+  const allowed = useOrganizationsWhere('user.write');
+  const [form, setForm] = useState({ orgId: '', username: '', name: '', description: '' });
+  const create = useChange(UserService.method.createUser, () =>
+    setForm({ ...form, username: '', name: '', description: '' }),
+  );
+  if (allowed.length === 0) return null;
+  const orgId = form.orgId || allowed[0].id;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate({
+      organizationId: orgId,
+      username: form.username || undefined,
+      userType: {
+        case: 'machine',
+        value: { name: form.name, description: form.description || undefined },
+      },
+    });
+  };
+  const errorOf = (field: string) => fieldError(create.error, field) ?? fieldError(create.error, `machine.${field}`);
+  const input = (name: 'username' | 'name' | 'description', label: string) => (
+    <TextField
+      id={`machine-${name}`}
+      label={label}
+      value={form[name]}
+      autoComplete="off"
+      onChange={(v) => setForm({ ...form, [name]: v })}
+      error={errorOf(name)}
+    />
+  );
+  const shown = ['username', 'name', 'description'].some((f) => errorOf(f));
+  return (
+    <form className="inline-form" onSubmit={submit} aria-labelledby="machine-create-title">
+      <h2 id="machine-create-title">{t.newMachineUser}</h2>
+      <OrgSelect id="machine-org" orgs={allowed} value={orgId} onChange={(v) => setForm({ ...form, orgId: v })} />
+      {input('username', t.username)}
+      {input('name', t.name)}
+      {input('description', t.description)}
       <button type="submit" disabled={create.isPending}>
         {t.create}
       </button>

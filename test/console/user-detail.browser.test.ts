@@ -1,0 +1,100 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
+import { addOrg } from '../helpers/orgs';
+import { rows } from '../helpers/rows';
+import { openConsole, signInAt, startConsole } from '../helpers/console';
+import type { TestServer } from '../helpers/server';
+import { addUser } from '../helpers/users';
+
+/** The user detail page: a machine user's token, metadata, a session ended, and another organization's user. */
+describe('console: user detail', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let stop: () => Promise<void>;
+  const admin = () => ({ loginName: 'admin', password: server.adminPassword });
+  beforeAll(async () => {
+    ({ server, browser, stop } = await startConsole());
+  });
+  afterAll(() => stop?.());
+
+  it('creates a machine user; its token is shown once, works, and once removed is refused', async () => {
+    const page = await openConsole(browser, server, 'users', admin());
+    const form = page.getByRole('form', { name: 'New machine user' });
+    await form.getByLabel('Username').fill('robot');
+    await form.getByLabel('Name', { exact: true }).fill('Build robot');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('link', { name: 'robot' }).click();
+    await page.getByRole('heading', { name: 'Build robot' }).waitFor();
+
+    await page.getByRole('button', { name: 'New token' }).click();
+    const token = (await page.locator('form[aria-label="New token"] code').textContent()) ?? '';
+    expect(token).toMatch(/^pcp_/);
+    const mine = await server.client(AdministratorService, { token }).listMyPermissions({});
+    expect(mine.memberships).toEqual([]);
+
+    await page.getByRole('row').filter({ hasText: 'Never' }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('row').filter({ hasText: 'Never' }).waitFor({ state: 'detached' });
+    await expect(server.client(AdministratorService, { token }).listMyPermissions({})).rejects.toThrow();
+    await page.context().close();
+  });
+
+  it('sets and removes a metadata entry', async () => {
+    const user = await addUser(server, { username: 'meta' });
+    const page = await openConsole(browser, server, `users/${user.id}`, admin());
+    await page.getByLabel('Key').fill('cost-center');
+    await page.getByLabel('Value').fill('4711');
+    await page.getByRole('button', { name: 'Set metadata' }).click();
+    await page.getByRole('cell', { name: '4711' }).waitFor();
+    const stored = await rows(server, `select key, value from user_metadata where user_id = '${user.id}'`);
+    expect(stored.map((r) => r.key)).toEqual(['cost-center']);
+
+    await page.getByRole('row').filter({ hasText: 'cost-center' }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('cell', { name: '4711' }).waitFor({ state: 'detached' });
+    expect(await rows(server, `select key from user_metadata where user_id = '${user.id}'`)).toEqual([]);
+    await page.context().close();
+  });
+
+  it("terminates a user's session made through the hosted login", async () => {
+    const user = await addUser(server, { username: 'sessioned' });
+    const ctx = await browser.newContext({ locale: 'en-US' });
+    const theirs = await ctx.newPage();
+    await theirs.goto(`${server.url}/ui/console/`);
+    await signInAt(theirs, user.username, user.password);
+    await theirs.getByText('Signed in as').waitFor();
+    const [session] = await rows(server, `select id from sessions where user_id = '${user.id}'`);
+
+    const page = await openConsole(browser, server, `users/${user.id}`, admin());
+    const row = page.getByRole('row').filter({ hasText: session.id });
+    await row.getByRole('button', { name: 'Terminate' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Terminate' }).click();
+    await row.waitFor({ state: 'detached' });
+    const [after] = await rows(server, `select terminated_at from sessions where id = '${session.id}'`);
+    expect(after.terminated_at).not.toBeNull();
+    await page.context().close();
+    await ctx.close();
+  });
+
+  it("an organization's user manager opening a user of another organization gets the refusal, no data", async () => {
+    const [orgA, orgB] = [await addOrg(server, 'Org A'), await addOrg(server, 'Org B')];
+    const stranger = await addUser(server, { orgId: orgB.id, username: 'stranger' });
+    const manager = await addUser(server, { orgId: orgA.id });
+    await server.client(AdministratorService).createAdministrator({
+      userId: manager.id,
+      resource: { resource: { case: 'organizationId', value: orgA.id } },
+      roles: ['ORG_USER_MANAGER'],
+    });
+    const ctx = await browser.newContext({ locale: 'en-US' });
+    const page = await ctx.newPage();
+    await page.goto(`${server.url}/ui/console/users/${stranger.id}`);
+    await signInAt(page, `${manager.username}@${orgA.primaryDomain}`, manager.password);
+    await page.getByRole('alert').waitFor();
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).toMatch(/may not see this|not found/i);
+    expect(text).not.toContain('stranger');
+    expect(text).not.toContain('Lovelace');
+    await ctx.close();
+  });
+});
