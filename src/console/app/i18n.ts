@@ -124,6 +124,15 @@ const en = {
   verify: 'Verify',
   verification: 'Verification',
   confirmRemoveDomain: (d: string) => `Remove the domain “${d}”? Login names with it stop working.`,
+  yes: 'Yes',
+  no: 'No',
+  save: 'Save',
+  loginPolicy: 'Login policy',
+  allowRegistration: 'Visitors may register',
+  loginWithEmail: 'A verified email address is a login name',
+  loginMustBeDomain: 'Login names carry the domain',
+  instanceDefault: 'Instance default',
+  resetToDefault: 'Reset to the instance default',
 };
 
 export type Words = typeof en;
@@ -255,6 +264,15 @@ const de: Words = {
   verify: 'Prüfen',
   verification: 'Prüfung',
   confirmRemoveDomain: (d: string) => `Die Domain „${d}“ entfernen? Loginnamen damit funktionieren nicht mehr.`,
+  yes: 'Ja',
+  no: 'Nein',
+  save: 'Speichern',
+  loginPolicy: 'Anmelderichtlinie',
+  allowRegistration: 'Besucher dürfen sich registrieren',
+  loginWithEmail: 'Eine bestätigte E-Mail-Adresse ist ein Loginname',
+  loginMustBeDomain: 'Loginnamen enthalten die Domain',
+  instanceDefault: 'Vorgabe der Instanz',
+  resetToDefault: 'Auf die Vorgabe der Instanz zurücksetzen',
 };
 
 export function wordsFor(lang: string): Words {

@@ -1,7 +1,7 @@
 /** @jsxImportSource react */
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { useQuery } from '@connectrpc/connect-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type MouseEvent, useState } from 'react';
 import { TextFilterMethod } from '../../../../gen/portcullis/object/v2/object_pb';
 import {
   type Organization,
@@ -17,11 +17,17 @@ import { TextField } from '../components/text-field';
 import { useWords } from '../context';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
+import { OrganizationDetail } from './org-detail';
 
 type Pending = { org: Organization; action: 'deactivate' | 'activate' | 'delete' };
 
+/** Organizations: the list, or one organization's detail page when the path names it. */
+export function Organizations({ rest, go }: { rest: string; go: (to: string) => void }) {
+  return rest ? <OrganizationDetail orgId={rest} go={go} /> : <OrganizationList go={go} />;
+}
+
 /** Organizations: search by name, filter by state, sort by creation, page; create; deactivate, delete. */
-export function Organizations() {
+function OrganizationList({ go }: { go: (to: string) => void }) {
   const t = useWords();
   const { can, ready } = usePermissions();
   const list = useListState();
@@ -52,6 +58,11 @@ export function Organizations() {
   };
   const actionError = Object.values(mutations).find((m) => m.error)?.error;
   const run = ({ org, action }: Pending) => mutations[action].mutate({ organizationId: org.id });
+  const open = (o: Organization) => (e: MouseEvent) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    go(`organizations/${o.id}`);
+  };
 
   const actions = (org: Organization) => (
     <>
@@ -96,7 +107,14 @@ export function Organizations() {
             rows={data.organizations}
             rowKey={(o) => o.id}
             columns={[
-              { header: t.name, cell: (o) => o.name },
+              {
+                header: t.name,
+                cell: (o) => (
+                  <a href={`/ui/console/organizations/${o.id}`} onClick={open(o)}>
+                    {o.name}
+                  </a>
+                ),
+              },
               { header: t.primaryDomain, cell: (o) => o.primaryDomain },
               { header: t.state, cell: (o) => (o.state === OrganizationState.ACTIVE ? t.active : t.inactive) },
               {

@@ -21,7 +21,7 @@ const when = (d?: Parameters<typeof timestampDate>[0]) => dateCell(d && timestam
  * changes only with the permission for the user's organization; the API refuses either way, and a
  * user the person may not read shows the refusal and nothing else.
  */
-export function UserDetail({ userId }: { userId: string }) {
+export function UserDetail({ userId, go }: { userId: string; go: (to: string) => void }) {
   const t = useWords();
   const { ready } = usePermissions();
   const got = useQuery(UserService.method.getUserByID, { userId });
@@ -32,7 +32,15 @@ export function UserDetail({ userId }: { userId: string }) {
   return (
     <section aria-labelledby="user-title" aria-busy={!ready}>
       <p>
-        <a href="/ui/console/users">{t.users}</a>
+        <a
+          href="/ui/console/users"
+          onClick={(e) => {
+            e.preventDefault();
+            go('users');
+          }}
+        >
+          ← {t.users}
+        </a>
       </p>
       <h1 id="user-title">{title || user.username}</h1>
       <Profile user={user} />

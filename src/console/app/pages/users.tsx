@@ -45,7 +45,7 @@ function nameOf(u: User): string {
 
 /** Users: the list, or one user's detail page when the path names it. */
 export function Users({ rest, go }: { rest: string; go: (to: string) => void }) {
-  return rest ? <UserDetail userId={rest} /> : <UserList go={go} />;
+  return rest ? <UserDetail userId={rest} go={go} /> : <UserList go={go} />;
 }
 
 /** Users: search (username, display name, email), filter by state, sort by creation, page; create; lock, delete. */

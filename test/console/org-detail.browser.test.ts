@@ -1,0 +1,81 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
+import { addOrg } from '../helpers/orgs';
+import { rows } from '../helpers/rows';
+import { openConsole, startConsole } from '../helpers/console';
+import type { TestServer } from '../helpers/server';
+import { addUser } from '../helpers/users';
+
+/** The organization detail page: domains and metadata, the login policy overrides, what a user manager sees. */
+describe('console: organization detail', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let stop: () => Promise<void>;
+  const admin = () => ({ loginName: 'admin', password: server.adminPassword });
+  beforeAll(async () => {
+    ({ server, browser, stop } = await startConsole());
+  });
+  afterAll(() => stop?.());
+
+  it('adds a domain, makes it primary and sets metadata', async () => {
+    const org = await addOrg(server, 'Detail Org');
+    const page = await openConsole(browser, server, 'organizations', admin());
+    await page.getByRole('link', { name: 'Detail Org' }).click();
+    await page.getByRole('heading', { name: 'Detail Org', level: 1 }).waitFor();
+
+    await page.getByLabel('Domain', { exact: true }).fill('detail.example.com');
+    await page.getByRole('form', { name: 'New domain' }).getByRole('button', { name: 'Create' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'detail.example.com' });
+    await row.getByRole('button', { name: 'Set primary' }).click();
+    await row.getByRole('cell', { name: 'Yes' }).waitFor();
+    const domains = await rows(server, `select domain, is_verified from org_domains where org_id = '${org.id}'`);
+    expect(domains).toContainEqual({ domain: 'detail.example.com', is_verified: false });
+    expect((await rows(server, `select primary_domain from orgs where id = '${org.id}'`))[0].primary_domain).toBe(
+      'detail.example.com',
+    );
+
+    await page.getByLabel('Key').fill('region');
+    await page.getByLabel('Value').fill('eu-central');
+    await page.getByRole('button', { name: 'Set metadata' }).click();
+    await page.getByRole('cell', { name: 'eu-central' }).waitFor();
+    expect(await rows(server, `select key from org_metadata where org_id = '${org.id}'`)).toEqual([{ key: 'region' }]);
+    await page.context().close();
+  });
+
+  it('overrides the login policy and resets it to the instance default', async () => {
+    const org = await addOrg(server, 'Policy Org');
+    const page = await openConsole(browser, server, `organizations/${org.id}`, admin());
+    await page.getByLabel('Visitors may register').selectOption('yes');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(async () => (await rows(server, `select allow_registration from orgs where id = '${org.id}'`))[0])
+      .toEqual({ allow_registration: true });
+    await page.getByRole('button', { name: 'Reset to the instance default' }).click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(async () => (await rows(server, `select allow_registration from orgs where id = '${org.id}'`))[0])
+      .toEqual({ allow_registration: null });
+    await page.context().close();
+  });
+
+  it("an organization's user manager sees it read-only", async () => {
+    const org = await addOrg(server, 'Read Only Org');
+    const manager = await addUser(server, { orgId: org.id });
+    await server.client(AdministratorService).createAdministrator({
+      userId: manager.id,
+      resource: { resource: { case: 'organizationId', value: org.id } },
+      roles: ['ORG_USER_MANAGER'],
+    });
+    const page = await openConsole(browser, server, `organizations/${org.id}`, {
+      loginName: `${manager.username}@${org.primaryDomain}`,
+      password: manager.password,
+    });
+    await page.getByRole('cell', { name: org.primaryDomain }).waitFor();
+    expect(await page.getByRole('form', { name: 'New domain' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Set metadata' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Rename' }).count()).toBe(0);
+    expect(await page.getByLabel('Visitors may register').isDisabled()).toBe(true);
+    await page.context().close();
+  });
+});
