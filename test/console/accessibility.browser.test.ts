@@ -15,6 +15,8 @@ describe('console: accessibility and layout', () => {
   let server: TestServer;
   let browser: Browser;
   let projectId: string;
+  let orgId: string;
+  let machineId: string;
   let stop: () => Promise<void>;
   beforeAll(async () => {
     ({ server, browser, stop } = await startConsole());
@@ -24,6 +26,13 @@ describe('console: accessibility and layout', () => {
       body: JSON.stringify({ organizationId: await defaultOrg(), name: 'Shop' }),
     });
     projectId = (await res.json()).projectId;
+    orgId = await defaultOrg();
+    const machine = await server.fetch('/portcullis.user.v2.UserService/CreateUser', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ organizationId: orgId, username: 'ci-robot', machine: { name: 'CI robot' } }),
+    });
+    machineId = (await machine.json()).id;
   });
   afterAll(() => stop?.());
 
@@ -45,6 +54,8 @@ describe('console: accessibility and layout', () => {
     { name: 'projects', path: 'projects' },
     { name: 'project', path: `projects/${projectId}` },
     { name: 'events', path: 'events' },
+    { name: 'user', path: `users/${machineId}` },
+    { name: 'organization', path: `organizations/${orgId}` },
   ];
 
   async function open(page: Page, to: string) {
