@@ -13,6 +13,8 @@ import { useWords } from '../context';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
 import { MetadataPart } from '../components/metadata';
+import { AuthorizationsPart, MembershipsPart } from './user-access';
+import { EmailPart, FactorsPart, KeysPart, PasswordPart, SecretPart, StateActions } from './user-credentials';
 
 const when = (d?: Parameters<typeof timestampDate>[0]) => dateCell(d && timestampDate(d));
 
@@ -43,10 +45,26 @@ export function UserDetail({ userId, go }: { userId: string; go: (to: string) =>
         </a>
       </p>
       <h1 id="user-title">{title || user.username}</h1>
+      <StateActions user={user} go={go} />
       <Profile user={user} />
-      {user.type.case === 'machine' && <PersonalAccessTokens user={user} />}
+      {user.type.case === 'human' && (
+        <>
+          <EmailPart user={user} />
+          <PasswordPart user={user} />
+          <FactorsPart user={user} />
+        </>
+      )}
+      {user.type.case === 'machine' && (
+        <>
+          <PersonalAccessTokens user={user} />
+          <KeysPart user={user} />
+          <SecretPart user={user} />
+        </>
+      )}
       <UserMetadata user={user} />
       <Sessions user={user} />
+      <AuthorizationsPart user={user} />
+      <MembershipsPart user={user} />
     </section>
   );
 }
