@@ -40,26 +40,26 @@ describe('console: user detail', () => {
     await page.context().close();
   });
 
-  it('sets and removes a metadata entry; sets a verified email and a password that must be changed', async () => {
+  it('edits the profile, sets a verified email and a must-change password; sets and removes metadata', async () => {
     const user = await addUser(server, { username: 'meta' });
     const page = await openConsole(browser, server, `users/${user.id}`, admin());
     await page.getByRole('textbox', { name: 'Email' }).fill('meta.new@example.com');
     await page.getByLabel('Mark as verified').check();
     await page.getByRole('form', { name: 'Email' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByLabel('Nickname').fill('Mets');
+    await page.getByRole('form', { name: 'Profile' }).getByRole('button', { name: 'Save' }).click();
     await page.getByLabel(/Initial password/).fill('Another-Passw0rd!');
     await page.getByRole('button', { name: 'Set password' }).click();
+    const columns = 'nick_name, email, email_verified, password_change_required';
+    const stateOf = `select ${columns} from users where id = '${user.id}'`;
     await expect
-      .poll(
-        async () =>
-          (
-            await rows(
-              server,
-              `select email, email_verified, password_change_required from users
-        where id = '${user.id}'`,
-            )
-          )[0],
-      )
-      .toEqual({ email: 'meta.new@example.com', email_verified: true, password_change_required: true });
+      .poll(async () => (await rows(server, stateOf))[0])
+      .toEqual({
+        nick_name: 'Mets',
+        email: 'meta.new@example.com',
+        email_verified: true,
+        password_change_required: true,
+      });
     await page.getByLabel('Key').fill('cost-center');
     await page.getByLabel('Value').fill('4711');
     await page.getByRole('button', { name: 'Set metadata' }).click();

@@ -158,6 +158,12 @@ const en = {
   authorizations: 'Authorizations',
   project: 'Project',
   memberships: 'Administrator roles',
+  profile: 'Profile',
+  gender: 'Gender',
+  notGiven: 'Not given',
+  female: 'Female',
+  male: 'Male',
+  diverse: 'Diverse',
 };
 
 export type Words = typeof en;
@@ -323,6 +329,12 @@ const de: Words = {
   authorizations: 'Berechtigungen',
   project: 'Projekt',
   memberships: 'Administratorrollen',
+  profile: 'Profil',
+  gender: 'Geschlecht',
+  notGiven: 'Keine Angabe',
+  female: 'Weiblich',
+  male: 'Männlich',
+  diverse: 'Divers',
 };
 
 export function wordsFor(lang: string): Words {

@@ -13,6 +13,7 @@ import { useWords } from '../context';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
 import { MetadataPart } from '../components/metadata';
+import { ProfileForm } from './user-profile';
 import { AuthorizationsPart, MembershipsPart } from './user-access';
 import { EmailPart, FactorsPart, KeysPart, PasswordPart, SecretPart, StateActions } from './user-credentials';
 
@@ -47,6 +48,7 @@ export function UserDetail({ userId, go }: { userId: string; go: (to: string) =>
       <h1 id="user-title">{title || user.username}</h1>
       <StateActions user={user} go={go} />
       <Profile user={user} />
+      <ProfileForm user={user} />
       {user.type.case === 'human' && (
         <>
           <EmailPart user={user} />
