@@ -17,6 +17,7 @@ describe('console: accessibility and layout', () => {
   let projectId: string;
   let orgId: string;
   let machineId: string;
+  let humanId: string;
   let stop: () => Promise<void>;
   beforeAll(async () => {
     ({ server, browser, stop } = await startConsole());
@@ -33,6 +34,17 @@ describe('console: accessibility and layout', () => {
       body: JSON.stringify({ organizationId: orgId, username: 'ci-robot', machine: { name: 'CI robot' } }),
     });
     machineId = (await machine.json()).id;
+    const human = await server.fetch('/portcullis.user.v2.UserService/CreateUser', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        organizationId: orgId,
+        username: 'marie',
+        human: { profile: { givenName: 'Marie', familyName: 'Curie' }, email: { email: 'marie@example.com' } },
+      }),
+    });
+    humanId = (await human.json()).id;
+    expect([machineId, humanId].every(Boolean)).toBe(true);
   });
   afterAll(() => stop?.());
 
@@ -54,7 +66,8 @@ describe('console: accessibility and layout', () => {
     { name: 'projects', path: 'projects' },
     { name: 'project', path: `projects/${projectId}` },
     { name: 'events', path: 'events' },
-    { name: 'user', path: `users/${machineId}` },
+    { name: 'user', path: `users/${humanId}` },
+    { name: 'machine-user', path: `users/${machineId}` },
     { name: 'organization', path: `organizations/${orgId}` },
   ];
 

@@ -44,7 +44,7 @@ describe('console: user detail', () => {
     const user = await addUser(server, { username: 'meta' });
     const page = await openConsole(browser, server, `users/${user.id}`, admin());
     await page.getByRole('textbox', { name: 'Email' }).fill('meta.new@example.com');
-    await page.getByLabel('Mark as verified').check();
+    await page.getByRole('form', { name: 'Email' }).getByLabel('Mark as verified').check();
     await page.getByRole('form', { name: 'Email' }).getByRole('button', { name: 'Save' }).click();
     await page.getByLabel('Nickname').fill('Mets');
     await page.getByRole('form', { name: 'Profile' }).getByRole('button', { name: 'Save' }).click();

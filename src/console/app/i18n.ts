@@ -164,6 +164,8 @@ const en = {
   female: 'Female',
   male: 'Male',
   diverse: 'Diverse',
+  phone: 'Phone',
+  unverified: 'not verified',
 };
 
 export type Words = typeof en;
@@ -335,6 +337,8 @@ const de: Words = {
   female: 'Weiblich',
   male: 'Männlich',
   diverse: 'Divers',
+  phone: 'Telefon',
+  unverified: 'nicht bestätigt',
 };
 
 export function wordsFor(lang: string): Words {

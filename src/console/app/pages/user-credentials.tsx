@@ -118,6 +118,47 @@ export function EmailPart({ user }: { user: User }) {
   );
 }
 
+/** A human's phone number: set (an administrator may mark it verified; the API sends no code here). */
+export function PhonePart({ user }: { user: User }) {
+  const t = useWords();
+  const { can } = usePermissions();
+  const current = user.type.case === 'human' ? user.type.value.phone : undefined;
+  const [phone, setPhone] = useState(current?.phone ?? '');
+  const [verified, setVerified] = useState(false);
+  const update = useChange(UserService.method.updateUser);
+  if (!can('user.write', { orgId: user.organizationId })) return null;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    update.mutate({
+      userId: user.userId,
+      userType: {
+        case: 'human',
+        value: { phone: { phone, verification: verified ? { case: 'isVerified', value: true } : { case: undefined } } },
+      },
+    });
+  };
+  const phoneError = fieldError(update.error, 'human.phone.phone');
+  return (
+    <form className="inline-form" onSubmit={submit} aria-labelledby="phone-title">
+      <h2 id="phone-title">{t.phone}</h2>
+      <TextField id="user-phone" label={t.phone} type="tel" value={phone} onChange={setPhone} error={phoneError} />
+      <label>
+        <input type="checkbox" checked={verified} onChange={(e) => setVerified(e.target.checked)} /> {t.markVerified}
+      </label>
+      <button type="submit" disabled={update.isPending}>
+        {t.save}
+      </button>
+      {current?.phone && <p>{current.isVerified ? t.verified : t.unverified}</p>}
+      {update.isSuccess && (
+        <p role="status" className="ok">
+          {t.saved}
+        </p>
+      )}
+      {update.error && !phoneError && <Failure error={update.error} />}
+    </form>
+  );
+}
+
 /** A human's password: send a reset link, or set one that must be changed at the next sign-in. */
 export function PasswordPart({ user }: { user: User }) {
   const t = useWords();

@@ -15,7 +15,15 @@ import { usePermissions } from '../permissions';
 import { MetadataPart } from '../components/metadata';
 import { ProfileForm } from './user-profile';
 import { AuthorizationsPart, MembershipsPart } from './user-access';
-import { EmailPart, FactorsPart, KeysPart, PasswordPart, SecretPart, StateActions } from './user-credentials';
+import {
+  EmailPart,
+  FactorsPart,
+  KeysPart,
+  PasswordPart,
+  PhonePart,
+  SecretPart,
+  StateActions,
+} from './user-credentials';
 
 const when = (d?: Parameters<typeof timestampDate>[0]) => dateCell(d && timestampDate(d));
 
@@ -52,6 +60,7 @@ export function UserDetail({ userId, go }: { userId: string; go: (to: string) =>
       {user.type.case === 'human' && (
         <>
           <EmailPart user={user} />
+          <PhonePart user={user} />
           <PasswordPart user={user} />
           <FactorsPart user={user} />
         </>
