@@ -20,7 +20,8 @@ describe('console: user detail', () => {
 
   it('creates a machine user; its token is shown once, works, and once removed is refused', async () => {
     const page = await openConsole(browser, server, 'users', admin());
-    const form = page.getByRole('form', { name: 'New machine user' });
+    await page.getByLabel('Kind').selectOption('machine');
+    const form = page.getByRole('form', { name: 'New user' });
     await form.getByLabel('Username').fill('robot');
     await form.getByLabel('Name', { exact: true }).fill('Build robot');
     await form.getByRole('button', { name: 'Create' }).click();

@@ -96,7 +96,6 @@ const en = {
   newer: 'Newer',
   older: 'Older',
   // user and organization detail
-  newMachineUser: 'New machine user',
   description: 'Description',
   nickName: 'Nickname',
   language: 'Language',
@@ -269,7 +268,6 @@ const de: Words = {
   newer: 'Neuere',
   older: 'Ältere',
   // user and organization detail
-  newMachineUser: 'Neuer Maschinenbenutzer',
   description: 'Beschreibung',
   nickName: 'Spitzname',
   language: 'Sprache',

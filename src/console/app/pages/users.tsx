@@ -2,7 +2,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { useQuery } from '@connectrpc/connect-query';
-import { type FormEvent, type MouseEvent, useState } from 'react';
+import { type FormEvent, type MouseEvent, type ReactNode, useState } from 'react';
 import { TextFilterMethod } from '../../../../gen/portcullis/object/v2/object_pb';
 import { type User, UserState } from '../../../../gen/portcullis/user/v2/user_pb';
 import { type UserFilterSchema, UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
@@ -99,7 +99,6 @@ function UserList({ go }: { go: (to: string) => void }) {
     <section aria-labelledby="users-title" aria-busy={!ready}>
       <h1 id="users-title">{t.users}</h1>
       <CreateUser />
-      <CreateMachineUser />
       <search className="filters">
         <SearchField id="user-search" label={t.search} list={list} />
         <Field id="user-state" label={t.state}>
@@ -169,8 +168,25 @@ function UserList({ go }: { go: (to: string) => void }) {
   );
 }
 
-/** A human user with a password, in an organization where the signed-in person may add users. */
+/** A new user, human or machine (one form: its kind picks the fields), where the person may add users. */
 function CreateUser() {
+  const t = useWords();
+  const allowed = useOrganizationsWhere('user.write');
+  const [kind, setKind] = useState<'human' | 'machine'>('human');
+  if (allowed.length === 0) return null;
+  const kindSelect = (
+    <Field id="user-kind" label={t.kind}>
+      <select id="user-kind" value={kind} onChange={(e) => setKind(e.target.value as 'human' | 'machine')}>
+        <option value="human">{t.human}</option>
+        <option value="machine">{t.machine}</option>
+      </select>
+    </Field>
+  );
+  return kind === 'human' ? <CreateHumanUser kindSelect={kindSelect} /> : <CreateMachineUser kindSelect={kindSelect} />;
+}
+
+/** A human user with a password, in an organization where the signed-in person may add users. */
+function CreateHumanUser({ kindSelect }: { kindSelect: ReactNode }) {
   const t = useWords();
   const allowed = useOrganizationsWhere('user.write');
   const [form, setForm] = useState({ orgId: '', givenName: '', familyName: '', email: '', username: '', password: '' });
@@ -218,6 +234,7 @@ function CreateUser() {
     <form className="inline-form" onSubmit={submit} aria-labelledby="user-create-title">
       <h2 id="user-create-title">{t.newUser}</h2>
       <OrgSelect id="user-org" orgs={allowed} value={orgId} onChange={(v) => setForm({ ...form, orgId: v })} />
+      {kindSelect}
       {input('givenName', t.givenName, 'text', 'given_name')}
       {input('familyName', t.familyName, 'text', 'family_name')}
       {input('email', t.email, 'email')}
@@ -237,7 +254,7 @@ function CreateUser() {
 }
 
 /** A machine user (service account): it signs in with personal access tokens, keys or a secret. */
-function CreateMachineUser() {
+function CreateMachineUser({ kindSelect }: { kindSelect: ReactNode }) {
   const t = useWords();
   const allowed = useOrganizationsWhere('user.write');
   const [form, setForm] = useState({ orgId: '', username: '', name: '', description: '' });
@@ -271,8 +288,9 @@ function CreateMachineUser() {
   const shown = ['username', 'name', 'description'].some((f) => errorOf(f));
   return (
     <form className="inline-form" onSubmit={submit} aria-labelledby="machine-create-title">
-      <h2 id="machine-create-title">{t.newMachineUser}</h2>
+      <h2 id="machine-create-title">{t.newUser}</h2>
       <OrgSelect id="machine-org" orgs={allowed} value={orgId} onChange={(v) => setForm({ ...form, orgId: v })} />
+      {kindSelect}
       {input('username', t.username)}
       {input('name', t.name)}
       {input('description', t.description)}
