@@ -1,6 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
+import { AuthenticationMethodType } from '../../gen/portcullis/user/v2/authentication_methods_pb';
+import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
+import { addReadyFactor } from '../helpers/factors';
 import { addOrg } from '../helpers/orgs';
 import { rows } from '../helpers/rows';
 import { openConsole, signInAt, startConsole } from '../helpers/console';
@@ -41,9 +44,16 @@ describe('console: user detail', () => {
     await page.context().close();
   });
 
-  it('edits the profile, sets a verified email and a must-change password; sets and removes metadata', async () => {
+  it('removes a TOTP factor; edits the profile, email, password (must change); sets, removes metadata', async () => {
     const user = await addUser(server, { username: 'meta' });
+    await addReadyFactor(server, { id: user.id, orgId: user.orgId }, 'totp');
     const page = await openConsole(browser, server, `users/${user.id}`, admin());
+    const totp = page.getByRole('row').filter({ hasText: 'Authenticator app (TOTP)' });
+    await totp.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await totp.waitFor({ state: 'detached' });
+    const methods = await server.client(UserService).listAuthenticationMethodTypes({ userId: user.id });
+    expect(methods.authMethodTypes).not.toContain(AuthenticationMethodType.TOTP);
     await page.getByRole('textbox', { name: 'Email' }).fill('meta.new@example.com');
     await page.getByRole('form', { name: 'Email' }).getByLabel('Mark as verified').check();
     await page.getByRole('form', { name: 'Email' }).getByRole('button', { name: 'Save' }).click();

@@ -3,6 +3,7 @@ import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { useQuery } from '@connectrpc/connect-query';
 import { type FormEvent, useState } from 'react';
 import { AuthenticationMethodType } from '../../../../gen/portcullis/user/v2/authentication_methods_pb';
+import { PasskeyAuthenticatorType } from '../../../../gen/portcullis/user/v2/passkeys_pb';
 import { type User, UserState } from '../../../../gen/portcullis/user/v2/user_pb';
 import { UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
 import { Confirm } from '../components/confirm';
@@ -245,7 +246,11 @@ export function FactorsPart({ user }: { user: User }) {
   const factors: Factor[] = [
     ...(passkeys.data?.passkeys ?? []).map((p) => ({
       id: p.id,
-      kind: AuthenticationMethodType.PASSKEY,
+      // ListPasskeys holds security keys (U2F-style second factors) too
+      kind:
+        p.authenticator === PasskeyAuthenticatorType.SECURITY_KEY
+          ? AuthenticationMethodType.U2F
+          : AuthenticationMethodType.PASSKEY,
       name: p.name,
       created: when(p.creationDate),
     })),
@@ -253,7 +258,8 @@ export function FactorsPart({ user }: { user: User }) {
   ];
   const remove = (f: Factor) => {
     const userId = user.userId;
-    if (f.kind === AuthenticationMethodType.PASSKEY) removes.passkey.mutate({ userId, passkeyId: f.id });
+    if (f.kind === AuthenticationMethodType.PASSKEY || f.kind === AuthenticationMethodType.U2F)
+      removes.passkey.mutate({ userId, passkeyId: f.id });
     else if (f.kind === AuthenticationMethodType.TOTP) removes.totp.mutate({ userId });
     else if (f.kind === AuthenticationMethodType.OTP_EMAIL) removes.email.mutate({ userId });
     else if (f.kind === AuthenticationMethodType.OTP_SMS) removes.sms.mutate({ userId });
