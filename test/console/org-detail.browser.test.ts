@@ -18,7 +18,7 @@ describe('console: organization detail', () => {
   });
   afterAll(() => stop?.());
 
-  it('adds a domain, makes it primary and sets metadata', async () => {
+  it('adds a domain, shows its validation token, makes it primary and sets metadata', async () => {
     const org = await addOrg(server, 'Detail Org');
     const page = await openConsole(browser, server, 'organizations', admin());
     await page.getByRole('link', { name: 'Detail Org' }).click();
@@ -27,6 +27,22 @@ describe('console: organization detail', () => {
     await page.getByLabel('Domain', { exact: true }).fill('detail.example.com');
     await page.getByRole('form', { name: 'New domain' }).getByRole('button', { name: 'Create' }).click();
     const row = page.getByRole('row').filter({ hasText: 'detail.example.com' });
+    await row.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('button', { name: 'Generate a token' }).click();
+    const token = (await page.locator('dd code').nth(1).textContent()) ?? '';
+    expect(await page.locator('dd code').first().textContent()).toBe('_portcullis-challenge.detail.example.com');
+    const [pending] = await rows(
+      server,
+      `select validation_token from org_domains where domain = 'detail.example.com'`,
+    );
+    expect(pending.validation_token).toBe(token);
+    // no record holds it: the server's answer says what it looked for
+    await page
+      .getByRole('region', { name: 'Verify detail.example.com' })
+      .getByRole('button', { name: 'Verify' })
+      .click();
+    const answer = page.getByRole('alert').filter({ hasText: 'no TXT record found' });
+    expect(await answer.textContent()).toContain('_portcullis-challenge.detail.example.com');
     await row.getByRole('button', { name: 'Set primary' }).click();
     await row.getByRole('cell', { name: 'Yes' }).waitFor();
     const domains = await rows(server, `select domain, is_verified from org_domains where org_id = '${org.id}'`);

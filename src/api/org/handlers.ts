@@ -1,6 +1,10 @@
 import { genderIn } from '../user/convert';
 import type { ServiceImpl } from '@connectrpc/connect';
-import { OrganizationService, OrganizationState } from '../../../gen/portcullis/org/v2/org_service_pb';
+import {
+  DomainValidationType,
+  OrganizationService,
+  OrganizationState,
+} from '../../../gen/portcullis/org/v2/org_service_pb';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { DomainSchema, OrganizationSchema } from '../../../gen/portcullis/org/v2/org_service_pb';
 import type { Deps } from '../../deps';
@@ -19,6 +23,7 @@ import {
   setOrganizationLoginPolicy,
   updateOrganization,
 } from '../../domain/org/lifecycle';
+import { generateDomainValidation, verifyDomain } from '../../domain/org/domain-validation';
 import { deleteOrganizationMetadata, setOrganizationMetadata } from '../../domain/org/metadata';
 import {
   type OrgDomain,
@@ -168,6 +173,17 @@ export function orgHandlers(deps: Deps): ServiceImpl<typeof OrganizationService>
     async setPrimaryOrganizationDomain(req, hc) {
       const r = await setPrimaryOrganizationDomain(ctxOf(deps, hc), { orgId: req.organizationId, domain: req.domain });
       return { changeDate: ts(r.changedAt) };
+    },
+    async generateOrganizationDomainValidation(req, hc) {
+      return generateDomainValidation(ctxOf(deps, hc), {
+        orgId: req.organizationId,
+        domain: req.domain,
+        type: req.type === DomainValidationType.DNS ? 'dns' : undefined,
+      });
+    },
+    async verifyOrganizationDomain(req, hc) {
+      const r = await verifyDomain(ctxOf(deps, hc), { orgId: req.organizationId, domain: req.domain });
+      return { changeDate: ts(r.verifiedAt) };
     },
     async setOrganizationMetadata(req, hc) {
       const r = await setOrganizationMetadata(ctxOf(deps, hc), { orgId: req.organizationId, metadata: req.metadata });

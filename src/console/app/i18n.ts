@@ -121,7 +121,6 @@ const en = {
   primary: 'Primary',
   setPrimary: 'Set primary',
   verify: 'Verify',
-  verification: 'Verification',
   confirmRemoveDomain: (d: string) => `Remove the domain “${d}”? Login names with it stop working.`,
   yes: 'Yes',
   no: 'No',
@@ -165,6 +164,11 @@ const en = {
   diverse: 'Diverse',
   phone: 'Phone',
   unverified: 'not verified',
+  verificationOf: (domain: string) => `Verify ${domain}`,
+  generateToken: 'Generate a token',
+  txtRecord: 'DNS TXT record',
+  token: 'Token',
+  domainVerified: 'The domain is verified.',
 };
 
 export type Words = typeof en;
@@ -293,7 +297,6 @@ const de: Words = {
   primary: 'Primär',
   setPrimary: 'Als primär setzen',
   verify: 'Prüfen',
-  verification: 'Prüfung',
   confirmRemoveDomain: (d: string) => `Die Domain „${d}“ entfernen? Loginnamen damit funktionieren nicht mehr.`,
   yes: 'Ja',
   no: 'Nein',
@@ -337,6 +340,11 @@ const de: Words = {
   diverse: 'Divers',
   phone: 'Telefon',
   unverified: 'nicht bestätigt',
+  verificationOf: (domain: string) => `${domain} prüfen`,
+  generateToken: 'Token erzeugen',
+  txtRecord: 'DNS-TXT-Eintrag',
+  token: 'Token',
+  domainVerified: 'Die Domain ist bestätigt.',
 };
 
 export function wordsFor(lang: string): Words {

@@ -38,6 +38,9 @@ export const orgDomains = pgTable(
     isPrimary: boolean('is_primary').notNull().default(false),
     isVerified: boolean('is_verified').notNull().default(false),
     generated: boolean('generated').notNull().default(false),
+    /** the pending domain validation: `dns` or `http`, and its token (cleared once verified) */
+    validationType: text('validation_type'),
+    validationToken: text('validation_token'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.domain] }), uniqueIndex('org_domains_domain_uq').on(t.domain)],

@@ -1,7 +1,11 @@
 /** @jsxImportSource react */
 import { useQuery } from '@connectrpc/connect-query';
 import { type FormEvent, useState } from 'react';
-import { type Organization, OrganizationService } from '../../../../gen/portcullis/org/v2/org_service_pb';
+import {
+  DomainValidationType,
+  type Organization,
+  OrganizationService,
+} from '../../../../gen/portcullis/org/v2/org_service_pb';
 import { Confirm } from '../components/confirm';
 import { DataTable } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
@@ -72,6 +76,7 @@ function Domains({ org, allowed }: { org: Organization; allowed: boolean }) {
   const t = useWords();
   const [domain, setDomain] = useState('');
   const [doomed, setDoomed] = useState<string>();
+  const [validating, setValidating] = useState<string>();
   const domains = useQuery(OrganizationService.method.listOrganizationDomains, { organizationId: org.id });
   const add = useChange(OrganizationService.method.addOrganizationDomain, () => setDomain(''));
   const primary = useChange(OrganizationService.method.setPrimaryOrganizationDomain);
@@ -105,13 +110,19 @@ function Domains({ org, allowed }: { org: Organization; allowed: boolean }) {
             { header: t.verified, cell: (d) => (d.isVerified ? t.yes : t.no) },
           ]}
           actions={(d) =>
-            allowed &&
-            !d.isPrimary && (
+            allowed && (
               <>
-                <button type="button" onClick={() => primary.mutate({ organizationId: org.id, domain: d.domain })}>
-                  {t.setPrimary}
-                </button>
-                {!d.isGenerated && (
+                {!d.isVerified && (
+                  <button type="button" onClick={() => setValidating(d.domain)}>
+                    {t.verify}
+                  </button>
+                )}
+                {!d.isPrimary && (
+                  <button type="button" onClick={() => primary.mutate({ organizationId: org.id, domain: d.domain })}>
+                    {t.setPrimary}
+                  </button>
+                )}
+                {!d.isGenerated && !d.isPrimary && (
                   <button type="button" className="danger" onClick={() => setDoomed(d.domain)}>
                     {t.remove}
                   </button>
@@ -121,6 +132,7 @@ function Domains({ org, allowed }: { org: Organization; allowed: boolean }) {
           }
         />
       )}
+      {validating && <DomainValidation orgId={org.id} domain={validating} key={validating} />}
       {doomed && (
         <Confirm
           question={t.confirmRemoveDomain(doomed)}
@@ -128,6 +140,56 @@ function Domains({ org, allowed }: { org: Organization; allowed: boolean }) {
           onConfirm={() => remove.mutate({ organizationId: org.id, domain: doomed })}
           onCancel={() => setDoomed(undefined)}
         />
+      )}
+    </section>
+  );
+}
+
+/**
+ * Proving control of a domain: the server issues a token for a DNS TXT record; "verify" asks the server
+ * to look it up and shows its answer (what it found when the token is not there yet).
+ */
+function DomainValidation({ orgId, domain }: { orgId: string; domain: string }) {
+  const t = useWords();
+  const generate = useChange(OrganizationService.method.generateOrganizationDomainValidation);
+  const verify = useChange(OrganizationService.method.verifyOrganizationDomain);
+  return (
+    <section aria-labelledby="validation-title">
+      <h3 id="validation-title">{t.verificationOf(domain)}</h3>
+      <div className="row-actions">
+        <button
+          type="button"
+          disabled={generate.isPending}
+          onClick={() => generate.mutate({ organizationId: orgId, domain, type: DomainValidationType.DNS })}
+        >
+          {t.generateToken}
+        </button>
+        <button
+          type="button"
+          disabled={verify.isPending}
+          onClick={() => verify.mutate({ organizationId: orgId, domain })}
+        >
+          {t.verify}
+        </button>
+      </div>
+      {generate.data && (
+        <dl className="facts">
+          <dt>{t.txtRecord}</dt>
+          <dd>
+            <code>{generate.data.url}</code>
+          </dd>
+          <dt>{t.token}</dt>
+          <dd>
+            <code>{generate.data.token}</code>
+          </dd>
+        </dl>
+      )}
+      {generate.error && <Failure error={generate.error} />}
+      {verify.error && <Failure error={verify.error} />}
+      {verify.isSuccess && (
+        <p role="status" className="ok">
+          {t.domainVerified}
+        </p>
       )}
     </section>
   );

@@ -8,6 +8,7 @@ export interface OrgEvents {
   'org.reactivated': Empty;
   'org.removed': Empty;
   'org.domain.added': { domain: string; generated?: boolean };
+  'org.domain.validation.added': { domain: string; validationType: 'dns' };
   'org.domain.verified': { domain: string };
   'org.domain.primary.set': { domain: string };
   'org.domain.removed': { domain: string };
@@ -30,6 +31,7 @@ export const orgEvents: Declarations<OrgEvents> = {
   'org.reactivated': org(['Organization reactivated', 'Organisation reaktiviert'], 'token-lookups', 'org-users'),
   'org.removed': org(['Organization removed', 'Organisation entfernt'], 'token-lookups'),
   'org.domain.added': org(['Organization domain added', 'Organisations-Domain hinzugefügt'], 'token-lookups'),
+  'org.domain.validation.added': org(['Domain validation generated', 'Domain-Prüfung erzeugt']),
   'org.domain.verified': org(['Organization domain verified', 'Organisations-Domain verifiziert'], 'token-lookups'),
   // The primary domain is part of every user's login name in the cached principals.
   'org.domain.primary.set': org(['Primary domain set', 'Primäre Domain gesetzt'], 'token-lookups', 'org-users'),
