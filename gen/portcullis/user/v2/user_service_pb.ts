@@ -2380,7 +2380,8 @@ export const UserService: GenService<{
     output: typeof ListUsersResponseSchema;
   },
   /**
-   * UpdateUser changes the given fields. Needs `user.write`.
+   * UpdateUser changes the given fields. Needs `user.write`; a user may change their own profile, and
+   * their email and phone when not marking them verified.
    *
    * @generated from rpc portcullis.user.v2.UserService.UpdateUser
    */
