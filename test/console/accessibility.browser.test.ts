@@ -50,6 +50,7 @@ describe('console: accessibility and layout', () => {
     { name: 'account-security', path: 'security', app: 'account' },
     { name: 'account-linked-accounts', path: 'linked-accounts', app: 'account' },
     { name: 'account-sessions', path: 'sessions', app: 'account' },
+    { name: 'account-applications', path: 'applications', app: 'account' },
   ];
 
   async function open(page: Page, s: { path: string; app?: string }) {

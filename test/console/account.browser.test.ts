@@ -113,6 +113,9 @@ describe('account page', () => {
     await theirs.waitFor({ state: 'detached' });
     expect(await sessions()).toHaveLength(1);
     expect(await mine.count()).toBe(1);
+    // the console client is the application this user authorized, once, from the session left
+    await page.getByRole('navigation').getByRole('link', { name: 'Applications' }).click();
+    await page.getByRole('cell', { name: 'Console', exact: true }).waitFor();
 
     // the other browser's next call with its token is refused
     await other.getByRole('navigation').getByRole('link', { name: 'Profile' }).click();

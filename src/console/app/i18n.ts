@@ -145,6 +145,10 @@ const en = {
   endOtherSessions: 'Sign out all other sessions',
   confirmEndSession: 'Sign out this session? Applications signed in through it lose their tokens.',
   confirmEndOthers: 'Sign out every other session? Applications signed in through them lose their tokens.',
+  authorizedApps: 'Applications',
+  noAuthorizedApps: 'No application holds a sign-in of yours.',
+  scopes: 'Scopes',
+  lastAuthorized: 'Last signed in',
 };
 
 export type Words = typeof en;
@@ -297,6 +301,10 @@ const de: Words = {
   endOtherSessions: 'Alle anderen Sitzungen abmelden',
   confirmEndSession: 'Diese Sitzung abmelden? Anwendungen, die darüber angemeldet sind, verlieren ihre Tokens.',
   confirmEndOthers: 'Alle anderen Sitzungen abmelden? Anwendungen, die darüber angemeldet sind, verlieren ihre Tokens.',
+  authorizedApps: 'Anwendungen',
+  noAuthorizedApps: 'Keine Anwendung hat eine Anmeldung von Ihnen.',
+  scopes: 'Scopes',
+  lastAuthorized: 'Zuletzt angemeldet',
 };
 
 export function wordsFor(lang: string): Words {

@@ -3,6 +3,7 @@ import type { ReactElement } from 'react';
 import { useWords } from '../context';
 import { Layout, type Section } from '../layout';
 import { usePath } from '../router';
+import { AuthorizedApplications } from './authorized-applications';
 import { LinkedAccounts } from './linked-accounts';
 import { Profile } from './profile';
 import { Security } from './security';
@@ -21,6 +22,7 @@ export function AccountApp({ base }: { base: string }) {
     { path: 'security', label: t.security, page: Security },
     { path: 'linked-accounts', label: t.linkedAccounts, page: LinkedAccounts },
     { path: 'sessions', label: t.sessions, page: Sessions },
+    { path: 'applications', label: t.authorizedApps, page: AuthorizedApplications },
   ];
   const Page = sections.find((s) => s.path === section)?.page;
   return (

@@ -14,8 +14,8 @@ const codeOf = (p: Promise<unknown>): Promise<Code | 'ok'> =>
     (e: ConnectError) => e.code,
   );
 
-/** The account page's self-service: a user's own sessions and profile, never another user's. */
-describe('self-service: own sessions and profile', () => {
+/** The account page's self-service: a user's own sessions, profile and applications, never another user's. */
+describe('self-service: own sessions, profile and authorized applications', () => {
   let server: TestServer;
   let config: client.Configuration;
   beforeAll(async () => {
@@ -25,9 +25,9 @@ describe('self-service: own sessions and profile', () => {
   afterAll(() => server?.stop());
 
   /** A user signed in through the hosted login: the access token and the login session behind it. */
-  async function signedIn(user: { username: string; password: string }) {
+  async function signedIn(user: { username: string; password: string }, scope = '') {
     const { tokens } = await codeFlowTokens(server, config, user, {
-      scope: 'openid urn:service:iam:org:project:id:api:aud',
+      scope: `openid urn:service:iam:org:project:id:api:aud${scope}`,
     });
     return { token: tokens.access_token, sessionId: String(tokens.claims()?.sid) };
   }
@@ -92,5 +92,27 @@ describe('self-service: own sessions and profile', () => {
     expect(await codeOf(theirs)).toBe(Code.NotFound);
     const [other] = await rows(server, `select display_name from users where id = '${b.id}'`);
     expect(other.display_name).not.toBe('Hijacked');
+  });
+
+  it('a user lists the applications they authorized; another user’s list stays out of reach', async () => {
+    const a = await addUser(server);
+    const b = await addUser(server);
+    const mine = await signedIn(a, ' profile');
+    await signedIn(a, ' email');
+    await signedIn(b);
+    const users = server.client(UserService, { token: mine.token });
+    const { applications } = await users.listAuthorizedApplications({ userId: a.id });
+    const [app] = await rows(
+      server,
+      `select id, name, client_id from applications where client_id = '${config.clientMetadata().client_id}'`,
+    );
+    expect(applications.map((x) => [x.applicationId, x.name, x.clientId])).toEqual([[app.id, app.name, app.client_id]]);
+    expect(applications[0].scopes).toEqual(expect.arrayContaining(['email', 'openid', 'profile']));
+    expect(await codeOf(users.listAuthorizedApplications({ userId: b.id }))).toBe(Code.NotFound);
+
+    // a grant ended with its session is no longer listed
+    await server.client(SessionService, { token: mine.token }).deleteSession({ sessionId: mine.sessionId });
+    const after = await server.client(UserService).listAuthorizedApplications({ userId: a.id });
+    expect(after.applications[0].scopes).not.toContain('profile');
   });
 });
