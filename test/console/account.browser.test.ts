@@ -52,9 +52,20 @@ describe('account page', () => {
     await ctx.close();
   });
 
-  it('sets up an authenticator app from the shown key; it is then listed as set up', async () => {
+  it('edits the profile (the server’s message at its field); sets up an authenticator app from its key', async () => {
     const user = await addUser(server);
-    const page = await open('security', user);
+    const page = await open('', user);
+    await page.getByLabel('Given name').fill('');
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect(await page.locator('#profile-givenName-error').textContent()).toContain('human.profile.given_name');
+    await page.getByLabel('Given name').fill('Augusta');
+    await page.getByLabel('Preferred language').selectOption('de');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const [me] = await rows(server, `select given_name, preferred_language from users where id = '${user.id}'`);
+    expect(me).toEqual({ given_name: 'Augusta', preferred_language: 'de' });
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Password and security' }).click();
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     await page.getByRole('img', { name: 'QR code for the authenticator app' }).waitFor();
     const secret = (await page.getByTestId('totp-secret').textContent())!;
