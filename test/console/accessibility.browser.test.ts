@@ -45,10 +45,16 @@ describe('console: accessibility and layout', () => {
     { name: 'projects', path: 'projects' },
     { name: 'project', path: `projects/${projectId}` },
     { name: 'events', path: 'events' },
+    // every user's account page, same bundle
+    { name: 'account-profile', path: '', app: 'account' },
+    { name: 'account-security', path: 'security', app: 'account' },
+    { name: 'account-linked-accounts', path: 'linked-accounts', app: 'account' },
+    { name: 'account-sessions', path: 'sessions', app: 'account' },
+    { name: 'account-applications', path: 'applications', app: 'account' },
   ];
 
-  async function open(page: Page, to: string) {
-    await page.goto(`${server.url}/ui/console/${to}`);
+  async function open(page: Page, s: { path: string; app?: string }) {
+    await page.goto(`${server.url}/ui/${s.app ?? 'console'}/${s.path}`);
     await page.locator('main h1').waitFor();
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"], [role="status"].status'));
   }
@@ -57,7 +63,7 @@ describe('console: accessibility and layout', () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await openConsole(browser, server, '', admin(), { width: 1280, colorScheme });
       for (const s of sections()) {
-        await open(page, s.path);
+        await open(page, s);
         // evaluate() runs outside the page's CSP, which (rightly) allows no injected script
         await page.evaluate(AXE);
         const violations = await page.evaluate(async () => {
@@ -80,10 +86,11 @@ describe('console: accessibility and layout', () => {
     for (const width of [360, 768, 1920]) {
       const page = await openConsole(browser, server, '', admin(), { width });
       for (const s of sections()) {
-        await open(page, s.path);
+        await open(page, s);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow, `${s.name} at ${width}px`).toBeLessThanOrEqual(0);
-        await expect(page.getByRole('navigation').getByRole('link', { name: 'Users' }).isVisible()).resolves.toBe(true);
+        const first = s.app === 'account' ? 'Profile' : 'Users';
+        await expect(page.getByRole('navigation').getByRole('link', { name: first }).isVisible()).resolves.toBe(true);
       }
       await page.context().close();
     }

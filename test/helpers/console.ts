@@ -30,15 +30,16 @@ export async function signInAt(page: Page, loginName: string, password: string):
 }
 
 /**
- * A fresh browser context signed in to the console at `path`: back on the page with its heading, and
- * with the person's permissions known (no section busy), so the actions on offer are final.
+ * A fresh browser context signed in to the console (or, with `app: 'account'`, the account page) at
+ * `path`: back on the page with its heading, and with the person's permissions known (no section busy),
+ * so the actions on offer are final. `origin` replaces the server's URL (WebAuthn needs a domain name).
  */
 export async function openConsole(
   browser: Browser,
   server: TestServer,
   path: string,
   who: { loginName: string; password: string },
-  view: { width?: number; colorScheme?: 'light' | 'dark' } = {},
+  view: { width?: number; colorScheme?: 'light' | 'dark'; app?: 'console' | 'account'; origin?: string } = {},
 ): Promise<Page> {
   const ctx = await browser.newContext({
     locale: 'en-US',
@@ -46,7 +47,7 @@ export async function openConsole(
     colorScheme: view.colorScheme ?? 'light',
   });
   const page = await ctx.newPage();
-  await page.goto(`${server.url}/ui/console/${path}`);
+  await page.goto(`${view.origin ?? server.url}/ui/${view.app ?? 'console'}/${path}`);
   await signInAt(page, who.loginName, who.password);
   await page.locator('main h1').waitFor();
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
