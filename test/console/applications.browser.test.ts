@@ -87,7 +87,7 @@ describe('console: applications', () => {
     await page.context().close();
   });
 
-  it('a new secret is shown once after asking, the old one stops working; a viewer sees the page read-only', async () => {
+  it('a new secret is shown once after asking, the old one stops working; a viewer sees it read-only', async () => {
     const { applicationId, configuration } = await webApp('Rotated');
     const created = configuration.value as { clientId: string; clientSecret: string };
     const page = await openConsole(browser, server, `projects/${projectId}/applications/${applicationId}`, admin());
@@ -116,7 +116,7 @@ describe('console: applications', () => {
     await seen.context().close();
   });
 
-  it('adding a key downloads its key file once, whose key signs an accepted assertion; another org sees nothing', async () => {
+  it('a key file is downloaded once and its key signs an accepted assertion; another org sees nothing', async () => {
     const { applicationId, configuration } = await webApp('Keyed', OidcAuthMethodType.PRIVATE_KEY_JWT);
     const { clientId } = configuration.value as { clientId: string };
     const page = await openConsole(browser, server, `projects/${projectId}/applications/${applicationId}`, admin());

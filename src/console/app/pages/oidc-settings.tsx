@@ -129,8 +129,8 @@ export function OidcSettings({ app, mayWrite }: { app: Application; mayWrite: bo
   const known = PATHS.some((p) => err(p));
   const checkbox = (key: keyof Form, label: string) => (
     <label>
-      <input type="checkbox" checked={form[key] as boolean} onChange={(e) => set(key)(e.target.checked as never)} />{' '}
-      {label}
+      <input type="checkbox" checked={form[key] as boolean} onChange={(e) => set(key)(e.target.checked as never)} />
+      {` ${label}`}
     </label>
   );
   return (
