@@ -137,7 +137,6 @@ export function OidcSettings({ app, mayWrite }: { app: Application; mayWrite: bo
     <form onSubmit={submit} aria-labelledby="app-settings-title">
       <h2 id="app-settings-title">{t.settings}</h2>
       <fieldset className="settings" disabled={!mayWrite}>
-        <legend className="visually-hidden">{t.settings}</legend>
         <TextField id="app-name" label={t.name} value={form.name} onChange={set('name')} error={err('name')} />
         <UriLines
           id="app-redirects"

@@ -37,7 +37,6 @@ export function ApiSettings({ app, mayWrite }: { app: Application; mayWrite: boo
     <form onSubmit={submit} aria-labelledby="app-settings-title">
       <h2 id="app-settings-title">{t.settings}</h2>
       <fieldset className="settings" disabled={!mayWrite}>
-        <legend className="visually-hidden">{t.settings}</legend>
         <TextField id="app-name" label={t.name} value={name} onChange={setName} error={err('name')} />
         <EnumSelect
           id="app-auth"
@@ -84,7 +83,6 @@ export function SamlSettings({ app, mayWrite }: { app: Application; mayWrite: bo
     <form onSubmit={submit} aria-labelledby="app-settings-title">
       <h2 id="app-settings-title">{t.settings}</h2>
       <fieldset className="settings" disabled={!mayWrite}>
-        <legend className="visually-hidden">{t.settings}</legend>
         <TextField id="app-name" label={t.name} value={name} onChange={setName} error={err('name')} />
         <TextField
           id="app-metadata-url"
