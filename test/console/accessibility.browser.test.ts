@@ -15,6 +15,7 @@ describe('console: accessibility and layout', () => {
   let server: TestServer;
   let browser: Browser;
   let projectId: string;
+  let applicationId: string;
   let stop: () => Promise<void>;
   beforeAll(async () => {
     ({ server, browser, stop } = await startConsole());
@@ -24,6 +25,17 @@ describe('console: accessibility and layout', () => {
       body: JSON.stringify({ organizationId: await defaultOrg(), name: 'Shop' }),
     });
     projectId = (await res.json()).projectId;
+    // a key-based client with a compliance problem: the page shows its keys and its problem too
+    const app = await server.fetch('/portcullis.application.v2.ApplicationService/CreateApplication', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        projectId,
+        name: 'Shop web',
+        oidc: { redirectUris: ['http://shop.example.com/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' },
+      }),
+    });
+    applicationId = (await app.json()).applicationId;
   });
   afterAll(() => stop?.());
 
@@ -44,6 +56,7 @@ describe('console: accessibility and layout', () => {
     { name: 'users', path: 'users' },
     { name: 'projects', path: 'projects' },
     { name: 'project', path: `projects/${projectId}` },
+    { name: 'application', path: `projects/${projectId}/applications/${applicationId}` },
     { name: 'events', path: 'events' },
     // every user's account page, same bundle
     { name: 'account-profile', path: '', app: 'account' },
