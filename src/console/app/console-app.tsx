@@ -2,6 +2,8 @@
 import type { ReactElement } from 'react';
 import { useWords } from './context';
 import { Layout, type Section } from './layout';
+import { Administrators } from './pages/administrators';
+import { Authorizations } from './pages/authorizations';
 import { Events } from './pages/events';
 import { Organizations } from './pages/organizations';
 import { Overview } from './pages/overview';
@@ -24,6 +26,8 @@ export function ConsoleApp({ base }: { base: string }) {
     { path: 'organizations', label: t.organizations, page: Organizations },
     { path: 'users', label: t.users, page: Users },
     { path: 'projects', label: t.projects, page: Projects },
+    { path: 'authorizations', label: t.authorizations, page: Authorizations },
+    { path: 'administrators', label: t.administrators, page: Administrators },
     { path: 'events', label: t.events, page: Events },
   ];
   const Page = sections.find((s) => s.path === section)?.page;

@@ -95,6 +95,26 @@ const en = {
   position: 'Position',
   newer: 'Newer',
   older: 'Older',
+  // access: authorizations, administrators
+  authorizations: 'Authorizations',
+  administrators: 'Administrators',
+  user: 'User',
+  findUser: 'Find user',
+  choose: 'Choose…',
+  project: 'Project',
+  givenBy: 'Given by',
+  role: 'Role',
+  resource: 'Resource',
+  newAuthorization: 'New authorization',
+  newAdministrator: 'New administrator',
+  changeRoles: 'Change roles',
+  changeRolesOn: (name: string) => `Change roles on “${name}”`,
+  save: 'Save',
+  add: 'Add',
+  confirmDeleteAuthorization: (user: string, project: string) =>
+    `Delete the authorization of “${user}” on “${project}”? Their tokens no longer carry its roles.`,
+  confirmRemoveAdministrator: (user: string, resource: string) =>
+    `Remove “${user}” as administrator of ${resource}? They lose these roles at once.`,
 };
 
 export type Words = typeof en;
@@ -197,6 +217,26 @@ const de: Words = {
   position: 'Position',
   newer: 'Neuere',
   older: 'Ältere',
+  // access: authorizations, administrators
+  authorizations: 'Berechtigungen',
+  administrators: 'Administratoren',
+  user: 'Benutzer',
+  findUser: 'Benutzer suchen',
+  choose: 'Auswählen…',
+  project: 'Projekt',
+  givenBy: 'Vergeben von',
+  role: 'Rolle',
+  resource: 'Ressource',
+  newAuthorization: 'Neue Berechtigung',
+  newAdministrator: 'Neuer Administrator',
+  changeRoles: 'Rollen ändern',
+  changeRolesOn: (name: string) => `Rollen in „${name}“ ändern`,
+  save: 'Speichern',
+  add: 'Hinzufügen',
+  confirmDeleteAuthorization: (user: string, project: string) =>
+    `Die Berechtigung von „${user}“ in „${project}“ löschen? Ihre Tokens tragen deren Rollen nicht mehr.`,
+  confirmRemoveAdministrator: (user: string, resource: string) =>
+    `„${user}“ als Administrator von ${resource} entfernen? Die Rollen entfallen sofort.`,
 };
 
 export function wordsFor(lang: string): Words {

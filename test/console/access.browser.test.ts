@@ -1,0 +1,129 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
+import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
+import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
+import { defaultOrgId } from '../helpers/context';
+import { openConsole, startConsole } from '../helpers/console';
+import { addOrg } from '../helpers/orgs';
+import { rows } from '../helpers/rows';
+import type { TestServer } from '../helpers/server';
+import { addUser } from '../helpers/users';
+
+/** A project with roles in an organization, made through the API as the instance owner. */
+async function addProject(server: TestServer, orgId: string, name: string, roles: string[]) {
+  const projects = server.client(ProjectService);
+  const { projectId } = await projects.createProject({ organizationId: orgId, name });
+  for (const roleKey of roles) await projects.addProjectRole({ projectId, roleKey, displayName: roleKey });
+  return projectId;
+}
+
+/** Picks a user in a user picker: the search narrows the select, then the match is chosen. */
+async function pickUser(page: Page, id: string, username: string) {
+  await page.locator(`#${id}-search`).fill(username);
+  const option = page.locator(`#${id} option`, { hasText: username });
+  await option.waitFor({ state: 'attached' });
+  await page.locator(`#${id}`).selectOption((await option.getAttribute('value'))!);
+}
+
+/** The console's authorizations and administrators sections. */
+describe('console: authorizations and administrators', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ server, browser, stop } = await startConsole());
+  });
+  afterAll(() => stop?.());
+
+  it('the instance owner gives a user a project role, changes the roles, and deletes it after asking', async () => {
+    const projectId = await addProject(server, await defaultOrgId(server), 'Bakery', ['baker', 'cashier']);
+    const user = await addUser(server);
+    const page = await openConsole(browser, server, 'authorizations', {
+      loginName: 'admin',
+      password: server.adminPassword,
+    });
+    await pickUser(page, 'authz-user', user.username);
+    await page.locator('#authz-project').selectOption({ label: 'Bakery' });
+    await page.getByRole('checkbox', { name: 'baker (baker)' }).check();
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('cell', { name: 'baker', exact: true }).waitFor();
+    expect(
+      await rows(server, `select role_keys from authorizations where user_id = '${user.id}' and state = 'ACTIVE'`),
+    ).toEqual([{ role_keys: ['baker'] }]);
+
+    const row = page.getByRole('row', { name: /Bakery/ });
+    await row.getByRole('button', { name: 'Change roles' }).click();
+    await page.locator('#authz-edit-roles').getByRole('checkbox', { name: 'cashier (cashier)' }).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('cell', { name: 'baker, cashier' }).waitFor();
+    const { authorizations } = await server.client(AuthorizationService).listAuthorizations({ projectId });
+    expect(authorizations.map((a) => a.roleKeys)).toEqual([['baker', 'cashier']]);
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('cell', { name: 'baker, cashier' }).waitFor({ state: 'detached' });
+    expect(
+      await rows(server, `select id from authorizations where user_id = '${user.id}' and state = 'ACTIVE'`),
+    ).toEqual([]);
+    await page.context().close();
+  });
+
+  it('makes a user an organization owner; that owner sees only their organization and its memberships', async () => {
+    const mine = await addOrg(server, 'Pastry Org');
+    const other = await addOrg(server, 'Butcher Org');
+    const owner = await addUser(server, { orgId: mine.id });
+    // the other organization has an authorization and an administrator the owner must not see
+    const otherProject = await addProject(server, other.id, 'Sausages', ['butcher']);
+    const stranger = await addUser(server, { orgId: other.id });
+    await server.client(AuthorizationService).createAuthorization({
+      userId: stranger.id,
+      projectId: otherProject,
+      roleKeys: ['butcher'],
+    });
+    await server.client(AdministratorService).createAdministrator({
+      userId: stranger.id,
+      resource: { resource: { case: 'organizationId', value: other.id } },
+      roles: ['ORG_USER_MANAGER'],
+    });
+
+    const admin = await openConsole(browser, server, 'administrators', {
+      loginName: 'admin',
+      password: server.adminPassword,
+    });
+    await pickUser(admin, 'admin-user', owner.username);
+    await admin.getByLabel('Resource').selectOption({ label: 'Organization: Pastry Org' });
+    await admin.getByRole('checkbox', { name: 'ORG_OWNER', exact: true }).check();
+    await admin.getByRole('button', { name: 'Add', exact: true }).click();
+    await admin.getByRole('cell', { name: 'Organization: Pastry Org' }).waitFor();
+    expect(
+      await rows(
+        server,
+        `select roles from administrators where user_id = '${owner.id}' and resource_id = '${mine.id}'`,
+      ),
+    ).toEqual([{ roles: ['ORG_OWNER'] }]);
+    await admin.context().close();
+
+    const who = { loginName: `${owner.username}@${mine.primaryDomain}`, password: owner.password };
+    const page = await openConsole(browser, server, 'organizations', who);
+    await page.getByRole('cell', { name: 'Pastry Org' }).waitFor();
+    expect(await page.locator('tbody tr td:first-child').allTextContents()).toEqual(['Pastry Org']);
+    await expect(page.getByRole('heading', { name: 'New organization' }).count()).resolves.toBe(0);
+
+    await page.getByRole('link', { name: 'Administrators' }).click();
+    await page.getByRole('cell', { name: 'ORG_OWNER' }).waitFor();
+    expect(await page.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(['Organization: Pastry Org']);
+    // the instance is not theirs to give
+    const offered = await page.locator('#admin-resource option').allTextContents();
+    expect(offered).toEqual(['Organization: Pastry Org']);
+
+    await page.getByRole('link', { name: 'Authorizations' }).click();
+    await page.getByRole('heading', { name: 'Authorizations', level: 1 }).waitFor();
+    await page
+      .locator('main')
+      .getByText(/Nothing found/)
+      .waitFor();
+    await expect(page.getByRole('cell', { name: 'butcher' }).count()).resolves.toBe(0);
+    await page.context().close();
+  });
+});
