@@ -126,4 +126,46 @@ describe('console: authorizations and administrators', () => {
     await expect(page.getByRole('cell', { name: 'butcher' }).count()).resolves.toBe(0);
     await page.context().close();
   });
+
+  it('grants a project to another organization with one role; that organization sees it read only', async () => {
+    const projectId = await addProject(server, await defaultOrgId(server), 'Mill', ['miller', 'carrier']);
+    const partner = await addOrg(server, 'Flour Partner Org');
+    const page = await openConsole(browser, server, `projects/${projectId}`, {
+      loginName: 'admin',
+      password: server.adminPassword,
+    });
+    await page.locator('#grant-org').selectOption({ label: 'Flour Partner Org' });
+    await page.locator('#grant-roles').getByRole('checkbox', { name: 'miller (miller)' }).check();
+    await page.getByRole('button', { name: 'Grant', exact: true }).click();
+    const row = page.getByRole('row', { name: /Flour Partner Org/ });
+    await row.getByRole('cell', { name: 'miller', exact: true }).waitFor();
+    expect(
+      await rows(server, `select role_keys, state from project_grants where granted_org_id = '${partner.id}'`),
+    ).toEqual([{ role_keys: ['miller'], state: 'ACTIVE' }]);
+
+    await row.getByRole('button', { name: 'Deactivate' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Deactivate' }).click();
+    await row.getByRole('cell', { name: 'Inactive' }).waitFor();
+    await row.getByRole('button', { name: 'Activate' }).click();
+    await row.getByRole('cell', { name: 'Active', exact: true }).waitFor();
+    await page.context().close();
+
+    const owner = await addUser(server, { orgId: partner.id });
+    await server.client(AdministratorService).createAdministrator({
+      userId: owner.id,
+      resource: { resource: { case: 'organizationId', value: partner.id } },
+      roles: ['ORG_OWNER'],
+    });
+    const granted = await openConsole(browser, server, `projects/${projectId}`, {
+      loginName: `${owner.username}@${partner.primaryDomain}`,
+      password: owner.password,
+    });
+    await granted.getByRole('heading', { name: 'Mill', level: 1 }).waitFor();
+    await granted.getByRole('cell', { name: 'Flour Partner Org' }).waitFor();
+    // only the granted role, and no change offered
+    await expect(granted.getByRole('cell', { name: 'carrier' }).count()).resolves.toBe(0);
+    for (const name of ['Grant', 'Add role', 'Change roles', 'Delete'])
+      await expect(granted.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);
+    await granted.context().close();
+  });
 });

@@ -115,6 +115,13 @@ const en = {
     `Delete the authorization of “${user}” on “${project}”? Their tokens no longer carry its roles.`,
   confirmRemoveAdministrator: (user: string, resource: string) =>
     `Remove “${user}” as administrator of ${resource}? They lose these roles at once.`,
+  projectGrants: 'Granted to organizations',
+  grantProject: 'Grant to an organization',
+  grant: 'Grant',
+  confirmGrant: (action: string, org: string) =>
+    action === 'delete'
+      ? `Delete the grant to “${org}”? The authorizations it gave are deleted with it.`
+      : `Deactivate the grant to “${org}”? It no longer counts until it is activated.`,
 };
 
 export type Words = typeof en;
@@ -237,6 +244,13 @@ const de: Words = {
     `Die Berechtigung von „${user}“ in „${project}“ löschen? Ihre Tokens tragen deren Rollen nicht mehr.`,
   confirmRemoveAdministrator: (user: string, resource: string) =>
     `„${user}“ als Administrator von ${resource} entfernen? Die Rollen entfallen sofort.`,
+  projectGrants: 'Für Organisationen freigegeben',
+  grantProject: 'Für eine Organisation freigeben',
+  grant: 'Freigeben',
+  confirmGrant: (action: string, org: string) =>
+    action === 'delete'
+      ? `Die Freigabe für „${org}“ löschen? Die darüber vergebenen Berechtigungen werden mit ihr gelöscht.`
+      : `Die Freigabe für „${org}“ deaktivieren? Sie gilt erst nach der Aktivierung wieder.`,
 };
 
 export function wordsFor(lang: string): Words {

@@ -15,6 +15,7 @@ import { useWords } from '../context';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
 import { ProjectApplications } from './project-applications';
+import { ProjectGrants } from './project-grants';
 
 /** Projects: the list (owned and granted), or one project's roles when the path names it. */
 export function Projects({ rest, go }: { rest: string; go: (to: string) => void }) {
@@ -213,6 +214,7 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
           onCancel={() => setDoomed(undefined)}
         />
       )}
+      <ProjectGrants project={p} />
       <ProjectApplications project={p} />
     </section>
   );
