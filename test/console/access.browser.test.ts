@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
+import { IdentityProviderService } from '../../gen/portcullis/idp/v2/identity_provider_service_pb';
 import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
 import { defaultOrgId } from '../helpers/context';
 import { openConsole, startConsole } from '../helpers/console';
@@ -26,8 +27,8 @@ async function pickUser(page: Page, id: string, username: string) {
   await page.locator(`#${id}`).selectOption((await option.getAttribute('value'))!);
 }
 
-/** The console's authorizations and administrators sections. */
-describe('console: authorizations and administrators', () => {
+/** The console's access sections: authorizations, administrators, project grants, identity providers. */
+describe('console: access', () => {
   let server: TestServer;
   let browser: Browser;
   let stop: () => Promise<void>;
@@ -167,5 +168,40 @@ describe('console: authorizations and administrators', () => {
     for (const name of ['Grant', 'Add role', 'Change roles', 'Delete'])
       await expect(granted.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);
     await granted.context().close();
+  });
+  it('creates a generic OpenID Connect provider; it is listed, edited without its secret shown, deleted', async () => {
+    const page = await openConsole(browser, server, 'identity-providers', {
+      loginName: 'admin',
+      password: server.adminPassword,
+    });
+    await page.getByLabel('Name', { exact: true }).fill('Partner SSO');
+    await page.getByLabel('Issuer URL').fill('https://sso.partner.example');
+    await page.getByLabel('Client ID').fill('portcullis-client');
+    await page.getByLabel('Client secret').fill('s3cret-upstream');
+    await page.getByRole('checkbox', { name: 'creates the account without asking' }).check();
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: '/idps/callback' }).waitFor();
+    const row = page.getByRole('row', { name: /Partner SSO/ });
+    await row.getByRole('cell', { name: 'OpenID Connect (OIDC)' }).waitFor();
+    const { result } = await server.client(IdentityProviderService).listIdentityProviders({});
+    const created = result.find((p) => p.name === 'Partner SSO')!;
+    expect(created.config.case === 'genericOidc' && created.config.value.issuer).toBe('https://sso.partner.example');
+    expect(created.options?.isAutoCreation).toBe(true);
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    expect(await page.getByLabel(/^Client secret/).inputValue()).toBe('');
+    await page.getByLabel('Name', { exact: true }).fill('Partner Login');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const renamed = page.getByRole('row', { name: /Partner Login/ });
+    await renamed.waitFor();
+    // the secret left empty in the form is not erased
+    expect(
+      await rows(server, `select name, secrets is not null as kept from identity_providers where id = '${created.id}'`),
+    ).toEqual([{ name: 'Partner Login', kept: true }]);
+
+    await renamed.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await renamed.waitFor({ state: 'detached' });
+    await page.context().close();
   });
 });

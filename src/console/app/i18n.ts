@@ -122,6 +122,27 @@ const en = {
     action === 'delete'
       ? `Delete the grant to “${org}”? The authorizations it gave are deleted with it.`
       : `Deactivate the grant to “${org}”? It no longer counts until it is activated.`,
+  identityProviders: 'Identity providers',
+  providersOf: 'Providers of',
+  owner: 'Owner',
+  edit: 'Edit',
+  issuer: 'Issuer URL',
+  scopes: 'Scopes, separated by spaces',
+  clientSecretKeep: 'Client secret (empty keeps the stored one)',
+  newOidcIdp: 'New OpenID Connect provider',
+  editIdp: (name: string) => `Edit “${name}”`,
+  idpOptions: 'Sign-in through it',
+  idpLinkingAllowed: 'may link an existing account',
+  idpCreationAllowed: 'may create an account',
+  idpAutoCreation: 'creates the account without asking',
+  idpAutoUpdate: 'updates the profile at every sign-in',
+  idpAutoLinking: 'Propose for linking',
+  idpLinkNone: 'No account',
+  idpLinkEmail: 'The account with the same verified email',
+  idpLinkUsername: 'The account with the same username',
+  idpCallback: 'Register this redirect URI at the provider',
+  confirmDeleteIdp: (name: string) =>
+    `Delete the identity provider “${name}”? Every user's link to it is removed; this cannot be undone.`,
 };
 
 export type Words = typeof en;
@@ -251,6 +272,27 @@ const de: Words = {
     action === 'delete'
       ? `Die Freigabe für „${org}“ löschen? Die darüber vergebenen Berechtigungen werden mit ihr gelöscht.`
       : `Die Freigabe für „${org}“ deaktivieren? Sie gilt erst nach der Aktivierung wieder.`,
+  identityProviders: 'Identitätsanbieter',
+  providersOf: 'Anbieter von',
+  owner: 'Eigentümer',
+  edit: 'Bearbeiten',
+  issuer: 'Issuer-URL',
+  scopes: 'Scopes, durch Leerzeichen getrennt',
+  clientSecretKeep: 'Client-Secret (leer behält das gespeicherte)',
+  newOidcIdp: 'Neuer OpenID-Connect-Anbieter',
+  editIdp: (name: string) => `„${name}“ bearbeiten`,
+  idpOptions: 'Anmeldung darüber',
+  idpLinkingAllowed: 'darf ein bestehendes Konto verknüpfen',
+  idpCreationAllowed: 'darf ein Konto anlegen',
+  idpAutoCreation: 'legt das Konto ohne Rückfrage an',
+  idpAutoUpdate: 'aktualisiert das Profil bei jeder Anmeldung',
+  idpAutoLinking: 'Zum Verknüpfen vorschlagen',
+  idpLinkNone: 'Kein Konto',
+  idpLinkEmail: 'Das Konto mit derselben bestätigten E-Mail',
+  idpLinkUsername: 'Das Konto mit demselben Benutzernamen',
+  idpCallback: 'Diese Redirect-URI beim Anbieter eintragen',
+  confirmDeleteIdp: (name: string) =>
+    `Den Identitätsanbieter „${name}“ löschen? Alle Verknüpfungen von Benutzern damit werden entfernt.`,
 };
 
 export function wordsFor(lang: string): Words {
