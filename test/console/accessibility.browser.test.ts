@@ -44,6 +44,9 @@ describe('console: accessibility and layout', () => {
     { name: 'users', path: 'users' },
     { name: 'projects', path: 'projects' },
     { name: 'project', path: `projects/${projectId}` },
+    { name: 'authorizations', path: 'authorizations' },
+    { name: 'administrators', path: 'administrators' },
+    { name: 'identity-providers', path: 'identity-providers' },
     { name: 'events', path: 'events' },
   ];
 
@@ -53,6 +56,7 @@ describe('console: accessibility and layout', () => {
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"], [role="status"].status'));
   }
 
+  // every section twice (light and dark): longer than a test's default timeout as the sections grow
   it('axe-core finds no serious or critical violation on any section (light and dark)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await openConsole(browser, server, '', admin(), { width: 1280, colorScheme });
@@ -74,7 +78,7 @@ describe('console: accessibility and layout', () => {
       }
       await page.context().close();
     }
-  });
+  }, 90_000);
 
   it('no section scrolls sideways from 360 px to 1920 px; the navigation stays reachable', async () => {
     for (const width of [360, 768, 1920]) {
