@@ -37,7 +37,7 @@ describe('console: access', () => {
   });
   afterAll(() => stop?.());
 
-  it('the instance owner gives a user a project role, changes the roles, and deletes it after asking', async () => {
+  it('the instance owner gives a user a project role, changes the roles, deactivates and deletes it', async () => {
     const projectId = await addProject(server, await defaultOrgId(server), 'Bakery', ['baker', 'cashier']);
     const user = await addUser(server);
     const page = await openConsole(browser, server, 'authorizations', {
@@ -60,6 +60,13 @@ describe('console: access', () => {
     await page.getByRole('cell', { name: 'baker, cashier' }).waitFor();
     const { authorizations } = await server.client(AuthorizationService).listAuthorizations({ projectId });
     expect(authorizations.map((a) => a.roleKeys)).toEqual([['baker', 'cashier']]);
+
+    await row.getByRole('button', { name: 'Deactivate' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Deactivate' }).click();
+    await row.getByRole('cell', { name: 'Inactive' }).waitFor();
+    expect(await rows(server, `select state from authorizations where user_id = '${user.id}'`)).toEqual([
+      { state: 'INACTIVE' },
+    ]);
 
     await row.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();

@@ -111,8 +111,10 @@ const en = {
   changeRolesOn: (name: string) => `Change roles on “${name}”`,
   save: 'Save',
   add: 'Add',
-  confirmDeleteAuthorization: (user: string, project: string) =>
-    `Delete the authorization of “${user}” on “${project}”? Their tokens no longer carry its roles.`,
+  confirmAuthorization: (action: string, user: string, project: string) =>
+    action === 'delete'
+      ? `Delete the authorization of “${user}” on “${project}”? Their tokens no longer carry its roles.`
+      : `Deactivate the authorization of “${user}” on “${project}”? Its roles count nowhere until it is activated.`,
   confirmRemoveAdministrator: (user: string, resource: string) =>
     `Remove “${user}” as administrator of ${resource}? They lose these roles at once.`,
   projectGrants: 'Granted to organizations',
@@ -261,8 +263,10 @@ const de: Words = {
   changeRolesOn: (name: string) => `Rollen in „${name}“ ändern`,
   save: 'Speichern',
   add: 'Hinzufügen',
-  confirmDeleteAuthorization: (user: string, project: string) =>
-    `Die Berechtigung von „${user}“ in „${project}“ löschen? Ihre Tokens tragen deren Rollen nicht mehr.`,
+  confirmAuthorization: (action: string, user: string, project: string) =>
+    action === 'delete'
+      ? `Die Berechtigung von „${user}“ in „${project}“ löschen? Ihre Tokens tragen deren Rollen nicht mehr.`
+      : `Die Berechtigung von „${user}“ in „${project}“ deaktivieren? Ihre Rollen gelten bis zur Aktivierung nicht.`,
   confirmRemoveAdministrator: (user: string, resource: string) =>
     `„${user}“ als Administrator von ${resource} entfernen? Die Rollen entfallen sofort.`,
   projectGrants: 'Für Organisationen freigegeben',

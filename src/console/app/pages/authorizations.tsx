@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import {
   type Authorization,
   AuthorizationService,
+  AuthorizationState,
 } from '../../../../gen/portcullis/authorization/v2/authorization_service_pb';
 import { OrganizationService } from '../../../../gen/portcullis/org/v2/org_service_pb';
 import { type Project, ProjectService } from '../../../../gen/portcullis/project/v2/project_service_pb';
@@ -26,26 +27,37 @@ const recordKey = (p: Project) => `${p.id}/${p.grantId}`;
 /** The organization that gives authorizations through a record: the owner, or the granted organization. */
 const giverOf = (p: Project) => p.grantedOrganizationId || p.organizationId;
 
-/** Authorizations: users' roles on projects. Filter by user, project, organization; create, change roles, delete. */
+/**
+ * Authorizations: users' roles on projects. Filter by user, project, giving organization, state; create, change
+ * roles, deactivate, activate, delete.
+ */
 export function Authorizations() {
   const t = useWords();
   const { can, ready } = usePermissions();
   const list = useListState();
   const [filter, setFilter] = useState({ userId: '', projectId: '', orgId: '' });
+  const [state, setState] = useState(AuthorizationState.UNSPECIFIED);
   const [editing, setEditing] = useState<Authorization>();
-  const [doomed, setDoomed] = useState<Authorization>();
+  const [pending, setPending] = useState<{ authorization: Authorization; action: 'deactivate' | 'delete' }>();
   const auths = useQuery(AuthorizationService.method.listAuthorizations, {
     pagination: list.pagination,
     userId: filter.userId,
     projectId: filter.projectId,
     organizationId: filter.orgId,
+    state,
   });
   const projects = useQuery(ProjectService.method.listProjects, ALL).data?.projects ?? [];
   const orgs = useQuery(OrganizationService.method.listOrganizations, ALL).data?.organizations ?? [];
   const users = useUserNames(auths.data?.authorizations.map((a) => a.userId) ?? []);
   const projectName = new Map(projects.map((p) => [p.id, p.name]));
   const orgName = new Map(orgs.map((o) => [o.id, o.name]));
-  const remove = useChange(AuthorizationService.method.deleteAuthorization, () => setDoomed(undefined));
+  const done = () => setPending(undefined);
+  const mutations = {
+    deactivate: useChange(AuthorizationService.method.deactivateAuthorization, done),
+    activate: useChange(AuthorizationService.method.activateAuthorization, done),
+    delete: useChange(AuthorizationService.method.deleteAuthorization, done),
+  };
+  const actionError = Object.values(mutations).find((m) => m.error)?.error;
   const set = (k: keyof typeof filter) => list.refilter((v: string) => setFilter({ ...filter, [k]: v }));
   const mayWrite = (a: Authorization) =>
     can('authorization.write', { orgId: a.organizationId, projectId: a.projectId });
@@ -76,8 +88,19 @@ export function Authorizations() {
             ))}
           </select>
         </Field>
+        <Field id="authz-filter-state" label={t.state}>
+          <select
+            id="authz-filter-state"
+            value={state}
+            onChange={(e) => list.refilter(setState)(Number(e.target.value))}
+          >
+            <option value={AuthorizationState.UNSPECIFIED}>{t.any}</option>
+            <option value={AuthorizationState.ACTIVE}>{t.active}</option>
+            <option value={AuthorizationState.INACTIVE}>{t.inactive}</option>
+          </select>
+        </Field>
       </search>
-      {remove.error && <Failure error={remove.error} />}
+      {actionError && <Failure error={actionError} />}
       {editing && <EditRoles key={editing.id} authorization={editing} onDone={() => setEditing(undefined)} />}
       <ListBody query={auths} list={list} total={(d) => d.pagination?.totalResult}>
         {(data) => (
@@ -89,6 +112,7 @@ export function Authorizations() {
               { header: t.project, cell: (a) => projectName.get(a.projectId) ?? a.projectId },
               { header: t.givenBy, cell: (a) => orgName.get(a.organizationId) ?? a.organizationId },
               { header: t.roles, cell: (a) => a.roleKeys.join(', ') },
+              { header: t.state, cell: (a) => (a.state === AuthorizationState.INACTIVE ? t.inactive : t.active) },
               {
                 header: t.created,
                 cell: (a) => dateCell(a.creationDate && timestampDate(a.creationDate)),
@@ -101,7 +125,21 @@ export function Authorizations() {
                   <button type="button" onClick={() => setEditing(a)}>
                     {t.changeRoles}
                   </button>
-                  <button type="button" className="danger" onClick={() => setDoomed(a)}>
+                  {a.state === AuthorizationState.INACTIVE ? (
+                    // taking nothing away, activating runs without a question
+                    <button type="button" onClick={() => mutations.activate.mutate({ id: a.id })}>
+                      {t.activate}
+                    </button>
+                  ) : (
+                    <button type="button" onClick={() => setPending({ authorization: a, action: 'deactivate' })}>
+                      {t.deactivate}
+                    </button>
+                  )}
+                  <button
+                    type="button"
+                    className="danger"
+                    onClick={() => setPending({ authorization: a, action: 'delete' })}
+                  >
                     {t.delete}
                   </button>
                 </>
@@ -110,15 +148,16 @@ export function Authorizations() {
           />
         )}
       </ListBody>
-      {doomed && (
+      {pending && (
         <Confirm
-          question={t.confirmDeleteAuthorization(
-            users.get(doomed.userId) ?? doomed.userId,
-            projectName.get(doomed.projectId) ?? doomed.projectId,
+          question={t.confirmAuthorization(
+            pending.action,
+            users.get(pending.authorization.userId) ?? pending.authorization.userId,
+            projectName.get(pending.authorization.projectId) ?? pending.authorization.projectId,
           )}
-          action={t.delete}
-          onConfirm={() => remove.mutate({ id: doomed.id })}
-          onCancel={() => setDoomed(undefined)}
+          action={t[pending.action]}
+          onConfirm={() => mutations[pending.action].mutate({ id: pending.authorization.id })}
+          onCancel={done}
         />
       )}
     </section>
