@@ -3,7 +3,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
+import { IdentityProviderService } from '../../gen/portcullis/idp/v2/identity_provider_service_pb';
+import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
+import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
 import { openConsole, startConsole } from '../helpers/console';
+import { rows } from '../helpers/rows';
 import type { TestServer } from '../helpers/server';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -24,6 +29,24 @@ describe('console: accessibility and layout', () => {
       body: JSON.stringify({ organizationId: await defaultOrg(), name: 'Shop' }),
     });
     projectId = (await res.json()).projectId;
+    // a row in each access list: a role given to the admin, a grant, an identity provider
+    const projects = server.client(ProjectService);
+    await projects.addProjectRole({ projectId, roleKey: 'clerk', displayName: 'Clerk' });
+    const partner = await server.client(OrganizationService).createOrganization({ name: 'Partner' });
+    await projects.createProjectGrant({
+      projectId,
+      grantedOrganizationId: partner.organizationId,
+      roleKeys: ['clerk'],
+    });
+    const [admin] = (await rows(server, `select id from users where username = 'admin'`)) as { id: string }[];
+    await server.client(AuthorizationService).createAuthorization({ userId: admin.id, projectId, roleKeys: ['clerk'] });
+    await server.client(IdentityProviderService).createIdentityProvider({
+      name: 'Partner SSO',
+      config: {
+        case: 'genericOidc',
+        value: { issuer: 'https://sso.partner.example', clientId: 'c', clientSecret: 's' },
+      },
+    });
   });
   afterAll(() => stop?.());
 

@@ -51,7 +51,13 @@ export function ProjectGrants({ project }: { project: Project }) {
   return (
     <>
       <h2 id="grants-title">{t.projectGrants}</h2>
-      {mayWrite && <CreateGrant project={project} roles={roles} />}
+      {mayWrite && (
+        <CreateGrant
+          project={project}
+          roles={roles}
+          granted={(grants.data?.projectGrants ?? []).map((g) => g.grantedOrganizationId)}
+        />
+      )}
       {editing && (
         <EditGrant key={editing.grantId} grant={editing} roles={roles} onDone={() => setEditing(undefined)} />
       )}
@@ -112,13 +118,16 @@ type Roles = { key: string; label: string }[];
  * Grants the project to an organization. The organizations the person sees are offered; one who sees no
  * other (an organization's owner) types the other organization's id.
  */
-function CreateGrant({ project, roles }: { project: Project; roles: Roles }) {
+function CreateGrant({ project, roles, granted }: { project: Project; roles: Roles; granted: string[] }) {
   const t = useWords();
   const orgs = useQuery(OrganizationService.method.listOrganizations, { pagination: { limit: 1000 } });
-  const others = (orgs.data?.organizations ?? []).filter((o) => o.id !== project.organizationId);
+  const seen = (orgs.data?.organizations ?? []).filter((o) => o.id !== project.organizationId);
+  // an organization is granted a project once: those already granted are changed in the list below
+  const others = seen.filter((o) => !granted.includes(o.id));
   const [form, setForm] = useState({ orgId: '', roles: [] as string[] });
   const create = useChange(ProjectService.method.createProjectGrant, () => setForm({ orgId: '', roles: [] }));
   const orgId = form.orgId || (others[0]?.id ?? '');
+  if (seen.length > 0 && others.length === 0) return null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate({ projectId: project.id, grantedOrganizationId: orgId, roleKeys: form.roles });
