@@ -3,7 +3,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
+import { IdentityProviderService } from '../../gen/portcullis/idp/v2/identity_provider_service_pb';
+import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
+import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
 import { openConsole, startConsole } from '../helpers/console';
+import { rows } from '../helpers/rows';
 import type { TestServer } from '../helpers/server';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -36,6 +41,24 @@ describe('console: accessibility and layout', () => {
       }),
     });
     applicationId = (await app.json()).applicationId;
+    // a row in each access list: a role given to the admin, a grant, an identity provider
+    const projects = server.client(ProjectService);
+    await projects.addProjectRole({ projectId, roleKey: 'clerk', displayName: 'Clerk' });
+    const partner = await server.client(OrganizationService).createOrganization({ name: 'Partner' });
+    await projects.createProjectGrant({
+      projectId,
+      grantedOrganizationId: partner.organizationId,
+      roleKeys: ['clerk'],
+    });
+    const [admin] = (await rows(server, `select id from users where username = 'admin'`)) as { id: string }[];
+    await server.client(AuthorizationService).createAuthorization({ userId: admin.id, projectId, roleKeys: ['clerk'] });
+    await server.client(IdentityProviderService).createIdentityProvider({
+      name: 'Partner SSO',
+      config: {
+        case: 'genericOidc',
+        value: { issuer: 'https://sso.partner.example', clientId: 'c', clientSecret: 's' },
+      },
+    });
   });
   afterAll(() => stop?.());
 
@@ -57,6 +80,9 @@ describe('console: accessibility and layout', () => {
     { name: 'projects', path: 'projects' },
     { name: 'project', path: `projects/${projectId}` },
     { name: 'application', path: `projects/${projectId}/applications/${applicationId}` },
+    { name: 'authorizations', path: 'authorizations' },
+    { name: 'administrators', path: 'administrators' },
+    { name: 'identity-providers', path: 'identity-providers' },
     { name: 'events', path: 'events' },
     // every user's account page, same bundle
     { name: 'account-profile', path: '', app: 'account' },
@@ -72,6 +98,7 @@ describe('console: accessibility and layout', () => {
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"], [role="status"].status'));
   }
 
+  // every section twice (light and dark): longer than a test's default timeout as the sections grow
   it('axe-core finds no serious or critical violation on any section (light and dark)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await openConsole(browser, server, '', admin(), { width: 1280, colorScheme });
@@ -93,7 +120,7 @@ describe('console: accessibility and layout', () => {
       }
       await page.context().close();
     }
-  });
+  }, 90_000);
 
   it('no section scrolls sideways from 360 px to 1920 px; the navigation stays reachable', async () => {
     for (const width of [360, 768, 1920]) {

@@ -6,7 +6,7 @@ import { onPostgres } from '../helpers/database';
 import { addMachine } from '../helpers/machines';
 import { type PgPair, startPrimaryAndStandby } from '../helpers/pg-cluster';
 import { startTwoReplicas } from '../helpers/replicas';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { startTestServer } from '../helpers/server';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const basic = (id: string, secret: string) =>
@@ -58,7 +58,7 @@ describe.skipIf(onPostgres)('PostgreSQL primary and synchronous standby', () => 
     }
   }, 60_000);
 
-  it('rides through a crash of the primary and the promotion of the standby: nothing acknowledged is lost', async () => {
+  it('rides through a crash of the primary and the standby's promotion: nothing acknowledged is lost', async () => {
     const { one, twoUrl, stop } = await startTwoReplicas({ DATABASE_URL: pair.multiHostUrl('failover') });
     const replicas = [one.url, twoUrl];
     const org = await defaultOrgId(one);

@@ -2,7 +2,10 @@
 import type { ReactElement } from 'react';
 import { useWords } from './context';
 import { Layout, type Section } from './layout';
+import { Administrators } from './pages/administrators';
+import { Authorizations } from './pages/authorizations';
 import { Events } from './pages/events';
+import { IdentityProviders } from './pages/identity-providers';
 import { Organizations } from './pages/organizations';
 import { Overview } from './pages/overview';
 import { Projects } from './pages/projects';
@@ -24,6 +27,9 @@ export function ConsoleApp({ base }: { base: string }) {
     { path: 'organizations', label: t.organizations, page: Organizations },
     { path: 'users', label: t.users, page: Users },
     { path: 'projects', label: t.projects, page: Projects },
+    { path: 'authorizations', label: t.authorizations, page: Authorizations },
+    { path: 'administrators', label: t.administrators, page: Administrators },
+    { path: 'identity-providers', label: t.identityProviders, page: IdentityProviders },
     { path: 'events', label: t.events, page: Events },
   ];
   const Page = sections.find((s) => s.path === section)?.page;

@@ -210,6 +210,54 @@ const en = {
   never: 'Never',
   keyDownloaded: (id: string) => `Key ${id} was downloaded as a key file. It holds the private key: keep it safe.`,
   confirmRemoveKey: (id: string) => `Remove the key ${id}? Assertions signed with it are refused at once.`,
+  // access: authorizations, administrators
+  authorizations: 'Authorizations',
+  administrators: 'Administrators',
+  user: 'User',
+  findUser: 'Find user',
+  choose: 'Choose…',
+  givenBy: 'Given by',
+  role: 'Role',
+  resource: 'Resource',
+  newAuthorization: 'New authorization',
+  newAdministrator: 'New administrator',
+  changeRoles: 'Change roles',
+  changeRolesOn: (name: string) => `Change roles on “${name}”`,
+  add: 'Add',
+  confirmAuthorization: (action: string, user: string, project: string) =>
+    action === 'delete'
+      ? `Delete the authorization of “${user}” on “${project}”? Their tokens no longer carry its roles.`
+      : `Deactivate the authorization of “${user}” on “${project}”? Its roles count nowhere until it is activated.`,
+  confirmRemoveAdministrator: (user: string, resource: string) =>
+    `Remove “${user}” as administrator of ${resource}? They lose these roles at once.`,
+  projectGrants: 'Granted to organizations',
+  grantProject: 'Grant to an organization',
+  grant: 'Grant',
+  confirmGrant: (action: string, org: string) =>
+    action === 'delete'
+      ? `Delete the grant to “${org}”? The authorizations it gave are deleted with it.`
+      : `Deactivate the grant to “${org}”? It no longer counts until it is activated.`,
+  identityProviders: 'Identity providers',
+  providersOf: 'Providers of',
+  owner: 'Owner',
+  edit: 'Edit',
+  issuer: 'Issuer URL',
+  scopesSpaced: 'Scopes, separated by spaces',
+  clientSecretKeep: 'Client secret (empty keeps the stored one)',
+  newOidcIdp: 'New OpenID Connect provider',
+  editIdp: (name: string) => `Edit “${name}”`,
+  idpOptions: 'Sign-in through it',
+  idpLinkingAllowed: 'may link an existing account',
+  idpCreationAllowed: 'may create an account',
+  idpAutoCreation: 'creates the account without asking',
+  idpAutoUpdate: 'updates the profile at every sign-in',
+  idpAutoLinking: 'Propose for linking',
+  idpLinkNone: 'No account',
+  idpLinkEmail: 'The account with the same verified email',
+  idpLinkUsername: 'The account with the same username',
+  idpCallback: 'Register this redirect URI at the provider',
+  confirmDeleteIdp: (name: string) =>
+    `Delete the identity provider “${name}”? Every user's link to it is removed; this cannot be undone.`,
 };
 
 export type Words = typeof en;
@@ -429,6 +477,54 @@ const de: Words = {
     `Schlüssel ${id} wurde als Schlüsseldatei heruntergeladen. Sie enthält den privaten Schlüssel: sicher aufbewahren.`,
   confirmRemoveKey: (id: string) =>
     `Den Schlüssel ${id} entfernen? Damit signierte Assertions werden sofort abgelehnt.`,
+  // access: authorizations, administrators
+  authorizations: 'Berechtigungen',
+  administrators: 'Administratoren',
+  user: 'Benutzer',
+  findUser: 'Benutzer suchen',
+  choose: 'Auswählen…',
+  givenBy: 'Vergeben von',
+  role: 'Rolle',
+  resource: 'Ressource',
+  newAuthorization: 'Neue Berechtigung',
+  newAdministrator: 'Neuer Administrator',
+  changeRoles: 'Rollen ändern',
+  changeRolesOn: (name: string) => `Rollen in „${name}“ ändern`,
+  add: 'Hinzufügen',
+  confirmAuthorization: (action: string, user: string, project: string) =>
+    action === 'delete'
+      ? `Die Berechtigung von „${user}“ in „${project}“ löschen? Ihre Tokens tragen deren Rollen nicht mehr.`
+      : `Die Berechtigung von „${user}“ in „${project}“ deaktivieren? Ihre Rollen gelten bis zur Aktivierung nicht.`,
+  confirmRemoveAdministrator: (user: string, resource: string) =>
+    `„${user}“ als Administrator von ${resource} entfernen? Die Rollen entfallen sofort.`,
+  projectGrants: 'Für Organisationen freigegeben',
+  grantProject: 'Für eine Organisation freigeben',
+  grant: 'Freigeben',
+  confirmGrant: (action: string, org: string) =>
+    action === 'delete'
+      ? `Die Freigabe für „${org}“ löschen? Die darüber vergebenen Berechtigungen werden mit ihr gelöscht.`
+      : `Die Freigabe für „${org}“ deaktivieren? Sie gilt erst nach der Aktivierung wieder.`,
+  identityProviders: 'Identitätsanbieter',
+  providersOf: 'Anbieter von',
+  owner: 'Eigentümer',
+  edit: 'Bearbeiten',
+  issuer: 'Issuer-URL',
+  scopesSpaced: 'Scopes, durch Leerzeichen getrennt',
+  clientSecretKeep: 'Client-Secret (leer behält das gespeicherte)',
+  newOidcIdp: 'Neuer OpenID-Connect-Anbieter',
+  editIdp: (name: string) => `„${name}“ bearbeiten`,
+  idpOptions: 'Anmeldung darüber',
+  idpLinkingAllowed: 'darf ein bestehendes Konto verknüpfen',
+  idpCreationAllowed: 'darf ein Konto anlegen',
+  idpAutoCreation: 'legt das Konto ohne Rückfrage an',
+  idpAutoUpdate: 'aktualisiert das Profil bei jeder Anmeldung',
+  idpAutoLinking: 'Zum Verknüpfen vorschlagen',
+  idpLinkNone: 'Kein Konto',
+  idpLinkEmail: 'Das Konto mit derselben bestätigten E-Mail',
+  idpLinkUsername: 'Das Konto mit demselben Benutzernamen',
+  idpCallback: 'Diese Redirect-URI beim Anbieter eintragen',
+  confirmDeleteIdp: (name: string) =>
+    `Den Identitätsanbieter „${name}“ löschen? Alle Verknüpfungen von Benutzern damit werden entfernt.`,
 };
 
 export function wordsFor(lang: string): Words {

@@ -16,6 +16,7 @@ import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
 import { ApplicationDetail } from './application-detail';
 import { ProjectApplications } from './project-applications';
+import { ProjectGrants } from './project-grants';
 
 /**
  * Projects: the list (owned and granted), one project's roles when the path names it, or one of its
@@ -220,6 +221,7 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
           onCancel={() => setDoomed(undefined)}
         />
       )}
+      <ProjectGrants project={p} />
       <ProjectApplications project={p} go={go} />
     </section>
   );
