@@ -58,7 +58,7 @@ describe.skipIf(onPostgres)('PostgreSQL primary and synchronous standby', () => 
     }
   }, 60_000);
 
-  it('rides through a crash of the primary and the standby's promotion: nothing acknowledged is lost', async () => {
+  it('rides through a crash of the primary and promoting the standby: nothing acknowledged is lost', async () => {
     const { one, twoUrl, stop } = await startTwoReplicas({ DATABASE_URL: pair.multiHostUrl('failover') });
     const replicas = [one.url, twoUrl];
     const org = await defaultOrgId(one);
