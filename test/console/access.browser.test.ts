@@ -120,6 +120,8 @@ describe('console: access', () => {
 
     await page.getByRole('link', { name: 'Administrators' }).click();
     await page.getByRole('cell', { name: 'ORG_OWNER' }).waitFor();
+    // the organization's name arrives with its own query, after the row
+    await page.getByRole('cell', { name: 'Organization: Pastry Org' }).waitFor();
     expect(await page.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(['Organization: Pastry Org']);
     // the instance is not theirs to give
     const offered = await page.locator('#admin-resource option').allTextContents();
