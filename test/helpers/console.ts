@@ -3,8 +3,10 @@ import { ensureConsoleClient } from '../../src/console/system-client';
 import { startTestServer, type TestServer } from './server';
 
 /** A server whose console client points at the address the test reaches, and a Chromium to drive it. */
-export async function startConsole(): Promise<{ server: TestServer; browser: Browser; stop: () => Promise<void> }> {
-  const server = await startTestServer();
+export async function startConsole(
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; browser: Browser; stop: () => Promise<void> }> {
+  const server = await startTestServer(env);
   // The test server learns its port after start; a restart with a new external URL does the same.
   await ensureConsoleClient(server.app.database, server.url);
   const browser = await chromium.launch({
