@@ -3,6 +3,7 @@ import type { ReactElement } from 'react';
 import { useWords } from './context';
 import { Layout, type Section } from './layout';
 import { Events } from './pages/events';
+import { Import } from './pages/import';
 import { Instance } from './pages/instance';
 import { Organizations } from './pages/organizations';
 import { Overview } from './pages/overview';
@@ -21,8 +22,8 @@ export function ConsoleApp({ base }: { base: string }) {
   const t = useWords();
   const [path, go] = usePath(base);
   const [section, ...rest] = path.split('/');
-  // Only instance administrators get the instance entry in the navigation; its address still opens the
-  // page for anyone, where the API's refusal is shown.
+  // Only instance administrators get the instance and import entries in the navigation; their addresses
+  // still open the pages for anyone, where the refusal is shown.
   const { can } = usePermissions();
   const sections: (Section & { page: Page; hidden?: boolean })[] = [
     { path: '', label: t.overview, page: Overview },
@@ -31,6 +32,7 @@ export function ConsoleApp({ base }: { base: string }) {
     { path: 'projects', label: t.projects, page: Projects },
     { path: 'events', label: t.events, page: Events },
     { path: 'instance', label: t.instance, page: Instance, hidden: !can('iam.read') },
+    { path: 'import', label: t.import, page: Import, hidden: !can('iam.write') },
   ];
   const Page = sections.find((s) => s.path === section)?.page;
   return (

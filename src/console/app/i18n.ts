@@ -155,6 +155,25 @@ const en = {
   confirmActivateKey: (id: string) =>
     `Activate the key ${id}? New tokens are signed with it from now on; the current key is retired.`,
   confirmDeleteKey: (id: string) => `Delete the key ${id}? Tokens it signed can no longer be verified.`,
+  // import
+  import: 'Import',
+  importIntro:
+    'Upload a v1 import body (the JSON that POST /admin/v1/import takes). It is sent in requests of at most ' +
+    '100 users; what the server refuses is listed below, the rest is imported.',
+  importFile: 'Import file',
+  importKeycloakNotHere:
+    'This is a Keycloak export. Convert it first with “portcullis migrate keycloak --org=<id> --realm=<file>” ' +
+    'and upload that file. Nothing was sent.',
+  importNotJson: 'This file is not JSON. Nothing was sent.',
+  importUnknown: 'This file is neither a v1 import body nor a Keycloak export. Nothing was sent.',
+  importNotAllowed: 'Only instance administrators may import.',
+  importProgress: (file: string) => `Importing ${file}`,
+  importSummary: (imported: number, failed: number) => `Done: ${imported} imported, ${failed} failed.`,
+  importStopped: 'The import stopped',
+  importErrors: 'Items not imported',
+  importItem: 'Item',
+  importField: 'Field',
+  importMessage: 'Message',
 };
 
 export type Words = typeof en;
@@ -318,6 +337,26 @@ const de: Words = {
     `Den Schlüssel ${id} aktivieren? Neue Tokens werden ab jetzt mit ihm signiert; der bisherige wird ausgemustert.`,
   confirmDeleteKey: (id: string) =>
     `Den Schlüssel ${id} löschen? Von ihm signierte Tokens lassen sich nicht mehr prüfen.`,
+  // import
+  import: 'Import',
+  importIntro:
+    'Laden Sie einen v1-Import (das JSON für POST /admin/v1/import) hoch. Er wird in Anfragen mit höchstens ' +
+    '100 Benutzern gesendet; was der Server ablehnt, steht unten, der Rest wird importiert.',
+  importFile: 'Importdatei',
+  importKeycloakNotHere:
+    'Dies ist ein Keycloak-Export. Wandeln Sie ihn zuerst mit ' +
+    '„portcullis migrate keycloak --org=<id> --realm=<file>“ um und laden Sie diese Datei hoch. ' +
+    'Es wurde nichts gesendet.',
+  importNotJson: 'Diese Datei ist kein JSON. Es wurde nichts gesendet.',
+  importUnknown: 'Diese Datei ist weder ein v1-Import noch ein Keycloak-Export. Es wurde nichts gesendet.',
+  importNotAllowed: 'Nur Administratoren der Instanz dürfen importieren.',
+  importProgress: (file: string) => `${file} wird importiert`,
+  importSummary: (imported: number, failed: number) => `Fertig: ${imported} importiert, ${failed} fehlgeschlagen.`,
+  importStopped: 'Der Import wurde abgebrochen',
+  importErrors: 'Nicht importierte Einträge',
+  importItem: 'Eintrag',
+  importField: 'Feld',
+  importMessage: 'Meldung',
 };
 
 export function wordsFor(lang: string): Words {

@@ -1,0 +1,86 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
+import { openConsole, startConsole } from '../helpers/console';
+import { addOrg } from '../helpers/orgs';
+import { rows } from '../helpers/rows';
+import type { TestServer } from '../helpers/server';
+import { addUser } from '../helpers/users';
+
+const human = (userId: string, userName: string, email = `${userName}@example.com`) => ({
+  userId,
+  user: {
+    userName,
+    profile: { firstName: 'Imported', lastName: userName },
+    email: { email, isEmailVerified: true },
+  },
+});
+
+/** The console's import section: a v1 body in chunks with progress and the item errors; what it refuses. */
+describe('console: import', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ server, browser, stop } = await startConsole());
+  });
+  afterAll(() => stop?.());
+  const admin = () => ({ loginName: 'admin', password: server.adminPassword });
+
+  it('imports a v1 body of 110 users in two requests; the one bad item is listed, the rest are in', async () => {
+    const users = Array.from({ length: 110 }, (_, i) => human(`imp${i}`, `imported${i}`));
+    users[105] = human('imp105', 'imported105', 'not-an-email');
+    const body = { dataOrgs: { orgs: [{ orgId: 'imported-org', org: { name: 'Imported Org' }, humanUsers: users }] } };
+    const page = await openConsole(browser, server, 'import', admin());
+    const requests: string[] = [];
+    page.on('request', (r) => r.url().endsWith('/admin/v1/import') && requests.push(r.url()));
+    await page.getByLabel('Import file').setInputFiles({
+      name: 'body.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(body)),
+    });
+    await page.getByText('Done: 109 imported, 1 failed.').waitFor();
+    expect(await page.locator('progress').getAttribute('aria-valuenow')).toBe('100');
+    expect(requests).toHaveLength(2);
+    const row = page.getByRole('row').filter({ hasText: 'imp105' });
+    expect(await row.locator('td').allTextContents()).toEqual([
+      'human_user imp105',
+      'Email',
+      expect.stringContaining('Errors.User.Email.Invalid'),
+    ]);
+    const [{ n }] = await rows(server, `select count(*)::int as n from users where org_id = 'imported-org'`);
+    expect(n).toBe(109);
+    await page.context().close();
+  });
+
+  it('a file that is not an import body says so and sends nothing', async () => {
+    const page = await openConsole(browser, server, 'import', admin());
+    const requests: string[] = [];
+    page.on('request', (r) => r.url().endsWith('/admin/v1/import') && requests.push(r.url()));
+    const input = page.getByLabel('Import file');
+    await input.setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"users":[]}') });
+    await page.getByText('neither a v1 import body nor a Keycloak export').waitFor();
+    await input.setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('not json') });
+    await page.getByText('This file is not JSON').waitFor();
+    expect(requests).toEqual([]);
+    await page.context().close();
+  });
+
+  it('an organization administrator gets no import entry and no file to upload', async () => {
+    const org = await addOrg(server, 'No Import Org');
+    const owner = await addUser(server, { orgId: org.id });
+    await server.client(AdministratorService).createAdministrator({
+      userId: owner.id,
+      resource: { resource: { case: 'organizationId', value: org.id } },
+      roles: ['ORG_OWNER'],
+    });
+    const page = await openConsole(browser, server, 'import', {
+      loginName: `${owner.username}@${org.primaryDomain}`,
+      password: owner.password,
+    });
+    expect(await page.getByRole('navigation').getByRole('link', { name: 'Import' }).count()).toBe(0);
+    expect(await page.getByLabel('Import file').count()).toBe(0);
+    await page.getByText('Only instance administrators may import.').waitFor();
+    await page.context().close();
+  });
+});
