@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
@@ -6,6 +7,7 @@ import { addOrg } from '../helpers/orgs';
 import { rows } from '../helpers/rows';
 import type { TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
+import { FIXTURES } from '../migrate/run-cli';
 
 const human = (userId: string, userName: string, email = `${userName}@example.com`) => ({
   userId,
@@ -53,16 +55,42 @@ describe('console: import', () => {
     await page.context().close();
   });
 
-  it('a file that is not an import body says so and sends nothing', async () => {
+  it('a Keycloak export or a file that is not an import body says so and sends nothing', async () => {
     const page = await openConsole(browser, server, 'import', admin());
     const requests: string[] = [];
     page.on('request', (r) => r.url().endsWith('/admin/v1/import') && requests.push(r.url()));
     const input = page.getByLabel('Import file');
+    await input.setInputFiles(join(FIXTURES, 'kc22-realm-minimal.json'));
+    await page.getByText('This is a Keycloak export. Convert it first').waitFor();
     await input.setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"users":[]}') });
     await page.getByText('neither a v1 import body nor a Keycloak export').waitFor();
     await input.setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('not json') });
     await page.getByText('This file is not JSON').waitFor();
     expect(requests).toEqual([]);
+    await page.context().close();
+  });
+
+  it('a refused request stops the import with its message; what came before stays', async () => {
+    const users = Array.from({ length: 250 }, (_, i) => human(`stop${i}`, `stopped${i}`));
+    const body = { dataOrgs: { orgs: [{ orgId: 'stopped-org', org: { name: 'Stopped Org' }, humanUsers: users }] } };
+    const page = await openConsole(browser, server, 'import', admin());
+    // the second request meets a refusal as the server words it (say, the role was taken away meanwhile)
+    let sent = 0;
+    await page.route('**/admin/v1/import', (route) =>
+      ++sent === 2
+        ? route.fulfill({ status: 403, body: '{"code":7,"message":"the import needs the IAM_OWNER role"}' })
+        : route.continue(),
+    );
+    await page.getByLabel('Import file').setInputFiles({
+      name: 'body.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(body)),
+    });
+    await page.getByRole('alert').getByText('403: the import needs the IAM_OWNER role').waitFor();
+    expect(sent).toBe(2);
+    expect(await page.locator('progress').getAttribute('aria-valuenow')).toBe('33');
+    const [{ n }] = await rows(server, `select count(*)::int as n from users where org_id = 'stopped-org'`);
+    expect(n).toBe(100);
     await page.context().close();
   });
 
