@@ -158,12 +158,12 @@ const en = {
   // import
   import: 'Import',
   importIntro:
-    'Upload a v1 import body (the JSON that POST /admin/v1/import takes). It is sent in requests of at most ' +
-    '100 users; what the server refuses is listed below, the rest is imported.',
+    'Upload a v1 import body (the JSON that POST /admin/v1/import takes) or a Keycloak realm export, which is ' +
+    'converted here as “portcullis migrate keycloak” does. It is sent in requests of at most 100 users; what ' +
+    'the server refuses is listed below, the rest is imported.',
+  importOrg: 'Organization ID for a Keycloak export (default: the realm’s name)',
+  importReport: 'Conversion report',
   importFile: 'Import file',
-  importKeycloakNotHere:
-    'This is a Keycloak export. Convert it first with “portcullis migrate keycloak --org=<id> --realm=<file>” ' +
-    'and upload that file. Nothing was sent.',
   importNotJson: 'This file is not JSON. Nothing was sent.',
   importUnknown: 'This file is neither a v1 import body nor a Keycloak export. Nothing was sent.',
   importNotAllowed: 'Only instance administrators may import.',
@@ -340,13 +340,12 @@ const de: Words = {
   // import
   import: 'Import',
   importIntro:
-    'Laden Sie einen v1-Import (das JSON für POST /admin/v1/import) hoch. Er wird in Anfragen mit höchstens ' +
-    '100 Benutzern gesendet; was der Server ablehnt, steht unten, der Rest wird importiert.',
+    'Laden Sie einen v1-Import (das JSON für POST /admin/v1/import) oder einen Keycloak-Realm-Export hoch; ' +
+    'dieser wird hier umgewandelt wie mit „portcullis migrate keycloak“. Gesendet wird in Anfragen mit ' +
+    'höchstens 100 Benutzern; was der Server ablehnt, steht unten, der Rest wird importiert.',
+  importOrg: 'Organisations-ID für einen Keycloak-Export (vorgegeben: der Name des Realms)',
+  importReport: 'Bericht der Umwandlung',
   importFile: 'Importdatei',
-  importKeycloakNotHere:
-    'Dies ist ein Keycloak-Export. Wandeln Sie ihn zuerst mit ' +
-    '„portcullis migrate keycloak --org=<id> --realm=<file>“ um und laden Sie diese Datei hoch. ' +
-    'Es wurde nichts gesendet.',
   importNotJson: 'Diese Datei ist kein JSON. Es wurde nichts gesendet.',
   importUnknown: 'Diese Datei ist weder ein v1-Import noch ein Keycloak-Export. Es wurde nichts gesendet.',
   importNotAllowed: 'Nur Administratoren der Instanz dürfen importieren.',

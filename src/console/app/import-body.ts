@@ -20,7 +20,7 @@ export interface ImportBody {
 
 export type ImportFile =
   | { kind: 'v1'; body: ImportBody; users: number }
-  | { kind: 'keycloak' }
+  | { kind: 'keycloak'; realm?: string }
   | { kind: 'unknown'; reason: 'json' | 'shape' };
 
 const isObject = (v: unknown): v is Item => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -47,18 +47,30 @@ export function detect(text: string): ImportFile {
     );
     return { kind: 'v1', body, users };
   }
-  if (isKeycloak(json)) return { kind: 'keycloak' };
+  if (isKeycloak(json)) {
+    const first = Array.isArray(json) ? json[0] : json;
+    return { kind: 'keycloak', realm: (first as { realm: string }).realm };
+  }
   return { kind: 'unknown', reason: 'shape' };
 }
 
 /** Items that name users of the organization: sent after all its users are in. */
-const AFTER_USERS = ['userGrants', 'orgMembers', 'userLinks', 'projectMembers', 'projectGrantMembers'];
+// Identity providers go last too: the CLI sends a converted realm's providers after its users, with the links.
+const AFTER_USERS = [
+  'userGrants',
+  'orgMembers',
+  'idps',
+  'oidcIdps',
+  'userLinks',
+  'projectMembers',
+  'projectGrantMembers',
+];
 const USERS = ['humanUsers', 'machineUsers', 'userMetadata'];
 
 /**
  * The requests for a body, organization after organization as the body lists them: the first request
- * of an organization carries it with its projects, applications, identity providers and domains; then
- * its users CHUNK at a time with their metadata; the last one also carries what refers to the users.
+ * of an organization carries it with its projects, applications and domains; then its users CHUNK at a
+ * time with their metadata; the last one also carries its identity providers and what refers to the users.
  */
 export function chunksOf(body: ImportBody, size = CHUNK): { body: ImportBody; first: boolean }[] {
   const out: { body: ImportBody; first: boolean }[] = [];

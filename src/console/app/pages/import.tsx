@@ -3,7 +3,9 @@ import { type ChangeEvent, useState } from 'react';
 import { DataTable } from '../components/data-table';
 import { Field } from '../components/field';
 import { useUser, useWords } from '../context';
-import { chunksOf, detect, type ImportErrorRow, tally } from '../import-body';
+import { chunksOf, detect, type ImportBody, type ImportErrorRow, tally } from '../import-body';
+import { convertKeycloak } from '../keycloak';
+import { TextField } from '../components/text-field';
 import { usePermissions } from '../permissions';
 
 interface Run {
@@ -28,9 +30,10 @@ async function refusal(res: Response): Promise<string> {
 }
 
 /**
- * Bulk import: a v1 import body uploaded from a file, sent to POST /admin/v1/import (the route the CLI
- * uses) with the signed-in person's token, in requests of at most 100 users, with a progress bar, the
- * per-item errors and a summary. Item errors do not stop the run; a refused request does.
+ * Bulk import: a v1 import body uploaded from a file, or a Keycloak export converted here by the CLI's
+ * own converter, sent to POST /admin/v1/import (the route the CLI uses) with the signed-in person's token,
+ * in requests of at most 100 users, with a progress bar, the per-item errors and a summary. Item errors
+ * do not stop the run; a refused request does.
  */
 export function Import() {
   const t = useWords();
@@ -38,6 +41,8 @@ export function Import() {
   const { can, ready } = usePermissions();
   const [problem, setProblem] = useState<string>();
   const [run, setRun] = useState<Run>();
+  const [orgId, setOrgId] = useState('');
+  const [report, setReport] = useState<string>();
   const busy = run !== undefined && !run.done;
 
   const start = async (e: ChangeEvent<HTMLInputElement>) => {
@@ -46,10 +51,22 @@ export function Import() {
     if (!file) return;
     setProblem(undefined);
     setRun(undefined);
+    setReport(undefined);
     const kind = detect(await file.text());
-    if (kind.kind === 'keycloak') return setProblem(t.importKeycloakNotHere);
     if (kind.kind === 'unknown') return setProblem(kind.reason === 'json' ? t.importNotJson : t.importUnknown);
-    const chunks = chunksOf(kind.body);
+    let body: ImportBody;
+    if (kind.kind === 'keycloak') {
+      // the CLI's --org: the organization the realm's users go to (created, named after the realm, if new)
+      const org = orgId.trim() || (kind.realm ?? '').toLowerCase().replace(/[^a-z0-9-]+/g, '-') || 'keycloak';
+      try {
+        const converted = await convertKeycloak(new Uint8Array(await file.arrayBuffer()), org);
+        body = converted.body;
+        setReport(converted.report);
+      } catch (err) {
+        return setProblem(String(err instanceof Error ? err.message : err));
+      }
+    } else body = kind.body;
+    const chunks = chunksOf(body);
     let state: Run = { file: file.name, sent: 0, total: chunks.length, imported: 0, errors: [], done: false };
     setRun(state);
     for (const chunk of chunks) {
@@ -84,6 +101,7 @@ export function Import() {
       {/* the server refuses anyone without iam.write; the file input is not offered to them */}
       {can('iam.write') ? (
         <div className="inline-form">
+          <TextField id="import-org" label={t.importOrg} value={orgId} onChange={setOrgId} />
           <Field id="import-file" label={t.importFile} error={problem}>
             <input id="import-file" type="file" accept=".json,application/json" disabled={busy} onChange={start} />
           </Field>
@@ -100,6 +118,12 @@ export function Import() {
             </progress>
           </div>
           <p role="status">{run.done ? t.importSummary(run.imported, run.errors.length) : `${percent} %`}</p>
+          {report && (
+            <details>
+              <summary>{t.importReport}</summary>
+              <pre>{report}</pre>
+            </details>
+          )}
           {run.stopped && (
             <div className="failure" role="alert">
               <h2>{t.importStopped}</h2>
