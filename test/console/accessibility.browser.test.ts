@@ -9,11 +9,11 @@ import type { TestServer } from '../helpers/server';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** `npm run screenshots` sets this: each section's page is written there at 1280×800. */
 const SHOTS = process.env.PORTCULLIS_SCREENSHOTS_DIR;
-/** The two walks over every section grow with the sections (eight pages, in two themes or three widths). */
+/** The walks over every section grow with the sections (eight pages, in two themes or three widths). */
 const SECTION_WALK_MS = 90_000;
 
 /** Every section of the console: no serious accessibility violation, no layout break, both themes. */
-describe('console: accessibility and layout', () => {
+describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () => {
   let server: TestServer;
   let browser: Browser;
   let projectId: string;
@@ -57,51 +57,41 @@ describe('console: accessibility and layout', () => {
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"], [role="status"].status'));
   }
 
-  it(
-    'axe-core finds no serious or critical violation on any section (light and dark)',
-    async () => {
-      for (const colorScheme of ['light', 'dark'] as const) {
-        const page = await openConsole(browser, server, '', admin(), { width: 1280, colorScheme });
-        for (const s of sections()) {
-          await open(page, s.path);
-          // evaluate() runs outside the page's CSP, which (rightly) allows no injected script
-          await page.evaluate(AXE);
-          const violations = await page.evaluate(async () => {
-            const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-            return result.violations
-              .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-              .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-          });
-          expect(violations, `${s.name} (${colorScheme})`).toEqual([]);
-          if (SHOTS && colorScheme === 'light') {
-            mkdirSync(SHOTS, { recursive: true });
-            await page.screenshot({ path: path.join(SHOTS, `${s.name}.png`) });
-          }
+  it('axe-core finds no serious or critical violation on any section (light and dark)', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const page = await openConsole(browser, server, '', admin(), { width: 1280, colorScheme });
+      for (const s of sections()) {
+        await open(page, s.path);
+        // evaluate() runs outside the page's CSP, which (rightly) allows no injected script
+        await page.evaluate(AXE);
+        const violations = await page.evaluate(async () => {
+          const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+          return result.violations
+            .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+        });
+        expect(violations, `${s.name} (${colorScheme})`).toEqual([]);
+        if (SHOTS && colorScheme === 'light') {
+          mkdirSync(SHOTS, { recursive: true });
+          await page.screenshot({ path: path.join(SHOTS, `${s.name}.png`) });
         }
-        await page.context().close();
       }
-    },
-    SECTION_WALK_MS,
-  );
+      await page.context().close();
+    }
+  });
 
-  it(
-    'no section scrolls sideways from 360 px to 1920 px; the navigation stays reachable',
-    async () => {
-      for (const width of [360, 768, 1920]) {
-        const page = await openConsole(browser, server, '', admin(), { width });
-        for (const s of sections()) {
-          await open(page, s.path);
-          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-          expect(overflow, `${s.name} at ${width}px`).toBeLessThanOrEqual(0);
-          await expect(page.getByRole('navigation').getByRole('link', { name: 'Users' }).isVisible()).resolves.toBe(
-            true,
-          );
-        }
-        await page.context().close();
+  it('no section scrolls sideways from 360 px to 1920 px; the navigation stays reachable', async () => {
+    for (const width of [360, 768, 1920]) {
+      const page = await openConsole(browser, server, '', admin(), { width });
+      for (const s of sections()) {
+        await open(page, s.path);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow, `${s.name} at ${width}px`).toBeLessThanOrEqual(0);
+        await expect(page.getByRole('navigation').getByRole('link', { name: 'Users' }).isVisible()).resolves.toBe(true);
       }
-    },
-    SECTION_WALK_MS,
-  );
+      await page.context().close();
+    }
+  });
 
   it('the keyboard reaches the skip link first and it moves focus to the page', async () => {
     const page = await openConsole(browser, server, '', admin());
