@@ -14,9 +14,11 @@ import type { TestServer } from '../helpers/server';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** `npm run screenshots` sets this: each section's page is written there at 1280×800. */
 const SHOTS = process.env.PORTCULLIS_SCREENSHOTS_DIR;
+/** The walks over every section grow with the sections (eight pages, in two themes or three widths). */
+const SECTION_WALK_MS = 90_000;
 
 /** Every section of the console: no serious accessibility violation, no layout break, both themes. */
-describe('console: accessibility and layout', () => {
+describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () => {
   let server: TestServer;
   let browser: Browser;
   let projectId: string;
@@ -90,6 +92,8 @@ describe('console: accessibility and layout', () => {
     { name: 'account-linked-accounts', path: 'linked-accounts', app: 'account' },
     { name: 'account-sessions', path: 'sessions', app: 'account' },
     { name: 'account-applications', path: 'applications', app: 'account' },
+    { name: 'instance', path: 'instance' },
+    { name: 'import', path: 'import' },
   ];
 
   async function open(page: Page, s: { path: string; app?: string }) {

@@ -23,7 +23,7 @@ describe('console: first start', () => {
   });
   afterAll(() => stop?.());
 
-  it('admin changes the generated password, builds an application for a user, and the user signs in there', async () => {
+  it('admin replaces the generated password, builds an application for a user, who then signs in there', async () => {
     const generated = server.app.bootstrap.adminPassword!;
     expect(server.app.bootstrap.generatedPassword).toBe(true);
     const ctx = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
