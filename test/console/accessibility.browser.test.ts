@@ -97,7 +97,18 @@ describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () =
   ];
 
   async function open(page: Page, s: { path: string; app?: string }) {
-    await page.goto(`${server.url}/ui/${s.app ?? 'console'}/${s.path}`);
+    const app = `/ui/${s.app ?? 'console'}`;
+    if (new URL(page.url()).pathname.startsWith(app)) {
+      // within the app as a click on a link does it (History API): no reload, no new sign-in
+      await page.evaluate((to) => {
+        history.pushState(null, '', to);
+        dispatchEvent(new PopStateEvent('popstate'));
+        // React renders the new section in a task of its own: two frames later it is on screen
+        return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+      }, `${app}/${s.path}`);
+    } else {
+      await page.goto(`${server.url}${app}/${s.path}`);
+    }
     await page.locator('main h1').waitFor();
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"], [role="status"].status'));
   }
