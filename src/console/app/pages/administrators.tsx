@@ -16,7 +16,7 @@ import { Confirm } from '../components/confirm';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
 import { ListBody, useListState } from '../components/listing';
-import { RoleChecks } from '../components/role-checks';
+import { ChangeRoles, RoleChecks } from '../components/role-checks';
 import { Failure } from '../components/status';
 import { UserPicker, useUserNames } from '../components/user-picker';
 import { useWords } from '../context';
@@ -215,29 +215,16 @@ function CreateAdministrator(props: ReturnType<typeof useResourceNames>) {
 /** Replaces a membership's roles with those ticked (at least one; removing it is the other action). */
 function EditAdminRoles({ admin, onDone }: { admin: Administrator; onDone: () => void }) {
   const t = useWords();
-  const [roles, setRoles] = useState(admin.roles);
   const update = useChange(AdministratorService.method.updateAdministrator, onDone);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    update.mutate({ userId: admin.userId, resource: resourceOf(admin), roles });
-  };
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="admin-edit-title">
-      <h2 id="admin-edit-title">{t.changeRoles}</h2>
-      <RoleChecks
-        id="admin-edit-roles"
-        legend={t.roles}
-        roles={ADMIN_ROLES[admin.resourceType].map((key) => ({ key }))}
-        value={roles}
-        onChange={setRoles}
-      />
-      <button type="submit" disabled={update.isPending}>
-        {t.save}
-      </button>
-      <button type="button" onClick={onDone}>
-        {t.cancel}
-      </button>
-      {update.error && <Failure error={update.error} />}
-    </form>
+    <ChangeRoles
+      id="admin-edit"
+      title={t.changeRoles}
+      roles={ADMIN_ROLES[admin.resourceType].map((key) => ({ key }))}
+      initial={admin.roles}
+      change={update}
+      onSave={(roles) => update.mutate({ userId: admin.userId, resource: resourceOf(admin), roles })}
+      onCancel={onDone}
+    />
   );
 }

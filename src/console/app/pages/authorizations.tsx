@@ -13,7 +13,7 @@ import { Confirm } from '../components/confirm';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
 import { ListBody, useListState } from '../components/listing';
-import { RoleChecks } from '../components/role-checks';
+import { ChangeRoles, RoleChecks } from '../components/role-checks';
 import { Failure } from '../components/status';
 import { UserPicker, useUserNames } from '../components/user-picker';
 import { useWords } from '../context';
@@ -241,7 +241,6 @@ function CreateAuthorization({ projects }: { projects: Project[] }) {
 /** Replaces an authorization's roles with those ticked. */
 function EditRoles({ authorization: a, onDone }: { authorization: Authorization; onDone: () => void }) {
   const t = useWords();
-  const [keys, setKeys] = useState(a.roleKeys);
   const project = useQuery(ProjectService.method.getProject, { projectId: a.projectId }).data?.project;
   // given through a grant, only the granted roles are on offer
   const grant = useQuery(
@@ -251,21 +250,15 @@ function EditRoles({ authorization: a, onDone }: { authorization: Authorization;
   ).data?.projectGrants.find((g) => g.grantId === a.projectGrantId);
   const roles = useRolesOf(a.projectId, a.projectGrantId ? (grant?.roleKeys ?? []) : undefined);
   const update = useChange(AuthorizationService.method.updateAuthorization, onDone);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    update.mutate({ id: a.id, roleKeys: keys });
-  };
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="authz-edit-title">
-      <h2 id="authz-edit-title">{t.changeRolesOn(project?.name ?? a.projectId)}</h2>
-      <RoleChecks id="authz-edit-roles" legend={t.roles} roles={roles} value={keys} onChange={setKeys} />
-      <button type="submit" disabled={update.isPending}>
-        {t.save}
-      </button>
-      <button type="button" onClick={onDone}>
-        {t.cancel}
-      </button>
-      {update.error && <Failure error={update.error} />}
-    </form>
+    <ChangeRoles
+      id="authz-edit"
+      title={t.changeRolesOn(project?.name ?? a.projectId)}
+      roles={roles}
+      initial={a.roleKeys}
+      change={update}
+      onSave={(roleKeys) => update.mutate({ id: a.id, roleKeys })}
+      onCancel={onDone}
+    />
   );
 }

@@ -12,7 +12,7 @@ import {
 import { Confirm } from '../components/confirm';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
-import { RoleChecks } from '../components/role-checks';
+import { ChangeRoles, RoleChecks } from '../components/role-checks';
 import { Failure, Loading } from '../components/status';
 import { TextField } from '../components/text-field';
 import { useWords } from '../context';
@@ -175,23 +175,19 @@ function CreateGrant({ project, roles, granted }: { project: Project; roles: Rol
 /** Replaces the granted roles; authorizations through the grant lose those left out (the API does that). */
 function EditGrant({ grant, roles, onDone }: { grant: ProjectGrant; roles: Roles; onDone: () => void }) {
   const t = useWords();
-  const [keys, setKeys] = useState(grant.roleKeys);
   const update = useChange(ProjectService.method.updateProjectGrant, onDone);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    update.mutate({ projectId: grant.projectId, grantedOrganizationId: grant.grantedOrganizationId, roleKeys: keys });
-  };
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="grant-edit-title">
-      <h3 id="grant-edit-title">{t.changeRolesOn(grant.grantedOrganizationName)}</h3>
-      <RoleChecks id="grant-edit-roles" legend={t.roles} roles={roles} value={keys} onChange={setKeys} />
-      <button type="submit" disabled={update.isPending}>
-        {t.save}
-      </button>
-      <button type="button" onClick={onDone}>
-        {t.cancel}
-      </button>
-      {update.error && <Failure error={update.error} />}
-    </form>
+    <ChangeRoles
+      id="grant-edit"
+      level={3}
+      title={t.changeRolesOn(grant.grantedOrganizationName)}
+      roles={roles}
+      initial={grant.roleKeys}
+      change={update}
+      onSave={(roleKeys) =>
+        update.mutate({ projectId: grant.projectId, grantedOrganizationId: grant.grantedOrganizationId, roleKeys })
+      }
+      onCancel={onDone}
+    />
   );
 }
