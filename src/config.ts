@@ -86,8 +86,10 @@ const S = {
   databaseUrl: {
     env: 'DATABASE_URL',
     whenUnset: '(unset)',
-    parse: url(['postgres:', 'postgresql:']),
-    meaning: 'postgres://… selects PostgreSQL; unset uses embedded PGlite in PORTCULLIS_DATA_DIR.',
+    parse: postgresUrl,
+    meaning:
+      'postgres://… selects PostgreSQL; unset uses embedded PGlite in PORTCULLIS_DATA_DIR. Several hosts ' +
+      '(postgres://h1:5432,h2:5432/db) connect to whichever is the primary.',
   },
   dataDir: {
     env: 'PORTCULLIS_DATA_DIR',
@@ -331,21 +333,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-function checkUrl(name: string, raw: string, protocols: string[]) {
+function checkUrl(name: string, raw: string, protocols: string[], shown = raw) {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`${name} is not a valid URL: "${redact(raw)}"`);
+    throw new ConfigError(`${name} is not a valid URL: "${redact(shown)}"`);
   }
   if (!protocols.includes(url.protocol)) {
     throw new ConfigError(
-      `${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}; got "${redact(raw)}"`,
+      `${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}; got "${redact(shown)}"`,
     );
   }
   if (!url.hostname && url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new ConfigError(`${name} has no host: "${redact(raw)}"`);
+    throw new ConfigError(`${name} has no host: "${redact(shown)}"`);
   }
+}
+
+/**
+ * A PostgreSQL URL in libpq's form, which may name several hosts (`postgres://h1:5432,h2:5432/db`): WHATWG
+ * URL parsing refuses a host list, so each host is checked in a URL of its own.
+ */
+function postgresUrl(raw: string, env: string): string {
+  const m = /^(postgres(?:ql)?:\/\/)([^@/?#]*@)?([^/?#]*)(.*)$/.exec(raw);
+  if (!m) {
+    checkUrl(env, raw, ['postgres:', 'postgresql:']);
+    return raw;
+  }
+  for (const host of m[3].split(','))
+    checkUrl(env, `${m[1]}${m[2] ?? ''}${host}${m[4]}`, ['postgres:', 'postgresql:'], raw);
+  return raw;
 }
 
 /** Hides the password of a URL so that it can appear in an error message or a log line. */

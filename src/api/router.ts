@@ -23,6 +23,7 @@ import { registerReflection } from './reflection/service';
 import { sessionHandlers } from './session/handlers';
 import { settingsHandlers } from './settings/handlers';
 import { authenticationMethodHandlers } from './user/authentication-methods-handlers';
+import { authorizedApplicationHandlers } from './user/authorized-applications-handlers';
 import { userHandlers } from './user/handlers';
 import { idpHandlers } from './user/idp-handlers';
 import { passkeyHandlers } from './user/passkey-handlers';
@@ -44,6 +45,7 @@ export function routes(deps: Deps) {
       ...userHandlers(deps),
       ...secondFactorHandlers(deps),
       ...authenticationMethodHandlers(deps),
+      ...authorizedApplicationHandlers(deps),
       ...passkeyHandlers(deps),
       ...idpHandlers(deps),
     };

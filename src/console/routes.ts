@@ -73,7 +73,7 @@ async function asset(c: Context, kind: 'js' | 'css') {
   return c.body(kind === 'js' ? b.js : b.css, 200, { 'Content-Type': type });
 }
 
-/** `/` → the console; the console's page and its assets. */
+/** `/` → the console; the console's and the account page's pages and their assets. */
 export function consoleRoutes(deps: Deps) {
   const app = new Hono();
   app.get('/', (c) => c.redirect('/ui/console/', 302));
@@ -83,5 +83,8 @@ export function consoleRoutes(deps: Deps) {
   app.get('/ui/console/assets/console.css', (c) => asset(c, 'css'));
   app.get('/ui/console', (c) => c.redirect('/ui/console/', 301));
   app.get('/ui/console/*', (c) => shell(c, deps, 'console'));
+  // Every user's own account page: the same bundle and client, signed in at /ui/account/callback.
+  app.get('/ui/account', (c) => c.redirect('/ui/account/', 301));
+  app.get('/ui/account/*', (c) => shell(c, deps, 'account'));
   return app;
 }

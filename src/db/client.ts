@@ -24,7 +24,7 @@ export async function queryRows<T = Record<string, unknown>>(db: Db, query: SQL)
 export interface Database {
   kind: 'postgres' | 'pglite';
   db: Db;
-  /** A short round trip that fails when the database is gone (used by /readyz). */
+  /** A short round trip that fails when the database is gone or cannot take writes (used by /readyz). */
   ping(timeoutMs?: number): Promise<void>;
   /** Runs fn while holding an installation-wide lock (migrations, bootstrap). */
   withLock<T>(name: string, fn: (db: Db) => Promise<T>): Promise<T>;
@@ -45,11 +45,36 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
 }
 
+/**
+ * Which server of a multi-host URL a connection may stay on. libpq's `read-write` (and, for a host list,
+ * no setting) must mean "the primary": postgres.js decides `read-write` by `default_transaction_read_only`,
+ * which a hot standby reports as off, so during a failover it would settle on the still read-only
+ * standby. `primary` asks `in_hot_standby` / `pg_is_in_recovery()` instead.
+ */
+export function sessionTarget(url: string): 'primary' | undefined {
+  const hosts = /^postgres(?:ql)?:\/\/(?:[^@/?#]*@)?([^/?#]*)/.exec(url)?.[1] ?? '';
+  const asked = /[?&]target_session_attrs=([^&#]*)/.exec(url)?.[1];
+  if (asked === 'read-write' || (asked === undefined && hosts.includes(','))) return 'primary';
+  return undefined;
+}
+
+/**
+ * Seconds before a closed connection tries again: doubling from 50 ms to at most one second. The driver's
+ * own backoff grows to 20 s, so a pool that failed through a failover's gap would sit out the new primary
+ * for that long.
+ */
+function reconnectDelay(failures: number): number {
+  return Math.min(0.05 * 2 ** failures, 1);
+}
+
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const target = sessionTarget(url);
   const sql = postgres(url, {
     max: poolSize,
     onnotice: () => {},
     connect_timeout: 5,
+    backoff: reconnectDelay,
+    ...(target ? { target_session_attrs: target } : {}),
     // Portcullis prepares its statements itself through drizzle; server-side prepared statements
     // keep per-connection plans hot on the token paths.
     prepare: true,
@@ -60,12 +85,23 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     db,
     pg: sql,
     async ping(timeoutMs = 2000) {
-      await withTimeout(sql`select 1`.execute(), timeoutMs, 'database ping timed out');
+      // `select 1` also answers on a hot standby; a server that cannot take writes is not ready.
+      const [r] = await withTimeout(
+        sql`select pg_is_in_recovery() as standby`.execute(),
+        timeoutMs,
+        'database ping timed out',
+      );
+      if (r.standby) throw new Error('the database is a read-only standby');
     },
     async withLock(name, fn) {
       // A client of its own with one connection: the advisory lock belongs to that session, and
       // everything done under the lock runs on it.
-      const single = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+      const single = postgres(url, {
+        max: 1,
+        onnotice: () => {},
+        connect_timeout: 5,
+        ...(target ? { target_session_attrs: target } : {}),
+      });
       const key = lockKey(name);
       try {
         await single`select pg_advisory_lock(${key})`;

@@ -80,17 +80,26 @@ export class LimitError extends DomainError {
 }
 
 /**
- * Connection failures of the database drivers (postgres.js, node's sockets) and PostgreSQL's
- * "shutting down / starting up".
+ * Connection failures of the database drivers (postgres.js, node's sockets), PostgreSQL's "shutting
+ * down / starting up", and a server that turned read-only under us (25006: a primary demoted, or a standby
+ * reached during a failover) — all of them pass once the pool reaches the primary again.
  */
 const DATABASE_DOWN = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
+  'EHOSTUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECT_TIMEOUT',
   'CONNECTION_DESTROYED',
+  '08000',
+  '08003',
+  '08006',
+  '25006',
   '57P01',
+  '57P02',
   '57P03',
 ]);
 

@@ -2,7 +2,10 @@ import { Hono } from 'hono';
 import type { Deps } from '../deps';
 import { dbUp, registry } from './metrics';
 
-/** /healthz: the process answers. /readyz: the database answers (migrations ran before we listen). */
+/**
+ * /healthz: the process answers. /readyz: the database answers and takes writes (a standby reached during a
+ * failover is not ready); migrations ran before we listen.
+ */
 export function healthRoutes(deps: Deps) {
   const app = new Hono();
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -13,7 +16,7 @@ export function healthRoutes(deps: Deps) {
       return c.json({ status: 'ready' });
     } catch {
       dbUp.set(0);
-      return c.json({ status: 'unavailable', reason: 'database unreachable' }, 503);
+      return c.json({ status: 'unavailable', reason: 'database unreachable or read-only' }, 503);
     }
   });
   app.get('/metrics', async (c) => {

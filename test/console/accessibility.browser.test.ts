@@ -3,18 +3,26 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
+import { IdentityProviderService } from '../../gen/portcullis/idp/v2/identity_provider_service_pb';
+import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
+import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
 import { openConsole, startConsole } from '../helpers/console';
+import { rows } from '../helpers/rows';
 import type { TestServer } from '../helpers/server';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** `npm run screenshots` sets this: each section's page is written there at 1280×800. */
 const SHOTS = process.env.PORTCULLIS_SCREENSHOTS_DIR;
+/** The walks over every section grow with the sections (eight pages, in two themes or three widths). */
+const SECTION_WALK_MS = 90_000;
 
 /** Every section of the console: no serious accessibility violation, no layout break, both themes. */
-describe('console: accessibility and layout', () => {
+describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () => {
   let server: TestServer;
   let browser: Browser;
   let projectId: string;
+  let applicationId: string;
   let orgId: string;
   let machineId: string;
   let humanId: string;
@@ -27,6 +35,35 @@ describe('console: accessibility and layout', () => {
       body: JSON.stringify({ organizationId: await defaultOrg(), name: 'Shop' }),
     });
     projectId = (await res.json()).projectId;
+    // a key-based client with a compliance problem: the page shows its keys and its problem too
+    const app = await server.fetch('/portcullis.application.v2.ApplicationService/CreateApplication', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        projectId,
+        name: 'Shop web',
+        oidc: { redirectUris: ['http://shop.example.com/cb'], authMethodType: 'OIDC_AUTH_METHOD_TYPE_PRIVATE_KEY_JWT' },
+      }),
+    });
+    applicationId = (await app.json()).applicationId;
+    // a row in each access list: a role given to the admin, a grant, an identity provider
+    const projects = server.client(ProjectService);
+    await projects.addProjectRole({ projectId, roleKey: 'clerk', displayName: 'Clerk' });
+    const partner = await server.client(OrganizationService).createOrganization({ name: 'Partner' });
+    await projects.createProjectGrant({
+      projectId,
+      grantedOrganizationId: partner.organizationId,
+      roleKeys: ['clerk'],
+    });
+    const [admin] = (await rows(server, `select id from users where username = 'admin'`)) as { id: string }[];
+    await server.client(AuthorizationService).createAuthorization({ userId: admin.id, projectId, roleKeys: ['clerk'] });
+    await server.client(IdentityProviderService).createIdentityProvider({
+      name: 'Partner SSO',
+      config: {
+        case: 'genericOidc',
+        value: { issuer: 'https://sso.partner.example', clientId: 'c', clientSecret: 's' },
+      },
+    });
     orgId = await defaultOrg();
     const machine = await server.fetch('/portcullis.user.v2.UserService/CreateUser', {
       method: 'POST',
@@ -65,23 +102,47 @@ describe('console: accessibility and layout', () => {
     { name: 'users', path: 'users' },
     { name: 'projects', path: 'projects' },
     { name: 'project', path: `projects/${projectId}` },
+    { name: 'application', path: `projects/${projectId}/applications/${applicationId}` },
+    { name: 'authorizations', path: 'authorizations' },
+    { name: 'administrators', path: 'administrators' },
+    { name: 'identity-providers', path: 'identity-providers' },
     { name: 'events', path: 'events' },
+    // every user's account page, same bundle
+    { name: 'account-profile', path: '', app: 'account' },
+    { name: 'account-security', path: 'security', app: 'account' },
+    { name: 'account-linked-accounts', path: 'linked-accounts', app: 'account' },
+    { name: 'account-sessions', path: 'sessions', app: 'account' },
+    { name: 'account-applications', path: 'applications', app: 'account' },
+    { name: 'instance', path: 'instance' },
+    { name: 'import', path: 'import' },
     { name: 'user', path: `users/${humanId}` },
     { name: 'machine-user', path: `users/${machineId}` },
     { name: 'organization', path: `organizations/${orgId}` },
   ];
 
-  async function open(page: Page, to: string) {
-    await page.goto(`${server.url}/ui/console/${to}`);
+  async function open(page: Page, s: { path: string; app?: string }) {
+    const app = `/ui/${s.app ?? 'console'}`;
+    if (new URL(page.url()).pathname.startsWith(app)) {
+      // within the app as a click on a link does it (History API): no reload, no new sign-in
+      await page.evaluate((to) => {
+        history.pushState(null, '', to);
+        dispatchEvent(new PopStateEvent('popstate'));
+        // React renders the new section in a task of its own: two frames later it is on screen
+        return new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+      }, `${app}/${s.path}`);
+    } else {
+      await page.goto(`${server.url}${app}/${s.path}`);
+    }
     await page.locator('main h1').waitFor();
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"], [role="status"].status'));
   }
 
+  // every section twice (light and dark): longer than a test's default timeout as the sections grow
   it('axe-core finds no serious or critical violation on any section (light and dark)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await openConsole(browser, server, '', admin(), { width: 1280, colorScheme });
       for (const s of sections()) {
-        await open(page, s.path);
+        await open(page, s);
         // evaluate() runs outside the page's CSP, which (rightly) allows no injected script
         await page.evaluate(AXE);
         const violations = await page.evaluate(async () => {
@@ -98,16 +159,17 @@ describe('console: accessibility and layout', () => {
       }
       await page.context().close();
     }
-  });
+  }, 90_000);
 
   it('no section scrolls sideways from 360 px to 1920 px; the navigation stays reachable', async () => {
     for (const width of [360, 768, 1920]) {
       const page = await openConsole(browser, server, '', admin(), { width });
       for (const s of sections()) {
-        await open(page, s.path);
+        await open(page, s);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow, `${s.name} at ${width}px`).toBeLessThanOrEqual(0);
-        await expect(page.getByRole('navigation').getByRole('link', { name: 'Users' }).isVisible()).resolves.toBe(true);
+        const first = s.app === 'account' ? 'Profile' : 'Users';
+        await expect(page.getByRole('navigation').getByRole('link', { name: first }).isVisible()).resolves.toBe(true);
       }
       await page.context().close();
     }

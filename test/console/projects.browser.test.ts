@@ -57,8 +57,10 @@ describe('console: projects', () => {
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('link', { name: 'Storefront' }).click();
     await page.getByRole('heading', { name: 'Storefront', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'New application' }).click();
+    await page.getByRole('button', { name: 'Next' }).click();
     await page.locator('#app-name').fill('Storefront Web');
-    await page.getByLabel(/Redirect URIs/).fill(REDIRECT);
+    await page.getByLabel(/^Redirect URIs/).fill(REDIRECT);
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     const clientId = (await page.getByTestId('client-id').textContent())!;
     const clientSecret = (await page.getByTestId('client-secret').textContent())!;

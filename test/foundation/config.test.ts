@@ -23,6 +23,10 @@ describe('configuration', () => {
   it.each([
     [{ DATABASE_URL: 'not a url' }, /DATABASE_URL is not a valid URL/],
     [{ DATABASE_URL: 'mysql://localhost/db' }, /DATABASE_URL must start with postgres:\/\//],
+    [
+      { DATABASE_URL: 'postgres://u:secret@h1:5432,h2:port/db' },
+      /DATABASE_URL is not a valid URL: "postgres:\/\/u:\*\*\*@h1/,
+    ],
     [{ PORT: 'eighty' }, /PORT must be a whole number/],
     [{ PORT: '70000' }, /PORT must be between/],
     [{ PORTCULLIS_EXTERNAL_URL: 'ftp://x' }, /PORTCULLIS_EXTERNAL_URL must start with http/],
@@ -32,6 +36,11 @@ describe('configuration', () => {
   ])('rejects %o with a message naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('takes a libpq multi-host DATABASE_URL as it is (the driver tries the hosts in turn)', () => {
+    const url = 'postgres://u:pw@10.0.0.1:5432,10.0.0.2:5433/portcullis?target_session_attrs=read-write';
+    expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
   });
 
   it('never prints a database password in an error', () => {

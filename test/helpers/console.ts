@@ -3,8 +3,10 @@ import { ensureConsoleClient } from '../../src/console/system-client';
 import { startTestServer, type TestServer } from './server';
 
 /** A server whose console client points at the address the test reaches, and a Chromium to drive it. */
-export async function startConsole(): Promise<{ server: TestServer; browser: Browser; stop: () => Promise<void> }> {
-  const server = await startTestServer();
+export async function startConsole(
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; browser: Browser; stop: () => Promise<void> }> {
+  const server = await startTestServer(env);
   // The test server learns its port after start; a restart with a new external URL does the same.
   await ensureConsoleClient(server.app.database, server.url);
   const browser = await chromium.launch({
@@ -30,15 +32,16 @@ export async function signInAt(page: Page, loginName: string, password: string):
 }
 
 /**
- * A fresh browser context signed in to the console at `path`: back on the page with its heading, and
- * with the person's permissions known (no section busy), so the actions on offer are final.
+ * A fresh browser context signed in to the console (or, with `app: 'account'`, the account page) at
+ * `path`: back on the page with its heading, and with the person's permissions known (no section busy),
+ * so the actions on offer are final. `origin` replaces the server's URL (WebAuthn needs a domain name).
  */
 export async function openConsole(
   browser: Browser,
   server: TestServer,
   path: string,
   who: { loginName: string; password: string },
-  view: { width?: number; colorScheme?: 'light' | 'dark' } = {},
+  view: { width?: number; colorScheme?: 'light' | 'dark'; app?: 'console' | 'account'; origin?: string } = {},
 ): Promise<Page> {
   const ctx = await browser.newContext({
     locale: 'en-US',
@@ -46,7 +49,7 @@ export async function openConsole(
     colorScheme: view.colorScheme ?? 'light',
   });
   const page = await ctx.newPage();
-  await page.goto(`${server.url}/ui/console/${path}`);
+  await page.goto(`${view.origin ?? server.url}/ui/${view.app ?? 'console'}/${path}`);
   await signInAt(page, who.loginName, who.password);
   await page.locator('main h1').waitFor();
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));

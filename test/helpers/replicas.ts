@@ -3,12 +3,15 @@ import { freePort, runCli, waitFor } from './process';
 import { startTestServer, type TestServer } from './server';
 
 /**
- * Two replicas of one installation: a test server on a fresh PostgreSQL database, and a second
- * `portcullis start` process on the same database, issuer and master key (as a deployment runs them).
+ * Two replicas of one installation: a test server on a fresh PostgreSQL database (or the DATABASE_URL in
+ * `env`), and a second `portcullis start` process on the same database, issuer and master key (as a
+ * deployment runs them).
  */
-export async function startTwoReplicas(): Promise<{ one: TestServer; twoUrl: string; stop: () => Promise<void> }> {
+export async function startTwoReplicas(
+  env: Record<string, string> = {},
+): Promise<{ one: TestServer; twoUrl: string; stop: () => Promise<void> }> {
   const masterKey = randomBytes(32).toString('base64');
-  const one = await startTestServer({ PORTCULLIS_MASTER_KEY: masterKey });
+  const one = await startTestServer({ PORTCULLIS_MASTER_KEY: masterKey, ...env });
   const port = await freePort();
   const twoUrl = `http://127.0.0.1:${port}`;
   const two = runCli(['start'], {

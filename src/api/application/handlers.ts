@@ -71,6 +71,7 @@ export function applicationHandlers(deps: Deps): ServiceImpl<typeof ApplicationS
       const res = await updateApplication(ctxOf(deps, hc), {
         applicationId: req.applicationId,
         ...updateFromProto(req),
+        validateOnly: req.validateOnly,
       });
       return {
         changeDate: timestampFromDate(res.changedAt),

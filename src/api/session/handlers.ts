@@ -19,6 +19,7 @@ import {
 } from '../../domain/session/checks';
 import type { OtpDelivery } from '../../domain/session/checks/otp';
 import { requireLoginUiPermission } from '../../domain/session/login-ui-permission';
+import { requireOwnSessionOrLoginUi, requireOwnSessionsOrLoginUi } from '../../domain/session/own-sessions';
 import { deliverLogoutsNow } from '../../domain/oidc/logout/delivery';
 import { getSession, listSessions, type Session, terminateSessions } from '../../domain/session/sessions';
 import { notFound } from '../../domain/errors';
@@ -148,13 +149,13 @@ export function sessionHandlers(deps: Deps): ServiceImpl<typeof SessionService> 
     },
     async listSessions(req, hc) {
       const ctx = ctxOf(deps, hc);
-      requireLoginUiPermission(ctx);
+      requireOwnSessionsOrLoginUi(ctx, req.userId || undefined);
       const list = await listSessions(ctx.db, { userId: req.userId || undefined, page: pageIn(req.pagination) });
       return { pagination: pageOut(list), sessions: list.items.map(toProto) };
     },
     async deleteSession(req, hc) {
       const ctx = ctxOf(deps, hc);
-      requireLoginUiPermission(ctx);
+      await requireOwnSessionOrLoginUi(ctx, req.sessionId);
       await terminateSessions(ctx, [req.sessionId]);
       void deliverLogoutsNow(deps);
       return { deletionDate: timestampFromDate(new Date()) };

@@ -48,6 +48,7 @@ import {
   userOut,
 } from './convert';
 import type { authenticationMethodHandlers } from './authentication-methods-handlers';
+import type { authorizedApplicationHandlers } from './authorized-applications-handlers';
 
 /**
  * portcullis.user.v2.UserService. Handlers convert messages to domain calls and back; permissions
@@ -57,7 +58,11 @@ export function userHandlers(
   deps: Deps,
 ): Omit<
   ServiceImpl<typeof UserService>,
-  SecondFactorRpcs | PasskeyRpcs | IdpRpcs | keyof ReturnType<typeof authenticationMethodHandlers>
+  | SecondFactorRpcs
+  | PasskeyRpcs
+  | IdpRpcs
+  | keyof ReturnType<typeof authenticationMethodHandlers>
+  | keyof ReturnType<typeof authorizedApplicationHandlers>
 > {
   return {
     async createUser(req, hc) {

@@ -23,6 +23,8 @@ const EARLY_MS = 30_000;
 
 export interface SignedIn {
   userId: string;
+  /** the login session the tokens come from (the ID token's sid), so the account page can mark it */
+  sessionId?: string;
   name: string;
   accessToken: () => Promise<string>;
   signOut: () => void;
@@ -79,6 +81,7 @@ export async function signIn(cfg: AuthConfig): Promise<SignedIn | undefined> {
   };
   return {
     userId: claims.sub,
+    sessionId: typeof claims.sid === 'string' ? claims.sid : undefined,
     name: String(info.name ?? info.preferred_username ?? claims.sub),
     async accessToken() {
       if (tokens.refresh_token && Date.now() > expiresAt - EARLY_MS) {

@@ -2,11 +2,17 @@
 import type { ReactElement } from 'react';
 import { useWords } from './context';
 import { Layout, type Section } from './layout';
+import { Administrators } from './pages/administrators';
+import { Authorizations } from './pages/authorizations';
 import { Events } from './pages/events';
+import { IdentityProviders } from './pages/identity-providers';
+import { Import } from './pages/import';
+import { Instance } from './pages/instance';
 import { Organizations } from './pages/organizations';
 import { Overview } from './pages/overview';
 import { Projects } from './pages/projects';
 import { Users } from './pages/users';
+import { usePermissions } from './permissions';
 import { usePath } from './router';
 
 type Page = (props: { rest: string; go: (to: string) => void }) => ReactElement;
@@ -19,16 +25,24 @@ export function ConsoleApp({ base }: { base: string }) {
   const t = useWords();
   const [path, go] = usePath(base);
   const [section, ...rest] = path.split('/');
-  const sections: (Section & { page: Page })[] = [
+  // Only instance administrators get the instance and import entries in the navigation; their addresses
+  // still open the pages for anyone, where the refusal is shown.
+  const { can } = usePermissions();
+  const sections: (Section & { page: Page; hidden?: boolean })[] = [
     { path: '', label: t.overview, page: Overview },
     { path: 'organizations', label: t.organizations, page: Organizations },
     { path: 'users', label: t.users, page: Users },
     { path: 'projects', label: t.projects, page: Projects },
+    { path: 'authorizations', label: t.authorizations, page: Authorizations },
+    { path: 'administrators', label: t.administrators, page: Administrators },
+    { path: 'identity-providers', label: t.identityProviders, page: IdentityProviders },
     { path: 'events', label: t.events, page: Events },
+    { path: 'instance', label: t.instance, page: Instance, hidden: !can('iam.read') },
+    { path: 'import', label: t.import, page: Import, hidden: !can('iam.write') },
   ];
   const Page = sections.find((s) => s.path === section)?.page;
   return (
-    <Layout title={t.console} base={base} sections={sections} current={section} go={go}>
+    <Layout title={t.console} base={base} sections={sections.filter((s) => !s.hidden)} current={section} go={go}>
       {Page ? <Page rest={rest.join('/')} go={go} /> : <p>{t.notFound}</p>}
     </Layout>
   );

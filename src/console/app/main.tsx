@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { type SignedIn, signIn } from './auth';
+import { AccountApp } from './account/account-app';
 import { ConsoleApp } from './console-app';
 import { UserContext, WordsContext } from './context';
 import { wordsFor } from './i18n';
@@ -34,7 +35,7 @@ async function main() {
         <UserContext.Provider value={user}>
           <TransportProvider transport={apiTransport(user.accessToken)}>
             <QueryClientProvider client={queries}>
-              <ConsoleApp base={base} />
+              {app === 'account' ? <AccountApp base={base} /> : <ConsoleApp base={base} />}
             </QueryClientProvider>
           </TransportProvider>
         </UserContext.Provider>

@@ -5,19 +5,23 @@
  */
 const B64 = /^[A-Za-z0-9+/.]*={0,2}$/;
 
-export function decodeBase64(text: string): Buffer | undefined {
+// atob/btoa rather than Buffer: the Keycloak converter runs in the console's browser code too.
+const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+const toBase64 = (bytes: Uint8Array) => btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''));
+
+export function decodeBase64(text: string): Uint8Array | undefined {
   if (!B64.test(text) || (text.includes('+') && text.includes('.'))) return undefined;
   const body = text.replace(/=+$/, '');
   if (body.length % 4 === 1) return undefined;
-  return Buffer.from(body.replaceAll('.', '+'), 'base64');
+  return fromBase64(body.replaceAll('.', '+'));
 }
 
 /** passlib's adapted base64: standard alphabet with `.` for `+`, no padding (safe inside `$…$`). */
 export function encodeAdaptedBase64(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('base64').replace(/=+$/, '').replaceAll('+', '.');
+  return toBase64(bytes).replace(/=+$/, '').replaceAll('+', '.');
 }
 
 /** PHC strings (argon2, scrypt) use standard base64 without padding. */
 export function encodePhcBase64(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('base64').replace(/=+$/, '');
+  return toBase64(bytes).replace(/=+$/, '');
 }

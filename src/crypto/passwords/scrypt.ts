@@ -10,8 +10,8 @@ interface ScryptHash {
   N: number;
   r: number;
   p: number;
-  salt: Buffer;
-  key: Buffer;
+  salt: Uint8Array;
+  key: Uint8Array;
 }
 
 /** `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>` (passlib's form), base64 standard or adapted. */

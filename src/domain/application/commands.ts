@@ -232,6 +232,8 @@ export interface UpdateApplicationInput {
   name?: string;
   /** fields present in the partial replace the stored ones (lists included) */
   config?: AppConfigInput;
+  /** check only: validate and report the compliance problems, but save nothing */
+  validateOnly?: boolean;
 }
 
 export interface UpdatedApplication {
@@ -259,6 +261,7 @@ export async function updateApplicationIn(
       `${input.config.type.toLowerCase()} does not match the application's type ${type}`,
     );
   }
+  if (input.validateOnly) return checkUpdate(work, app, input.config);
   const push = eventsFor(work, app.projectId, app.orgId);
   const set: Partial<typeof applications.$inferInsert> = {};
   let clientSecret: string | undefined;
@@ -308,6 +311,23 @@ export async function updateApplicationIn(
   }
   const oidc = set.oidc ?? app.oidc;
   return { changedAt, clientSecret, complianceProblems: type === 'OIDC' && oidc ? complianceProblems(oidc) : [] };
+}
+
+/**
+ * A validate-only update: the same checks as the update (the writable lookup above, the merged
+ * configuration's validation, a free resource URI) and the same compliance rules, with nothing written.
+ */
+async function checkUpdate(
+  work: UnitOfWork,
+  app: Awaited<ReturnType<typeof writableApplication>>,
+  change: AppConfigInput | undefined,
+): Promise<UpdatedApplication> {
+  const next = change ? mergeConfig(app, change) : undefined;
+  if (next?.type === 'API' && next.api.resourceUri !== app.api?.resourceUri) {
+    await checkResourceUriFree(work, next.api, app.id);
+  }
+  const oidc = next?.type === 'OIDC' ? next.oidc : app.oidc;
+  return { changedAt: app.changedAt, complianceProblems: app.type === 'OIDC' && oidc ? complianceProblems(oidc) : [] };
 }
 
 function mergeConfig(

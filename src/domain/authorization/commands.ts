@@ -1,7 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { authorizations, projectRoles, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { DomainError, alreadyExists, invalidArgument, notFound, permissionDenied } from '../errors';
+import { DomainError, alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied } from '../errors';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { requireId } from '../instance/validate';
@@ -172,6 +172,36 @@ export async function updateAuthorization(
       aggregateId: id,
       type: 'authorization.changed',
       payload: { roleKeys },
+      resourceOwner: found.authz.orgId,
+    });
+    return { changedAt };
+  });
+}
+
+/**
+ * Deactivates or activates an authorization: an inactive one stays, with its roles, but counts nowhere (the
+ * claims and the token checks read only ACTIVE ones). Needs what a change of its roles needs.
+ */
+export async function setAuthorizationState(
+  ctx: Ctx,
+  input: { id: string; state: 'ACTIVE' | 'INACTIVE' },
+): Promise<{ changedAt: Date }> {
+  const id = requireId('id', input.id);
+  return execute(ctx, async (work) => {
+    await work.load('authorization', id);
+    const found = await authorizationFor(work, id);
+    if (!found) throw authorizationNotFound();
+    if (found.authz.state === input.state)
+      throw input.state === 'INACTIVE'
+        ? failedPrecondition('Errors.Authorization.NotActive', 'the authorization is already inactive')
+        : failedPrecondition('Errors.Authorization.NotInactive', 'the authorization is already active');
+    const changedAt = new Date();
+    await work.tx.update(authorizations).set({ state: input.state, changedAt }).where(eq(authorizations.id, id));
+    work.push({
+      aggregateType: 'authorization',
+      aggregateId: id,
+      type: input.state === 'INACTIVE' ? 'authorization.deactivated' : 'authorization.reactivated',
+      payload: {},
       resourceOwner: found.authz.orgId,
     });
     return { changedAt };

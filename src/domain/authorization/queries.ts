@@ -12,6 +12,8 @@ export interface AuthorizationRecord {
   orgId: string;
   projectGrantId: string | null;
   roleKeys: string[];
+  /** ACTIVE | INACTIVE */
+  state: string;
   createdAt: Date;
   changedAt: Date;
 }
@@ -22,7 +24,14 @@ export interface AuthorizationRecord {
  */
 export async function listAuthorizations(
   ctx: Ctx,
-  req: { userId?: string; projectId?: string; orgId?: string; roleKey?: string; page?: PageRequest },
+  req: {
+    userId?: string;
+    projectId?: string;
+    orgId?: string;
+    roleKey?: string;
+    state?: 'ACTIVE' | 'INACTIVE';
+    page?: PageRequest;
+  },
 ): Promise<ListResult<AuthorizationRecord>> {
   const p = page(req.page);
   const orgScope = ctx.principal.orgScope('authorization.read');
@@ -37,6 +46,7 @@ export async function listAuthorizations(
   if (req.userId) conds.push(eq(authorizations.userId, req.userId));
   if (req.projectId) conds.push(eq(authorizations.projectId, req.projectId));
   if (req.orgId) conds.push(eq(authorizations.orgId, req.orgId));
+  if (req.state) conds.push(eq(authorizations.state, req.state));
   if (req.roleKey) conds.push(sql`${req.roleKey} = any(${authorizations.roleKeys})`);
   const query = () =>
     ctx.db
@@ -48,6 +58,7 @@ export async function listAuthorizations(
         orgId: authorizations.orgId,
         projectGrantId: authorizations.projectGrantId,
         roleKeys: authorizations.roleKeys,
+        state: authorizations.state,
         createdAt: authorizations.createdAt,
         changedAt: authorizations.changedAt,
       })

@@ -75,12 +75,15 @@ export async function updateUser(
   // Authorize before hashing a password: hashing costs time the caller should not be able to waste.
   const before = await readUser(ctx.db, userId);
   if (!before) throw userNotFound();
-  authorize(ctx, before, 'user.write');
+  // The user may change their own profile, email and phone (the account page); the username, a password
+  // set without the current one, a machine's fields and an address marked verified stay administrators'.
+  const self = selfServiceOnly(input);
+  authorize(ctx, before, 'user.write', { self });
   if (h?.password) authorize(ctx, before, 'user.credential.write');
   const password = h?.password ? await prepareHumanPassword(ctx.db, ctx.instanceId, h.password) : undefined;
 
   return execute(ctx, async (work) => {
-    const user = await userForChange(work, userId, 'user.write');
+    const user = await userForChange(work, userId, 'user.write', { self });
     if (h && user.type !== 'HUMAN') throw invalidArgument('Errors.User.NotHuman', 'human: the user is a machine user');
     if (m && user.type !== 'MACHINE')
       throw invalidArgument('Errors.User.NotMachine', 'machine: the user is a human user');
@@ -141,6 +144,15 @@ export async function updateUser(
     if (password) await storePassword(work, user, password);
     return out;
   });
+}
+
+/** Whether the change is one a user may make on their own account without `user.write`. */
+function selfServiceOnly(input: UpdateUserInput): boolean {
+  const h = input.human;
+  if (input.username !== undefined || input.machine || h?.password) return false;
+  if (h?.email && 'verified' in h.email.verification) return false;
+  if (h?.phone && 'verified' in h.phone.verification) return false;
+  return true;
 }
 
 function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {

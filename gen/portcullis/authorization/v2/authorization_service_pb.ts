@@ -2,8 +2,8 @@
 // @generated from file portcullis/authorization/v2/authorization_service.proto (package portcullis.authorization.v2, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { PaginationRequest, PaginationResponse } from "../../object/v2/object_pb";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file portcullis/authorization/v2/authorization_service.proto.
  */
 export const file_portcullis_authorization_v2_authorization_service: GenFile = /*@__PURE__*/
-  fileDesc("Cjdwb3J0Y3VsbGlzL2F1dGhvcml6YXRpb24vdjIvYXV0aG9yaXphdGlvbl9zZXJ2aWNlLnByb3RvEhtwb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIiiwIKDUF1dGhvcml6YXRpb24SCgoCaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRISCgpwcm9qZWN0X2lkGAMgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgEIAEoCRIYChBwcm9qZWN0X2dyYW50X2lkGAUgASgJEhEKCXJvbGVfa2V5cxgGIAMoCRIxCg1jcmVhdGlvbl9kYXRlGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtjaGFuZ2VfZGF0ZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoXcHJvamVjdF9vcmdhbml6YXRpb25faWQYCSABKAkihgEKGkNyZWF0ZUF1dGhvcml6YXRpb25SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIcCg9vcmdhbml6YXRpb25faWQYAyABKAlIAIgBARIRCglyb2xlX2tleXMYBCADKAlCEgoQX29yZ2FuaXphdGlvbl9pZCJcChtDcmVhdGVBdXRob3JpemF0aW9uUmVzcG9uc2USCgoCaWQYASABKAkSMQoNY3JlYXRpb25fZGF0ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiOwoaVXBkYXRlQXV0aG9yaXphdGlvblJlcXVlc3QSCgoCaWQYASABKAkSEQoJcm9sZV9rZXlzGAIgAygJIk4KG1VwZGF0ZUF1dGhvcml6YXRpb25SZXNwb25zZRIvCgtjaGFuZ2VfZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiKAoaRGVsZXRlQXV0aG9yaXphdGlvblJlcXVlc3QSCgoCaWQYASABKAkiUAobRGVsZXRlQXV0aG9yaXphdGlvblJlc3BvbnNlEjEKDWRlbGV0aW9uX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIqgBChlMaXN0QXV0aG9yaXphdGlvbnNSZXF1ZXN0EjsKCnBhZ2luYXRpb24YASABKAsyJy5wb3J0Y3VsbGlzLm9iamVjdC52Mi5QYWdpbmF0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAIgASgJEhIKCnByb2plY3RfaWQYAyABKAkSFwoPb3JnYW5pemF0aW9uX2lkGAQgASgJEhAKCHJvbGVfa2V5GAUgASgJIp4BChpMaXN0QXV0aG9yaXphdGlvbnNSZXNwb25zZRI8CgpwYWdpbmF0aW9uGAEgASgLMigucG9ydGN1bGxpcy5vYmplY3QudjIuUGFnaW5hdGlvblJlc3BvbnNlEkIKDmF1dGhvcml6YXRpb25zGAIgAygLMioucG9ydGN1bGxpcy5hdXRob3JpemF0aW9uLnYyLkF1dGhvcml6YXRpb24yvwQKFEF1dGhvcml6YXRpb25TZXJ2aWNlEogBChNDcmVhdGVBdXRob3JpemF0aW9uEjcucG9ydGN1bGxpcy5hdXRob3JpemF0aW9uLnYyLkNyZWF0ZUF1dGhvcml6YXRpb25SZXF1ZXN0GjgucG9ydGN1bGxpcy5hdXRob3JpemF0aW9uLnYyLkNyZWF0ZUF1dGhvcml6YXRpb25SZXNwb25zZRKIAQoTVXBkYXRlQXV0aG9yaXphdGlvbhI3LnBvcnRjdWxsaXMuYXV0aG9yaXphdGlvbi52Mi5VcGRhdGVBdXRob3JpemF0aW9uUmVxdWVzdBo4LnBvcnRjdWxsaXMuYXV0aG9yaXphdGlvbi52Mi5VcGRhdGVBdXRob3JpemF0aW9uUmVzcG9uc2USiAEKE0RlbGV0ZUF1dGhvcml6YXRpb24SNy5wb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIuRGVsZXRlQXV0aG9yaXphdGlvblJlcXVlc3QaOC5wb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIuRGVsZXRlQXV0aG9yaXphdGlvblJlc3BvbnNlEoUBChJMaXN0QXV0aG9yaXphdGlvbnMSNi5wb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIuTGlzdEF1dGhvcml6YXRpb25zUmVxdWVzdBo3LnBvcnRjdWxsaXMuYXV0aG9yaXphdGlvbi52Mi5MaXN0QXV0aG9yaXphdGlvbnNSZXNwb25zZUJDWkFwb3J0Y3VsbGlzLmRldi9nZW4vZ28vcG9ydGN1bGxpcy9hdXRob3JpemF0aW9uL3YyO2F1dGhvcml6YXRpb252MmIGcHJvdG8z", [file_google_protobuf_timestamp, file_portcullis_object_v2_object]);
+  fileDesc("Cjdwb3J0Y3VsbGlzL2F1dGhvcml6YXRpb24vdjIvYXV0aG9yaXphdGlvbl9zZXJ2aWNlLnByb3RvEhtwb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIiywIKDUF1dGhvcml6YXRpb24SCgoCaWQYASABKAkSDwoHdXNlcl9pZBgCIAEoCRISCgpwcm9qZWN0X2lkGAMgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgEIAEoCRIYChBwcm9qZWN0X2dyYW50X2lkGAUgASgJEhEKCXJvbGVfa2V5cxgGIAMoCRIxCg1jcmVhdGlvbl9kYXRlGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtjaGFuZ2VfZGF0ZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHwoXcHJvamVjdF9vcmdhbml6YXRpb25faWQYCSABKAkSPgoFc3RhdGUYCiABKA4yLy5wb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIuQXV0aG9yaXphdGlvblN0YXRlIoYBChpDcmVhdGVBdXRob3JpemF0aW9uUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSHAoPb3JnYW5pemF0aW9uX2lkGAMgASgJSACIAQESEQoJcm9sZV9rZXlzGAQgAygJQhIKEF9vcmdhbml6YXRpb25faWQiXAobQ3JlYXRlQXV0aG9yaXphdGlvblJlc3BvbnNlEgoKAmlkGAEgASgJEjEKDWNyZWF0aW9uX2RhdGUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjsKGlVwZGF0ZUF1dGhvcml6YXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJEhEKCXJvbGVfa2V5cxgCIAMoCSJOChtVcGRhdGVBdXRob3JpemF0aW9uUmVzcG9uc2USLwoLY2hhbmdlX2RhdGUYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIigKGkRlbGV0ZUF1dGhvcml6YXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJIlAKG0RlbGV0ZUF1dGhvcml6YXRpb25SZXNwb25zZRIxCg1kZWxldGlvbl9kYXRlGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLoAQoZTGlzdEF1dGhvcml6YXRpb25zUmVxdWVzdBI7CgpwYWdpbmF0aW9uGAEgASgLMicucG9ydGN1bGxpcy5vYmplY3QudjIuUGFnaW5hdGlvblJlcXVlc3QSDwoHdXNlcl9pZBgCIAEoCRISCgpwcm9qZWN0X2lkGAMgASgJEhcKD29yZ2FuaXphdGlvbl9pZBgEIAEoCRIQCghyb2xlX2tleRgFIAEoCRI+CgVzdGF0ZRgGIAEoDjIvLnBvcnRjdWxsaXMuYXV0aG9yaXphdGlvbi52Mi5BdXRob3JpemF0aW9uU3RhdGUingEKGkxpc3RBdXRob3JpemF0aW9uc1Jlc3BvbnNlEjwKCnBhZ2luYXRpb24YASABKAsyKC5wb3J0Y3VsbGlzLm9iamVjdC52Mi5QYWdpbmF0aW9uUmVzcG9uc2USQgoOYXV0aG9yaXphdGlvbnMYAiADKAsyKi5wb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIuQXV0aG9yaXphdGlvbiIsCh5EZWFjdGl2YXRlQXV0aG9yaXphdGlvblJlcXVlc3QSCgoCaWQYASABKAkiUgofRGVhY3RpdmF0ZUF1dGhvcml6YXRpb25SZXNwb25zZRIvCgtjaGFuZ2VfZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiKgocQWN0aXZhdGVBdXRob3JpemF0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCSJQCh1BY3RpdmF0ZUF1dGhvcml6YXRpb25SZXNwb25zZRIvCgtjaGFuZ2VfZGF0ZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAqewoSQXV0aG9yaXphdGlvblN0YXRlEiMKH0FVVEhPUklaQVRJT05fU1RBVEVfVU5TUEVDSUZJRUQQABIeChpBVVRIT1JJWkFUSU9OX1NUQVRFX0FDVElWRRABEiAKHEFVVEhPUklaQVRJT05fU1RBVEVfSU5BQ1RJVkUQAjLnBgoUQXV0aG9yaXphdGlvblNlcnZpY2USiAEKE0NyZWF0ZUF1dGhvcml6YXRpb24SNy5wb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIuQ3JlYXRlQXV0aG9yaXphdGlvblJlcXVlc3QaOC5wb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIuQ3JlYXRlQXV0aG9yaXphdGlvblJlc3BvbnNlEogBChNVcGRhdGVBdXRob3JpemF0aW9uEjcucG9ydGN1bGxpcy5hdXRob3JpemF0aW9uLnYyLlVwZGF0ZUF1dGhvcml6YXRpb25SZXF1ZXN0GjgucG9ydGN1bGxpcy5hdXRob3JpemF0aW9uLnYyLlVwZGF0ZUF1dGhvcml6YXRpb25SZXNwb25zZRKIAQoTRGVsZXRlQXV0aG9yaXphdGlvbhI3LnBvcnRjdWxsaXMuYXV0aG9yaXphdGlvbi52Mi5EZWxldGVBdXRob3JpemF0aW9uUmVxdWVzdBo4LnBvcnRjdWxsaXMuYXV0aG9yaXphdGlvbi52Mi5EZWxldGVBdXRob3JpemF0aW9uUmVzcG9uc2UShQEKEkxpc3RBdXRob3JpemF0aW9ucxI2LnBvcnRjdWxsaXMuYXV0aG9yaXphdGlvbi52Mi5MaXN0QXV0aG9yaXphdGlvbnNSZXF1ZXN0GjcucG9ydGN1bGxpcy5hdXRob3JpemF0aW9uLnYyLkxpc3RBdXRob3JpemF0aW9uc1Jlc3BvbnNlEpQBChdEZWFjdGl2YXRlQXV0aG9yaXphdGlvbhI7LnBvcnRjdWxsaXMuYXV0aG9yaXphdGlvbi52Mi5EZWFjdGl2YXRlQXV0aG9yaXphdGlvblJlcXVlc3QaPC5wb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIuRGVhY3RpdmF0ZUF1dGhvcml6YXRpb25SZXNwb25zZRKOAQoVQWN0aXZhdGVBdXRob3JpemF0aW9uEjkucG9ydGN1bGxpcy5hdXRob3JpemF0aW9uLnYyLkFjdGl2YXRlQXV0aG9yaXphdGlvblJlcXVlc3QaOi5wb3J0Y3VsbGlzLmF1dGhvcml6YXRpb24udjIuQWN0aXZhdGVBdXRob3JpemF0aW9uUmVzcG9uc2VCQ1pBcG9ydGN1bGxpcy5kZXYvZ2VuL2dvL3BvcnRjdWxsaXMvYXV0aG9yaXphdGlvbi92MjthdXRob3JpemF0aW9udjJiBnByb3RvMw", [file_google_protobuf_timestamp, file_portcullis_object_v2_object]);
 
 /**
  * Authorization is a user's roles on a project.
@@ -84,6 +84,13 @@ export type Authorization = Message<"portcullis.authorization.v2.Authorization">
    * @generated from field: string project_organization_id = 9;
    */
   projectOrganizationId: string;
+
+  /**
+   * Its state.
+   *
+   * @generated from field: portcullis.authorization.v2.AuthorizationState state = 10;
+   */
+  state: AuthorizationState;
 };
 
 /**
@@ -295,6 +302,13 @@ export type ListAuthorizationsRequest = Message<"portcullis.authorization.v2.Lis
    * @generated from field: string role_key = 5;
    */
   roleKey: string;
+
+  /**
+   * Only those in this state; unspecified: any.
+   *
+   * @generated from field: portcullis.authorization.v2.AuthorizationState state = 6;
+   */
+  state: AuthorizationState;
 };
 
 /**
@@ -331,6 +345,124 @@ export type ListAuthorizationsResponse = Message<"portcullis.authorization.v2.Li
  */
 export const ListAuthorizationsResponseSchema: GenMessage<ListAuthorizationsResponse> = /*@__PURE__*/
   messageDesc(file_portcullis_authorization_v2_authorization_service, 8);
+
+/**
+ * DeactivateAuthorizationRequest names the authorization.
+ *
+ * @generated from message portcullis.authorization.v2.DeactivateAuthorizationRequest
+ */
+export type DeactivateAuthorizationRequest = Message<"portcullis.authorization.v2.DeactivateAuthorizationRequest"> & {
+  /**
+   * Id of the authorization.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message portcullis.authorization.v2.DeactivateAuthorizationRequest.
+ * Use `create(DeactivateAuthorizationRequestSchema)` to create a new message.
+ */
+export const DeactivateAuthorizationRequestSchema: GenMessage<DeactivateAuthorizationRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_authorization_v2_authorization_service, 9);
+
+/**
+ * DeactivateAuthorizationResponse tells when it changed.
+ *
+ * @generated from message portcullis.authorization.v2.DeactivateAuthorizationResponse
+ */
+export type DeactivateAuthorizationResponse = Message<"portcullis.authorization.v2.DeactivateAuthorizationResponse"> & {
+  /**
+   * When it changed.
+   *
+   * @generated from field: google.protobuf.Timestamp change_date = 1;
+   */
+  changeDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.authorization.v2.DeactivateAuthorizationResponse.
+ * Use `create(DeactivateAuthorizationResponseSchema)` to create a new message.
+ */
+export const DeactivateAuthorizationResponseSchema: GenMessage<DeactivateAuthorizationResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_authorization_v2_authorization_service, 10);
+
+/**
+ * ActivateAuthorizationRequest names the authorization.
+ *
+ * @generated from message portcullis.authorization.v2.ActivateAuthorizationRequest
+ */
+export type ActivateAuthorizationRequest = Message<"portcullis.authorization.v2.ActivateAuthorizationRequest"> & {
+  /**
+   * Id of the authorization.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message portcullis.authorization.v2.ActivateAuthorizationRequest.
+ * Use `create(ActivateAuthorizationRequestSchema)` to create a new message.
+ */
+export const ActivateAuthorizationRequestSchema: GenMessage<ActivateAuthorizationRequest> = /*@__PURE__*/
+  messageDesc(file_portcullis_authorization_v2_authorization_service, 11);
+
+/**
+ * ActivateAuthorizationResponse tells when it changed.
+ *
+ * @generated from message portcullis.authorization.v2.ActivateAuthorizationResponse
+ */
+export type ActivateAuthorizationResponse = Message<"portcullis.authorization.v2.ActivateAuthorizationResponse"> & {
+  /**
+   * When it changed.
+   *
+   * @generated from field: google.protobuf.Timestamp change_date = 1;
+   */
+  changeDate?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portcullis.authorization.v2.ActivateAuthorizationResponse.
+ * Use `create(ActivateAuthorizationResponseSchema)` to create a new message.
+ */
+export const ActivateAuthorizationResponseSchema: GenMessage<ActivateAuthorizationResponse> = /*@__PURE__*/
+  messageDesc(file_portcullis_authorization_v2_authorization_service, 12);
+
+/**
+ * AuthorizationState is the life-cycle state of an authorization.
+ *
+ * @generated from enum portcullis.authorization.v2.AuthorizationState
+ */
+export enum AuthorizationState {
+  /**
+   * Not set; in a list request: any state.
+   *
+   * @generated from enum value: AUTHORIZATION_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * In force.
+   *
+   * @generated from enum value: AUTHORIZATION_STATE_ACTIVE = 1;
+   */
+  ACTIVE = 1,
+
+  /**
+   * Kept but not in force.
+   *
+   * @generated from enum value: AUTHORIZATION_STATE_INACTIVE = 2;
+   */
+  INACTIVE = 2,
+}
+
+/**
+ * Describes the enum portcullis.authorization.v2.AuthorizationState.
+ */
+export const AuthorizationStateSchema: GenEnum<AuthorizationState> = /*@__PURE__*/
+  enumDesc(file_portcullis_authorization_v2_authorization_service, 0);
 
 /**
  * AuthorizationService manages authorizations: a user's roles on a project, which the OpenID
@@ -381,6 +513,27 @@ export const AuthorizationService: GenService<{
     methodKind: "unary";
     input: typeof ListAuthorizationsRequestSchema;
     output: typeof ListAuthorizationsResponseSchema;
+  },
+  /**
+   * DeactivateAuthorization sets an active authorization INACTIVE: its roles leave the tokens issued
+   * from then on, and tokens that need it stop working, until it is activated again.
+   *
+   * @generated from rpc portcullis.authorization.v2.AuthorizationService.DeactivateAuthorization
+   */
+  deactivateAuthorization: {
+    methodKind: "unary";
+    input: typeof DeactivateAuthorizationRequestSchema;
+    output: typeof DeactivateAuthorizationResponseSchema;
+  },
+  /**
+   * ActivateAuthorization sets an inactive authorization ACTIVE again.
+   *
+   * @generated from rpc portcullis.authorization.v2.AuthorizationService.ActivateAuthorization
+   */
+  activateAuthorization: {
+    methodKind: "unary";
+    input: typeof ActivateAuthorizationRequestSchema;
+    output: typeof ActivateAuthorizationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_portcullis_authorization_v2_authorization_service, 0);

@@ -941,7 +941,8 @@ export const UserVerificationRequirementSchema: GenEnum<UserVerificationRequirem
 /**
  * SessionService lets a custom login UI authenticate users: create a session with checks (user,
  * password), read it, and end it. The hosted login uses the same domain functions. Every RPC needs
- * `user.write` on the instance (give the login UI's service user IAM_USER_MANAGER or IAM_OWNER).
+ * `user.write` on the instance (give the login UI's service user IAM_USER_MANAGER or IAM_OWNER), except
+ * that a signed-in user may list their own sessions (ListSessions with their user_id) and end one of them.
  *
  * @generated from service portcullis.session.v2.SessionService
  */
@@ -977,7 +978,7 @@ export const SessionService: GenService<{
     output: typeof GetSessionResponseSchema;
   },
   /**
-   * ListSessions lists live sessions, optionally of one user.
+   * ListSessions lists live sessions, optionally of one user (the caller's own without a permission).
    *
    * @generated from rpc portcullis.session.v2.SessionService.ListSessions
    */
@@ -987,7 +988,8 @@ export const SessionService: GenService<{
     output: typeof ListSessionsResponseSchema;
   },
   /**
-   * DeleteSession ends a session and revokes the tokens issued from it. Deleting twice succeeds.
+   * DeleteSession ends a session and revokes the tokens issued from it. Deleting twice succeeds. A user
+   * may end their own sessions.
    *
    * @generated from rpc portcullis.session.v2.SessionService.DeleteSession
    */

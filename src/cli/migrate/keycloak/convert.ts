@@ -133,7 +133,7 @@ export async function convert(options: ConvertOptions): Promise<Summary> {
     });
     try {
       for await (const chunk of input.open()) {
-        scanner.write(chunk as Buffer);
+        scanner.write(chunk as Uint8Array);
         await options.sink.flush(org);
       }
     } catch (err) {

@@ -1,6 +1,7 @@
-import { encodePhcBase64 } from '../../../crypto/passwords/base64';
-import { checkImportedHash } from '../../../crypto/passwords/index';
-import { formatPbkdf2 } from '../../../crypto/passwords/pbkdf2';
+import { checkArgon2 } from '../../../crypto/passwords/argon2';
+import { decodeBase64, encodePhcBase64 } from '../../../crypto/passwords/base64';
+import { checkBcrypt } from '../../../crypto/passwords/bcrypt-format';
+import { formatPbkdf2, parsePbkdf2 } from '../../../crypto/passwords/pbkdf2-format';
 import { base32Decode, base32Encode } from './base32';
 
 /** A Keycloak credential as exported: the layout of Keycloak 10+ or the legacy one (≤ 9). */
@@ -74,7 +75,21 @@ const PBKDF2: Record<string, 'sha1' | 'sha256' | 'sha512'> = {
 };
 
 const b64 = (text: string | undefined) =>
-  typeof text === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(text) ? Buffer.from(text, 'base64') : undefined;
+  typeof text === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(text) ? decodeBase64(text) : undefined;
+
+/**
+ * The server's import check (checkImportedHash) for the three forms written here, without its verifiers:
+ * this code runs in the console's browser code too, where those cannot.
+ */
+function checkConverted(value: string): string | undefined {
+  if (/^\$argon2(id|i|d)\$/.test(value)) return checkArgon2(value);
+  if (/^\$pbkdf2(-sha1|-sha256|-sha512)?\$/.test(value)) {
+    const parsed = parsePbkdf2(value);
+    return typeof parsed === 'string' ? parsed : undefined;
+  }
+  if (/^\$2[abxy]\$/.test(value)) return checkBcrypt(value);
+  return 'unsupported password hash format';
+}
 
 /** Converts a password credential into a modular-crypt hash the server verifies. */
 export function mapPassword(c: KeycloakCredential): PasswordResult {
@@ -96,7 +111,7 @@ export function mapPassword(c: KeycloakCredential): PasswordResult {
     return { kind: 'unsupported', algorithm, reason: `unsupported hash algorithm "${algorithm}"` };
   })();
   if (result.kind === 'hash') {
-    const problem = checkImportedHash(result.value);
+    const problem = checkConverted(result.value);
     if (problem) return { kind: 'unsupported', algorithm: result.algorithm, reason: problem };
   }
   return result;
@@ -150,6 +165,6 @@ export function mapOtp(c: KeycloakCredential): OtpResult {
     const decoded = base32Decode(secret);
     if (!decoded) return { kind: 'ignored', reason: 'OTP secret is not valid base32' };
     key = decoded;
-  } else key = Buffer.from(secret, 'utf8');
+  } else key = new TextEncoder().encode(secret);
   return { kind: 'totp', secret: base32Encode(key) };
 }

@@ -1,5 +1,17 @@
 import { advance, JsonSyntaxError, locateJsonError, type Position } from './json-errors';
 
+// Bytes as Uint8Array, not Buffer: the console converts Keycloak exports in the browser with this code.
+const UTF8 = new TextDecoder();
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** What the scanner reports while it reads a realm export (a realm object, or an array of them). */
 export interface ExportHandler {
   /** a realm object begins; `index` is its place in a multi-realm array export */
@@ -64,7 +76,7 @@ export class ExportScanner {
   private capturing = false;
   private capKind = Capture.Container;
   private after = After.Field;
-  private capParts: Buffer[] = [];
+  private capParts: Uint8Array[] = [];
   private capSize = 0;
   private capStart = 0;
   private capPos: Position = { offset: 0, line: 1, column: 1 };
@@ -87,7 +99,7 @@ export class ExportScanner {
     throw new JsonSyntaxError(this.file, this.position(i), detail);
   }
 
-  write(chunk: Buffer): void {
+  write(chunk: Uint8Array): void {
     let i = 0;
     const n = chunk.length;
     if (this.capturing) this.capStart = 0;
@@ -117,7 +129,7 @@ export class ExportScanner {
   }
 
   end(): void {
-    if (this.capturing && this.capKind === Capture.Primitive) this.finish(Buffer.alloc(0), 0);
+    if (this.capturing && this.capKind === Capture.Primitive) this.finish(new Uint8Array(0), 0);
     if (this.state !== State.TopDone) {
       const detail = this.state === State.Top ? 'the file is empty' : 'unexpected end of input';
       this.fail(0, detail);
@@ -125,7 +137,7 @@ export class ExportScanner {
   }
 
   /** Handles one non-whitespace byte outside any captured value; returns the next index. */
-  private structural(chunk: Buffer, i: number, c: number): number {
+  private structural(chunk: Uint8Array, i: number, c: number): number {
     switch (this.state) {
       case State.Top:
         // A UTF-8 byte order mark (EF BB BF) may precede the export; it can span chunks.
@@ -195,7 +207,7 @@ export class ExportScanner {
     return i + 1;
   }
 
-  private startValue(chunk: Buffer, i: number, c: number, after: After): number {
+  private startValue(chunk: Uint8Array, i: number, c: number, after: After): number {
     if (c === 0x7b || c === 0x5b) return this.startCapture(chunk, i, Capture.Container, after);
     if (c === 0x22) return this.startCapture(chunk, i, Capture.String, after);
     if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e)
@@ -203,7 +215,7 @@ export class ExportScanner {
     return this.fail(i, `unexpected character "${String.fromCharCode(c)}"`);
   }
 
-  private startCapture(chunk: Buffer, i: number, kind: Capture, after: After): number {
+  private startCapture(chunk: Uint8Array, i: number, kind: Capture, after: After): number {
     this.capturing = true;
     this.capKind = kind;
     this.after = after;
@@ -225,7 +237,7 @@ export class ExportScanner {
   }
 
   /** Consumes bytes of the value being captured; returns where the structure continues. */
-  private captureRun(chunk: Buffer, i: number): number {
+  private captureRun(chunk: Uint8Array, i: number): number {
     const n = chunk.length;
     if (this.capKind === Capture.Primitive) {
       for (; i < n; i++) {
@@ -275,14 +287,14 @@ export class ExportScanner {
     return n;
   }
 
-  private finish(chunk: Buffer, end: number): void {
+  private finish(chunk: Uint8Array, end: number): void {
     const last = chunk.subarray(this.capStart, end);
-    const bytes = this.capParts.length > 0 ? Buffer.concat([...this.capParts, last]) : last;
+    const bytes = this.capParts.length > 0 ? concat([...this.capParts, last]) : last;
     this.capParts = [];
     this.capturing = false;
     let value: unknown;
     try {
-      value = JSON.parse(bytes.toString('utf8'));
+      value = JSON.parse(UTF8.decode(bytes));
     } catch {
       const { index, detail } = locateJsonError(bytes);
       throw new JsonSyntaxError(this.file, advance(this.capPos, bytes, index), detail);

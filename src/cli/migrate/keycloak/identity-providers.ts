@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256';
 
 /**
  * Keycloak's identity providers (the realm's `identityProviders`) as `idps` items of the import body
@@ -46,7 +46,7 @@ const SAFE_ID = /^[A-Za-z0-9_.@-]+$/;
  */
 export function idpIdOf(alias: string, orgId: string, idPrefix = ''): string {
   const safe = alias.replace(/[^A-Za-z0-9_.@-]/g, '_');
-  const tail = SAFE_ID.test(alias) ? alias : `${safe}-${createHash('sha256').update(alias).digest('hex').slice(0, 8)}`;
+  const tail = SAFE_ID.test(alias) ? alias : `${safe}-${sha256Hex(alias).slice(0, 8)}`;
   return `${idPrefix}${orgId}-idp-${tail}`;
 }
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 /** One export file to read (or standard input). */
 export interface Input {
   label: string;
-  open(): AsyncIterable<Buffer>;
+  /** the bytes (Buffers from files and standard input; plain Uint8Arrays in the console) */
+  open(): AsyncIterable<Uint8Array>;
 }
 
 export class InputError extends Error {}

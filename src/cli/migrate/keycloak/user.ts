@@ -1,6 +1,10 @@
 import { type KeycloakCredential, mapOtp, mapPassword } from './credentials';
 import { type ImportUserLink, idpIdOf } from './identity-providers';
 
+/** Standard base64 of the text's UTF-8 bytes, without Buffer (this code runs in the browser too). */
+const utf8Base64 = (text: string) =>
+  btoa(Array.from(new TextEncoder().encode(text), (b) => String.fromCharCode(b)).join(''));
+
 /** One entry of `humanUsers` in the v1 import body (protobuf JSON, camelCase). */
 export interface ImportHumanUser {
   userId: string;
@@ -192,7 +196,7 @@ function mapAttributes(userId: string, attributes: Record<string, unknown>): Imp
     const values = Array.isArray(raw) ? raw.map((v) => String(v)) : [String(raw)];
     if (values.length === 0) continue;
     const value = values.length === 1 ? values[0] : JSON.stringify(values);
-    out.push({ id: userId, key, value: Buffer.from(value, 'utf8').toString('base64') });
+    out.push({ id: userId, key, value: utf8Base64(value) });
   }
   return out;
 }

@@ -14,11 +14,19 @@ import { TextField } from '../components/text-field';
 import { useWords } from '../context';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
+import { ApplicationDetail } from './application-detail';
 import { ProjectApplications } from './project-applications';
+import { ProjectGrants } from './project-grants';
 
-/** Projects: the list (owned and granted), or one project's roles when the path names it. */
+/**
+ * Projects: the list (owned and granted), one project's roles when the path names it, or one of its
+ * applications (`<projectId>/applications/<applicationId>`).
+ */
 export function Projects({ rest, go }: { rest: string; go: (to: string) => void }) {
-  return rest ? <ProjectRoles projectId={rest} go={go} /> : <ProjectList go={go} />;
+  const [projectId, sub, applicationId] = rest.split('/');
+  if (sub === 'applications' && applicationId)
+    return <ApplicationDetail projectId={projectId} applicationId={applicationId} go={go} />;
+  return rest ? <ProjectRoles projectId={projectId} go={go} /> : <ProjectList go={go} />;
 }
 
 function ProjectList({ go }: { go: (to: string) => void }) {
@@ -213,7 +221,8 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
           onCancel={() => setDoomed(undefined)}
         />
       )}
-      <ProjectApplications project={p} />
+      <ProjectGrants project={p} />
+      <ProjectApplications project={p} go={go} />
     </section>
   );
 }

@@ -3,6 +3,8 @@ import { type Declarations, type Empty, declareFor } from '../declare';
 export interface AuthorizationEvents {
   'authorization.added': { userId: string; projectId: string; projectGrantId?: string | null; roleKeys: string[] };
   'authorization.changed': { roleKeys: string[] };
+  'authorization.deactivated': Empty;
+  'authorization.reactivated': Empty;
   'authorization.removed': Empty;
   'administrator.added': { userId: string; roles: string[] };
   'administrator.changed': { userId: string; roles: string[] };
@@ -16,6 +18,14 @@ const administrator = declareFor(['instance', 'org', 'project']);
 export const authorizationEvents: Declarations<AuthorizationEvents> = {
   'authorization.added': authorization(['Authorization added', 'Berechtigung hinzugefügt'], 'token-lookups'),
   'authorization.changed': authorization(['Authorization changed', 'Berechtigung geändert'], 'token-lookups'),
+  'authorization.deactivated': authorization(
+    ['Authorization deactivated', 'Berechtigung deaktiviert'],
+    'token-lookups',
+  ),
+  'authorization.reactivated': authorization(
+    ['Authorization reactivated', 'Berechtigung reaktiviert'],
+    'token-lookups',
+  ),
   'authorization.removed': authorization(['Authorization removed', 'Berechtigung entfernt'], 'token-lookups'),
   'administrator.added': administrator(
     ['Administrator added', 'Administrator hinzugefügt'],

@@ -1,0 +1,74 @@
+/** @jsxImportSource react */
+import { type FormEvent, useState } from 'react';
+import { useWords } from '../context';
+import { Failure } from './status';
+
+/** A group of role checkboxes: ticking one adds its key to `value`, unticking removes it. */
+export function RoleChecks(props: {
+  id: string;
+  legend: string;
+  roles: { key: string; label?: string }[];
+  value: string[];
+  onChange: (keys: string[]) => void;
+  error?: string;
+}) {
+  const toggle = (key: string, on: boolean) =>
+    props.onChange(on ? [...props.value, key] : props.value.filter((k) => k !== key));
+  return (
+    <fieldset className="role-checks" id={props.id}>
+      <legend>{props.legend}</legend>
+      {props.roles.map((r) => (
+        <label key={r.key}>
+          <input
+            type="checkbox"
+            checked={props.value.includes(r.key)}
+            onChange={(e) => toggle(r.key, e.target.checked)}
+          />{' '}
+          {r.label ? `${r.label} (${r.key})` : r.key}
+        </label>
+      ))}
+      {props.error && (
+        <p className="field-error" role="alert">
+          {props.error}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+/**
+ * A form that replaces a set of roles (an authorization's, a grant's, a membership's): the ticks, Save and
+ * Cancel, and the API's refusal below them.
+ */
+export function ChangeRoles(props: {
+  id: string;
+  title: string;
+  /** 3 inside a part of a page that has its own h2 */
+  level?: 2 | 3;
+  roles: { key: string; label?: string }[];
+  initial: string[];
+  change: { isPending: boolean; error: Error | null };
+  onSave: (keys: string[]) => void;
+  onCancel: () => void;
+}) {
+  const t = useWords();
+  const [keys, setKeys] = useState(props.initial);
+  const Heading = props.level === 3 ? 'h3' : 'h2';
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    props.onSave(keys);
+  };
+  return (
+    <form className="inline-form" onSubmit={submit} aria-labelledby={`${props.id}-title`}>
+      <Heading id={`${props.id}-title`}>{props.title}</Heading>
+      <RoleChecks id={`${props.id}-roles`} legend={t.roles} roles={props.roles} value={keys} onChange={setKeys} />
+      <button type="submit" disabled={props.change.isPending}>
+        {t.save}
+      </button>
+      <button type="button" onClick={props.onCancel}>
+        {t.cancel}
+      </button>
+      {props.change.error && <Failure error={props.change.error} />}
+    </form>
+  );
+}
