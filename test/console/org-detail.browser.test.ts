@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
+import { SettingsService } from '../../gen/portcullis/settings/v2/settings_service_pb';
 import { addOrg } from '../helpers/orgs';
 import { rows } from '../helpers/rows';
 import { openConsole, startConsole } from '../helpers/console';
@@ -51,27 +52,43 @@ describe('console: organization detail', () => {
       'detail.example.com',
     );
 
-    await page.getByLabel('Key').fill('region');
-    await page.getByLabel('Value').fill('eu-central');
+    await page.getByLabel('Key', { exact: true }).fill('region');
+    await page.getByLabel('Value', { exact: true }).fill('eu-central');
     await page.getByRole('button', { name: 'Set metadata' }).click();
     await page.getByRole('cell', { name: 'eu-central' }).waitFor();
     expect(await rows(server, `select key from org_metadata where org_id = '${org.id}'`)).toEqual([{ key: 'region' }]);
     await page.context().close();
   });
 
-  it('overrides the login policy and resets it to the instance default', async () => {
+  it('overrides the registration and login policies and resets them to the instance default', async () => {
     const org = await addOrg(server, 'Policy Org');
     const page = await openConsole(browser, server, `organizations/${org.id}`, admin());
+    const names = page.getByRole('form', { name: 'Registration and login names' });
     await page.getByLabel('Visitors may register').selectOption('yes');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await names.getByRole('button', { name: 'Save' }).click();
     await expect
       .poll(async () => (await rows(server, `select allow_registration from orgs where id = '${org.id}'`))[0])
       .toEqual({ allow_registration: true });
-    await page.getByRole('button', { name: 'Reset to the instance default' }).click();
-    await page.getByRole('button', { name: 'Save' }).click();
+    await names.getByRole('button', { name: 'Reset to the instance default' }).click();
+    await names.getByRole('button', { name: 'Save' }).click();
     await expect
       .poll(async () => (await rows(server, `select allow_registration from orgs where id = '${org.id}'`))[0])
       .toEqual({ allow_registration: null });
+
+    // its own login policy (second factor required), then the instance's again
+    const settings = server.client(SettingsService);
+    const policy = page.getByRole('form', { name: 'Login policy' });
+    await policy.getByLabel('Second factor required').check();
+    await policy.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The organization has its own login policy.').waitFor();
+    const own = await settings.getLoginSettings({ organizationId: org.id });
+    expect({ inherited: own.inherited, forceMfa: own.settings?.forceMfa }).toEqual({
+      inherited: false,
+      forceMfa: true,
+    });
+    await page.getByRole('button', { name: 'Reset to the instance default' }).nth(1).click();
+    await page.getByText('The organization follows the instance’s login policy.').waitFor();
+    expect((await settings.getLoginSettings({ organizationId: org.id })).inherited).toBe(true);
     await page.context().close();
   });
 

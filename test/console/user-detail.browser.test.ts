@@ -71,8 +71,8 @@ describe('console: user detail', () => {
         email_verified: true,
         password_change_required: true,
       });
-    await page.getByLabel('Key').fill('cost-center');
-    await page.getByLabel('Value').fill('4711');
+    await page.getByLabel('Key', { exact: true }).fill('cost-center');
+    await page.getByLabel('Value', { exact: true }).fill('4711');
     await page.getByRole('button', { name: 'Set metadata' }).click();
     await page.getByRole('cell', { name: '4711' }).waitFor();
     const stored = await rows(server, `select key, value from user_metadata where user_id = '${user.id}'`);

@@ -388,6 +388,9 @@ const en = {
   txtRecord: 'DNS TXT record',
   token: 'Token',
   domainVerified: 'The domain is verified.',
+  registrationAndLoginNames: 'Registration and login names',
+  inheritsInstancePolicy: 'The organization follows the instance’s login policy.',
+  ownPolicy: 'The organization has its own login policy.',
 };
 
 export type Words = typeof en;
@@ -786,6 +789,9 @@ const de: Words = {
   txtRecord: 'DNS-TXT-Eintrag',
   token: 'Token',
   domainVerified: 'Die Domain ist bestätigt.',
+  registrationAndLoginNames: 'Registrierung und Loginnamen',
+  inheritsInstancePolicy: 'Die Organisation folgt der Anmelderichtlinie der Instanz.',
+  ownPolicy: 'Die Organisation hat eine eigene Anmelderichtlinie.',
 };
 
 export function wordsFor(lang: string): Words {

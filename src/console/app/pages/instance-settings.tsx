@@ -169,31 +169,56 @@ function factorName(t: Words, f: SecondFactorType): string {
   }[f as 1 | 2 | 3 | 4];
 }
 
-/** The instance's default login policy (organizations without their own inherit it): SetDefaultLoginSettings. */
-export function LoginSettingsForm(props: { canWrite: boolean }) {
+/**
+ * The instance's default login policy (organizations without their own inherit it): SetDefaultLoginSettings.
+ * With `orgId`, an organization's: its own policy (SetOrganizationLoginSettings) or, reset, the instance's.
+ */
+export function LoginSettingsForm(props: { canWrite: boolean; orgId?: string }) {
   const t = useWords();
-  const settings = useQuery(SettingsService.method.getLoginSettings, {});
+  const settings = useQuery(SettingsService.method.getLoginSettings, { organizationId: props.orgId ?? '' });
+  const reset = useChange(SettingsService.method.resetOrganizationLoginSettings);
+  const { orgId } = props;
   return (
     <>
       <h2 id="login-settings-title">{t.loginPolicy}</h2>
+      {orgId && settings.data && (
+        <p>
+          {settings.data.inherited ? t.inheritsInstancePolicy : t.ownPolicy}{' '}
+          {props.canWrite && !settings.data.inherited && (
+            <button type="button" disabled={reset.isPending} onClick={() => reset.mutate({ organizationId: orgId })}>
+              {t.resetToDefault}
+            </button>
+          )}
+        </p>
+      )}
+      {reset.error && <Failure error={reset.error} />}
       {settings.isPending ? (
         <Loading />
       ) : settings.error || !settings.data.settings ? (
         <Failure error={settings.error} />
       ) : (
-        <LoginSettingsEditor settings={settings.data.settings} canWrite={props.canWrite} />
+        // a new key after a reset: the form starts again from the policy now in force
+        <LoginSettingsEditor
+          key={String(settings.data.inherited)}
+          settings={settings.data.settings}
+          canWrite={props.canWrite}
+          orgId={orgId}
+        />
       )}
     </>
   );
 }
 
-function LoginSettingsEditor(props: { settings: LoginSettings; canWrite: boolean }) {
+function LoginSettingsEditor(props: { settings: LoginSettings; canWrite: boolean; orgId?: string }) {
   const t = useWords();
   const [form, setForm] = useState(props.settings);
-  const update = useChange(SettingsService.method.setDefaultLoginSettings);
+  const setDefault = useChange(SettingsService.method.setDefaultLoginSettings);
+  const setOwn = useChange(SettingsService.method.setOrganizationLoginSettings);
+  const update = props.orgId ? setOwn : setDefault;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    update.mutate({ settings: form });
+    if (props.orgId) setOwn.mutate({ organizationId: props.orgId, settings: form });
+    else setDefault.mutate({ settings: form });
   };
   const errorOf = (k: string) => fieldError(update.error, k) ?? fieldError(update.error, `settings.${k}`);
   const fields = ['allow_username_password', 'passwordless_type', 'force_mfa', 'second_factors', 'multi_factors'];

@@ -16,6 +16,7 @@ import { useWords } from '../context';
 import type { Words } from '../i18n';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
+import { LoginSettingsForm } from './instance-settings';
 
 /**
  * One organization: its name, domains, metadata and login policy overrides. Changes are offered with
@@ -47,6 +48,7 @@ export function OrganizationDetail({ orgId, go }: { orgId: string; go: (to: stri
       <Domains org={org} allowed={allowed} />
       <OrgMetadata orgId={orgId} allowed={allowed} />
       <LoginPolicy org={org} allowed={allowed} />
+      <LoginSettingsForm canWrite={allowed} orgId={orgId} />
     </section>
   );
 }
@@ -254,7 +256,7 @@ function LoginPolicy({ org, allowed }: { org: Organization; allowed: boolean }) 
   const keys: PolicyKey[] = ['allowRegistration', 'loginWithEmailAllowed', 'userLoginMustBeDomain'];
   return (
     <form className="inline-form" onSubmit={submit} aria-labelledby="policy-title">
-      <h2 id="policy-title">{t.loginPolicy}</h2>
+      <h2 id="policy-title">{t.registrationAndLoginNames}</h2>
       {keys.map((key) => (
         <Field key={key} id={`policy-${key}`} label={policyLabel(t, key)}>
           <select
