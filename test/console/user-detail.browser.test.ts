@@ -105,7 +105,7 @@ describe('console: user detail', () => {
     await ctx.close();
   });
 
-  it("an organization's user manager opening a user of another organization gets the refusal, no data", async () => {
+  it("a user manager is refused another organization's user, and sees no sessions part for their own", async () => {
     const [orgA, orgB] = [await addOrg(server, 'Org A'), await addOrg(server, 'Org B')];
     const stranger = await addUser(server, { orgId: orgB.id, username: 'stranger' });
     const manager = await addUser(server, { orgId: orgA.id });
@@ -123,6 +123,14 @@ describe('console: user detail', () => {
     expect(text).toMatch(/may not see this|not found/i);
     expect(text).not.toContain('stranger');
     expect(text).not.toContain('Lovelace');
+
+    // a user of their own organization: changes offered, not the instance administrator's sessions part
+    const colleague = await addUser(server, { orgId: orgA.id, username: 'colleague' });
+    await page.goto(`${server.url}/ui/console/users/${colleague.id}`);
+    await page.getByRole('button', { name: 'Set metadata' }).waitFor();
+    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+    expect(await page.getByRole('heading', { name: 'Sessions' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Administrator roles' }).count()).toBe(0);
     await ctx.close();
   });
 });
