@@ -29,8 +29,15 @@ export interface Database {
   /** Runs fn while holding an installation-wide lock (migrations, bootstrap). */
   withLock<T>(name: string, fn: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
-  /** The raw postgres.js client (PostgreSQL only): LISTEN/NOTIFY and COPY. */
+  /** The raw postgres.js client (PostgreSQL only): COPY. */
   pg?: postgres.Sql;
+  /**
+   * LISTEN on `channel` (PostgreSQL only) over a connection of its own to the primary, subscribed again after
+   * every loss of it, retrying until that works. `resync` runs when the connection is lost and again once
+   * the subscription is back: notifications sent in between are lost, so what they would have told is
+   * dropped instead. Rejects only if the first subscription fails.
+   */
+  listen?(channel: string, onNotify: (payload: string) => void, resync: () => void): Promise<void>;
 }
 
 export class DatabaseUnreachableError extends Error {}
@@ -80,6 +87,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     prepare: true,
   });
   const db = drizzlePostgres(sql, { schema }) as unknown as Db;
+  let listener: { close: () => Promise<void> } | undefined;
   return {
     kind: 'postgres',
     db,
@@ -111,7 +119,72 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
         await single.end({ timeout: 5 });
       }
     },
+    async listen(channel, onNotify, resync) {
+      listener = await listenForever(url, target, channel, onNotify, resync);
+    },
     async close() {
+      await listener?.close();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}
+
+/**
+ * postgres.js re-subscribes its `listen()` once after a lost connection and gives up if that fails (as it
+ * does while a failover has no primary yet), leaving the caches of this process deaf to the others. Here a
+ * client of one connection issues LISTEN itself, and every close of that connection starts a retry loop.
+ */
+async function listenForever(
+  url: string,
+  target: 'primary' | undefined,
+  channel: string,
+  onNotify: (payload: string) => void,
+  resync: () => void,
+): Promise<{ close: () => Promise<void> }> {
+  let closing = false;
+  let retrying = false;
+  // `onnotify` is how postgres.js's own listen() hears notifications; its types leave it out.
+  const options: postgres.Options<{}> & { onnotify: (channel: string, payload: string) => void } = {
+    max: 1,
+    idle_timeout: 0,
+    max_lifetime: null,
+    fetch_types: false,
+    onnotice: () => {},
+    connect_timeout: 5,
+    backoff: reconnectDelay,
+    ...(target ? { target_session_attrs: target } : {}),
+    onnotify: (c, payload) => {
+      if (c === channel) onNotify(payload);
+    },
+    onclose: () => {
+      if (closing) return;
+      resync();
+      void subscribeAgain();
+    },
+  };
+  const sql = postgres(url, options);
+  const subscribe = () => sql.unsafe(`listen "${channel.replace(/"/g, '""')}"`);
+  async function subscribeAgain() {
+    if (retrying) return;
+    retrying = true;
+    try {
+      for (let failures = 0; !closing; failures++) {
+        try {
+          await subscribe();
+          resync();
+          return;
+        } catch {
+          await new Promise((r) => setTimeout(r, reconnectDelay(failures) * 1000));
+        }
+      }
+    } finally {
+      retrying = false;
+    }
+  }
+  await subscribe();
+  return {
+    async close() {
+      closing = true;
       await sql.end({ timeout: 5 });
     },
   };

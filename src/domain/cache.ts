@@ -61,8 +61,8 @@ let listening = false;
 
 /** Subscribes this process to invalidations from the others (PostgreSQL only). */
 export async function listenForInvalidations(database: Database): Promise<void> {
-  if (!database.pg) return;
-  await database.pg.listen(
+  if (!database.listen) return;
+  await database.listen(
     CHANNEL,
     (payload) => {
       const [name, key] = payload.split('\u001f');
