@@ -137,6 +137,11 @@ describe('console: first start', () => {
     expect(tokens.claims()!.sub).toBe(user.id);
     const info = await client.fetchUserInfo(config, tokens.access_token, user.id);
     expect(Object.keys(info['urn:service:iam:org:project:roles'] as object)).toEqual(['buyer']);
+
+    // the operator's own account is one link away, signed in already
+    await page.getByRole('banner').getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/account/');
     await ctx.close();
   });
 });

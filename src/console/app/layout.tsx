@@ -35,6 +35,8 @@ export function Layout(props: {
         <span className="who">
           {t.signedInAs} <strong>{user.name}</strong>
         </span>
+        {/* the other app of the same bundle: one's own account from the console, and back */}
+        {props.base === '/ui/console' ? <a href="/ui/account/">{t.account}</a> : <a href="/ui/console/">{t.console}</a>}
         <button type="button" onClick={user.signOut}>
           {t.signOut}
         </button>
