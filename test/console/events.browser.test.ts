@@ -39,6 +39,14 @@ describe('console: events', () => {
     await page.locator('.events li').first().waitFor();
     const kinds = await page.locator('.events summary strong').allTextContents();
     expect(new Set(kinds)).toEqual(new Set(['Organization added']));
+
+    // by time: nothing was added before the year 2000, and the organization since a minute ago
+    await page.getByLabel('Until').fill('2000-01-01T00:00');
+    await page.locator('.events li').first().waitFor({ state: 'detached' });
+    await page.getByLabel('Until').fill('');
+    const minuteAgo = new Date(Date.now() - 60_000 - new Date().getTimezoneOffset() * 60_000);
+    await page.getByLabel('Since').fill(minuteAgo.toISOString().slice(0, 16));
+    await page.locator('.events li').filter({ hasText: 'Organization added' }).first().waitFor();
     await page.context().close();
   });
 

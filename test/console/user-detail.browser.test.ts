@@ -71,6 +71,10 @@ describe('console: user detail', () => {
         email_verified: true,
         password_change_required: true,
       });
+    // an invitation goes out by email to the address just set
+    await page.getByRole('button', { name: 'Send an invitation by email' }).click();
+    const invitations = `select recipient from notifications where user_id = '${user.id}' and kind = 'INVITATION'`;
+    await expect.poll(async () => await rows(server, invitations)).toEqual([{ recipient: 'meta.new@example.com' }]);
     await page.getByLabel('Key', { exact: true }).fill('cost-center');
     await page.getByLabel('Value', { exact: true }).fill('4711');
     await page.getByRole('button', { name: 'Set metadata' }).click();

@@ -424,6 +424,10 @@ const en = {
   idpRootCa: 'CA certificate (PEM)',
   idpAcs: 'Register this assertion consumer service URL at the provider',
   idpSpMetadata: 'Portcullis’s metadata for the provider',
+  // events by time, invitations
+  createdSince: 'Since',
+  createdUntil: 'Until',
+  inviteByEmail: 'Send an invitation by email',
 };
 
 export type Words = typeof en;
@@ -858,6 +862,10 @@ const de: Words = {
   idpRootCa: 'CA-Zertifikat (PEM)',
   idpAcs: 'Diese Assertion-Consumer-Service-URL beim Anbieter eintragen',
   idpSpMetadata: 'Die Metadaten von Portcullis für den Anbieter',
+  // events by time, invitations
+  createdSince: 'Seit',
+  createdUntil: 'Bis',
+  inviteByEmail: 'Einladung per E-Mail senden',
 };
 
 export function wordsFor(lang: string): Words {

@@ -1,5 +1,5 @@
 /** @jsxImportSource react */
-import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { useQuery } from '@connectrpc/connect-query';
 import { useState } from 'react';
 import { EventService } from '../../../../gen/portcullis/event/v2/event_service_pb';
@@ -10,8 +10,8 @@ import { useWords } from '../context';
 const PAGE = 50;
 
 /**
- * The event store: newest first, by type, aggregate, editor or organization; each payload as formatted
- * JSON. Paging follows positions (older / newer), as the API's cursor does.
+ * The event store: newest first, by type, aggregate, editor, organization or time; each payload as
+ * formatted JSON. Paging follows positions (older / newer), as the API's cursor does.
  */
 export function Events() {
   const t = useWords();
@@ -19,6 +19,13 @@ export function Events() {
   const [aggregateId, setAggregateId] = useState('');
   const [editorUserId, setEditorUserId] = useState('');
   const [resourceOwner, setResourceOwner] = useState('');
+  // datetime-local values, in the browser's time zone
+  const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
+  const instant = (local: string) => {
+    const date = new Date(local);
+    return local && !Number.isNaN(date.getTime()) ? timestampFromDate(date) : undefined;
+  };
   // positions before which each page starts: the last one is the current page's cursor
   const [cursors, setCursors] = useState<bigint[]>([]);
   const types = useQuery(EventService.method.listEventTypes, {});
@@ -29,6 +36,8 @@ export function Events() {
     editorUserId: editorUserId.trim(),
     resourceOwner: resourceOwner.trim(),
     position: cursors.at(-1),
+    createdSince: instant(since),
+    createdUntil: instant(until),
   });
   const reset =
     <T,>(set: (v: T) => void) =>
@@ -36,9 +45,9 @@ export function Events() {
       set(v);
       setCursors([]);
     };
-  const text = (id: string, label: string, value: string, set: (v: string) => void) => (
+  const text = (id: string, label: string, value: string, set: (v: string) => void, type = 'text') => (
     <Field id={id} label={label}>
-      <input id={id} value={value} onChange={(e) => reset(set)(e.target.value)} />
+      <input id={id} type={type} value={value} onChange={(e) => reset(set)(e.target.value)} />
     </Field>
   );
   const events = list.data?.events ?? [];
@@ -59,6 +68,8 @@ export function Events() {
         {text('event-aggregate', t.aggregateId, aggregateId, setAggregateId)}
         {text('event-editor', t.editorId, editorUserId, setEditorUserId)}
         {text('event-owner', t.organizationId, resourceOwner, setResourceOwner)}
+        {text('event-since', t.createdSince, since, setSince, 'datetime-local')}
+        {text('event-until', t.createdUntil, until, setUntil, 'datetime-local')}
       </search>
       {list.isPending ? (
         <Loading />

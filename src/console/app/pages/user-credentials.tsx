@@ -166,8 +166,11 @@ export function PasswordPart({ user }: { user: User }) {
   const { can } = usePermissions();
   const [password, setPassword] = useState('');
   const reset = useChange(UserService.method.passwordReset);
+  const invite = useChange(UserService.method.createInviteCode);
   const set = useChange(UserService.method.setPassword, () => setPassword(''));
   if (!can('user.credential.write', { orgId: user.organizationId })) return null;
+  // an invitation mails a code with which the person chooses the first password themselves
+  const mayInvite = user.type.case === 'human' && can('user.write', { orgId: user.organizationId });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     set.mutate({ userId: user.userId, newPassword: { password, changeRequired: true } });
@@ -195,13 +198,23 @@ export function PasswordPart({ user }: { user: User }) {
       >
         {t.sendReset}
       </button>
-      {(set.isSuccess || reset.isSuccess) && (
+      {mayInvite && (
+        <button
+          type="button"
+          disabled={invite.isPending}
+          onClick={() => invite.mutate({ userId: user.userId, verification: { case: 'sendCode', value: {} } })}
+        >
+          {t.inviteByEmail}
+        </button>
+      )}
+      {(set.isSuccess || reset.isSuccess || invite.isSuccess) && (
         <p role="status" className="ok">
           {t.saved}
         </p>
       )}
       {set.error && !passwordError && <Failure error={set.error} />}
       {reset.error && <Failure error={reset.error} />}
+      {invite.error && <Failure error={invite.error} />}
     </form>
   );
 }
