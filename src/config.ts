@@ -46,6 +46,11 @@ function integer(min: number, max: number): Parser<number> {
   };
 }
 
+function flag(raw: string, env: string): boolean {
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${env} must be true or false; got "${raw}"`);
+}
+
 /** Whole seconds in the environment, milliseconds in Config (what timers take). */
 function secondsAsMs(min: number, max: number): Parser<number> {
   const seconds = integer(min, max);
@@ -110,6 +115,20 @@ const S = {
     default: '10',
     parse: integer(1, 1000),
     meaning: 'PostgreSQL connections per worker process.',
+  },
+  databaseListenUrl: {
+    env: 'DATABASE_LISTEN_URL',
+    whenUnset: '(DATABASE_URL)',
+    parse: postgresUrl,
+    meaning:
+      'A direct connection to PostgreSQL, past a transaction-mode pooler in DATABASE_URL: LISTEN/NOTIFY and the ' +
+      'session advisory locks of the start (migrations, bootstrap) need one session throughout.',
+  },
+  dbPreparedStatements: {
+    env: 'PORTCULLIS_DB_PREPARED_STATEMENTS',
+    default: 'true',
+    parse: flag,
+    meaning: '`false` behind a transaction-mode pooler that cannot keep prepared statements (PgBouncer before 1.21).',
   },
   workers: {
     env: 'PORTCULLIS_WORKERS',
@@ -258,6 +277,8 @@ export interface Config {
   inMemory: boolean;
   dbConnectTimeoutMs: number;
   dbPoolSize: number;
+  databaseListenUrl: string | undefined;
+  dbPreparedStatements: boolean;
   workers: number;
   adminPassword: string | undefined;
   adminPatFile: string | undefined;
@@ -311,6 +332,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     inMemory,
     dbConnectTimeoutMs: read(S.dbConnectTimeoutMs),
     dbPoolSize: read(S.dbPoolSize),
+    databaseListenUrl: readOptional(S.databaseListenUrl),
+    dbPreparedStatements: read(S.dbPreparedStatements),
     // PGlite allows one process, so the setting is neither used nor checked without PostgreSQL
     workers: databaseUrl ? (readOptional(S.workers) ?? os.availableParallelism()) : 1,
     adminPassword: readOptional(S.adminPassword),

@@ -45,6 +45,8 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.dbPoolSize,
+    listenUrl: config.databaseListenUrl,
+    preparedStatements: config.dbPreparedStatements,
     timeoutMs: config.dbConnectTimeoutMs,
   });
   dbPoolMax.set(database.kind === 'pglite' ? 1 : config.dbPoolSize);

@@ -46,10 +46,14 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   dataDir: string;
   poolSize?: number;
+  /** a direct connection for what needs one session throughout (DATABASE_LISTEN_URL), past a pooler */
+  listenUrl?: string;
+  /** false behind a transaction-mode pooler that cannot keep prepared statements */
+  preparedStatements?: boolean;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts) : openPglite(opts.dataDir);
 }
 
 /**
@@ -74,17 +78,20 @@ function reconnectDelay(failures: number): number {
   return Math.min(0.05 * 2 ** failures, 1);
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, poolSize: number, opts: DatabaseOptions): Promise<Database> {
   const target = sessionTarget(url);
+  // Session-level work (LISTEN, the start's advisory locks) goes past a transaction-mode pooler.
+  const direct = opts.listenUrl ?? url;
+  const directTarget = sessionTarget(direct);
   const sql = postgres(url, {
     max: poolSize,
     onnotice: () => {},
     connect_timeout: 5,
     backoff: reconnectDelay,
     ...(target ? { target_session_attrs: target } : {}),
-    // Portcullis prepares its statements itself through drizzle; server-side prepared statements
-    // keep per-connection plans hot on the token paths.
-    prepare: true,
+    // Server-side prepared statements keep per-connection plans hot on the token paths; a pooler that
+    // hands each transaction another server connection cannot keep them.
+    prepare: opts.preparedStatements !== false,
   });
   const db = drizzlePostgres(sql, { schema }) as unknown as Db;
   let listener: { close: () => Promise<void> } | undefined;
@@ -104,11 +111,11 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     async withLock(name, fn) {
       // A client of its own with one connection: the advisory lock belongs to that session, and
       // everything done under the lock runs on it.
-      const single = postgres(url, {
+      const single = postgres(direct, {
         max: 1,
         onnotice: () => {},
         connect_timeout: 5,
-        ...(target ? { target_session_attrs: target } : {}),
+        ...(directTarget ? { target_session_attrs: directTarget } : {}),
       });
       const key = lockKey(name);
       try {
@@ -120,7 +127,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
       }
     },
     async listen(channel, onNotify, resync) {
-      listener = await listenForever(url, target, channel, onNotify, resync);
+      listener = await listenForever(direct, directTarget, channel, onNotify, resync);
     },
     async close() {
       await listener?.close();
