@@ -6,16 +6,14 @@ import type { ApplicationKeyFile } from '../../../../gen/portcullis/application/
 import { ApplicationService } from '../../../../gen/portcullis/application/v2/application_service_pb';
 import { Confirm } from '../components/confirm';
 import { DataTable, dateCell } from '../components/data-table';
+import { downloadFile } from '../components/download';
 import { fieldError } from '../components/field';
 import { Failure, Loading } from '../components/status';
 import { TextField } from '../components/text-field';
 import { useWords } from '../context';
 import { useChange } from '../mutations';
 
-/**
- * The server keeps only the public key: the key file with the private key is handed to the browser as a
- * download right away, once, in the form clients load ({"type":"application","keyId","key","appId","clientId"}).
- */
+/** The key file in the form clients load ({"type":"application","keyId","key","appId","clientId"}). */
 function download(file: ApplicationKeyFile) {
   const json = JSON.stringify({
     type: file.type,
@@ -24,12 +22,7 @@ function download(file: ApplicationKeyFile) {
     appId: file.appId,
     clientId: file.clientId,
   });
-  const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = `${file.keyId}.json`;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  downloadFile(`${file.keyId}.json`, json);
 }
 
 /** The keys of a private_key_jwt application: add one (its file downloaded once), list them, remove one. */

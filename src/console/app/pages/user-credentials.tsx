@@ -8,6 +8,7 @@ import { type User, UserState } from '../../../../gen/portcullis/user/v2/user_pb
 import { UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
 import { Confirm } from '../components/confirm';
 import { DataTable, dateCell } from '../components/data-table';
+import { downloadFile } from '../components/download';
 import { Field, fieldError } from '../components/field';
 import { Failure } from '../components/status';
 import { TextField } from '../components/text-field';
@@ -336,13 +337,7 @@ export function KeysPart({ user }: { user: User }) {
       {
         onSuccess: (r) => {
           setExpiry('');
-          // the key file exists only in this answer: hand it to the browser as a download
-          const url = URL.createObjectURL(new Blob([r.keyContent as BlobPart], { type: 'application/json' }));
-          const a = document.createElement('a');
-          a.href = url;
-          a.download = `${r.keyId}.json`;
-          a.click();
-          URL.revokeObjectURL(url);
+          downloadFile(`${r.keyId}.json`, r.keyContent as BlobPart);
         },
       },
     );
