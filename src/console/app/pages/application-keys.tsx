@@ -39,7 +39,8 @@ export function ApplicationKeys({ applicationId, mayWrite }: { applicationId: st
   const submit = (e: FormEvent) => {
     e.preventDefault();
     add.mutate(
-      { applicationId, expirationDate: expires ? timestampFromDate(new Date(expires)) : undefined },
+      // a key chosen to expire on a day is good through that day (UTC), as a machine user's key is
+      { applicationId, expirationDate: expires ? timestampFromDate(new Date(`${expires}T23:59:59Z`)) : undefined },
       { onSuccess: (res) => res.keyFile && download(res.keyFile) },
     );
   };
