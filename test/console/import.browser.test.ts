@@ -1,12 +1,9 @@
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
-import { openConsole, startConsole } from '../helpers/console';
-import { addOrg } from '../helpers/orgs';
+import { addOrgAdministrator, openConsole, startConsole } from '../helpers/console';
 import { rows } from '../helpers/rows';
 import type { TestServer } from '../helpers/server';
-import { addUser } from '../helpers/users';
 import { FIXTURES } from '../migrate/run-cli';
 
 const human = (userId: string, userName: string, email = `${userName}@example.com`) => ({
@@ -107,17 +104,8 @@ describe('console: import', () => {
   });
 
   it('an organization administrator gets no import entry and no file to upload', async () => {
-    const org = await addOrg(server, 'No Import Org');
-    const owner = await addUser(server, { orgId: org.id });
-    await server.client(AdministratorService).createAdministrator({
-      userId: owner.id,
-      resource: { resource: { case: 'organizationId', value: org.id } },
-      roles: ['ORG_OWNER'],
-    });
-    const page = await openConsole(browser, server, 'import', {
-      loginName: `${owner.username}@${org.primaryDomain}`,
-      password: owner.password,
-    });
+    const { login } = await addOrgAdministrator(server, 'No Import Org', 'ORG_OWNER');
+    const page = await openConsole(browser, server, 'import', login);
     expect(await page.getByRole('navigation').getByRole('link', { name: 'Import' }).count()).toBe(0);
     expect(await page.getByLabel('Import file').count()).toBe(0);
     await page.getByText('Only instance administrators may import.').waitFor();

@@ -1,12 +1,10 @@
 import { decodeProtectedHeader } from 'jose';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { WebKeyState } from '../../gen/portcullis/instance/v2/web_key_pb';
-import { openConsole, startConsole } from '../helpers/console';
+import { addOrgAdministrator, openConsole, startConsole } from '../helpers/console';
 import { addRelyingParty, codeFlowTokens } from '../helpers/login-flow';
-import { addOrg } from '../helpers/orgs';
 import type { TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
 
@@ -78,17 +76,8 @@ describe('console: instance', () => {
   });
 
   it('an organization administrator gets no instance entry, and the page shows the refusal', async () => {
-    const org = await addOrg(server, 'Not The Instance Org');
-    const owner = await addUser(server, { orgId: org.id });
-    await server.client(AdministratorService).createAdministrator({
-      userId: owner.id,
-      resource: { resource: { case: 'organizationId', value: org.id } },
-      roles: ['ORG_OWNER'],
-    });
-    const page = await openConsole(browser, server, 'instance', {
-      loginName: `${owner.username}@${org.primaryDomain}`,
-      password: owner.password,
-    });
+    const { login } = await addOrgAdministrator(server, 'Not The Instance Org', 'ORG_OWNER');
+    const page = await openConsole(browser, server, 'instance', login);
     const nav = page.getByRole('navigation');
     await nav.getByRole('link', { name: 'Users' }).waitFor();
     expect(await nav.getByRole('link', { name: 'Instance' }).count()).toBe(0);

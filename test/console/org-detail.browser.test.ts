@@ -1,12 +1,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { SettingsService } from '../../gen/portcullis/settings/v2/settings_service_pb';
 import { addOrg } from '../helpers/orgs';
 import { rows } from '../helpers/rows';
-import { openConsole, startConsole } from '../helpers/console';
+import { addOrgAdministrator, openConsole, startConsole } from '../helpers/console';
 import type { TestServer } from '../helpers/server';
-import { addUser } from '../helpers/users';
 
 /** The organization detail page: domains and metadata, the login policy overrides, what a user manager sees. */
 describe('console: organization detail', () => {
@@ -93,17 +91,8 @@ describe('console: organization detail', () => {
   });
 
   it("an organization's user manager sees it read-only", async () => {
-    const org = await addOrg(server, 'Read Only Org');
-    const manager = await addUser(server, { orgId: org.id });
-    await server.client(AdministratorService).createAdministrator({
-      userId: manager.id,
-      resource: { resource: { case: 'organizationId', value: org.id } },
-      roles: ['ORG_USER_MANAGER'],
-    });
-    const page = await openConsole(browser, server, `organizations/${org.id}`, {
-      loginName: `${manager.username}@${org.primaryDomain}`,
-      password: manager.password,
-    });
+    const { org, login } = await addOrgAdministrator(server, 'Read Only Org', 'ORG_USER_MANAGER');
+    const page = await openConsole(browser, server, `organizations/${org.id}`, login);
     await page.getByRole('cell', { name: org.primaryDomain }).waitFor();
     expect(await page.getByRole('form', { name: 'New domain' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Set metadata' }).count()).toBe(0);

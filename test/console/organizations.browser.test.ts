@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { addOrg } from '../helpers/orgs';
 import { rows } from '../helpers/rows';
-import { openConsole, startConsole } from '../helpers/console';
+import { addOrgAdministrator, openConsole, startConsole } from '../helpers/console';
 import type { TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
 
@@ -84,17 +84,8 @@ describe('console: organizations', () => {
   });
 
   it('an organization user manager sees the organization but is offered no change to it', async () => {
-    const org = await addOrg(server, 'Managed Org');
-    const manager = await addUser(server, { orgId: org.id });
-    await server.client(AdministratorService).createAdministrator({
-      userId: manager.id,
-      resource: { resource: { case: 'organizationId', value: org.id } },
-      roles: ['ORG_USER_MANAGER'],
-    });
-    const page = await openConsole(browser, server, 'organizations', {
-      loginName: `${manager.username}@${org.primaryDomain}`,
-      password: manager.password,
-    });
+    const { login } = await addOrgAdministrator(server, 'Managed Org', 'ORG_USER_MANAGER');
+    const page = await openConsole(browser, server, 'organizations', login);
     await page.getByRole('cell', { name: 'Managed Org' }).waitFor();
     for (const name of ['Deactivate', 'Delete', 'Create'])
       await expect(page.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);

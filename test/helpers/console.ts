@@ -1,6 +1,9 @@
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { ensureConsoleClient } from '../../src/console/system-client';
+import { addOrg } from './orgs';
 import { startTestServer, type TestServer } from './server';
+import { addUser } from './users';
 
 /** A server whose console client points at the address the test reaches, and a Chromium to drive it. */
 export async function startConsole(
@@ -54,4 +57,19 @@ export async function openConsole(
   await page.locator('main h1').waitFor();
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
   return page;
+}
+
+/**
+ * A new organization and a user of it holding `role` there: what a test of an organization administrator's
+ * view needs, with the login name the hosted login takes.
+ */
+export async function addOrgAdministrator(server: TestServer, orgName: string, role: string) {
+  const org = await addOrg(server, orgName);
+  const user = await addUser(server, { orgId: org.id });
+  await server.client(AdministratorService).createAdministrator({
+    userId: user.id,
+    resource: { resource: { case: 'organizationId', value: org.id } },
+    roles: [role],
+  });
+  return { org, user, login: { loginName: `${user.username}@${org.primaryDomain}`, password: user.password } };
 }
