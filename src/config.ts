@@ -130,6 +130,14 @@ const S = {
     parse: flag,
     meaning: '`false` behind a transaction-mode pooler that cannot keep prepared statements (PgBouncer before 1.21).',
   },
+  dbPipelining: {
+    env: 'PORTCULLIS_DB_PIPELINING',
+    whenUnset: '(PORTCULLIS_DB_PREPARED_STATEMENTS)',
+    parse: flag,
+    meaning:
+      'Send a query on a connection before the previous one answered. `false` behind a transaction-mode pooler that ' +
+      'hands the connection back after the first answer (PgBouncer 1.18 stalls, the late answers going nowhere).',
+  },
   workers: {
     env: 'PORTCULLIS_WORKERS',
     whenUnset: '(number of cores)',
@@ -279,6 +287,7 @@ export interface Config {
   dbPoolSize: number;
   databaseListenUrl: string | undefined;
   dbPreparedStatements: boolean;
+  dbPipelining: boolean;
   workers: number;
   adminPassword: string | undefined;
   adminPatFile: string | undefined;
@@ -334,6 +343,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: read(S.dbPoolSize),
     databaseListenUrl: readOptional(S.databaseListenUrl),
     dbPreparedStatements: read(S.dbPreparedStatements),
+    // the setting that says "a transaction-mode pooler is in between" also rules out pipelining unless told
+    dbPipelining: readOptional(S.dbPipelining) ?? read(S.dbPreparedStatements),
     // PGlite allows one process, so the setting is neither used nor checked without PostgreSQL
     workers: databaseUrl ? (readOptional(S.workers) ?? os.availableParallelism()) : 1,
     adminPassword: readOptional(S.adminPassword),

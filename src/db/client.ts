@@ -50,6 +50,8 @@ export interface DatabaseOptions {
   listenUrl?: string;
   /** false behind a transaction-mode pooler that cannot keep prepared statements */
   preparedStatements?: boolean;
+  /** false behind a pooler that does not wait for every pipelined answer before reassigning the connection */
+  pipelining?: boolean;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -92,6 +94,8 @@ async function openPostgres(url: string, poolSize: number, opts: DatabaseOptions
     // Server-side prepared statements keep per-connection plans hot on the token paths; a pooler that
     // hands each transaction another server connection cannot keep them.
     prepare: opts.preparedStatements !== false,
+    // One query in flight per connection (max_pipeline counts the one being answered, as patched).
+    ...(opts.pipelining === false ? { max_pipeline: 1 } : {}),
   });
   const db = drizzlePostgres(sql, { schema }) as unknown as Db;
   let listener: { close: () => Promise<void> } | undefined;

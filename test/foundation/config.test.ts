@@ -43,6 +43,16 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
   });
 
+  it('turns pipelining off with prepared statements (a transaction-mode pooler) unless told otherwise', () => {
+    expect(loadConfig({}).dbPipelining).toBe(true);
+    expect(loadConfig({ PORTCULLIS_DB_PREPARED_STATEMENTS: 'false' }).dbPipelining).toBe(false);
+    const both = { PORTCULLIS_DB_PREPARED_STATEMENTS: 'false', PORTCULLIS_DB_PIPELINING: 'true' };
+    expect(loadConfig(both).dbPipelining).toBe(true);
+    expect(() => loadConfig({ PORTCULLIS_DB_PIPELINING: 'off' })).toThrow(
+      /PORTCULLIS_DB_PIPELINING must be true or false/,
+    );
+  });
+
   it('never prints a database password in an error', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://u:secret@h/db' })).toThrow(/u:\*\*\*@h/);
   });

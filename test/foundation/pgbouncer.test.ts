@@ -96,4 +96,35 @@ describe.skipIf(onPostgres || !fs.existsSync(PGBOUNCER))('behind PgBouncer in tr
       await console.end();
     }
   }, 120_000);
+
+  it('answers a burst of concurrent reads and writes (pipelined queries stalled behind it)', async () => {
+    const users = server.client(UserService);
+    const orgId = await defaultOrgId(server);
+    const { id } = await users.createUser({
+      organizationId: orgId,
+      username: `burst-${randomBytes(3).toString('hex')}`,
+      userType: { case: 'human', value: { profile: { givenName: 'B', familyName: 'U' }, email: { email: 'b@x.org' } } },
+    });
+    // More requests than connections (the server's 5, PgBouncer's 8), reads and writes mixed.
+    const calls = Array.from({ length: 60 }, (_, i) =>
+      i % 3 === 0
+        ? users.createUser({
+            organizationId: orgId,
+            username: `burst-${i}-${randomBytes(3).toString('hex')}`,
+            userType: {
+              case: 'human',
+              value: { profile: { givenName: 'B', familyName: `${i}` }, email: { email: `b${i}@x.org` } },
+            },
+          })
+        : i % 3 === 1
+          ? users.getUserByID({ userId: id })
+          : users.listUsers({}),
+    );
+    const settled = await Promise.allSettled(calls);
+    expect(settled.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([]);
+    for (const [i, r] of settled.entries()) {
+      // each answer is its own: a read of the user is that user, never another request's rows
+      if (i % 3 === 1) expect((r as PromiseFulfilledResult<{ user?: { userId: string } }>).value.user?.userId).toBe(id);
+    }
+  }, 60_000);
 });

@@ -22,6 +22,10 @@ export async function startTwoReplicas(
     PORTCULLIS_DATA_DIR: 'memory://',
     PORTCULLIS_MASTER_KEY: masterKey,
     PORTCULLIS_WORKERS: '1',
+    // behind a pooler (test/helpers/with-pgbouncer.ts) the second replica is set up as the first
+    ...(one.app.config.databaseListenUrl
+      ? { DATABASE_LISTEN_URL: one.app.config.databaseListenUrl, PORTCULLIS_DB_PREPARED_STATEMENTS: 'false' }
+      : {}),
   });
   const stop = async () => {
     two.child.kill('SIGTERM');

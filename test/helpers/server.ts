@@ -38,6 +38,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     PORTCULLIS_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PORTCULLIS_DB_POOL_SIZE: '5',
     ...(db.url ? { DATABASE_URL: db.url } : {}),
+    ...(db.listenUrl ? { DATABASE_LISTEN_URL: db.listenUrl, PORTCULLIS_DB_PREPARED_STATEMENTS: 'false' } : {}),
     ...env,
   });
   const app = await start(config, { log: createLogger(config.logLevel) });

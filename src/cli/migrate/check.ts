@@ -40,6 +40,8 @@ export async function checkMigrations(): Promise<number> {
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: 1,
+      preparedStatements: config.dbPreparedStatements,
+      pipelining: config.dbPipelining,
       timeoutMs: config.dbConnectTimeoutMs,
     });
   } catch (err) {
