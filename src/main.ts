@@ -47,6 +47,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     poolSize: config.dbPoolSize,
     listenUrl: config.databaseListenUrl,
     preparedStatements: config.dbPreparedStatements,
+    queryTimeoutMs: config.dbQueryTimeoutMs,
     timeoutMs: config.dbConnectTimeoutMs,
   });
   dbPoolMax.set(database.kind === 'pglite' ? 1 : config.dbPoolSize);

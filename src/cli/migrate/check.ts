@@ -40,6 +40,8 @@ export async function checkMigrations(): Promise<number> {
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       poolSize: 1,
+      listenUrl: config.databaseListenUrl,
+      queryTimeoutMs: config.dbQueryTimeoutMs,
       timeoutMs: config.dbConnectTimeoutMs,
     });
   } catch (err) {
