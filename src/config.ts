@@ -110,6 +110,16 @@ const S = {
     parse: secondsAsMs(0, 3600),
     meaning: 'Seconds to keep retrying an unreachable database at start-up before exiting non-zero.',
   },
+  dbQueryTimeoutMs: {
+    env: 'PORTCULLIS_DB_QUERY_TIMEOUT',
+    default: '10',
+    // no "off": a database that stops answering would hold every request until the client gives up
+    parse: secondsAsMs(1, 3600),
+    meaning:
+      'Seconds a request may wait on PostgreSQL for each step: connecting, one statement (`statement_timeout`, ' +
+      'not sent behind a pooler with DATABASE_LISTEN_URL) and, one second longer, an answer that never comes; ' +
+      'then it fails as unavailable (503).',
+  },
   dbPoolSize: {
     env: 'PORTCULLIS_DB_POOL_SIZE',
     default: '10',
@@ -284,6 +294,7 @@ export interface Config {
   dataDir: string;
   inMemory: boolean;
   dbConnectTimeoutMs: number;
+  dbQueryTimeoutMs: number;
   dbPoolSize: number;
   databaseListenUrl: string | undefined;
   dbPreparedStatements: boolean;
@@ -340,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     inMemory,
     dbConnectTimeoutMs: read(S.dbConnectTimeoutMs),
+    dbQueryTimeoutMs: read(S.dbQueryTimeoutMs),
     dbPoolSize: read(S.dbPoolSize),
     databaseListenUrl: readOptional(S.databaseListenUrl),
     dbPreparedStatements: read(S.dbPreparedStatements),

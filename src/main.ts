@@ -48,6 +48,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     listenUrl: config.databaseListenUrl,
     preparedStatements: config.dbPreparedStatements,
     pipelining: config.dbPipelining,
+    queryTimeoutMs: config.dbQueryTimeoutMs,
     timeoutMs: config.dbConnectTimeoutMs,
   });
   dbPoolMax.set(database.kind === 'pglite' ? 1 : config.dbPoolSize);

@@ -6,6 +6,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { redact } from '../config';
+import { deadlineOptions } from './deadline';
 import * as schema from './schema/index';
 
 export type Schema = typeof schema;
@@ -52,6 +53,8 @@ export interface DatabaseOptions {
   preparedStatements?: boolean;
   /** false behind a pooler that does not wait for every pipelined answer before reassigning the connection */
   pipelining?: boolean;
+  /** how long a request may wait on PostgreSQL for each step (PORTCULLIS_DB_QUERY_TIMEOUT), see deadline.ts */
+  queryTimeoutMs: number;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -85,10 +88,12 @@ async function openPostgres(url: string, poolSize: number, opts: DatabaseOptions
   // Session-level work (LISTEN, the start's advisory locks) goes past a transaction-mode pooler.
   const direct = opts.listenUrl ?? url;
   const directTarget = sessionTarget(direct);
+  const timeoutMs = opts.queryTimeoutMs;
   const sql = postgres(url, {
     max: poolSize,
     onnotice: () => {},
-    connect_timeout: 5,
+    // A DATABASE_LISTEN_URL of its own means DATABASE_URL is a pooler, which refuses start-up parameters.
+    ...deadlineOptions(timeoutMs, { statementTimeout: !opts.listenUrl }),
     backoff: reconnectDelay,
     ...(target ? { target_session_attrs: target } : {}),
     // Server-side prepared statements keep per-connection plans hot on the token paths; a pooler that
@@ -114,11 +119,12 @@ async function openPostgres(url: string, poolSize: number, opts: DatabaseOptions
     },
     async withLock(name, fn) {
       // A client of its own with one connection: the advisory lock belongs to that session, and
-      // everything done under the lock runs on it.
+      // everything done under the lock runs on it. Only connecting has a deadline: waiting for the lock
+      // while another process migrates, and a migration itself, may take longer than any request.
       const single = postgres(direct, {
         max: 1,
         onnotice: () => {},
-        connect_timeout: 5,
+        connect_timeout: timeoutMs / 1000,
         ...(directTarget ? { target_session_attrs: directTarget } : {}),
       });
       const key = lockKey(name);
@@ -131,7 +137,7 @@ async function openPostgres(url: string, poolSize: number, opts: DatabaseOptions
       }
     },
     async listen(channel, onNotify, resync) {
-      listener = await listenForever(direct, directTarget, channel, onNotify, resync);
+      listener = await listenForever(direct, directTarget, timeoutMs, channel, onNotify, resync);
     },
     async close() {
       await listener?.close();
@@ -148,6 +154,7 @@ async function openPostgres(url: string, poolSize: number, opts: DatabaseOptions
 async function listenForever(
   url: string,
   target: 'primary' | undefined,
+  timeoutMs: number,
   channel: string,
   onNotify: (payload: string) => void,
   resync: () => void,
@@ -161,7 +168,8 @@ async function listenForever(
     max_lifetime: null,
     fetch_types: false,
     onnotice: () => {},
-    connect_timeout: 5,
+    // The subscription's own statement is bounded like a request's; the session then idles, owing nothing.
+    ...deadlineOptions(timeoutMs, { statementTimeout: false }),
     backoff: reconnectDelay,
     ...(target ? { target_session_attrs: target } : {}),
     onnotify: (c, payload) => {

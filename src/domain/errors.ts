@@ -82,7 +82,10 @@ export class LimitError extends DomainError {
 /**
  * Connection failures of the database drivers (postgres.js, node's sockets), PostgreSQL's "shutting
  * down / starting up", and a server that turned read-only under us (25006: a primary demoted, or a standby
- * reached during a failover) — all of them pass once the pool reaches the primary again.
+ * reached during a failover) — all of them pass once the pool reaches the primary again. So do the ends
+ * of PORTCULLIS_DB_QUERY_TIMEOUT (src/db/deadline.ts): a server that did not answer in time (REPLY_TIMEOUT)
+ * and a statement it cancelled (57014: our statement_timeout, or an operator's pg_cancel_backend — the
+ * import, which sets a deadline of its own, reads 57014 as its timeout before it gets here).
  */
 const DATABASE_DOWN = new Set([
   'ECONNREFUSED',
@@ -94,6 +97,8 @@ const DATABASE_DOWN = new Set([
   'CONNECTION_ENDED',
   'CONNECT_TIMEOUT',
   'CONNECTION_DESTROYED',
+  'REPLY_TIMEOUT',
+  '57014',
   '08000',
   '08003',
   '08006',

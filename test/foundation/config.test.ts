@@ -11,6 +11,7 @@ describe('configuration', () => {
     expect(c.dataDir.endsWith('.portcullis')).toBe(true);
     expect(c.workers).toBe(1);
     expect(c.dbConnectTimeoutMs).toBe(30_000);
+    expect(c.dbQueryTimeoutMs).toBe(10_000);
   });
 
   it('derives the external URL from PORT and keeps memory://', () => {
@@ -33,6 +34,8 @@ describe('configuration', () => {
     [{ PORTCULLIS_LOG_LEVEL: 'loud' }, /PORTCULLIS_LOG_LEVEL must be one of/],
     [{ PORTCULLIS_TLS_CERT: '/tmp/c.pem' }, /must be set together/],
     [{ PORTCULLIS_KEY_ROTATION_INTERVAL: 'soon' }, /must be a duration/],
+    // a database that stops answering would hold requests without end
+    [{ PORTCULLIS_DB_QUERY_TIMEOUT: '0' }, /PORTCULLIS_DB_QUERY_TIMEOUT must be between 1 and 3600/],
   ])('rejects %o with a message naming the setting', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/client';
 import { migrate } from '../../src/db/migrate';
 import { freshDatabase } from '../helpers/database';
@@ -31,7 +32,11 @@ describe('portcullis migrate --check', () => {
     // it changed nothing: an embedded database was not even created
     if (!db.url) expect(fs.existsSync(path.join(dataDir, 'pgdata'))).toBe(false);
 
-    const database = await openDatabase({ databaseUrl: db.url, dataDir });
+    const database = await openDatabase({
+      databaseUrl: db.url,
+      dataDir,
+      queryTimeoutMs: loadConfig({}).dbQueryTimeoutMs,
+    });
     await migrate(database);
     await database.close();
     const after = await check(env);

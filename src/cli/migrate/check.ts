@@ -42,6 +42,8 @@ export async function checkMigrations(): Promise<number> {
       poolSize: 1,
       preparedStatements: config.dbPreparedStatements,
       pipelining: config.dbPipelining,
+      listenUrl: config.databaseListenUrl,
+      queryTimeoutMs: config.dbQueryTimeoutMs,
       timeoutMs: config.dbConnectTimeoutMs,
     });
   } catch (err) {
