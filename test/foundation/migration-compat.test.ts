@@ -33,7 +33,7 @@ describe(`the previous release (${previous.version}) on this version's schema`, 
   beforeAll(async () => {
     const fresh = await freshDatabase();
     drop = fresh.drop;
-    database = await openDatabase({ databaseUrl: fresh.url, dataDir: 'memory://' });
+    database = await openDatabase({ databaseUrl: fresh.url, dataDir: 'memory://', queryTimeoutMs: 10_000 });
     await migrate(database);
   });
   afterAll(async () => {
