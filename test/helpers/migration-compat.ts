@@ -130,7 +130,8 @@ function namesTouched(code: string): string[] {
   if (table) {
     const t = unquote(table[1]);
     const actions = code.slice(table.index + table[0].length);
-    const columns = String.raw`\b(?:DROP\s+COLUMN\s+(?:IF\s+EXISTS\s+)?|ALTER\s+(?:COLUMN\s+)?|RENAME\s+(?:COLUMN\s+)?)(${NAME})`;
+    const verbs = String.raw`DROP\s+COLUMN\s+(?:IF\s+EXISTS\s+)?|ALTER\s+(?:COLUMN\s+)?|RENAME\s+(?:COLUMN\s+)?`;
+    const columns = String.raw`\b(?:${verbs})(${NAME})`;
     for (const c of [...actions.matchAll(new RegExp(columns, 'gi'))].map((m) => unquote(m[1]))) {
       if (c !== 'constraint') names.push(c === 'to' ? t : `${t}.${c}`);
     }
@@ -231,7 +232,8 @@ async function previousQueries(tx: Db, table: string, known: SnapshotColumn[]): 
   if (read) problems.push(`${table}: the previous release's SELECT fails: ${read.message}`);
   const required = known.filter((c) => c.notNull && !writesItself(c));
   const insert = required.length
-    ? `insert into ${ident(table)} (${required.map((c) => ident(c.name)).join(', ')}) values (${required.map(sample).join(', ')})`
+    ? `insert into ${ident(table)} (${required.map((c) => ident(c.name)).join(', ')}) ` +
+      `values (${required.map(sample).join(', ')})`
     : `insert into ${ident(table)} default values`;
   const write = await attempt(tx, insert);
   // 23503: the row passed every column and check; only its made-up references point nowhere.
