@@ -86,6 +86,12 @@ export async function authenticateBearer(
   if (!user || !maySignIn(user, TOKEN_USE)) {
     throw unauthenticated('the token is invalid or expired');
   }
+  // A PAT's principal is the same for every call until the cached user changes: built once (the permission
+  // sets of its memberships are not free), an access token's carries that token's client and scopes.
+  if (identity.kind === 'pat') {
+    user.patPrincipal ??= new Principal(userId, user.orgId, user.memberships, { kind: 'pat' });
+    return user.patPrincipal;
+  }
   return new Principal(userId, user.orgId, user.memberships, {
     kind: identity.kind,
     clientId: identity.clientId,
@@ -98,7 +104,14 @@ export async function authenticateBearer(
 // maximum age bounds staleness even if an eviction were missed.
 const patCache = createCache<{ userId: string; expiresAt: Date | null } | undefined>('pat', { maxAgeMs: 5_000 });
 const principalCache = createCache<
-  { orgId: string; state: string; orgState: string; memberships: Awaited<ReturnType<typeof membershipsOf>> } | undefined
+  | {
+      orgId: string;
+      state: string;
+      orgState: string;
+      memberships: Awaited<ReturnType<typeof membershipsOf>>;
+      patPrincipal?: Principal;
+    }
+  | undefined
 >('principal', { maxAgeMs: 5_000 });
 
 /** Call from any command that changes a user's state, organization or administrator memberships. */

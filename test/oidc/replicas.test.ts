@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { onPostgres } from '../helpers/database';
 import { waitFor } from '../helpers/process';
 import { startTwoReplicas } from '../helpers/replicas';
@@ -77,5 +78,21 @@ describe.runIf(onPostgres)('two replicas on one PostgreSQL', () => {
       },
     );
     expect(refreshed.status).toBe(200);
+  });
+
+  it('an instance renamed on replica one is answered renamed by replica two, which had it cached', async () => {
+    const getInstance = async (base: string) => {
+      const res = await fetch(`${base}/portcullis.instance.v2.InstanceService/GetInstance`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${one.pat}` },
+        body: '{}',
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()).instance.name as string;
+    };
+    await getInstance(twoUrl);
+    const name = `Renamed ${Date.now()}`;
+    await one.client(InstanceService).updateInstance({ instanceName: name });
+    await waitFor(async () => (await getInstance(twoUrl)) === name, 2_000, 'replica two answers the new name');
   });
 });

@@ -28,6 +28,7 @@ export type LocalizedNames = readonly [en: string, de: string];
  * - `principal`, `machine-user`: the cached principal / machine user of the user the event is about
  *   (its aggregate id);
  * - `member-principal`: the cached principal of the user an administrator event names (payload.userId);
+ * - `instance`: the instance's row and domains as GetInstance answers them (its aggregate id);
  * - `instance-settings`: the settings of the instance the command ran in;
  * - `org-users`: the principals and machine users of every user of the organization (its aggregate id);
  * - `login-policy`: the cached login policy of the instance or organization (its aggregate id).
@@ -37,6 +38,7 @@ export type Invalidation =
   | 'principal'
   | 'machine-user'
   | 'member-principal'
+  | 'instance'
   | 'instance-settings'
   | 'org-users'
   | 'login-policy';

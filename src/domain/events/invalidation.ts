@@ -1,5 +1,6 @@
 import { invalidatePrincipal } from '../../authz/authenticate';
 import type { CommitObserver, NewEvent, UnitOfWork } from '../execute';
+import { invalidateInstance } from '../instance/queries';
 import { invalidateInstanceSettings } from '../instance/settings';
 import { invalidateMachineUser } from '../oidc/m2m/machines';
 import { invalidateOrgUsers } from '../org/invalidate-users';
@@ -21,6 +22,7 @@ const EVICT: Record<
   principal: { key: aggregate, evict: invalidatePrincipal },
   'machine-user': { key: aggregate, evict: invalidateMachineUser },
   'member-principal': { key: (e) => (e.payload as { userId: string }).userId, evict: invalidatePrincipal },
+  instance: { key: aggregate, evict: invalidateInstance },
   'instance-settings': { key: aggregate, evict: invalidateInstanceSettings },
   'org-users': { key: aggregate, evict: invalidateOrgUsers },
   'login-policy': { key: aggregate, evict: invalidateLoginPolicy },

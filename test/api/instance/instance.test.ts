@@ -15,8 +15,13 @@ describe('InstanceService', () => {
   it('renames the instance', async () => {
     const instance = server.client(InstanceService);
     const position = await lastPosition(server);
+    const before = (await instance.getInstance({})).instance!;
     await instance.updateInstance({ instanceName: 'Renamed Instance' });
-    expect((await instance.getInstance({})).instance?.name).toBe('Renamed Instance');
+    // what GetInstance answered before is not served again after the change
+    const after = (await instance.getInstance({})).instance!;
+    expect(after.name).toBe('Renamed Instance');
+    const changed = (i: typeof before) => Number(i.changeDate?.seconds) * 1000 + (i.changeDate?.nanos ?? 0) / 1e6;
+    expect(changed(after)).toBeGreaterThan(changed(before));
     await expect(instance.updateInstance({ instanceName: '' })).rejects.toMatchObject({
       code: Code.InvalidArgument,
       rawMessage: expect.stringContaining('instance_name'),
@@ -29,6 +34,7 @@ describe('InstanceService', () => {
   it('adds, lists and removes trusted domains', async () => {
     const instance = server.client(InstanceService);
     const position = await lastPosition(server);
+    expect((await instance.getInstance({})).instance?.domains).not.toContain('login.example.com');
     await instance.addTrustedDomain({ domain: 'login.example.com' });
     await expect(instance.addTrustedDomain({ domain: 'login.example.com' })).rejects.toMatchObject({
       code: Code.AlreadyExists,
@@ -50,6 +56,7 @@ describe('InstanceService', () => {
     await instance.removeTrustedDomain({ domain: 'login.example.com' });
     list = await instance.listInstanceDomains({});
     expect(list.domains.map((d) => d.domain)).toEqual(['localhost']);
+    expect((await instance.getInstance({})).instance?.domains).toEqual(['localhost']);
     const types = (await eventsSince(server, position)).map((e) => e.eventType);
     expect(types).toEqual(['instance.domain.added', 'instance.domain.removed']);
   });
