@@ -1,0 +1,282 @@
+import type { DescService } from '@bufbuild/protobuf';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
+import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
+import { AuthorizationService } from '../../gen/portcullis/authorization/v2/authorization_service_pb';
+import { EventService } from '../../gen/portcullis/event/v2/event_service_pb';
+import { IdentityProviderService } from '../../gen/portcullis/idp/v2/identity_provider_service_pb';
+import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
+import { OIDCService } from '../../gen/portcullis/oidc/v2/oidc_service_pb';
+import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb';
+import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
+import { SessionService } from '../../gen/portcullis/session/v2/session_service_pb';
+import { SettingsService } from '../../gen/portcullis/settings/v2/settings_service_pb';
+import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
+import { READS_ON_PRIMARY, READS_ON_REPLICA } from '../../src/api/interceptors/read-routing';
+import { loadConfig } from '../../src/config';
+import { hostUrls, parseLsn } from '../../src/db/read-router';
+import { defaultOrgId } from '../helpers/context';
+import { onPostgres } from '../helpers/database';
+import { addMachineWithToken } from '../helpers/machines';
+import { unique } from '../helpers/names';
+import { type PgPair, startPrimaryAndStandby } from '../helpers/pg-cluster';
+import { waitFor } from '../helpers/process';
+import { startTwoReplicas } from '../helpers/replicas';
+import type { TestServer } from '../helpers/server';
+
+const SERVICES: DescService[] = [
+  AdministratorService,
+  ApplicationService,
+  AuthorizationService,
+  EventService,
+  IdentityProviderService,
+  InstanceService,
+  OIDCService,
+  OrganizationService,
+  ProjectService,
+  SessionService,
+  SettingsService,
+  UserService,
+];
+
+describe('which reads a replica serves', () => {
+  it('every Get and List RPC is declared once: on the replica or, with a reason, on the primary', () => {
+    const reads = SERVICES.flatMap((s) =>
+      s.methods.filter((m) => /^(Get|List)/.test(m.name)).map((m) => `${s.typeName}/${m.name}`),
+    );
+    expect(reads.length).toBeGreaterThan(30);
+    const undecidedOrBoth = reads.filter((p) => READS_ON_REPLICA.has(p) === p in READS_ON_PRIMARY);
+    expect(undecidedOrBoth).toEqual([]);
+    // and nothing declared that the API does not have
+    const all = new Set(SERVICES.flatMap((s) => s.methods.map((m) => `${s.typeName}/${m.name}`)));
+    expect([...READS_ON_REPLICA, ...Object.keys(READS_ON_PRIMARY)].filter((p) => !all.has(p))).toEqual([]);
+  });
+
+  it('DATABASE_READ_URL needs PostgreSQL, and a driver setting that would refuse every standby is refused', () => {
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://replica/db' })).toThrow(
+      'DATABASE_READ_URL needs DATABASE_URL',
+    );
+    expect(() =>
+      loadConfig({
+        DATABASE_URL: 'postgres://primary/db',
+        DATABASE_READ_URL: 'postgres://r1,r2/db?target_session_attrs=read-only',
+      }),
+    ).toThrow('use standby or prefer-standby');
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://primary/db', PORTCULLIS_DB_READ_MAX_LAG: '0' })).toThrow(
+      'PORTCULLIS_DB_READ_MAX_LAG must be between 1 and 3600',
+    );
+  });
+
+  it('compares WAL positions as numbers, not as text', () => {
+    expect(parseLsn('0/10') > parseLsn('0/9')).toBe(true);
+    expect(parseLsn('1/0') > parseLsn('0/FFFFFFFF')).toBe(true);
+    expect(parseLsn('A/16B3748')).toBe((10n << 32n) + 0x16b3748n);
+    expect(() => parseLsn('16B3748')).toThrow();
+    expect(hostUrls('postgres://u:p@h1:5432,h2:5433/db?target_session_attrs=standby')).toEqual([
+      'postgres://u:p@h1:5432/db?target_session_attrs=standby',
+      'postgres://u:p@h2:5433/db?target_session_attrs=standby',
+    ]);
+  });
+});
+
+/**
+ * A primary and an asynchronous standby that applies each commit 2 s late; two Portcullis processes read
+ * from it with a maximum lag of 4 s. Runs once, in the PGlite pass (it builds its own PostgreSQL either way).
+ */
+describe.skipIf(onPostgres)('a read replica behind the primary', () => {
+  const DATABASE = 'replicas';
+  let pair: PgPair;
+  let server: TestServer;
+  /** the second process */
+  let twoUrl: string;
+  let stopBoth: () => Promise<void>;
+  /** a second administrator (IAM_OWNER) who wrote nothing */
+  let other: string;
+  let orgId: string;
+
+  beforeAll(async () => {
+    pair = await startPrimaryAndStandby({ asynchronous: { applyDelay: '2s' } });
+    const admin = pair.sql(pair.primary);
+    await admin.unsafe(`create database ${DATABASE}`);
+    await admin.end();
+    ({
+      one: server,
+      twoUrl,
+      stop: stopBoth,
+    } = await startTwoReplicas({
+      DATABASE_URL: pair.primary.url(DATABASE),
+      DATABASE_READ_URL: pair.standby.url(DATABASE),
+      PORTCULLIS_DB_READ_MAX_LAG: '4',
+      PORTCULLIS_DB_POOL_SIZE: '4',
+    }));
+    orgId = await defaultOrgId(server);
+    other = (await addMachineWithToken(server, orgId, { roles: ['IAM_OWNER'] })).token;
+  }, 90_000);
+  afterAll(async () => {
+    await stopBoth?.();
+    await pair?.stop();
+  });
+
+  async function rpc(token: string, method: string, body: unknown, base = server.url) {
+    const res = await fetch(`${base}/portcullis.user.v2.UserService/${method}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+    return { status: res.status, body: await res.json() };
+  }
+  async function createHuman(username: string): Promise<string> {
+    const res = await rpc(server.pat, 'CreateUser', {
+      organizationId: orgId,
+      username,
+      human: { profile: { givenName: 'Ada', familyName: 'L' }, email: { email: `${username}@example.com` } },
+    });
+    expect(res.status).toBe(200);
+    return res.body.id;
+  }
+  async function createHumanNamed(prefix: string): Promise<string> {
+    const username = unique(prefix);
+    await createHuman(username);
+    return username;
+  }
+  async function lists(token: string, username: string, base = server.url): Promise<boolean> {
+    const res = await rpc(token, 'ListUsers', { filters: [{ usernameFilter: { value: username } }] }, base);
+    expect(res.status).toBe(200);
+    return (res.body.result ?? []).length === 1;
+  }
+  /** what the standby itself holds, asked directly */
+  async function onStandby(username: string): Promise<boolean> {
+    const sql = pair.sql(pair.standby, DATABASE);
+    try {
+      return (await sql`select 1 from users where username = ${username}`).length === 1;
+    } finally {
+      await sql.end();
+    }
+  }
+
+  it('another caller lists from the replica, a little behind; the writer reads its own writes at once', async () => {
+    let stale = '';
+    const deadline = Date.now() + 40_000;
+    for (let round = 0; round < 6 || !stale; round++) {
+      expect(Date.now()).toBeLessThan(deadline);
+      const username = unique('rep-');
+      const id = await createHuman(username);
+      // Someone else, at once: the replica (2 s behind) has not applied the user yet, once the router
+      // uses it (from the max lag and a poll after the start).
+      if (!(await lists(other, username))) stale = username;
+      // The writer, at once: its own write, through GetUserByID and ListUsers, every round.
+      const got = await rpc(server.pat, 'GetUserByID', { userId: id });
+      expect(got.status).toBe(200);
+      expect(got.body.user.username).toBe(username);
+      expect(await lists(server.pat, username)).toBe(true);
+    }
+    // The stale answer was the replica's: it comes round once the replica applies the commit.
+    await waitFor(() => lists(other, stale), 15_000, 'the replica to apply the user');
+  }, 90_000);
+
+  it('on another process too: the commit announces its writer, who reads the write there at once', async () => {
+    let stale = false;
+    const deadline = Date.now() + 40_000;
+    for (let round = 0; round < 6 || !stale; round++) {
+      expect(Date.now()).toBeLessThan(deadline);
+      const username = unique('rep-two-');
+      const id = await createHuman(username);
+      if (!(await lists(other, username, twoUrl))) stale = true;
+      const got = await rpc(server.pat, 'GetUserByID', { userId: id }, twoUrl);
+      expect(got.status).toBe(200);
+      expect(got.body.user.username).toBe(username);
+      expect(await lists(server.pat, username, twoUrl)).toBe(true);
+    }
+  }, 60_000);
+
+  it('while a process may have missed announcements, it reads everything from the primary', async () => {
+    const admin = pair.sql(pair.primary, DATABASE);
+    try {
+      // Cut every LISTEN connection: announcements sent until each process subscribes again are lost.
+      const cut = await admin`select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = ${DATABASE} and query like 'listen %'`;
+      expect(cut.length).toBe(2);
+    } finally {
+      await admin.end();
+    }
+    // Until the maximum lag (4 s) after subscribing again, the other caller sees every new user at once.
+    const until = Date.now() + 2500;
+    while (Date.now() < until) {
+      const username = unique('rep-deaf-');
+      await createHuman(username);
+      expect(await lists(other, username)).toBe(true);
+      expect(await lists(other, username, twoUrl)).toBe(true);
+    }
+    // and then the replica serves again
+    await waitFor(async () => !(await lists(other, await createHumanNamed('rep-heard-'))), 20_000, 'replica reads');
+  }, 60_000);
+
+  it('a revoked personal access token is refused at once, though the replica still lists it', async () => {
+    const username = unique('rep-bot-');
+    const created = await rpc(server.pat, 'CreateUser', {
+      organizationId: orgId,
+      username,
+      machine: { name: username },
+    });
+    expect(created.status).toBe(200);
+    const userId = created.body.id;
+    const pat = await rpc(server.pat, 'AddPersonalAccessToken', { userId });
+    expect(pat.status).toBe(200);
+    const listsToken = async () =>
+      ((await rpc(other, 'ListPersonalAccessTokens', { userId })).body.result ?? []).some(
+        (t: { id: string }) => t.id === pat.body.tokenId,
+      );
+    await waitFor(listsToken, 15_000, 'the replica to list the token');
+    expect((await rpc(pat.body.token, 'ListUsers', {})).status).toBe(200);
+
+    expect((await rpc(server.pat, 'RemovePersonalAccessToken', { userId, tokenId: pat.body.tokenId })).status).toBe(
+      200,
+    );
+    const refused = await rpc(pat.body.token, 'ListUsers', {});
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('unauthenticated');
+    // the replica had not applied the revocation yet when the token was refused
+    expect(await listsToken()).toBe(true);
+    await waitFor(async () => !(await listsToken()), 15_000, 'the replica to apply the revocation');
+  }, 60_000);
+
+  it('a replica further behind than the maximum lag serves nothing', async () => {
+    const standby = pair.sql(pair.standby);
+    await standby`select pg_wal_replay_pause()`;
+    try {
+      const username = unique('rep-paused-');
+      await createHuman(username);
+      // Once the replica is 4 s behind, the other caller's list comes from the primary, while the standby
+      // (replay paused) still does not hold the user.
+      await waitFor(() => lists(other, username), 20_000, 'the list to leave the paused replica');
+      expect(await onStandby(username)).toBe(false);
+      const metrics = await (await server.fetch('/metrics')).text();
+      const lag = Number(/^portcullis_database_replica_lag_seconds (\S+)$/m.exec(metrics)?.[1]);
+      expect(lag === -1 || lag > 4).toBe(true);
+    } finally {
+      await standby`select pg_wal_replay_resume()`;
+      await standby.end();
+    }
+  }, 60_000);
+
+  it('with the replica gone, reads come from the primary: no error, and the server stays ready', async () => {
+    const username = unique('rep-down-');
+    await createHuman(username);
+    await waitFor(() => lists(other, username), 15_000, 'the replica to apply the user');
+    await pair.standby.crash();
+    for (let i = 0; i < 10; i++) {
+      expect(await lists(other, username)).toBe(true);
+      const res = await rpc(other, 'ListUsers', {});
+      expect(res.status).toBe(200);
+    }
+    const search = await fetch(`${server.url}/admin/v1/events/_search`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${other}` },
+      body: JSON.stringify({ limit: 5 }),
+    });
+    expect(search.status).toBe(200);
+    expect((await search.json()).events.length).toBe(5);
+    expect((await server.fetch('/readyz')).status).toBe(200);
+  }, 60_000);
+});
