@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/client';
 import type { ReadRouter } from '../db/read-router';
 import { type AnnouncementReceiver, announceAfterCommit } from './cache';
@@ -5,9 +6,11 @@ import type { CommitObserver } from './execute';
 
 /** The name under which a write's caller is announced on the cache channel. */
 const WRITES = 'writes';
+/** Between the announcing server and the caller in an announcement (ids hold no control characters). */
+const SEP = '\u001e';
 
 /** The read router of each server by its primary database (a test process starts several servers). */
-const routers = new WeakMap<Db, ReadRouter>();
+const servers = new WeakMap<Db, { router: ReadRouter; origin: string }>();
 
 /**
  * From now on, `router` learns of every write committed through `primary` in this process; the receivers
@@ -15,9 +18,14 @@ const routers = new WeakMap<Db, ReadRouter>();
  * may have missed some.
  */
 export function watchWrites(primary: Db, router: ReadRouter): ReadonlyMap<string, AnnouncementReceiver> {
-  routers.set(primary, router);
+  const origin = randomUUID();
+  servers.set(primary, { router, origin });
   const receiver: AnnouncementReceiver = {
-    heard: (caller) => router.mark(caller),
+    heard: (announced) => {
+      const [from, caller] = announced.split(SEP);
+      // This server marked its own writer at the commit already; marking again would only re-fetch.
+      if (from !== origin && caller) router.mark(caller);
+    },
     lost: () => router.deaf(),
     back: () => router.hearing(),
   };
@@ -32,10 +40,11 @@ export function watchWrites(primary: Db, router: ReadRouter): ReadonlyMap<string
 export const writerMarksObserver: CommitObserver = {
   async beforeCommit(work) {
     const caller = work.ctx.principal.userId;
-    if (caller && routers.has(work.ctx.db)) await announceAfterCommit(work, WRITES, caller);
+    const server = servers.get(work.ctx.db);
+    if (caller && server) await announceAfterCommit(work, WRITES, `${server.origin}${SEP}${caller}`);
   },
   afterCommit(_types, work) {
     const caller = work.ctx.principal.userId;
-    if (caller) routers.get(work.ctx.db)?.mark(caller);
+    if (caller) servers.get(work.ctx.db)?.router.mark(caller);
   },
 };
