@@ -81,7 +81,8 @@ describe('which reads a replica serves', () => {
 
 /**
  * A primary and an asynchronous standby that applies each commit 2 s late; two Portcullis processes read
- * from it with a maximum lag of 4 s. Runs once, in the PGlite pass (it builds its own PostgreSQL either way).
+ * from it with the default maximum lag of 5 s. Runs once, in the PGlite pass (it builds its own PostgreSQL
+ * either way).
  */
 describe.skipIf(onPostgres)('a read replica behind the primary', () => {
   const DATABASE = 'replicas';
@@ -106,7 +107,6 @@ describe.skipIf(onPostgres)('a read replica behind the primary', () => {
     } = await startTwoReplicas({
       DATABASE_URL: pair.primary.url(DATABASE),
       DATABASE_READ_URL: pair.standby.url(DATABASE),
-      PORTCULLIS_DB_READ_MAX_LAG: '4',
       PORTCULLIS_DB_POOL_SIZE: '4',
     }));
     orgId = await defaultOrgId(server);
@@ -196,11 +196,11 @@ describe.skipIf(onPostgres)('a read replica behind the primary', () => {
       // Cut every LISTEN connection: announcements sent until each process subscribes again are lost.
       const cut = await admin`select pg_terminate_backend(pid) from pg_stat_activity
         where datname = ${DATABASE} and query like 'listen %'`;
-      expect(cut.length).toBe(2);
+      expect(cut.length).toBeGreaterThanOrEqual(2);
     } finally {
       await admin.end();
     }
-    // Until the maximum lag (4 s) after subscribing again, the other caller sees every new user at once.
+    // Until the maximum lag (5 s) and a poll after subscribing again, the other caller sees every new user at once.
     const until = Date.now() + 2500;
     while (Date.now() < until) {
       const username = unique('rep-deaf-');
@@ -247,13 +247,13 @@ describe.skipIf(onPostgres)('a read replica behind the primary', () => {
     try {
       const username = unique('rep-paused-');
       await createHuman(username);
-      // Once the replica is 4 s behind, the other caller's list comes from the primary, while the standby
+      // Once the replica is 5 s behind, the other caller's list comes from the primary, while the standby
       // (replay paused) still does not hold the user.
       await waitFor(() => lists(other, username), 20_000, 'the list to leave the paused replica');
       expect(await onStandby(username)).toBe(false);
       const metrics = await (await server.fetch('/metrics')).text();
       const lag = Number(/^portcullis_database_replica_lag_seconds (\S+)$/m.exec(metrics)?.[1]);
-      expect(lag === -1 || lag > 4).toBe(true);
+      expect(lag === -1 || lag > 5).toBe(true);
     } finally {
       await standby`select pg_wal_replay_resume()`;
       await standby.end();
