@@ -10,7 +10,7 @@ import { listenForInvalidations } from './domain/cache';
 import { ReadRouter } from './db/read-router';
 import { watchWrites } from './domain/read-your-writes';
 import { findInstance } from './domain/instance/queries';
-import { dbPoolMax, replicaLag } from './http/metrics';
+import { dbPoolMax, replicaFallbacks, replicaLag } from './http/metrics';
 import { createLogger } from './log';
 import { type RunningServer, startServer } from './server';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs';
@@ -78,6 +78,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
         preparedStatements: config.dbPreparedStatements,
         maxLagMs: config.dbReadMaxLagMs,
         onCheck: (lag) => replicaLag.set(lag ?? -1),
+        onFallback: () => replicaFallbacks.inc(),
       });
     }
     await listenForInvalidations(database, reads ? watchWrites(database.db, reads) : undefined);

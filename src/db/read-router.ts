@@ -29,6 +29,8 @@ export interface ReadRouterOptions {
   maxLagMs: number;
   /** after every check of the replica: how far behind it may be (seconds), or null when it cannot be told */
   onCheck?: (lagSeconds: number | null) => void;
+  /** a read the replica failed runs again on the primary */
+  onFallback?: () => void;
 }
 
 interface Mark {
@@ -123,6 +125,7 @@ export class ReadRouter {
       const down = isDatabaseDown(err);
       if (!down && !isRecoveryConflict(err)) throw err;
       if (down) this.failed();
+      this.opts.onFallback?.();
       return run(this.opts.primary);
     }
   }

@@ -40,6 +40,12 @@ export const replicaLag = new client.Gauge({
   registers: [registry],
 });
 
+export const replicaFallbacks = new client.Counter({
+  name: 'portcullis_database_replica_fallbacks_total',
+  help: 'Reads a read replica failed (outage or conflict with replay) that ran again on the primary',
+  registers: [registry],
+});
+
 export const dbTransactions = new client.Counter({
   name: 'portcullis_database_commands_total',
   help: 'Commands (write transactions) by result',

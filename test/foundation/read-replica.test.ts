@@ -1,4 +1,5 @@
 import type { DescService } from '@bufbuild/protobuf';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
@@ -15,14 +16,16 @@ import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { READS_ON_PRIMARY, READS_ON_REPLICA } from '../../src/api/interceptors/read-routing';
 import { loadConfig } from '../../src/config';
 import { hostUrls, parseLsn } from '../../src/db/read-router';
+import { addOidcApp, addProject } from '../helpers/apps';
 import { defaultOrgId } from '../helpers/context';
-import { onPostgres } from '../helpers/database';
+import { freshDatabase, onPostgres } from '../helpers/database';
 import { addMachineWithToken } from '../helpers/machines';
 import { unique } from '../helpers/names';
 import { type PgPair, startPrimaryAndStandby } from '../helpers/pg-cluster';
 import { waitFor } from '../helpers/process';
 import { startTwoReplicas } from '../helpers/replicas';
-import type { TestServer } from '../helpers/server';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { addUser } from '../helpers/users';
 
 const SERVICES: DescService[] = [
   AdministratorService,
@@ -78,6 +81,101 @@ describe('which reads a replica serves', () => {
     ]);
   });
 });
+
+/**
+ * A "replica" that is the server's own database in read-only sessions (`default_transaction_read_only`): a
+ * read that wrote would fail there and run again on the primary, which the fallback counter shows.
+ */
+describe.runIf(onPostgres)('the reads a replica serves', () => {
+  it('each answers from a read-only database: none writes, so none falls back to the primary', async () => {
+    const db = await freshDatabase();
+    const server = await startTestServer({
+      DATABASE_URL: db.url!,
+      DATABASE_READ_URL: `${db.url}?default_transaction_read_only=on&application_name=pc-read-only`,
+      PORTCULLIS_DB_READ_MAX_LAG: '1',
+    });
+    const admin = postgres(db.url!, { max: 1, onnotice: () => {} });
+    try {
+      const orgId = await defaultOrgId(server);
+      const human = (await addUser(server)).id;
+      const machine = (await addMachineWithToken(server, orgId)).userId;
+      const projectId = await addProject(server);
+      const { applicationId } = await addOidcApp(server, projectId);
+      const calls: Record<string, [unknown, number?]> = {
+        [user('GetUserByID')]: [{ userId: human }],
+        [user('ListUsers')]: [{}],
+        [user('ListKeys')]: [{ userId: machine }],
+        [user('ListPersonalAccessTokens')]: [{ userId: machine }],
+        [user('ListUserMetadata')]: [{ userId: human }],
+        [user('ListPasskeys')]: [{ userId: human }],
+        [user('ListAuthenticationMethodTypes')]: [{ userId: human }],
+        [user('ListAuthorizedApplications')]: [{ userId: human }],
+        [user('ListIDPLinks')]: [{ userId: human }],
+        [org('GetOrganization')]: [{ organizationId: orgId }],
+        [org('ListOrganizations')]: [{}],
+        [org('ListOrganizationDomains')]: [{ organizationId: orgId }],
+        [org('ListOrganizationMetadata')]: [{ organizationId: orgId }],
+        'portcullis.event.v2.EventService/ListEvents': [{}],
+        [instance('GetInstance')]: [{}],
+        [instance('ListInstanceDomains')]: [{}],
+        [instance('ListWebKeys')]: [{}],
+        [project('GetProject')]: [{ projectId }],
+        [project('ListProjects')]: [{}],
+        [project('ListProjectRoles')]: [{ projectId }],
+        [project('ListProjectGrants')]: [{}],
+        [application('GetApplication')]: [{ applicationId }],
+        [application('ListApplications')]: [{}],
+        [application('ListApplicationKeys')]: [{ applicationId }],
+        'portcullis.authorization.v2.AuthorizationService/ListAuthorizations': [{}],
+        'portcullis.administrator.v2.AdministratorService/ListAdministrators': [{}],
+        'portcullis.idp.v2.IdentityProviderService/GetIdentityProvider': [{ id: 'none' }, 404],
+        'portcullis.idp.v2.IdentityProviderService/ListIdentityProviders': [{}],
+      };
+      expect(Object.keys(calls).sort()).toEqual([...READS_ON_REPLICA].sort());
+      const call = (procedure: string, body: unknown) =>
+        server.fetch(`/${procedure}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      // The router reads from the replica once it has polled it and heard for the maximum lag since the start:
+      // then the pool has connections of its own next to the poll's.
+      await waitFor(
+        async () => {
+          await call(user('ListUsers'), {});
+          const [r] =
+            await admin`select count(*)::int as n from pg_stat_activity where application_name = 'pc-read-only'`;
+          return r.n >= 2;
+        },
+        15_000,
+        'reads on the read-only pool',
+      );
+      const before = await fallbacks(server);
+      for (const [procedure, [body, status = 200]] of Object.entries(calls)) {
+        const res = await call(procedure, body);
+        expect({ procedure, status: res.status }).toEqual({ procedure, status });
+      }
+      const search = await server.fetch('/admin/v1/events/_search', { method: 'POST', body: '{}' });
+      expect(search.status).toBe(200);
+      expect(await fallbacks(server)).toBe(before);
+    } finally {
+      await admin.end();
+      await server.stop();
+      await db.drop();
+    }
+  }, 60_000);
+});
+
+async function fallbacks(server: TestServer): Promise<number> {
+  const metrics = await (await server.fetch('/metrics')).text();
+  return Number(/^portcullis_database_replica_fallbacks_total (\S+)$/m.exec(metrics)?.[1]);
+}
+
+const user = (m: string) => `portcullis.user.v2.UserService/${m}`;
+const org = (m: string) => `portcullis.org.v2.OrganizationService/${m}`;
+const project = (m: string) => `portcullis.project.v2.ProjectService/${m}`;
+const application = (m: string) => `portcullis.application.v2.ApplicationService/${m}`;
+const instance = (m: string) => `portcullis.instance.v2.InstanceService/${m}`;
 
 /**
  * A primary and an asynchronous standby that applies each commit 2 s late; two Portcullis processes read
