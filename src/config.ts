@@ -134,6 +134,23 @@ const S = {
       'A direct connection to PostgreSQL, past a transaction-mode pooler in DATABASE_URL: LISTEN/NOTIFY and the ' +
       'session advisory locks of the start (migrations, bootstrap) need one session throughout.',
   },
+  databaseReadUrl: {
+    env: 'DATABASE_READ_URL',
+    whenUnset: '(unset)',
+    parse: readReplicaUrl,
+    meaning:
+      'Hot standbys of the primary that serve the API reads which tolerate a little lag (see "Read replicas"); ' +
+      'unset, everything reads DATABASE_URL. Several hosts (postgres://r1,r2/db) are tried in order by each ' +
+      'connection, not balanced: it takes the first that answers (with `target_session_attrs=standby` or ' +
+      '`prefer-standby`, the first standby; `read-only` is refused, as the driver would refuse every hot standby). ' +
+      'A pool of PORTCULLIS_DB_POOL_SIZE connections.',
+  },
+  dbReadMaxLagMs: {
+    env: 'PORTCULLIS_DB_READ_MAX_LAG',
+    default: '5',
+    parse: secondsAsMs(1, 3600),
+    meaning: 'Seconds a read replica may be behind the primary; further behind, every read goes to the primary.',
+  },
   dbPreparedStatements: {
     env: 'PORTCULLIS_DB_PREPARED_STATEMENTS',
     default: 'true',
@@ -297,6 +314,8 @@ export interface Config {
   dbQueryTimeoutMs: number;
   dbPoolSize: number;
   databaseListenUrl: string | undefined;
+  databaseReadUrl: string | undefined;
+  dbReadMaxLagMs: number;
   dbPreparedStatements: boolean;
   dbPipelining: boolean;
   workers: number;
@@ -343,6 +362,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('PORTCULLIS_TLS_CERT and PORTCULLIS_TLS_KEY must be set together');
   }
   const smtpUrl = readOptional(S.smtpUrl);
+  const databaseReadUrl = readOptional(S.databaseReadUrl);
+  if (databaseReadUrl && !databaseUrl) {
+    throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL: embedded PGlite has no replicas');
+  }
   return {
     port,
     host: read(S.host),
@@ -354,6 +377,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbQueryTimeoutMs: read(S.dbQueryTimeoutMs),
     dbPoolSize: read(S.dbPoolSize),
     databaseListenUrl: readOptional(S.databaseListenUrl),
+    databaseReadUrl,
+    dbReadMaxLagMs: read(S.dbReadMaxLagMs),
     dbPreparedStatements: read(S.dbPreparedStatements),
     // the setting that says "a transaction-mode pooler is in between" also rules out pipelining unless told
     dbPipelining: readOptional(S.dbPipelining) ?? read(S.dbPreparedStatements),
@@ -409,6 +434,20 @@ function postgresUrl(raw: string, env: string): string {
   for (const host of m[3].split(','))
     checkUrl(env, `${m[1]}${m[2] ?? ''}${host}${m[4]}`, ['postgres:', 'postgresql:'], raw);
   return raw;
+}
+
+/**
+ * The replicas' URL. The driver decides `target_session_attrs=read-only` by `default_transaction_read_only`,
+ * which a hot standby reports as off, so it would refuse every standby (libpq accepts them).
+ */
+function readReplicaUrl(raw: string, env: string): string {
+  if (/[?&]target_session_attrs=read-only(?:&|#|$)/.test(raw)) {
+    throw new ConfigError(
+      `${env}: target_session_attrs=read-only refuses hot standbys in the PostgreSQL driver; ` +
+        'use standby or prefer-standby',
+    );
+  }
+  return postgresUrl(raw, env);
 }
 
 /** Hides the password of a URL so that it can appear in an error message or a log line. */

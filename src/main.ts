@@ -7,8 +7,10 @@ import { bootstrap, type BootstrapResult } from './domain/bootstrap';
 import { ensureConsoleClient } from './console/system-client';
 import { wireCommands } from './domain/execute';
 import { listenForInvalidations } from './domain/cache';
+import { ReadRouter } from './db/read-router';
+import { watchWrites } from './domain/read-your-writes';
 import { findInstance } from './domain/instance/queries';
-import { dbPoolMax } from './http/metrics';
+import { dbPoolMax, replicaFallbacks, replicaLag } from './http/metrics';
 import { createLogger } from './log';
 import { type RunningServer, startServer } from './server';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs';
@@ -52,6 +54,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     timeoutMs: config.dbConnectTimeoutMs,
   });
   dbPoolMax.set(database.kind === 'pglite' ? 1 : config.dbPoolSize);
+  let reads: ReadRouter | undefined;
   try {
     let boot: BootstrapResult;
     if (opts.prepare !== false) {
@@ -68,8 +71,20 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
       if (!instance) throw new Error('the database has no instance yet; start the primary process first');
       boot = { created: false, instanceId: instance.id };
     }
-    await listenForInvalidations(database);
-    const deps: Deps = { config, database, instanceId: boot.instanceId, log };
+    // Only a process that serves reads routes them; config refuses a read URL without PostgreSQL.
+    if (config.databaseReadUrl && opts.serve !== false) {
+      reads = new ReadRouter({
+        primary: database.db,
+        replicaUrl: config.databaseReadUrl,
+        poolSize: config.dbPoolSize,
+        preparedStatements: config.dbPreparedStatements,
+        maxLagMs: config.dbReadMaxLagMs,
+        onCheck: (lag) => replicaLag.set(lag ?? -1),
+        onFallback: () => replicaFallbacks.inc(),
+      });
+    }
+    await listenForInvalidations(database, reads ? watchWrites(database.db, reads) : undefined);
+    const deps: Deps = { config, database, reads, instanceId: boot.instanceId, log };
     let jobs: BackgroundJobs | undefined;
     if (opts.prepare !== false) jobs = await startBackgroundJobs(deps, backgroundJobs);
     const server = opts.serve === false ? undefined : await startServer(deps);
@@ -83,10 +98,12 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
       async stop() {
         await server?.close();
         await jobs?.stop();
+        await reads?.close();
         await database.close();
       },
     };
   } catch (err) {
+    await reads?.close().catch(() => {});
     await database.close().catch(() => {});
     throw err;
   }

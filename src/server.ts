@@ -11,6 +11,7 @@ import { authInterceptor } from './api/interceptors/auth';
 import { errorInterceptor } from './api/interceptors/errors';
 import { inputGuardInterceptor } from './api/interceptors/input-guard';
 import { metricsInterceptor } from './api/interceptors/metrics';
+import { readRoutingInterceptor } from './api/interceptors/read-routing';
 import type { Deps } from './deps';
 import { createHttpApp } from './http/app';
 import { httpDuration } from './http/metrics';
@@ -38,7 +39,13 @@ export async function startServer(deps: Deps): Promise<RunningServer> {
   const hono = getRequestListener(honoApp.fetch);
   const connect = connectNodeAdapter({
     routes: routes(deps),
-    interceptors: [metricsInterceptor(), errorInterceptor(log), inputGuardInterceptor(), authInterceptor(deps)],
+    interceptors: [
+      metricsInterceptor(),
+      errorInterceptor(log),
+      inputGuardInterceptor(),
+      authInterceptor(deps),
+      readRoutingInterceptor(deps),
+    ],
     readMaxBytes: 4 * 1024 * 1024,
     fallback: (req, res) => (answerUnknownRpc(req, res as any) ? undefined : void hono(req as any, res as any)),
   });

@@ -12,6 +12,7 @@ import { orgDomainUniqueConstraints } from './domain/org/domains';
 import { projectUniqueConstraints } from './domain/project/commands';
 import { projectGrantUniqueConstraints } from './domain/project/grants';
 import { projectRoleUniqueConstraints } from './domain/project/roles';
+import { writerMarksObserver } from './domain/read-your-writes';
 import { userCountCompactionJob } from './domain/user/counts';
 import { userUniqueConstraints } from './domain/user/add-users';
 import { idpUniqueConstraints } from './domain/idp/links';
@@ -40,7 +41,11 @@ export const backgroundJobs: readonly Job[] = [
 ];
 
 /** Told of every command that appended events, around its commit. */
-export const commitObservers: readonly CommitObserver[] = [tokenCacheObserver, registryInvalidationObserver];
+export const commitObservers: readonly CommitObserver[] = [
+  tokenCacheObserver,
+  registryInvalidationObserver,
+  writerMarksObserver,
+];
 
 /** Unique index of a projection → the domain error a command that violates it gets. */
 export const uniqueConstraintErrors: UniqueConstraintErrors = {

@@ -35,10 +35,14 @@ export interface Database {
   /**
    * LISTEN on `channel` (PostgreSQL only) over a connection of its own to the primary, subscribed again after
    * every loss of it, retrying until that works. `resync` runs when the connection is lost and again once
-   * the subscription is back: notifications sent in between are lost, so what they would have told is
-   * dropped instead. Rejects only if the first subscription fails.
+   * the subscription is back (told which): notifications sent in between are lost, so what they would have
+   * told is dropped instead. Rejects only if the first subscription fails.
    */
-  listen?(channel: string, onNotify: (payload: string) => void, resync: () => void): Promise<void>;
+  listen?(
+    channel: string,
+    onNotify: (payload: string) => void,
+    resync: (state: 'lost' | 'back') => void,
+  ): Promise<void>;
 }
 
 export class DatabaseUnreachableError extends Error {}
@@ -79,7 +83,7 @@ export function sessionTarget(url: string): 'primary' | undefined {
  * own backoff grows to 20 s, so a pool that failed through a failover's gap would sit out the new primary
  * for that long.
  */
-function reconnectDelay(failures: number): number {
+export function reconnectDelay(failures: number): number {
   return Math.min(0.05 * 2 ** failures, 1);
 }
 
@@ -157,7 +161,7 @@ async function listenForever(
   timeoutMs: number,
   channel: string,
   onNotify: (payload: string) => void,
-  resync: () => void,
+  resync: (state: 'lost' | 'back') => void,
 ): Promise<{ close: () => Promise<void> }> {
   let closing = false;
   let retrying = false;
@@ -177,7 +181,7 @@ async function listenForever(
     },
     onclose: () => {
       if (closing) return;
-      resync();
+      resync('lost');
       void subscribeAgain();
     },
   };
@@ -190,7 +194,7 @@ async function listenForever(
       for (let failures = 0; !closing; failures++) {
         try {
           await subscribe();
-          resync();
+          resync('back');
           return;
         } catch {
           await new Promise((r) => setTimeout(r, reconnectDelay(failures) * 1000));

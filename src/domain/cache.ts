@@ -51,26 +51,49 @@ export function onInvalidation(name: string, handler: () => void): void {
 /** Evicts `name:key` in this process now and in every process once the command commits. */
 export async function invalidateAfterCommit(work: UnitOfWork, name: string, key: string): Promise<void> {
   registry.get(name)?.evict(key);
+  await announceAfterCommit(work, name, key);
+}
+
+/** Tells every process that listens (this one included) `name:key` once the command commits. */
+export async function announceAfterCommit(work: UnitOfWork, name: string, key: string): Promise<void> {
   // pg_notify inside the transaction: PostgreSQL delivers it only if the transaction commits.
-  // PGlite has no other process to tell; the local eviction above is all it needs. The separator is
+  // PGlite has no other process to tell; a local eviction is all it needs. The separator is
   // U+001F because PostgreSQL text (and so a NOTIFY payload) cannot hold NUL.
   if (listening) await work.tx.execute(sql`select pg_notify(${CHANNEL}, ${`${name}\u001f${key}`})`);
 }
 
 let listening = false;
 
+/**
+ * Hears the announcements of one name for one server, besides the caches (the read router hears who
+ * wrote): every key, and when the listening connection is lost (announcements may be missed from then
+ * on) and subscribed again (none missed from then on; also once the first subscription holds).
+ */
+export interface AnnouncementReceiver {
+  heard(key: string): void;
+  lost(): void;
+  back(): void;
+}
+
 /** Subscribes this process to invalidations from the others (PostgreSQL only). */
-export async function listenForInvalidations(database: Database): Promise<void> {
+export async function listenForInvalidations(
+  database: Database,
+  receivers: ReadonlyMap<string, AnnouncementReceiver> = new Map(),
+): Promise<void> {
   if (!database.listen) return;
   await database.listen(
     CHANNEL,
     (payload) => {
       const [name, key] = payload.split('\u001f');
-      registry.get(name)?.evict(key);
+      const receiver = receivers.get(name);
+      if (receiver) receiver.heard(key);
+      else registry.get(name)?.evict(key);
     },
-    () => {
+    (state) => {
       for (const c of registry.values()) c.clear();
+      for (const r of receivers.values()) state === 'lost' ? r.lost() : r.back();
     },
   );
   listening = true;
+  for (const r of receivers.values()) r.back();
 }

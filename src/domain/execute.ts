@@ -117,7 +117,7 @@ async function currentSequence(tx: Db, aggregateType: string, aggregateId: strin
  */
 export interface CommitObserver {
   beforeCommit(work: UnitOfWork, eventTypes: ReadonlySet<string>): Promise<void>;
-  afterCommit(eventTypes: ReadonlySet<string>): void;
+  afterCommit(eventTypes: ReadonlySet<string>, work: UnitOfWork): void;
 }
 let observers: readonly CommitObserver[] = [];
 
@@ -150,18 +150,18 @@ const MAX_ATTEMPTS = 4;
 export async function execute<T>(ctx: Ctx, command: (work: UnitOfWork) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      let appended: ReadonlySet<string> | undefined;
+      let appended: { types: ReadonlySet<string>; work: UnitOfWork } | undefined;
       const result = await ctx.db.transaction(async (tx) => {
         const work = new UnitOfWork(tx as unknown as Db, ctx);
         const result = await command(work);
         await work.flush();
         if (work.appendedTypes.size) {
-          appended = work.appendedTypes;
-          for (const o of observers) await o.beforeCommit(work, appended);
+          appended = { types: work.appendedTypes, work };
+          for (const o of observers) await o.beforeCommit(work, appended.types);
         }
         return result;
       });
-      if (appended) for (const o of observers) o.afterCommit(appended);
+      if (appended) for (const o of observers) o.afterCommit(appended.types, appended.work);
       return result;
     } catch (err) {
       const violation = uniqueViolation(err);

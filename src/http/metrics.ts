@@ -32,6 +32,20 @@ export const dbPoolMax = new client.Gauge({
   registers: [registry],
 });
 
+export const replicaLag = new client.Gauge({
+  name: 'portcullis_database_replica_lag_seconds',
+  help:
+    'Seconds the read replicas were behind the primary at their last check; -1 when unknown ' +
+    '(unreachable, or behind every position sampled within the max lag)',
+  registers: [registry],
+});
+
+export const replicaFallbacks = new client.Counter({
+  name: 'portcullis_database_replica_fallbacks_total',
+  help: 'Reads a read replica failed (outage or conflict with replay) that ran again on the primary',
+  registers: [registry],
+});
+
 export const dbTransactions = new client.Counter({
   name: 'portcullis_database_commands_total',
   help: 'Commands (write transactions) by result',

@@ -41,9 +41,10 @@ export interface PgPair {
  * A primary and a synchronous streaming standby in a temporary folder, on two loopback ports: initdb,
  * `pg_basebackup -R`, and `synchronous_standby_names` naming the standby, so a commit returns only once
  * the standby has it. fsync is off (a test's data need not survive a power cut; the standby's copy is
- * what failover relies on).
+ * what failover relies on). `asynchronous` makes the standby a read replica that lags: commits do not wait
+ * for it, and it applies each commit `applyDelay` (e.g. `2s`, `recovery_min_apply_delay`) after it happened.
  */
-export async function startPrimaryAndStandby(): Promise<PgPair> {
+export async function startPrimaryAndStandby(opts: { asynchronous?: { applyDelay: string } } = {}): Promise<PgPair> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-ha-'));
   if (process.getuid?.() === 0) await run('chown', ['postgres:postgres', base]);
   const [pPort, sPort] = [await freePort(), await freePort()];
@@ -85,7 +86,7 @@ export async function startPrimaryAndStandby(): Promise<PgPair> {
   };
   try {
     await pg('initdb', ['-D', primary.dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-    fs.appendFileSync(path.join(primary.dir, 'postgresql.conf'), `\n${settings(pPort, true)}\n`);
+    fs.appendFileSync(path.join(primary.dir, 'postgresql.conf'), `\n${settings(pPort, !opts.asynchronous)}\n`);
     await pg('pg_ctl', ['-D', primary.dir, '-l', path.join(base, 'primary.log'), '-w', 'start']);
     started.push(primary);
     await pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(pPort), '-U', 'postgres', '-D', standby.dir, '-R']);
@@ -94,14 +95,22 @@ export async function startPrimaryAndStandby(): Promise<PgPair> {
       `\nprimary_conninfo = 'host=127.0.0.1 port=${pPort} user=postgres application_name=standby1'\n`,
     );
     fs.appendFileSync(path.join(standby.dir, 'postgresql.conf'), `\n${settings(sPort, false)}\n`);
+    if (opts.asynchronous) {
+      fs.appendFileSync(
+        path.join(standby.dir, 'postgresql.conf'),
+        `recovery_min_apply_delay = '${opts.asynchronous.applyDelay}'\n`,
+      );
+    }
     await pg('pg_ctl', ['-D', standby.dir, '-l', path.join(base, 'standby.log'), '-w', 'start']);
     started.push(standby);
     const admin = postgres(primary.url(), { max: 1, onnotice: () => {} });
     try {
       for (let i = 0; ; i++) {
-        const [r] = await admin`select count(*)::int as n from pg_stat_replication where sync_state = 'sync'`;
+        const [r] = opts.asynchronous
+          ? await admin`select count(*)::int as n from pg_stat_replication where state = 'streaming'`
+          : await admin`select count(*)::int as n from pg_stat_replication where sync_state = 'sync'`;
         if (r.n === 1) break;
-        if (i > 100) throw new Error('the standby did not become synchronous');
+        if (i > 100) throw new Error('the standby did not start streaming');
         await new Promise((r) => setTimeout(r, 100));
       }
     } finally {

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from './server';
 /**
  * Two replicas of one installation: a test server on a fresh PostgreSQL database (or the DATABASE_URL in
  * `env`), and a second `portcullis start` process on the same database, issuer and master key (as a
- * deployment runs them).
+ * deployment runs them). Both get the settings of `env`.
  */
 export async function startTwoReplicas(
   env: Record<string, string> = {},
@@ -15,6 +15,7 @@ export async function startTwoReplicas(
   const port = await freePort();
   const twoUrl = `http://127.0.0.1:${port}`;
   const two = runCli(['start'], {
+    ...env,
     DATABASE_URL: one.app.config.databaseUrl,
     PORT: String(port),
     PORTCULLIS_HOST: '127.0.0.1',

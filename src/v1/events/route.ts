@@ -20,7 +20,11 @@ export function eventRoutes(deps: Deps) {
   app.post('/admin/v1/events/_search', async (c) => {
     const principal = await authenticate(deps, c);
     const filter = toFilter(await readJson(c));
-    const found = await searchEvents(v1Ctx(deps, principal, 'admin/v1/events/_search'), filter);
+    const ctx = v1Ctx(deps, principal, 'admin/v1/events/_search');
+    // Event search tolerates a replica a little behind, as the v2 ListEvents does.
+    const found = deps.reads
+      ? await deps.reads.read(principal.userId, (db) => searchEvents({ ...ctx, db }, filter))
+      : await searchEvents(ctx, filter);
     const lang = languageOf(c.req.header('accept-language'));
     // Up to 1,000 events: the JSON is assembled around each payload's text instead of parsing and
     // re-serialising every payload (most of the cost of a large answer).
