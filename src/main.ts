@@ -78,6 +78,10 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
         replicaUrl: config.databaseReadUrl,
         poolSize: config.dbPoolSize,
         preparedStatements: config.dbPreparedStatements,
+        pipelining: config.dbPipelining,
+        queryTimeoutMs: config.dbQueryTimeoutMs,
+        // as for DATABASE_URL: a DATABASE_LISTEN_URL of its own means the pool goes through a pooler
+        statementTimeout: !config.databaseListenUrl,
         maxLagMs: config.dbReadMaxLagMs,
         onCheck: (lag) => replicaLag.set(lag ?? -1),
         onFallback: () => replicaFallbacks.inc(),

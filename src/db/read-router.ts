@@ -4,6 +4,7 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { isDatabaseDown } from '../domain/errors';
 import { type Db, queryRows, reconnectDelay } from './client';
+import { deadlineOptions } from './deadline';
 import * as schema from './schema/index';
 
 /** A position in PostgreSQL's write-ahead log, `X/Y` (two hex numbers of up to 32 bits), as one number. */
@@ -26,6 +27,12 @@ export interface ReadRouterOptions {
   replicaUrl: string;
   poolSize: number;
   preparedStatements: boolean;
+  /** false behind a pooler that hands the connection on at the first answer (PORTCULLIS_DB_PIPELINING) */
+  pipelining: boolean;
+  /** PORTCULLIS_DB_QUERY_TIMEOUT: a silent or slow replica fails the read (and it runs on the primary) */
+  queryTimeoutMs: number;
+  /** send `statement_timeout` at connect (not to a pooler, which refuses start-up parameters) */
+  statementTimeout: boolean;
   maxLagMs: number;
   /** after every check of the replica: how far behind it may be (seconds), or null when it cannot be told */
   onCheck?: (lagSeconds: number | null) => void;
@@ -79,8 +86,17 @@ export class ReadRouter {
   private failures = 0;
 
   constructor(private readonly opts: ReadRouterOptions) {
-    const common = { onnotice: () => {}, connect_timeout: 5, backoff: reconnectDelay };
-    this.pool = postgres(opts.replicaUrl, { ...common, max: opts.poolSize, prepare: opts.preparedStatements });
+    const common = {
+      onnotice: () => {},
+      backoff: reconnectDelay,
+      ...deadlineOptions(opts.queryTimeoutMs, { statementTimeout: opts.statementTimeout }),
+    };
+    this.pool = postgres(opts.replicaUrl, {
+      ...common,
+      max: opts.poolSize,
+      prepare: opts.preparedStatements,
+      ...(opts.pipelining ? {} : { max_pipeline: 1 }),
+    });
     this.replica = drizzle(this.pool, { schema }) as unknown as Db;
     this.probes = hostUrls(opts.replicaUrl).map((url) =>
       postgres(url, { ...common, max: 1, prepare: false, fetch_types: false, target_session_attrs: undefined }),

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import type { UnitOfWork } from './execute';
@@ -16,6 +17,17 @@ export interface Cache<V> {
 }
 
 const CHANNEL = 'portcullis_cache';
+
+const replicaScope = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `fn` as a read from a read replica: caches answer from what they hold but keep nothing loaded
+ * meanwhile. A replica may be behind, and an entry loaded there after a change had evicted it would serve
+ * the old value to everyone (the login and the OIDC layer included) until its maximum age.
+ */
+export function whileReadingReplica<T>(fn: () => Promise<T>): Promise<T> {
+  return replicaScope.run(true, fn);
+}
 const registry = new Map<string, { evict(key: string): void; clear(): void }>();
 
 export function createCache<V>(name: string, opts: { max?: number; maxAgeMs?: number } = {}): Cache<V> {
@@ -26,6 +38,7 @@ export function createCache<V>(name: string, opts: { max?: number; maxAgeMs?: nu
     get(key, load) {
       const hit = entries.get(key);
       if (hit && Date.now() - hit.at < maxAge) return hit.value;
+      if (replicaScope.getStore()) return load();
       if (entries.size >= max) entries.delete(entries.keys().next().value!);
       const value = load();
       entries.set(key, { at: Date.now(), value });

@@ -1,5 +1,6 @@
 import type { Interceptor } from '@connectrpc/connect';
 import type { Deps } from '../../deps';
+import { whileReadingReplica } from '../../domain/cache';
 import { principalKey, readDbKey } from '../context';
 
 const user = (m: string) => `portcullis.user.v2.UserService/${m}`;
@@ -29,7 +30,6 @@ export const READS_ON_REPLICA: ReadonlySet<string> = new Set([
   org('ListOrganizationDomains'),
   org('ListOrganizationMetadata'),
   'portcullis.event.v2.EventService/ListEvents',
-  instance('GetInstance'),
   instance('ListInstanceDomains'),
   instance('ListWebKeys'),
   project('GetProject'),
@@ -55,6 +55,8 @@ export const READS_ON_PRIMARY: Readonly<Record<string, string>> = {
   'portcullis.administrator.v2.AdministratorService/ListMyPermissions':
     'answered from the principal, which authentication read',
   'portcullis.event.v2.EventService/ListEventTypes': 'answered from the event registry, no database',
+  [instance('GetInstance')]:
+    'read through the instance cache (src/domain/instance/queries.ts); a replica must not fill it',
   [instance('GetInstanceSettings')]:
     'read through the settings cache that the OIDC layer and the login enforce; a replica must not fill it',
   'portcullis.settings.v2.SettingsService/GetLoginSettings':
@@ -72,7 +74,7 @@ export function readRoutingInterceptor(deps: Deps): Interceptor {
     if (!reads || !READS_ON_REPLICA.has(`${req.service.typeName}/${req.method.name}`)) return next(req);
     return reads.read(req.contextValues.get(principalKey).userId, (db) => {
       req.contextValues.set(readDbKey, db);
-      return next(req);
+      return db === deps.database.db ? next(req) : whileReadingReplica(() => next(req));
     });
   };
 }
