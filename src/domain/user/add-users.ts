@@ -66,7 +66,12 @@ export type NewUser = { human: AddHumanInput; machine?: undefined } | { machine:
  * (flushed by execute() in one more statement): the create path of many concurrent requests costs
  * a few statements and one commit (see create-batch.ts).
  */
-export async function addUsers(work: UnitOfWork, list: NewUser[]): Promise<{ id: string; createdAt: Date }[]> {
+export async function addUsers(
+  work: UnitOfWork,
+  list: NewUser[],
+  /** the organizations' own domain policy (null: the instance's), when the caller read their rows already */
+  orgPolicies?: ReadonlyMap<string, boolean | null>,
+): Promise<{ id: string; createdAt: Date }[]> {
   const now = new Date();
   const rows: (typeof users.$inferInsert)[] = [];
   for (const u of list) {
@@ -127,7 +132,12 @@ export async function addUsers(work: UnitOfWork, list: NewUser[]): Promise<{ id:
     }
   }
   if (rows.length) {
-    const scopes = await usernameScopes(work.tx, work.ctx.instanceId, rows as { type: string; orgId: string }[]);
+    const scopes = await usernameScopes(
+      work.tx,
+      work.ctx.instanceId,
+      rows as { type: string; orgId: string }[],
+      orgPolicies,
+    );
     rows.forEach((r, i) => {
       r.usernameScope = scopes[i];
     });

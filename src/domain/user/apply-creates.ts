@@ -21,8 +21,14 @@ export async function applyCreates(
   creates: PreparedCreate[],
 ): Promise<(CreateUserResult | DomainError)[]> {
   const orgIds = [...new Set(creates.map((c) => (c.user.human ?? c.user.machine).orgId))];
+  // with the domain policy the username scopes need: one round trip for both on this hot path
   const found = await work.tx
-    .select({ id: orgs.id, state: orgs.state, primaryDomain: orgs.primaryDomain })
+    .select({
+      id: orgs.id,
+      state: orgs.state,
+      primaryDomain: orgs.primaryDomain,
+      mustBeDomain: orgs.userLoginMustBeDomain,
+    })
     .from(orgs)
     .where(inArray(orgs.id, orgIds));
   const byId = new Map(found.map((o) => [o.id, o]));
@@ -41,6 +47,7 @@ export async function applyCreates(
   const added = await addUsers(
     work,
     ok.map((c) => c.user),
+    new Map(found.map((o) => [o.id, o.mustBeDomain])),
   );
   let k = 0;
   const codeRequests: CodeRequest[] = [];

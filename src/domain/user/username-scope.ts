@@ -22,14 +22,21 @@ export function usernameScope(type: string, orgId: string, mustBeDomain: boolean
  * The effective domain policy of each organization (its own, else the instance's), read in the
  * caller's transaction.
  */
-export async function mustBeDomainOf(db: Db, instanceId: string, orgIds: string[]): Promise<Map<string, boolean>> {
+export async function mustBeDomainOf(
+  db: Db,
+  instanceId: string,
+  orgIds: string[],
+  /** each organization's own setting (null: the instance's), when the caller read the rows already */
+  known?: ReadonlyMap<string, boolean | null>,
+): Promise<Map<string, boolean>> {
   const ids = [...new Set(orgIds)];
   // The cached settings: creates are a hot path, and a policy change rescopes every user anyway.
   const fallback = (await getInstanceSettings(db, instanceId)).userLoginMustBeDomain;
-  const rows = ids.length
-    ? await db.select({ id: orgs.id, own: orgs.userLoginMustBeDomain }).from(orgs).where(inArray(orgs.id, ids))
+  const missing = ids.filter((id) => !known?.has(id));
+  const rows = missing.length
+    ? await db.select({ id: orgs.id, own: orgs.userLoginMustBeDomain }).from(orgs).where(inArray(orgs.id, missing))
     : [];
-  const own = new Map(rows.map((r) => [r.id, r.own]));
+  const own = new Map<string, boolean | null>([...(known ?? []), ...rows.map((r) => [r.id, r.own] as const)]);
   return new Map(ids.map((id) => [id, own.get(id) ?? fallback]));
 }
 
@@ -38,11 +45,13 @@ export async function usernameScopes(
   db: Db,
   instanceId: string,
   entries: { type: string; orgId: string }[],
+  known?: ReadonlyMap<string, boolean | null>,
 ): Promise<string[]> {
   const policy = await mustBeDomainOf(
     db,
     instanceId,
     entries.map((e) => e.orgId),
+    known,
   );
   return entries.map((e) => usernameScope(e.type, e.orgId, policy.get(e.orgId) ?? true));
 }
