@@ -15,7 +15,7 @@ import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
  *     transactions committed, transaction ids (writing transactions), rows inserted/updated/deleted, WAL
  *     records, WAL bytes and full-page images, from PostgreSQL's own statistics. Counts: machine-independent.
  *  2. CreateUser, the heaviest write path, at 32 and 64 clients → creates/s and the commits/s it drives;
- *  3. pgbench one-row inserts at 32 and 64 clients (synchronous_commit on) → the database's own ceiling.
+ *  3. pgbench one-row inserts from 1, 32 and 64 clients (synchronous_commit on) → the database's own ceiling.
  * Transaction ids and WAL are counted for the whole PostgreSQL server: run it on one nothing else writes to
  * (the notes say when other databases committed meanwhile).
  */
@@ -59,7 +59,8 @@ export default async function writes(opts: BenchOptions): Promise<ScenarioResult
       return res.body ? JSON.parse(res.body) : undefined;
     };
     const clientAuth = basicAuth(client.id, client.secret);
-    const ccForm = `grant_type=client_credentials&scope=${encodeURIComponent(`urn:service:iam:org:project:id:${projectId}:aud`)}`;
+    const audience = `urn:service:iam:org:project:id:${projectId}:aud`;
+    const ccForm = `grant_type=client_credentials&scope=${encodeURIComponent(audience)}`;
     const createUser = (i: number) =>
       rpc('/portcullis.user.v2.UserService/CreateUser', {
         organizationId: orgId,
@@ -198,12 +199,15 @@ export default async function writes(opts: BenchOptions): Promise<ScenarioResult
 
   const pgbench = findPgbench();
   if (!pgbench) notes.push('pgbench was not found: the database ceiling was not measured.');
-  else
-    for (const clients of [32, 64]) {
-      opts.progress(`  writes: pgbench one-row inserts from ${clients} clients`);
+  else {
+    // One client shows what a single commit waits for (the WAL flush); 32 and 64 how far concurrent commits share it.
+    for (const clients of [1, 32, 64]) {
+      opts.progress(`  writes: pgbench one-row inserts from ${clients} client(s)`);
       const tps = await insertCeiling(pgbench, opts.databaseUrl, clients, opts.duration);
-      metrics.push({ name: `pgbench one-row insert transactions, ${clients} clients`, value: tps, unit: '/s' });
+      metrics.push({ name: `pgbench one-row insert transactions, ${clients} client(s)`, value: tps, unit: '/s' });
     }
+    notes.push(`Load average (1 min) after pgbench: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores.`);
+  }
   notes.push(
     `${OPS} of each operation counted after ${WARMUP} to warm up, from ${CONCURRENCY} clients unless one is named, ` +
       `with autovacuum off for the tables while counting; ${USERS} users sign in in turn. ` +

@@ -32,7 +32,8 @@ export async function insertCeiling(pgbench: string, baseUrl: string, clients: n
     const url = new URL(baseUrl);
     url.pathname = `/${dbName}`;
     const scratch = postgres(url.toString(), { max: 1, onnotice: () => {} });
-    await scratch`create table bench_insert (id bigserial primary key, v text not null, at timestamptz not null default now())`;
+    await scratch`
+      create table bench_insert (id bigserial primary key, v text not null, at timestamptz not null default now())`;
     await scratch.end();
     const script = path.join(dir, 'insert.sql');
     fs.writeFileSync(script, 'insert into bench_insert (v) values (md5(random()::text));\n');
