@@ -1,6 +1,7 @@
 import http from 'node:http';
 import os from 'node:os';
 import { basicAuth } from './lib/basic-auth';
+import { cpuSeconds } from './lib/cpu';
 import { measure } from './lib/load';
 import { findPgbench, insertCeiling } from './lib/pgbench';
 import { type Counters, difference, rowsWritten, setAutovacuum, statsReader } from './lib/pg-stats';
@@ -13,7 +14,8 @@ import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
  *  1. for each operation (a sign-in, one with a refresh token, a refresh, a revocation, a client_credentials
  *     token, CreateUser): WARMUP of them, then OPS counted from CONCURRENCY clients → per operation the
  *     transactions committed, transaction ids (writing transactions), rows inserted/updated/deleted, WAL
- *     records, WAL bytes and full-page images, from PostgreSQL's own statistics. Counts: machine-independent.
+ *     records, WAL bytes and full-page images, from PostgreSQL's own statistics (counts: machine-independent),
+ *     and the CPU the server's processes and its database's backends spent (this machine's).
  *  2. CreateUser, the heaviest write path, at 32 and 64 clients → creates/s and the commits/s it drives;
  *  3. pgbench one-row inserts from 1, 32 and 64 clients (synchronous_commit on) → the database's own ceiling.
  * Transaction ids and WAL are counted for the whole PostgreSQL server: run it on one nothing else writes to
@@ -102,30 +104,48 @@ export default async function writes(opts: BenchOptions): Promise<ScenarioResult
     ];
 
     await setAutovacuum(server.databaseUrl!, false);
+    // CPU seconds of the server's processes and of the PostgreSQL backends serving its database.
+    const dbName = new URL(server.databaseUrl!).pathname.slice(1);
+    const cpu = () => cpuSeconds(server.process.pid!, dbName);
     // What the server writes with nothing asked of it (its background jobs), subtracted from every window below.
     opts.progress('  writes: the idle server');
     const idleFrom = await stats.settled();
+    const idleCpuFrom = cpu();
     const idleAt = performance.now();
     const idleTo = await stats.settled();
-    const idlePerSecond = scale(difference(idleTo, idleFrom), 1000 / (performance.now() - idleAt));
+    const idleSeconds = (performance.now() - idleAt) / 1000;
+    const idlePerSecond = scale(difference(idleTo, idleFrom), 1 / idleSeconds);
+    const idleCpuTo = cpu();
+    const idleCpuPerSecond = {
+      server: (idleCpuTo.server - idleCpuFrom.server) / idleSeconds,
+      database: (idleCpuTo.database - idleCpuFrom.database) / idleSeconds,
+    };
     notes.push(
       `The idle server (background jobs) committed ${round(idlePerSecond.commits)} transactions/s and wrote ` +
         `${Math.round(idlePerSecond.walBytes)} WAL bytes/s; that, times each window's length, is subtracted.`,
     );
     const counted = async (work: () => Promise<void>) => {
       const before = await stats.settled();
+      const cpuBefore = cpu();
       const at = performance.now();
       await work();
       const after = await stats.settled();
+      const cpuAfter = cpu();
+      const seconds = (performance.now() - at) / 1000;
       const raw = difference(after, before);
-      return { raw, net: minus(raw, scale(idlePerSecond, (performance.now() - at) / 1000)) };
+      // CPU seconds the window took beyond what the idle server spends in as long
+      const cpuSpent = {
+        server: cpuAfter.server - cpuBefore.server - idleCpuPerSecond.server * seconds,
+        database: cpuAfter.database - cpuBefore.database - idleCpuPerSecond.database * seconds,
+      };
+      return { raw, net: minus(raw, scale(idlePerSecond, seconds)), cpu: cpuSpent };
     };
 
     for (const op of operations) {
       opts.progress(`  writes: ${op.name} (${WARMUP} to warm up, ${OPS} counted)`);
       const clients = op.clients ?? CONCURRENCY;
       await concurrently(clients, 0, WARMUP, op.run);
-      const { raw, net } = await counted(() => concurrently(clients, WARMUP, WARMUP + OPS, op.run));
+      const { raw, net, cpu: spent } = await counted(() => concurrently(clients, WARMUP, WARMUP + OPS, op.run));
       const per = scale(net, 1 / OPS);
       const name = (what: string) => `${op.name}: ${what}`;
       metrics.push(
@@ -135,6 +155,9 @@ export default async function writes(opts: BenchOptions): Promise<ScenarioResult
         { name: name('WAL records'), value: round(per.walRecords), unit: 'per op' },
         { name: name('WAL bytes'), value: Math.round(per.walBytes), unit: 'per op' },
         { name: name('WAL full-page images'), value: round(per.walFpi), unit: 'per op' },
+        // CPU, unlike the counts, depends on the machine: what one operation costs each side on this one
+        { name: name('PostgreSQL CPU'), value: round((spent.database * 1000) / OPS), unit: 'ms per op' },
+        { name: name('server CPU'), value: round((spent.server * 1000) / OPS), unit: 'ms per op' },
       );
       notes.push(`${op.name}, rows per op: ${tableBreakdown(per)}${disturbances(raw)}`);
     }
