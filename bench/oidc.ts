@@ -1,10 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { generate } from 'otplib';
 import { basicAuth } from './lib/basic-auth';
 import { measure } from './lib/load';
 import { startPeer } from './lib/peer';
 import { raiseRateLimits, startServer } from './lib/server';
+import { adminRpc, createPasswordUser, createWebApplication, fullFlow } from './lib/sign-in';
 import type { BenchOptions, ScenarioResult } from './lib/types';
 
 /**
@@ -17,8 +17,6 @@ import type { BenchOptions, ScenarioResult } from './lib/types';
  *  3. introspection of an opaque access token by an API client of the project (Basic) → requests/s
  * Targets (2 cores): ≥ 150 flows/s, ≥ 6,000 userinfo/s, ≥ 6,000 introspection/s.
  */
-const REDIRECT = 'https://rp.example.com/cb';
-const PASSWORD = 'Bench-User-Passw0rd!';
 const USERS = Number(process.env.BENCH_OIDC_USERS ?? 64);
 const FLOW_CLIENTS = Number(process.env.BENCH_OIDC_FLOW_CLIENTS ?? 24);
 /**
@@ -36,59 +34,23 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   try {
     await raiseRateLimits(server);
-    const rpc = async (path: string, body: object) => {
-      const res = await request(
-        agent,
-        server.port,
-        'POST',
-        path,
-        { 'content-type': 'application/json', authorization: `Bearer ${server.pat}` },
-        JSON.stringify(body),
-      );
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body}`);
-      return JSON.parse(res.body);
-    };
+    const rpc = adminRpc(agent, server);
     const { instance } = await rpc('/portcullis.instance.v2.InstanceService/GetInstance', {});
     const orgId = instance.defaultOrganizationId;
-    const { projectId } = await rpc('/portcullis.project.v2.ProjectService/CreateProject', {
-      organizationId: orgId,
-      name: 'bench',
-    });
-    const app = await rpc('/portcullis.application.v2.ApplicationService/CreateApplication', {
-      projectId,
-      name: 'bench-web',
-      oidc: {
-        redirectUris: [REDIRECT],
-        responseTypes: ['OIDC_RESPONSE_TYPE_CODE'],
-        grantTypes: ['OIDC_GRANT_TYPE_AUTHORIZATION_CODE', 'OIDC_GRANT_TYPE_REFRESH_TOKEN'],
-        authMethodType: 'OIDC_AUTH_METHOD_TYPE_BASIC',
-      },
-    });
+    const { projectId, client } = await createWebApplication(rpc, orgId);
     const api = await rpc('/portcullis.application.v2.ApplicationService/CreateApplication', {
       projectId,
       name: 'bench-api',
       api: { authMethodType: 'API_AUTH_METHOD_TYPE_BASIC' },
     });
-    const client = { id: app.oidc.clientId as string, secret: app.oidc.clientSecret as string };
     const apiBasic = basicAuth(api.api.clientId, api.api.clientSecret);
-    const addUser = async (username: string) => {
-      const { id } = await rpc('/portcullis.user.v2.UserService/CreateUser', {
-        organizationId: orgId,
-        username,
-        human: {
-          profile: { givenName: 'Bench', familyName: username },
-          email: { email: `${username}@example.com`, isVerified: true },
-          password: { password: PASSWORD },
-        },
-      });
-      return id as string;
-    };
+    const addUser = (username: string) => createPasswordUser(rpc, orgId, username);
     const usernames: string[] = [];
     for (let i = 0; i < USERS; i++) {
       await addUser(`bench-oidc-${i}`);
       usernames.push(`bench-oidc-${i}`);
     }
-    const flow = (username: string) => fullFlow(agent, server.port, client, username);
+    const flow = async (username: string) => (await fullFlow(agent, server.port, client, username)).access_token;
     // warm-up: every user once (first logins also re-hash nothing; keys and caches get loaded)
     for (let i = 0; i < usernames.length; i += 8) await Promise.all(usernames.slice(i, i + 8).map(flow));
     opts.progress(`  flows: ${FLOW_CLIENTS} concurrent browsers for ${opts.duration}s`);
@@ -117,7 +79,8 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
         const user = totpUsers[(i + k) % totpUsers.length];
         // the code is taken now, so that two browsers never send one user's codes out of order
         if (stepOf(Date.now()) + 1 > user.lastStep)
-          return fullFlow(agent, server.port, client, user.username, await nextCode(user));
+          return (await fullFlow(agent, server.port, client, user.username, { totpCode: await nextCode(user) }))
+            .access_token;
       }
       throw new Error('every TOTP user has used the codes of this step');
     };
@@ -204,32 +167,6 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
   }
 }
 
-interface Res {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function request(
-  agent: http.Agent,
-  port: number,
-  method: string,
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<Res> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (data += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /** FLOW_CLIENTS concurrent browsers running flows for `seconds`: the rate, the latencies, a token. */
 async function runFlows(seconds: number, flow: (i: number) => Promise<string>) {
   let done = 0;
@@ -273,82 +210,4 @@ async function nextCode(user: TotpUser): Promise<string> {
   const step = Math.max(stepOf(Date.now()) - 1, user.lastStep + 1);
   user.lastStep = step;
   return generate({ secret: user.secret, epoch: step * 30 });
-}
-
-/**
- * One browser doing a full login (with a user's TOTP code after the password, when it has an
- * authenticator app), then the relying party exchanging the code and calling userinfo.
- */
-async function fullFlow(
-  agent: http.Agent,
-  port: number,
-  client: { id: string; secret: string },
-  username: string,
-  totpCode?: string,
-): Promise<string> {
-  const jar = new Map<string, string>();
-  const go = async (method: string, path: string, form?: Record<string, string>) => {
-    const headers: Record<string, string> = {};
-    if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await request(
-      agent,
-      port,
-      method,
-      path,
-      headers,
-      form ? new URLSearchParams(form).toString() : undefined,
-    );
-    for (const sc of ([] as string[]).concat(res.headers['set-cookie'] ?? [])) {
-      const [pair] = sc.split(';');
-      const i = pair.indexOf('=');
-      jar.set(pair.slice(0, i), pair.slice(i + 1));
-    }
-    return res;
-  };
-  const verifier = randomBytes(32).toString('base64url');
-  const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const q = new URLSearchParams({
-    client_id: client.id,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    scope: 'openid profile email',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 's',
-  });
-  const a = await go('GET', `/oauth/v2/authorize?${q}`);
-  const loginPage = await go('GET', a.headers.location!);
-  const authRequest = /name="authRequest" value="([^"]+)"/.exec(loginPage.body)![1];
-  const csrf = /name="csrf" value="([^"]+)"/.exec(loginPage.body)![1];
-  await go('POST', '/ui/login/login', { authRequest, csrf, loginName: username });
-  let done = await go('POST', '/ui/login/password', { authRequest, csrf, password: PASSWORD });
-  if (totpCode) {
-    // the second-factor choice sends a user with one factor straight to its page
-    const choice = await go('GET', done.headers.location!);
-    await go('GET', choice.headers.location!);
-    done = await go('POST', '/ui/login/totp', { authRequest, csrf, code: totpCode });
-  }
-  if (!done.headers.location?.startsWith('/oauth/v2/authorize/callback'))
-    throw new Error(`login failed: ${done.headers.location}`);
-  const cb = await go('GET', done.headers.location);
-  const code = new URL(cb.headers.location!).searchParams.get('code')!;
-  const tokenRes = await request(
-    agent,
-    port,
-    'POST',
-    '/oauth/v2/token',
-    { authorization: basicAuth(client.id, client.secret), 'content-type': 'application/x-www-form-urlencoded' },
-    new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-    }).toString(),
-  );
-  if (tokenRes.status !== 200) throw new Error(`token: ${tokenRes.body}`);
-  const { access_token } = JSON.parse(tokenRes.body);
-  const info = await request(agent, port, 'GET', '/oidc/v1/userinfo', { authorization: `Bearer ${access_token}` });
-  if (info.status !== 200) throw new Error(`userinfo: ${info.status}`);
-  return access_token;
 }

@@ -12,7 +12,7 @@ import { build } from '../bin/build.mjs';
  * fixed time at fixed concurrencies on loopback, and returns its figures; the report goes to
  * bench/results/<date>-<commit>.md/.json/.svg.
  */
-const ALL = ['startup', 'memory', 'users', 'oidc', 'm2m', 'import', 'migrate', 'console'];
+const ALL = ['startup', 'memory', 'users', 'oidc', 'm2m', 'import', 'migrate', 'console', 'writes'];
 const PEER_SETUP = fs.existsSync(path.join(import.meta.dirname, 'peer/setup.md'))
   ? fs.readFileSync(path.join(import.meta.dirname, 'peer/setup.md'), 'utf8')
   : 'No peer scenario ran.';
