@@ -10,7 +10,7 @@ import { listenForInvalidations } from './domain/cache';
 import { findInstance } from './domain/instance/queries';
 import { dbPoolMax } from './http/metrics';
 import { createLogger } from './log';
-import { type RunningServer, startServer } from './server';
+import type { RunningServer } from './server';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs';
 import { backgroundJobs, commitObservers, uniqueConstraintErrors } from './wiring';
 
@@ -72,7 +72,9 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     const deps: Deps = { config, database, instanceId: boot.instanceId, log };
     let jobs: BackgroundJobs | undefined;
     if (opts.prepare !== false) jobs = await startBackgroundJobs(deps, backgroundJobs);
-    const server = opts.serve === false ? undefined : await startServer(deps);
+    // Imported only where it serves: the cluster primary never loads the HTTP stack, the API, the
+    // hosted login or their libraries, and stays small.
+    const server = opts.serve === false ? undefined : await (await import('./server')).startServer(deps);
     return {
       config,
       deps,

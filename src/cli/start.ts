@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Portcullis } from '../main';
 import type { Command } from './commands';
+import { keepYoungGenerationSmall, workerExecArgv } from './heap';
 
 const HELP = `Usage: portcullis start [--port N]
 
@@ -31,9 +32,6 @@ export const startCommand: Command = {
     if (values.port) process.env.PORT = values.port;
     // The server code is loaded only here, so that other commands (and --help) start light.
     const { ConfigError, loadConfig } = await import('../config');
-    const { DatabaseUnreachableError } = await import('../db/client');
-    const { createLogger } = await import('../log');
-    const { start } = await import('../main');
     let config: import('../config').Config;
     try {
       config = loadConfig();
@@ -44,9 +42,14 @@ export const startCommand: Command = {
       }
       throw err;
     }
-    const log = createLogger(config.logLevel);
     const isWorker = cluster.isWorker;
     const useCluster = !isWorker && config.workers > 1;
+    // Before the server code loads: loading it is what would grow the young generation.
+    if (useCluster) keepYoungGenerationSmall();
+    const { DatabaseUnreachableError } = await import('../db/client');
+    const { createLogger } = await import('../log');
+    const { start } = await import('../main');
+    const log = createLogger(config.logLevel);
     try {
       const app = await start(config, { log, serve: !useCluster, prepare: !isWorker });
       if (!isWorker) announce(app, useCluster ? config.workers : 1);
@@ -109,6 +112,7 @@ async function superviseWorkers(n: number, log: Logger, stopPrimary: () => Promi
   // The workers' rate-limit counters live here, so that limits hold for the replica as a whole.
   const { startRateLimitPrimary } = await import('../http/rate-limit/primary');
   startRateLimitPrimary();
+  cluster.setupPrimary({ execArgv: workerExecArgv() });
   const fork = () => cluster.fork();
   for (let i = 0; i < n; i++) fork();
   cluster.on('exit', (worker, code) => {
