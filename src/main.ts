@@ -8,7 +8,6 @@ import { ensureConsoleClient } from './console/system-client';
 import { wireCommands } from './domain/execute';
 import { listenForInvalidations } from './domain/cache';
 import { findInstance } from './domain/instance/queries';
-import { dbPoolMax } from './http/metrics';
 import { createLogger } from './log';
 import type { RunningServer } from './server';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs';
@@ -51,7 +50,6 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     queryTimeoutMs: config.dbQueryTimeoutMs,
     timeoutMs: config.dbConnectTimeoutMs,
   });
-  dbPoolMax.set(database.kind === 'pglite' ? 1 : config.dbPoolSize);
   try {
     let boot: BootstrapResult;
     if (opts.prepare !== false) {
