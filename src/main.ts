@@ -17,8 +17,8 @@ export interface Portcullis {
   config: Config;
   deps: Deps;
   database: Database;
-  server?: RunningServer;
-  /** the background jobs this process runs (none in cluster workers) */
+  server: RunningServer;
+  /** the background jobs this process runs (in a cluster, only the worker that prepared the database) */
   jobs?: BackgroundJobs;
   bootstrap: BootstrapResult;
   stop(): Promise<void>;
@@ -26,9 +26,10 @@ export interface Portcullis {
 
 export interface StartOptions {
   log?: Logger;
-  /** false in the cluster primary: it prepares the database and forks the workers that serve. */
-  serve?: boolean;
-  /** false in cluster workers: the primary already migrated and bootstrapped. */
+  /**
+   * false in all cluster workers but one: that one migrated and bootstrapped the database before the
+   * others started, and runs the background jobs.
+   */
   prepare?: boolean;
 }
 
@@ -70,9 +71,10 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     const deps: Deps = { config, database, instanceId: boot.instanceId, log };
     let jobs: BackgroundJobs | undefined;
     if (opts.prepare !== false) jobs = await startBackgroundJobs(deps, backgroundJobs);
-    // Imported only where it serves: the cluster primary never loads the HTTP stack, the API, the
-    // hosted login or their libraries, and stays small.
-    const server = opts.serve === false ? undefined : await (await import('./server')).startServer(deps);
+    // Imported here, not with this module: `portcullis migrate` and the tests of the domain that
+    // import start() do not load the HTTP stack, the API, the hosted login and their libraries.
+    const { startServer } = await import('./server');
+    const server = await startServer(deps);
     return {
       config,
       deps,
@@ -81,7 +83,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
       jobs,
       bootstrap: boot,
       async stop() {
-        await server?.close();
+        await server.close();
         await jobs?.stop();
         await database.close();
       },

@@ -24,10 +24,10 @@ export function workerExecArgv(execArgv = process.execArgv, nodeOptions = proces
 
 /**
  * The cluster primary cannot choose its heap sizes (it is the process the operator started), but it
- * serves no requests: after the start-up it counts the workers' rate limits and runs the background
- * jobs. Keeping its young generation at the size it starts with (1 MB) instead of letting the start-up
- * grow it to 128 MB, which V8 then keeps, saves most of its memory. V8 reads this flag each time it
- * considers growing the young generation.
+ * serves no requests: it supervises the workers and counts their rate limits. Keeping its young
+ * generation at the size it starts with (1 MB) instead of letting V8 grow it up to 128 MB, which V8
+ * then keeps, holds it to a few megabytes of heap. V8 reads this flag each time it considers growing
+ * the young generation.
  */
 export function keepYoungGenerationSmall(execArgv = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? '') {
   const given = operatorFlags(execArgv, nodeOptions);
