@@ -10,9 +10,8 @@ import { listenForInvalidations } from './domain/cache';
 import { ReadRouter } from './db/read-router';
 import { watchWrites } from './domain/read-your-writes';
 import { findInstance } from './domain/instance/queries';
-import { dbPoolMax, replicaFallbacks, replicaLag } from './http/metrics';
 import { createLogger } from './log';
-import { type RunningServer, startServer } from './server';
+import type { RunningServer } from './server';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs';
 import { backgroundJobs, commitObservers, uniqueConstraintErrors } from './wiring';
 
@@ -20,8 +19,8 @@ export interface Portcullis {
   config: Config;
   deps: Deps;
   database: Database;
-  server?: RunningServer;
-  /** the background jobs this process runs (none in cluster workers) */
+  server: RunningServer;
+  /** the background jobs this process runs (in a cluster, only the worker that prepared the database) */
   jobs?: BackgroundJobs;
   bootstrap: BootstrapResult;
   stop(): Promise<void>;
@@ -29,9 +28,10 @@ export interface Portcullis {
 
 export interface StartOptions {
   log?: Logger;
-  /** false in the cluster primary: it prepares the database and forks the workers that serve. */
-  serve?: boolean;
-  /** false in cluster workers: the primary already migrated and bootstrapped. */
+  /**
+   * false in all cluster workers but one: that one migrated and bootstrapped the database before the
+   * others started, and runs the background jobs.
+   */
   prepare?: boolean;
 }
 
@@ -53,7 +53,6 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     queryTimeoutMs: config.dbQueryTimeoutMs,
     timeoutMs: config.dbConnectTimeoutMs,
   });
-  dbPoolMax.set(database.kind === 'pglite' ? 1 : config.dbPoolSize);
   let reads: ReadRouter | undefined;
   try {
     let boot: BootstrapResult;
@@ -71,8 +70,9 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
       if (!instance) throw new Error('the database has no instance yet; start the primary process first');
       boot = { created: false, instanceId: instance.id };
     }
-    // Only a process that serves reads routes them; config refuses a read URL without PostgreSQL.
-    if (config.databaseReadUrl && opts.serve !== false) {
+    // Config refuses a read URL without PostgreSQL. The gauges live with the server's metrics.
+    if (config.databaseReadUrl) {
+      const { replicaFallbacks, replicaLag } = await import('./http/metrics');
       reads = new ReadRouter({
         primary: database.db,
         replicaUrl: config.databaseReadUrl,
@@ -91,7 +91,10 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     const deps: Deps = { config, database, reads, instanceId: boot.instanceId, log };
     let jobs: BackgroundJobs | undefined;
     if (opts.prepare !== false) jobs = await startBackgroundJobs(deps, backgroundJobs);
-    const server = opts.serve === false ? undefined : await startServer(deps);
+    // Imported here, not with this module: `portcullis migrate` and the tests of the domain that
+    // import start() do not load the HTTP stack, the API, the hosted login and their libraries.
+    const { startServer } = await import('./server');
+    const server = await startServer(deps);
     return {
       config,
       deps,
@@ -100,7 +103,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
       jobs,
       bootstrap: boot,
       async stop() {
-        await server?.close();
+        await server.close();
         await jobs?.stop();
         await reads?.close();
         await database.close();

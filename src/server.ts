@@ -14,7 +14,7 @@ import { metricsInterceptor } from './api/interceptors/metrics';
 import { readRoutingInterceptor } from './api/interceptors/read-routing';
 import type { Deps } from './deps';
 import { createHttpApp } from './http/app';
-import { httpDuration } from './http/metrics';
+import { dbPoolMax, httpDuration } from './http/metrics';
 
 type Req = http.IncomingMessage | http2.Http2ServerRequest;
 type Res = http.ServerResponse | http2.Http2ServerResponse;
@@ -35,6 +35,7 @@ const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
  */
 export async function startServer(deps: Deps): Promise<RunningServer> {
   const { config, log } = deps;
+  dbPoolMax.set(deps.database.kind === 'pglite' ? 1 : config.dbPoolSize);
   const honoApp = createHttpApp(deps);
   const hono = getRequestListener(honoApp.fetch);
   const connect = connectNodeAdapter({

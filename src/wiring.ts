@@ -30,7 +30,7 @@ import { keyRotationJob, oidcCleanupJob } from './oidc/jobs';
  * a cache that is never imported holds nothing to invalidate.
  */
 
-/** Periodic jobs, run by the process that prepares the database (the cluster primary, or the only process). */
+/** Periodic jobs, run by the process that prepares the database (the only process, or one cluster worker). */
 export const backgroundJobs: readonly Job[] = [
   keyRotationJob,
   oidcCleanupJob,

@@ -124,13 +124,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Resident set size of a process and its children (the cluster workers), in MB. */
-export function rssMb(pid: number): number {
-  let total = 0;
+/** Resident set size of a process and of each of its children (the cluster workers), in KB, the process first. */
+export function processTreeRssKb(pid: number): { pid: number; kb: number }[] {
+  const tree: { pid: number; kb: number }[] = [];
   const visit = (p: number) => {
     try {
       const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
-      total += Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      tree.push({ pid: p, kb: Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) });
       const children = fs.readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim();
       for (const c of children.split(/\s+/).filter(Boolean)) visit(Number(c));
     } catch {
@@ -138,7 +138,12 @@ export function rssMb(pid: number): number {
     }
   };
   visit(pid);
-  return Math.round(total / 1024);
+  return tree;
+}
+
+/** Resident set size of a process and its children (the cluster workers), in MB. */
+export function rssMb(pid: number): number {
+  return Math.round(processTreeRssKb(pid).reduce((sum, p) => sum + p.kb, 0) / 1024);
 }
 
 /**
@@ -164,17 +169,5 @@ export async function raiseRateLimits(server: BenchServer): Promise<void> {
 
 /** The resident set size of the largest single process of the tree (the one doing the work), in MB. */
 export function largestProcessRssMb(pid: number): number {
-  let largest = 0;
-  const visit = (p: number) => {
-    try {
-      const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
-      largest = Math.max(largest, Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0));
-      const children = fs.readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim();
-      for (const c of children.split(/\s+/).filter(Boolean)) visit(Number(c));
-    } catch {
-      // the process ended meanwhile
-    }
-  };
-  visit(pid);
-  return Math.round(largest / 1024);
+  return Math.round(Math.max(0, ...processTreeRssKb(pid).map((p) => p.kb)) / 1024);
 }

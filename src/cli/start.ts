@@ -1,8 +1,10 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
-import type { Logger } from 'pino';
-import type { Portcullis } from '../main';
+import { announce } from './announce';
 import type { Command } from './commands';
+import { keepYoungGenerationSmall } from './heap';
+import { PREPARING_WORKER, preparedMessage } from './prepared';
+import { waitForSignal } from './signals';
 
 const HELP = `Usage: portcullis start [--port N]
 
@@ -31,9 +33,6 @@ export const startCommand: Command = {
     if (values.port) process.env.PORT = values.port;
     // The server code is loaded only here, so that other commands (and --help) start light.
     const { ConfigError, loadConfig } = await import('../config');
-    const { DatabaseUnreachableError } = await import('../db/client');
-    const { createLogger } = await import('../log');
-    const { start } = await import('../main');
     let config: import('../config').Config;
     try {
       config = loadConfig();
@@ -44,18 +43,26 @@ export const startCommand: Command = {
       }
       throw err;
     }
+    if (cluster.isPrimary && config.workers > 1) {
+      // Before anything else loads: loading it is what would grow the young generation.
+      keepYoungGenerationSmall();
+      const { superviseWorkers } = await import('./cluster-primary');
+      return superviseWorkers(config);
+    }
+    // The only process, or in a cluster the worker the primary chose: it prepares the database (the
+    // migrations, the bootstrap) and runs the background jobs besides serving.
+    const prepares = cluster.isPrimary || process.env[PREPARING_WORKER] === '1';
+    const { DatabaseUnreachableError } = await import('../db/client');
+    const { createLogger } = await import('../log');
+    const { start } = await import('../main');
     const log = createLogger(config.logLevel);
-    const isWorker = cluster.isWorker;
-    const useCluster = !isWorker && config.workers > 1;
     try {
-      const app = await start(config, { log, serve: !useCluster, prepare: !isWorker });
-      if (!isWorker) announce(app, useCluster ? config.workers : 1);
+      const app = await start(config, { log, prepare: prepares });
+      if (cluster.isPrimary) announce(config, app.database.kind, app.bootstrap, 1);
+      else if (prepares) process.send!(preparedMessage(app.database.kind, app.bootstrap));
       // Each serving process bundles the console once; done now, the first visitor does not wait.
-      if (app.server) {
-        const { warmConsoleBundle } = await import('../console/bundle');
-        warmConsoleBundle((err) => log.warn({ err }, 'the console could not be bundled'));
-      }
-      if (useCluster) return await superviseWorkers(config.workers, log, app.stop);
+      const { warmConsoleBundle } = await import('../console/bundle');
+      warmConsoleBundle((err) => log.warn({ err }, 'the console could not be bundled'));
       await waitForSignal();
       log.info('shutting down: draining in-flight requests');
       await app.stop();
@@ -64,67 +71,24 @@ export const startCommand: Command = {
       // channel to the primary) must not keep a stopped server alive.
       process.exit(0);
     } catch (err) {
-      if (err instanceof DatabaseUnreachableError || err instanceof ConfigError) {
-        process.stderr.write(`portcullis: ${err.message}\n`);
-        return 1;
-      }
-      if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
-        process.stderr.write(`portcullis: port ${config.port} is already in use\n`);
-        return 1;
-      }
-      process.stderr.write(`portcullis: start failed: ${(err as Error)?.message ?? err}\n`);
-      return 1;
+      const code = startFailure(err, config.port, DatabaseUnreachableError, ConfigError);
+      // A worker's IPC channel would keep it running; its primary sees the exit and gives up.
+      if (cluster.isWorker) process.exit(code);
+      return code;
     }
   },
 };
 
-function announce(app: Portcullis, workers: number) {
-  const { config, bootstrap: boot } = app;
-  const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(
-    `Portcullis is listening on port ${config.port} (${workers} worker${workers > 1 ? 's' : ''}, ${app.database.kind})`,
-  );
-  out(`  URL:        ${config.externalUrl}`);
-  out(`  Console:    ${config.externalUrl}/ui/console/`);
-  out(`  Discovery:  ${config.externalUrl}/.well-known/openid-configuration`);
-  if (boot.created) {
-    out('First start: created the instance, the first organization and the administrators.');
-    if (boot.generatedPassword) out(`  Login name "admin", generated password (shown only now): ${boot.adminPassword}`);
-    else out('  Login name "admin" with the password from PORTCULLIS_ADMIN_PASSWORD');
+/** Writes why the start failed, in one line; returns the exit code. */
+function startFailure(err: unknown, port: number, ...plainErrors: (new (...a: any[]) => Error)[]): number {
+  if (plainErrors.some((E) => err instanceof E)) {
+    process.stderr.write(`portcullis: ${(err as Error).message}\n`);
+    return 1;
   }
-  if (config.adminPatFile) out(`  Admin PAT:  ${config.adminPatFile}`);
-  else if (boot.created) out('  Admin PAT:  not written (in-memory database without PORTCULLIS_ADMIN_PAT_FILE)');
-}
-
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
-}
-
-/** The cluster primary: forks the serving workers, restarts crashed ones, and drains them on SIGTERM. */
-async function superviseWorkers(n: number, log: Logger, stopPrimary: () => Promise<void>): Promise<number> {
-  let stopping = false;
-  // The workers' rate-limit counters live here, so that limits hold for the replica as a whole.
-  const { startRateLimitPrimary } = await import('../http/rate-limit/primary');
-  startRateLimitPrimary();
-  const fork = () => cluster.fork();
-  for (let i = 0; i < n; i++) fork();
-  cluster.on('exit', (worker, code) => {
-    if (!stopping) {
-      log.warn({ worker: worker.process.pid, code }, 'worker exited; starting a new one');
-      setTimeout(fork, 500);
-    }
-  });
-  await waitForSignal();
-  stopping = true;
-  log.info('shutting down: draining workers');
-  const exits = Object.values(cluster.workers ?? {}).map(
-    (w) => new Promise<void>((resolve) => (w!.isDead() ? resolve() : w!.once('exit', () => resolve()))),
-  );
-  for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-  await Promise.all(exits);
-  await stopPrimary();
-  return 0;
+  if ((err as NodeJS.ErrnoException)?.code === 'EADDRINUSE') {
+    process.stderr.write(`portcullis: port ${port} is already in use\n`);
+    return 1;
+  }
+  process.stderr.write(`portcullis: start failed: ${(err as Error)?.message ?? err}\n`);
+  return 1;
 }

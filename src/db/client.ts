@@ -1,8 +1,6 @@
 import fs from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { redact } from '../config';
@@ -215,6 +213,11 @@ async function listenForever(
 
 async function openPglite(dataDir: string): Promise<Database> {
   if (dataDir !== 'memory://') fs.mkdirSync(dataDir, { recursive: true });
+  // Loaded only here: a server on PostgreSQL does not carry the embedded database's code.
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('drizzle-orm/pglite'),
+  ]);
   const client = new PGlite(dataDir === 'memory://' ? undefined : `${dataDir}/pgdata`);
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;

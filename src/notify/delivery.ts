@@ -1,5 +1,5 @@
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Db } from '../db/client';
 import { notifications } from '../db/schema/index';
 import type { Deps } from '../deps';
@@ -78,10 +78,13 @@ export function senderFor(deps: Deps): Sender {
 }
 
 function mailSenderFor(deps: Deps): Sender {
-  if (deps.config.smtpUrl) {
-    const transport = nodemailer.createTransport(deps.config.smtpUrl);
+  const { smtpUrl, smtpFrom } = deps.config;
+  if (smtpUrl) {
+    // nodemailer (some megabytes in every process that runs this job) loads with the first message.
+    let transport: Promise<Transporter> | undefined;
     return async (m) => {
-      await transport.sendMail({ from: deps.config.smtpFrom, to: m.recipient, subject: m.subject, text: m.body });
+      transport ??= import('nodemailer').then((mailer) => mailer.default.createTransport(smtpUrl));
+      await (await transport).sendMail({ from: smtpFrom, to: m.recipient, subject: m.subject, text: m.body });
     };
   }
   return async (m) => {

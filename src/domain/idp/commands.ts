@@ -8,9 +8,9 @@ import { orgForChange } from '../org/access';
 import { providerFor, requireProviderPermission } from './access';
 import { type IdpEnv, oauthCallbackUrl, samlAcsUrl, samlMetadataUrl } from './env';
 import { DEFAULT_OPTIONS, type IdpOptions, checkOptions } from './options';
+import { samlMetadata } from './protocols';
 import { runtimeOf } from './runtime';
 import { generateSpKeys } from './saml/config';
-import { fetchIdpMetadata } from './saml/metadata';
 import { mergeSecrets, openSecrets, sealSecrets } from './secrets';
 import { KIND_INFO, type ProviderSpec, type SecretsInput, type StoredSecrets } from './spec';
 
@@ -43,6 +43,7 @@ function checkName(name: string): string {
 /** SAML metadata given by URL is fetched once, when the provider is saved. */
 async function withMetadata(spec: ProviderSpec): Promise<ProviderSpec> {
   if (spec.kind !== 'saml' || spec.metadataXml || !spec.metadataUrl) return spec;
+  const { fetchIdpMetadata } = await samlMetadata();
   return { ...spec, metadataXml: await fetchIdpMetadata(spec.metadataUrl, METADATA_TIMEOUT_MS) };
 }
 

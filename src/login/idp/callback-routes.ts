@@ -4,7 +4,7 @@ import { DomainError } from '../../domain/errors';
 import { idpEnvOf, samlAcsUrl, samlMetadataUrl } from '../../domain/idp/env';
 import { type CallbackOutcome, finishOAuthCallback, finishSamlCallback } from '../../domain/idp/intents/callback';
 import { providerForSignIn } from '../../domain/idp/intents/provider-for-sign-in';
-import { spMetadata } from '../../domain/idp/saml/metadata';
+import { samlMetadata } from '../../domain/idp/protocols';
 import { oidcCtx } from '../../oidc/env';
 import { pageUrl } from '../flow';
 import { errorPage } from '../render';
@@ -96,6 +96,7 @@ export function idpCallbackRoutes(deps: Deps) {
       return refused(c, err);
     }
     if (provider.runtime.protocol !== 'saml') return errorPage(c, 'not a SAML identity provider', { status: 404 });
+    const { spMetadata } = await samlMetadata();
     const xml = spMetadata(provider.runtime.config, provider.runtime.keys, {
       entityId: samlMetadataUrl(env, id),
       acsUrl: samlAcsUrl(env, id),

@@ -5,8 +5,7 @@ import type { Ctx } from '../../context';
 import { DomainError, invalidArgument } from '../../errors';
 import { execute } from '../../execute';
 import { type IdpEnv, oauthCallbackUrl, samlAcsUrl, samlMetadataUrl } from '../env';
-import { completeAuthorization } from '../oauth/flow';
-import { completeLogin } from '../saml/login';
+import { oauthFlow, samlLogin } from '../protocols';
 import type { IntentRow } from './model';
 import { providerForSignIn } from './provider-for-sign-in';
 import { type FinishedIntent, failIntent, succeedIntent } from './succeed';
@@ -84,6 +83,7 @@ export async function finishOAuthCallback(
   return settle(ctx, intent, bindingSecret, async () => {
     const provider = await providerForSignIn(ctx.db, env.masterKey, intent.idpId);
     if (provider.runtime.protocol !== 'oauth') throw unknownState();
+    const { completeAuthorization } = await oauthFlow();
     const { user, tokens } = await completeAuthorization(provider.runtime.config, provider.runtime.secrets, {
       redirectUri: oauthCallbackUrl(env),
       callbackParams: params,
@@ -109,6 +109,7 @@ export async function finishSamlCallback(
     if (provider.runtime.protocol !== 'saml') throw unknownState();
     if (!form.SAMLResponse) throw invalidArgument('Errors.IdP.Saml.Invalid', 'SAMLResponse is missing');
     const endpoints = { entityId: samlMetadataUrl(env, idpId), acsUrl: samlAcsUrl(env, idpId) };
+    const { completeLogin } = await samlLogin();
     const user = await completeLogin(provider.runtime.config, provider.runtime.keys, endpoints, {
       samlResponse: form.SAMLResponse,
       expectedRequestId: intent.samlRequestId ?? '',

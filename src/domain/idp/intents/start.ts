@@ -5,10 +5,8 @@ import { invalidArgument } from '../../errors';
 import { execute } from '../../execute';
 import { newId } from '../../ids';
 import { requireLoginUiPermission } from '../../session/login-ui-permission';
-import { authenticate } from '../ldap/authenticate';
-import { authorizationUrl } from '../oauth/flow';
-import { startLogin } from '../saml/login';
 import { type IdpEnv, oauthCallbackUrl, samlAcsUrl, samlMetadataUrl } from '../env';
+import { ldapAuthentication, oauthFlow, samlLogin } from '../protocols';
 import { INTENT_LIFETIME_MS } from './model';
 import { providerForSignIn, type SignInProvider } from './provider-for-sign-in';
 import { type FinishedIntent, succeedIntent } from './succeed';
@@ -60,6 +58,7 @@ export async function startIntent(ctx: Ctx, env: IdpEnv, input: StartIntentInput
   if (runtime.protocol === 'ldap') {
     if (!input.ldap)
       throw invalidArgument('Errors.IdP.Intent.Invalid', 'ldap credentials are required for an LDAP provider');
+    const { authenticate } = await ldapAuthentication();
     const user = await authenticate(runtime.config, runtime.secrets, input.ldap.username, input.ldap.password);
     const row = await insertIntent(ctx, provider, { ...base, stateHash: null });
     return { intentId: row.id, finished: await succeedIntent(ctx, env.masterKey, row, provider, user) };
@@ -73,6 +72,7 @@ export async function startIntent(ctx: Ctx, env: IdpEnv, input: StartIntentInput
   const state = randomToken(32);
   if (runtime.protocol === 'saml') {
     const endpoints = { entityId: samlMetadataUrl(env, provider.row.id), acsUrl: samlAcsUrl(env, provider.row.id) };
+    const { startLogin } = await samlLogin();
     const started = await startLogin(runtime.config, runtime.keys, endpoints, state);
     await insertIntent(ctx, provider, {
       ...base,
@@ -85,6 +85,7 @@ export async function startIntent(ctx: Ctx, env: IdpEnv, input: StartIntentInput
   }
   const nonce = randomToken(32);
   const codeVerifier = randomToken(48);
+  const { authorizationUrl } = await oauthFlow();
   const { url } = await authorizationUrl(runtime.config, runtime.secrets, {
     redirectUri: oauthCallbackUrl(env),
     state,

@@ -1,15 +1,11 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  type PublicKeyCredentialRequestOptionsJSON,
-  verifyAuthenticationResponse,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { and, eq, sql } from 'drizzle-orm';
 import { type SessionChallenges, sessions, userFactors } from '../../../db/schema/index';
 import type { Ctx } from '../../context';
 import { failedPrecondition, invalidArgument, notFound } from '../../errors';
 import { execute, type UnitOfWork } from '../../execute';
 import { relyingParty } from '../../user/factors/relying-party';
+import { webauthnLibrary } from '../../user/factors/webauthn-library';
 import { CEREMONY_TIMEOUT_MS, fromBase64Url, readyPasskeys } from '../../user/factors/webauthn';
 import { recordFactorCheck, withoutChallenge } from '../factors';
 import { live } from '../live';
@@ -50,6 +46,7 @@ export async function openWebAuthnChallenge(
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const rp = await relyingParty(work.tx, work.ctx.instanceId, req.externalUrl, req.domain);
   const credentials = user ? await readyPasskeys(work.tx, user.id, rp.id) : [];
+  const { generateAuthenticationOptions } = await webauthnLibrary();
   const options = await generateAuthenticationOptions({
     rpID: rp.id,
     timeout: CEREMONY_TIMEOUT_MS,
@@ -121,6 +118,7 @@ export async function checkWebAuthn(
     const refusal = signInRefusal(user, PASSWORD_SIGN_IN);
     if (refusal) throw failedPrecondition('Errors.User.NotActive', refusal);
     const rp = await relyingParty(work.tx, ctx.instanceId, check.externalUrl, challenge.rpId);
+    const { verifyAuthenticationResponse } = await webauthnLibrary();
     const result = await verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge.challenge,

@@ -1,6 +1,5 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { createGuardrails, generateSecret, generateURI, verify } from 'otplib';
-import QRCode from 'qrcode';
 import type { Db } from '../../../db/client';
 import { instances, userFactors, users } from '../../../db/schema/index';
 import type { Ctx } from '../../context';
@@ -114,6 +113,8 @@ export async function registerTotp(ctx: Ctx, userId: string): Promise<TotpRegist
     const label = `${user.username}@${user.primaryDomain}`;
     return { uri: generateURI({ issuer: instance?.name || 'Portcullis', label, secret, period: PERIOD }) };
   });
+  // Loaded by the first registration: every process would otherwise hold it for a rare page.
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { uri, secret, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
 }

@@ -1,15 +1,11 @@
-import {
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { and, desc, eq } from 'drizzle-orm';
 import { verifySecret } from '../../../crypto/secrets';
 import { userFactors } from '../../../db/schema/index';
 import type { Ctx } from '../../context';
 import { failedPrecondition, invalidArgument, notFound } from '../../errors';
 import { execute, type UnitOfWork } from '../../execute';
+import { webauthnLibrary } from './webauthn-library';
 import { newId } from '../../ids';
 import { factorRemovalRefusal } from '../../policy/factor-removal';
 import { recordFactorCheck } from '../../session/factors';
@@ -105,6 +101,7 @@ export async function registerPasskey(
     const existing = await readyPasskeys(work.tx, user.id, rp.id);
     const passkey = input.type === 'passkey';
     const loginName = `${user.username}@${user.primaryDomain}`;
+    const { generateRegistrationOptions } = await webauthnLibrary();
     const options = await generateRegistrationOptions({
       rpName: rp.name,
       rpID: rp.id,
@@ -176,6 +173,7 @@ export async function verifyPasskeyRegistration(
       throw failedPrecondition('Errors.User.Passkey.Expired', 'the registration expired; register again');
     const rp = await relyingParty(work.tx, ctx.instanceId, externalUrl, factor.rpId);
     const response = registrationResponse(input.credential);
+    const { verifyRegistrationResponse } = await webauthnLibrary();
     const result = await verifyRegistrationResponse({
       response,
       expectedChallenge: factor.challenge,
