@@ -116,7 +116,6 @@ describe.runIf(onPostgres)('the reads a replica serves', () => {
         [org('ListOrganizationDomains')]: [{ organizationId: orgId }],
         [org('ListOrganizationMetadata')]: [{ organizationId: orgId }],
         'portcullis.event.v2.EventService/ListEvents': [{}],
-        [instance('GetInstance')]: [{}],
         [instance('ListInstanceDomains')]: [{}],
         [instance('ListWebKeys')]: [{}],
         [project('GetProject')]: [{ projectId }],
