@@ -12,7 +12,7 @@ import type { BenchOptions, ScenarioResult } from './lib/types';
  *  1. complete authorization-code flows: authorize → login page → login name → password (argon2id)
  *     → callback → code exchange (client_secret_basic) → userinfo, from FLOW_CLIENTS concurrent
  *     "browsers" → flows/s; then the same for users with an authenticator app (password, then the
- *     second-factor choice and the TOTP page)
+ *     TOTP page and its code)
  *  2. userinfo with an opaque access token → requests/s
  *  3. introspection of an opaque access token by an API client of the project (Basic) → requests/s
  * Targets (2 cores): ≥ 150 flows/s, ≥ 6,000 userinfo/s, ≥ 6,000 introspection/s.
@@ -194,8 +194,8 @@ export default async function run(opts: BenchOptions): Promise<ScenarioResult> {
       ],
       notes: [
         `${USERS} users, ${FLOW_CLIENTS} concurrent flows; each flow is 8 HTTP requests and one argon2id verification.`,
-        `With TOTP: ${TOTP_USERS} users with an authenticator app; 3 more requests (second-factor choice, TOTP ` +
-          'page, code) and one HMAC-SHA1 check.',
+        `With TOTP: ${TOTP_USERS} users with an authenticator app; 2 more requests (the TOTP page and its ` +
+          'code) and one HMAC-SHA1 check.',
       ],
     };
   } finally {
@@ -324,9 +324,10 @@ async function fullFlow(
   await go('POST', '/ui/login/login', { authRequest, csrf, loginName: username });
   let done = await go('POST', '/ui/login/password', { authRequest, csrf, password: PASSWORD });
   if (totpCode) {
-    // the second-factor choice sends a user with one factor straight to its page
-    const choice = await go('GET', done.headers.location!);
-    await go('GET', choice.headers.location!);
+    // the password step sends a user with one second factor straight to its page
+    const page = await go('GET', done.headers.location!);
+    if (page.status !== 200 || !done.headers.location!.startsWith('/ui/login/totp'))
+      throw new Error(`no TOTP page: ${done.headers.location} ${page.status}`);
     done = await go('POST', '/ui/login/totp', { authRequest, csrf, code: totpCode });
   }
   if (!done.headers.location?.startsWith('/oauth/v2/authorize/callback'))
