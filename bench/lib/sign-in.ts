@@ -154,9 +154,10 @@ export async function fullFlow(
   await go('POST', '/ui/login/login', { authRequest, csrf, loginName: username });
   let done = await go('POST', '/ui/login/password', { authRequest, csrf, password: PASSWORD });
   if (opts.totpCode) {
-    // the second-factor choice sends a user with one factor straight to its page
-    const choice = await go('GET', done.headers.location!);
-    await go('GET', choice.headers.location!);
+    // the password step sends a user with one second factor straight to its page
+    const page = await go('GET', done.headers.location!);
+    if (page.status !== 200 || !done.headers.location!.startsWith('/ui/login/totp'))
+      throw new Error(`no TOTP page: ${done.headers.location} ${page.status}`);
     done = await go('POST', '/ui/login/totp', { authRequest, csrf, code: opts.totpCode });
   }
   if (!done.headers.location?.startsWith('/oauth/v2/authorize/callback'))

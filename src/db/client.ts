@@ -5,6 +5,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { redact } from '../config';
 import { deadlineOptions } from './deadline';
+import { preparing } from './prepared';
 import * as schema from './schema/index';
 
 export type Schema = typeof schema;
@@ -98,13 +99,14 @@ async function openPostgres(url: string, poolSize: number, opts: DatabaseOptions
     ...deadlineOptions(timeoutMs, { statementTimeout: !opts.listenUrl }),
     backoff: reconnectDelay,
     ...(target ? { target_session_attrs: target } : {}),
-    // Server-side prepared statements keep per-connection plans hot on the token paths; a pooler that
-    // hands each transaction another server connection cannot keep them.
+    // Server-side prepared statements keep per-connection plans hot (drizzle's queries through
+    // preparing(), see prepared.ts); a pooler that hands each transaction another server connection
+    // cannot keep them.
     prepare: opts.preparedStatements !== false,
     // One query in flight per connection (max_pipeline counts the one being answered, as patched).
     ...(opts.pipelining === false ? { max_pipeline: 1 } : {}),
   });
-  const db = drizzlePostgres(sql, { schema }) as unknown as Db;
+  const db = drizzlePostgres(preparing(sql), { schema }) as unknown as Db;
   let listener: { close: () => Promise<void> } | undefined;
   return {
     kind: 'postgres',

@@ -19,7 +19,18 @@ export function userAgentHash(c: Context): string | undefined {
 
 /** A new cookie value after every login (no session fixation); returns the hash stored with the sessions. */
 export function rotateUserAgent(c: Context): string {
+  const next = newUserAgent();
+  setUserAgent(c, next.value);
+  return next.hash;
+}
+
+/** A new user-agent cookie value and its hash, to send with setUserAgent once the sign-in has committed. */
+export function newUserAgent(): { value: string; hash: string } {
   const value = randomToken(32);
+  return { value, hash: sha256Hex(value) };
+}
+
+export function setUserAgent(c: Context, value: string): void {
   setCookie(c, UA_COOKIE, value, {
     path: '/',
     httpOnly: true,
@@ -27,7 +38,6 @@ export function rotateUserAgent(c: Context): string {
     sameSite: 'Lax',
     maxAge: 400 * 24 * 3600,
   });
-  return sha256Hex(value);
 }
 
 /** Where a CSRF cookie is sent: the login pages, or the end-session endpoint's confirmation. */

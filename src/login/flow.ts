@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { Db } from '../db/client';
 import type { Deps } from '../deps';
 import type { AuthRequest } from '../domain/oidc/auth-requests';
 import { mayFinish } from '../domain/oidc/may-finish';
@@ -7,12 +8,12 @@ import { userAgentHash } from './cookies';
 
 export const pageUrl = (page: string, id: string) => `/ui/login/${page}?authRequest=${encodeURIComponent(id)}`;
 
-/** The browser's sessions, one per user (newest first). */
-export async function browserSessions(c: Context, deps: Deps): Promise<SessionView[]> {
+/** The browser's sessions, one per user (newest first); `db` a transaction that reads them. */
+export async function browserSessions(c: Context, deps: Deps, db: Db = deps.database.db): Promise<SessionView[]> {
   const ua = userAgentHash(c);
   if (!ua) return [];
   const seen = new Set<string>();
-  return (await sessionsOfUserAgent(deps.database.db, ua)).filter((s) => {
+  return (await sessionsOfUserAgent(db, ua)).filter((s) => {
     if (!s.userId || seen.has(s.userId)) return false;
     seen.add(s.userId);
     return true;

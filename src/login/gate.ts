@@ -6,7 +6,7 @@ import { csrfToken, csrfValid } from './cookies';
 import { pageUrl } from './flow';
 import { readForm } from './form';
 import { errorPage, localeOf, renderPage } from './render';
-import { proceed } from './sequence';
+import { proceed, proceeded, proceedIn } from './sequence';
 import type { Form, LoginStep, Turn } from './steps/types';
 
 /**
@@ -49,6 +49,8 @@ function turnOf(c: Context, deps: Deps, r: AuthRequest, form: Form): Turn {
     },
     render: (page, status = 200) => renderPage(c, page({ locale, t, authRequest: r.id, csrf: csrfToken(c) }), status),
     proceed: (signedIn, after) => proceed(turn, signedIn, after),
+    proceedIn: (work, signedIn, session, after) => proceedIn(turn, work, signedIn, session, after),
+    proceeded: (signedIn, url) => proceeded(turn, signedIn, url),
   };
   return turn;
 }

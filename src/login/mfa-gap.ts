@@ -1,5 +1,6 @@
 import { type PolicyGap, sessionPolicyGap } from '../domain/session/policy-gap';
-import { getSession } from '../domain/session/sessions';
+import type { Db } from '../db/client';
+import { getSession, type Session } from '../domain/session/sessions';
 import { CHECK_PATHS } from './steps/mfa-paths';
 import type { SignedIn, Turn } from './steps/types';
 
@@ -18,10 +19,19 @@ export function gapPage(gap: PolicyGap): string | undefined {
   }
 }
 
-/** What the login policy still asks of the signed-in user's session for this request. */
-export async function gapOf(turn: Turn, signedIn: SignedIn): Promise<PolicyGap> {
+/**
+ * What the login policy still asks of the signed-in user's session for this request. A step that has
+ * just written the session in its unit of work passes that transaction and the row it wrote (its
+ * user was read in the same request, and is not read again).
+ */
+export async function gapOf(
+  turn: Turn,
+  signedIn: SignedIn,
+  db: Db = turn.deps.database.db,
+  written?: Session,
+): Promise<PolicyGap> {
   const { deps, r } = turn;
-  const session = await getSession(deps.database.db, signedIn.sessionId);
+  const session = written ?? (await getSession(db, signedIn.sessionId));
   if (!session) return { missing: 'first-factor', reason: 'missing' };
-  return sessionPolicyGap(deps.database.db, deps.instanceId, session, r);
+  return sessionPolicyGap(db, deps.instanceId, session, r, written ? signedIn.user : undefined);
 }

@@ -1,6 +1,9 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
-import { type AuthRequest, linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
+import type { Db } from '../db/client';
+import { type AuthRequest, linkSession, linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
+import type { UnitOfWork } from '../domain/execute';
+import type { Session } from '../domain/session/sessions';
 import { callbackUrl } from '../domain/oidc/callback-url';
 import { linkPendingExternalAccount } from './idp/pending-link';
 import { gapOf, gapPage } from './mfa-gap';
@@ -33,12 +36,48 @@ export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<
  */
 export async function proceed(turn: Turn, signedIn: SignedIn, after?: LoginStep): Promise<Response> {
   await linkPendingExternalAccount(turn, signedIn);
-  const missing = gapPage(await gapOf(turn, signedIn));
-  if (missing) return turn.see(turn.url(missing));
-  const rest = after ? LOGIN_STEPS.slice(LOGIN_STEPS.indexOf(after) + 1) : LOGIN_STEPS;
-  const next = rest.find((step) => step.pending?.(signedIn.user));
-  if (next) return turn.see(turn.url(next.path));
+  const page = await pageStillToDo(turn, signedIn, after);
+  if (page) return turn.see(page);
   const { user, sessionId } = signedIn;
   await linkSessionToAuthRequest(turn.ctx(user.id, user.orgId), turn.r.id, sessionId);
   return turn.see(callbackUrl(turn.r.id));
+}
+
+/**
+ * `proceed` in the unit of work of a step that has just written the session (`session`, the row it
+ * wrote): the answer to the auth request commits with the check. Returns where the browser goes, for
+ * `proceeded`, which links a waiting external account once this has committed.
+ */
+export async function proceedIn(
+  turn: Turn,
+  work: UnitOfWork,
+  signedIn: SignedIn,
+  session: Session,
+  after?: LoginStep,
+): Promise<string> {
+  const page = await pageStillToDo(turn, signedIn, after, work.tx, session);
+  if (page) return page;
+  await linkSession(work, turn.r.id, signedIn.sessionId);
+  return callbackUrl(turn.r.id);
+}
+
+/** After proceedIn's unit of work has committed: a waiting external account is linked, and the browser goes on. */
+export async function proceeded(turn: Turn, signedIn: SignedIn, url: string): Promise<Response> {
+  await linkPendingExternalAccount(turn, signedIn);
+  return turn.see(url);
+}
+
+/** The page of what the policy or a later step still asks of the user, if anything. */
+async function pageStillToDo(
+  turn: Turn,
+  signedIn: SignedIn,
+  after?: LoginStep,
+  db?: Db,
+  session?: Session,
+): Promise<string | undefined> {
+  const missing = gapPage(await gapOf(turn, signedIn, db, session));
+  if (missing) return turn.url(missing);
+  const rest = after ? LOGIN_STEPS.slice(LOGIN_STEPS.indexOf(after) + 1) : LOGIN_STEPS;
+  const next = rest.find((step) => step.pending?.(signedIn.user));
+  return next ? turn.url(next.path) : undefined;
 }

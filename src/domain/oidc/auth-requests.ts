@@ -5,7 +5,7 @@ import { authRequests } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { notFound } from '../errors';
 import type { EventPayloads } from '../events/registry';
-import { execute } from '../execute';
+import { execute, type UnitOfWork } from '../execute';
 
 export type AuthRequest = typeof authRequests.$inferSelect;
 export type NewAuthRequest = Omit<
@@ -68,13 +68,17 @@ async function update<T extends 'auth_request.login_name.set' | 'auth_request.se
   set: Partial<AuthRequest>,
   payload?: EventPayloads[T],
 ): Promise<AuthRequest> {
-  return execute(ctx, async (work) => {
-    await work.load('auth_request', id);
-    const [row] = await work.tx.update(authRequests).set(set).where(pending(id)).returning();
-    if (!row) throw notFound('Errors.AuthRequest.NotFound', 'the authorization request does not exist or has expired');
-    work.push({ aggregateType: 'auth_request', aggregateId: id, type, payload, resourceOwner: ctx.instanceId });
-    return row;
-  });
+  return execute(ctx, (work) => updateIn(work, id, type, set, payload));
+}
+
+async function updateIn<
+  T extends 'auth_request.login_name.set' | 'auth_request.session.linked' | 'auth_request.failed',
+>(work: UnitOfWork, id: string, type: T, set: Partial<AuthRequest>, payload?: EventPayloads[T]): Promise<AuthRequest> {
+  await work.load('auth_request', id);
+  const [row] = await work.tx.update(authRequests).set(set).where(pending(id)).returning();
+  if (!row) throw notFound('Errors.AuthRequest.NotFound', 'the authorization request does not exist or has expired');
+  work.push({ aggregateType: 'auth_request', aggregateId: id, type, payload, resourceOwner: work.ctx.instanceId });
+  return row;
 }
 
 export function setAuthRequestLoginName(ctx: Ctx, id: string, loginName: string): Promise<AuthRequest> {
@@ -88,8 +92,18 @@ export function linkSessionToAuthRequest(
   sessionId: string,
   callbackKeyHash: string | null = null,
 ): Promise<AuthRequest> {
-  return update(
-    ctx,
+  return execute(ctx, (work) => linkSession(work, id, sessionId, callbackKeyHash));
+}
+
+/** linkSessionToAuthRequest in the caller's unit of work (a sign-in that answers the request as it commits). */
+export function linkSession(
+  work: UnitOfWork,
+  id: string,
+  sessionId: string,
+  callbackKeyHash: string | null = null,
+): Promise<AuthRequest> {
+  return updateIn(
+    work,
     id,
     'auth_request.session.linked',
     { sessionId, error: null, errorDescription: null, callbackKeyHash },

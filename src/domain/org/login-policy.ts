@@ -4,18 +4,19 @@ import { instances, orgs } from '../../db/schema/index';
 import { getInstanceSettings } from '../instance/settings';
 
 /**
- * Whether visitors may create an account in this organization through the hosted login. The
- * organization's own policy decides when it has one; otherwise the default organization follows the
- * instance's `registration_allowed` and every other organization says no — so naming an organization
- * in the `urn:service:iam:org:id:` scope never lets a stranger join it unless it chose so.
+ * Whether visitors may create an account in this organization (null: the instance's default one)
+ * through the hosted login. The organization's own policy decides when it has one; otherwise the
+ * default organization follows the instance's `registration_allowed` and every other organization
+ * says no — so naming an organization in the `urn:service:iam:org:id:` scope never lets a stranger
+ * join it unless it chose so.
  */
-export async function registrationAllowed(db: Db, instanceId: string, orgId: string): Promise<boolean> {
+export async function registrationAllowed(db: Db, instanceId: string, orgId: string | null): Promise<boolean> {
   const [row] = await db
-    .select({ allow: orgs.allowRegistration, state: orgs.state, defaultOrgId: instances.defaultOrgId })
-    .from(orgs)
-    .innerJoin(instances, eq(instances.id, instanceId))
-    .where(eq(orgs.id, orgId));
+    .select({ id: orgs.id, allow: orgs.allowRegistration, state: orgs.state, defaultOrgId: instances.defaultOrgId })
+    .from(instances)
+    .innerJoin(orgs, orgId === null ? eq(orgs.id, instances.defaultOrgId) : eq(orgs.id, orgId))
+    .where(eq(instances.id, instanceId));
   if (!row || row.state !== 'ACTIVE') return false;
   if (row.allow !== null) return row.allow;
-  return row.defaultOrgId === orgId && (await getInstanceSettings(db, instanceId)).registrationAllowed;
+  return row.defaultOrgId === row.id && (await getInstanceSettings(db, instanceId)).registrationAllowed;
 }

@@ -2,12 +2,14 @@ import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { hashPassword, needsRehash, verifyPassword } from '../../crypto/passwords/index';
 import { users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { execute } from '../execute';
+import { execute, type UnitOfWork } from '../execute';
 import { instanceSettings } from '../oidc/settings';
 import { maySignIn, PASSWORD_SIGN_IN, SIGN_IN_STATES } from './may-sign-in';
 import type { LoginUser } from './users';
 
-export type PasswordCheckResult = { ok: true; user: LoginUser } | { ok: false; reason: 'invalid' | 'locked' };
+export type PasswordCheckResult<T = undefined> =
+  | { ok: true; user: LoginUser; followUp: T }
+  | { ok: false; reason: 'invalid' | 'locked' };
 
 // Verified for unknown users so that "no such user" costs as much as "wrong password".
 let dummyHash: Promise<string> | undefined;
@@ -22,13 +24,16 @@ const dummy = () => (dummyHash ??= hashPassword('portcullis-dummy-password-for-t
  * oracle. Counting and locking are one atomic UPDATE, and a success commits only while the user is
  * still unlocked and under the limit, so concurrent guesses (on any number of workers) can neither
  * exceed the limit nor slip a correct guess past it. After a success an imported or weaker hash is
- * replaced by argon2id (`user.human.password.hash.updated`).
+ * replaced by argon2id (`user.human.password.hash.updated`). `followUp` runs in the
+ * success's transaction with the signed-in user, so that what a sign-in starts (a session) commits
+ * with it or not at all; its result comes back as `followUp`.
  */
-export async function checkPassword(
+export async function checkPassword<T = undefined>(
   ctx: Ctx,
   user: LoginUser | undefined,
   password: string,
-): Promise<PasswordCheckResult> {
+  followUp?: (work: UnitOfWork, user: LoginUser) => Promise<T>,
+): Promise<PasswordCheckResult<T>> {
   if (!user?.passwordHash || user.type !== 'HUMAN' || user.state === 'REMOVED') {
     await verifyPassword(await dummy(), password);
     return { ok: false, reason: 'invalid' };
@@ -46,7 +51,7 @@ export async function checkPassword(
   }
   const rehash = needsRehash(user.passwordHash) ? await hashPassword(password) : undefined;
   const stored = user.passwordHash;
-  const replaced = await execute(ctx, async (work) => {
+  const outcome = await execute(ctx, async (work) => {
     // The row lock of this UPDATE orders it after any concurrent failure: a user locked meanwhile,
     // or at the limit, does not sign in.
     const [still] = await work.tx
@@ -90,10 +95,11 @@ export async function checkPassword(
       type: 'user.human.password.check.succeeded',
       resourceOwner: user.orgId,
     });
-    return !!updated;
+    const signedIn = { ...user, passwordHash: updated ? rehash! : stored, failedPasswordAttempts: 0 };
+    return { user: signedIn, followUp: (followUp ? await followUp(work, signedIn) : undefined) as T };
   });
-  if (replaced === 'locked') return { ok: false, reason: 'locked' };
-  return { ok: true, user: { ...user, passwordHash: replaced ? rehash! : stored, failedPasswordAttempts: 0 } };
+  if (outcome === 'locked') return { ok: false, reason: 'locked' };
+  return { ok: true, ...outcome };
 }
 
 const SCHEME_NAMES: Record<string, string> = {

@@ -169,18 +169,32 @@ export async function hasRecoveryCodes(db: Db, userId: string): Promise<boolean>
   return !!row;
 }
 
-/** What a session is missing, read from the database: its user's factors and the policy of their organization. */
+/** What the rule reads of the session's user. */
+export interface GapUser {
+  id: string;
+  orgId: string;
+  mfaInitSkippedAt: Date | null;
+}
+
+/**
+ * What a session is missing, read from the database: its user's factors and the policy of their
+ * organization. A caller that has just read the user in this request (`known`) spares the lookup.
+ */
 export async function sessionPolicyGap(
   db: Db,
   instanceId: string,
   session: { userId: string | null; passwordCheckedAt: Date | null; factorChecks?: FactorChecks | null },
   request?: GapInput['request'],
+  known?: GapUser,
 ): Promise<PolicyGap> {
   if (!session.userId) return { missing: 'first-factor', reason: 'missing' };
-  const [user] = await db
-    .select({ orgId: users.orgId, mfaInitSkippedAt: users.mfaInitSkippedAt })
-    .from(users)
-    .where(eq(users.id, session.userId));
+  const [user] =
+    known?.id === session.userId
+      ? [known]
+      : await db
+          .select({ orgId: users.orgId, mfaInitSkippedAt: users.mfaInitSkippedAt })
+          .from(users)
+          .where(eq(users.id, session.userId));
   if (!user) return { missing: 'first-factor', reason: 'missing' };
   const [{ policy }, factors, recovery] = await Promise.all([
     effectiveLoginPolicy(db, instanceId, user.orgId),

@@ -4,7 +4,7 @@ import type { Db } from '../../db/client';
 import { accessTokens, oidcGrants, orgs, refreshTokens, sessions, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { unauthenticated } from '../errors';
-import { execute } from '../execute';
+import { execute, type UnitOfWork } from '../execute';
 import { type ListResult, listResult, ordered, type PageRequest, page } from '../list/page';
 import { constantTimeEqual } from '../../crypto/random';
 import { amrOf, type FactorChecks, recordFactorCheck } from './factors';
@@ -21,48 +21,53 @@ export interface SessionView extends Session {
   passwordChangeRequired: boolean | null;
 }
 
+/** What a new session starts with. */
+export interface NewSession {
+  userId?: string;
+  orgId?: string;
+  userAgentHash?: string;
+  passwordChecked?: boolean;
+  lifetimeSeconds?: number;
+}
+
 /**
  * Creates a session for a user whose password was just checked (or, for the API, an empty one that
  * SetSession fills). Returns the session token once; only its SHA-256 is stored.
  */
-export async function createSession(
-  ctx: Ctx,
-  input: {
-    userId?: string;
-    orgId?: string;
-    userAgentHash?: string;
-    passwordChecked?: boolean;
-    lifetimeSeconds?: number;
-  },
+export function createSession(ctx: Ctx, input: NewSession): Promise<{ id: string; token: string; session: Session }> {
+  return execute(ctx, (work) => addSession(work, input));
+}
+
+/** createSession in the caller's unit of work (a sign-in that commits with the check that proved it). */
+export async function addSession(
+  work: UnitOfWork,
+  input: NewSession,
 ): Promise<{ id: string; token: string; session: Session }> {
   const id = randomToken(16);
   const token = randomToken(32, 'pcs_');
   const now = new Date();
   const factorChecks: FactorChecks = input.passwordChecked ? { password: { at: now.toISOString() } } : {};
-  const session = await execute(ctx, async (work) => {
-    work.created('session', id);
-    const [row] = await work.tx
-      .insert(sessions)
-      .values({
-        id,
-        tokenHash: sha256Hex(token),
-        userAgentHash: input.userAgentHash,
-        userId: input.userId,
-        orgId: input.orgId,
-        passwordCheckedAt: input.passwordChecked ? now : null,
-        factorChecks,
-        amr: amrOf(factorChecks),
-        expiresAt: input.lifetimeSeconds ? new Date(now.getTime() + input.lifetimeSeconds * 1000) : null,
-      })
-      .returning();
-    work.push({
-      aggregateType: 'session',
-      aggregateId: id,
-      type: 'session.added',
-      payload: { userId: input.userId, checks: input.passwordChecked ? ['password'] : [] },
-      resourceOwner: input.orgId ?? ctx.instanceId,
-    });
-    return row;
+  work.created('session', id);
+  const [session] = await work.tx
+    .insert(sessions)
+    .values({
+      id,
+      tokenHash: sha256Hex(token),
+      userAgentHash: input.userAgentHash,
+      userId: input.userId,
+      orgId: input.orgId,
+      passwordCheckedAt: input.passwordChecked ? now : null,
+      factorChecks,
+      amr: amrOf(factorChecks),
+      expiresAt: input.lifetimeSeconds ? new Date(now.getTime() + input.lifetimeSeconds * 1000) : null,
+    })
+    .returning();
+  work.push({
+    aggregateType: 'session',
+    aggregateId: id,
+    type: 'session.added',
+    payload: { userId: input.userId, checks: input.passwordChecked ? ['password'] : [] },
+    resourceOwner: input.orgId ?? work.ctx.instanceId,
   });
   return { id, token, session };
 }
@@ -134,9 +139,9 @@ export async function listSessions(
 }
 
 /** Moves a browser's sessions to a new cookie value (done at every login: no session fixation). */
-export async function rebindUserAgent(ctx: Ctx, fromHash: string | undefined, toHash: string): Promise<void> {
+export async function rebindUserAgent(db: Db, fromHash: string | undefined, toHash: string): Promise<void> {
   if (!fromHash) return;
-  await ctx.db
+  await db
     .update(sessions)
     .set({ userAgentHash: toHash })
     .where(and(eq(sessions.userAgentHash, fromHash), live()));

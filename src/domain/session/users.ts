@@ -19,6 +19,8 @@ export interface LoginUser {
   /** set for imported users and a generated admin password: a new password before any sign-in completes */
   passwordChangeRequired: boolean;
   preferredLanguage: string | null;
+  /** when the user last skipped setting up a second factor (the login policy's gap reads it) */
+  mfaInitSkippedAt: Date | null;
   orgDomain: string;
 }
 
@@ -35,6 +37,7 @@ const columns = {
   failedPasswordAttempts: users.failedPasswordAttempts,
   passwordChangeRequired: users.passwordChangeRequired,
   preferredLanguage: users.preferredLanguage,
+  mfaInitSkippedAt: users.mfaInitSkippedAt,
   orgDomain: orgs.primaryDomain,
 };
 

@@ -75,7 +75,7 @@ async function signIn(turn: Turn, s: ExternalSignIn, userId: string): Promise<Re
   const oldUa = userAgentHash(c);
   const newUa = rotateUserAgent(c);
   const uctx = turn.ctx(user.id, user.orgId);
-  await rebindUserAgent(uctx, oldUa, newUa);
+  await rebindUserAgent(uctx.db, oldUa, newUa);
   const sessionId =
     existing?.id ?? (await createSession(uctx, { userId: user.id, orgId: user.orgId, userAgentHash: newUa })).id;
   await useForSession(uctx, s, sessionId, user);

@@ -86,7 +86,7 @@ export const passkey: LoginStep = {
     await setAuthRequestLoginName(uctx, r.id, loginNameOf(user));
     turn.r = { ...r, loginName: loginNameOf(user) };
     // a new cookie value at every sign-in: no session fixation
-    await rebindUserAgent(uctx, userAgentHash(c), rotateUserAgent(c));
+    await rebindUserAgent(uctx.db, userAgentHash(c), rotateUserAgent(c));
     return turn.proceed(signedIn, passkey);
   },
 };

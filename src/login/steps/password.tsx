@@ -1,7 +1,8 @@
 import { findUserByLoginName } from '../../domain/session/users';
 import { checkPassword } from '../../domain/session/password-check';
 import { PasswordPage } from '../pages/password';
-import { startSession } from './signed-in';
+import { newUserAgent, setUserAgent } from '../cookies';
+import { startSessionIn } from './signed-in';
 import type { LoginStep } from './types';
 
 /** The password of the login name the request carries. */
@@ -19,10 +20,21 @@ export const password: LoginStep = {
     if (!r.loginName) return turn.see(turn.url('login'));
     // Only users of the organization the sign-in is for (the org scope) are found.
     const user = await findUserByLoginName(deps.database.db, deps.instanceId, r.loginName, r.orgId ?? undefined);
-    const result = await checkPassword(turn.ctx(user?.id, user?.orgId), user, turn.form.password ?? '');
-    if (!result.ok) return turn.see(`${turn.url('password')}&error=${result.reason}`);
-    const sessionId = await startSession(turn, result.user);
+    const ua = newUserAgent();
+    // The check, the session and, when no other step is left, the answer to the request commit together.
     // A step the user still has to do (a required password change) comes before the session answers.
-    return turn.proceed({ user: result.user, sessionId });
+    const result = await checkPassword(
+      turn.ctx(user?.id, user?.orgId),
+      user,
+      turn.form.password ?? '',
+      async (work, user) => {
+        const session = await startSessionIn(turn, work, user, ua.hash);
+        const signedIn = { user, sessionId: session.id };
+        return { signedIn, next: await turn.proceedIn(work, signedIn, session) };
+      },
+    );
+    if (!result.ok) return turn.see(`${turn.url('password')}&error=${result.reason}`);
+    setUserAgent(turn.c, ua.value);
+    return turn.proceeded(result.followUp.signedIn, result.followUp.next);
   },
 };

@@ -12,8 +12,8 @@ import type { LoginStep, Turn } from './types';
 /** The organization a registration for this request joins: the org scope's, else the default one. */
 const registrationOrg = async ({ r, deps }: Turn) => r.orgId ?? (await defaultOrgId(deps.database.db, deps.instanceId));
 
-export const mayRegister = async (turn: Turn) =>
-  registrationAllowed(turn.deps.database.db, turn.deps.instanceId, await registrationOrg(turn));
+export const mayRegister = (turn: Turn) =>
+  registrationAllowed(turn.deps.database.db, turn.deps.instanceId, turn.r.orgId ?? null);
 
 const registrationClosed = (turn: Turn) =>
   errorPage(turn.c, 'registration is not allowed for this organization', { status: 403, uiLocales: turn.r.uiLocales });

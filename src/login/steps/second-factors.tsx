@@ -4,13 +4,14 @@ import { checkOtp, hasLiveOtpChallenge, type OtpKind, openOtpChallenge } from '.
 import { checkRecoveryCode } from '../../domain/session/checks/recovery-code';
 import { checkTotp } from '../../domain/session/checks/totp';
 import { hasRecoveryCodes } from '../../domain/user/factors/recovery-codes';
-import type { Session } from '../../domain/session/sessions';
+import type { AfterCheck } from '../../domain/session/checks/otp-lockout';
 import type { Messages } from '../i18n';
 import { CodePage } from '../pages/codes';
 import { withSignedInUser } from './signed-in';
 import type { LoginStep, SignedIn, Turn } from './types';
 
-type Check = (turn: Turn, signedIn: SignedIn, code: string) => Promise<Session>;
+/** A code's check; `then` runs in its transaction with the session it updated, and its result is the answer. */
+type Check = <T>(turn: Turn, signedIn: SignedIn, code: string, then: AfterCheck<T>) => Promise<T>;
 
 interface CodeStep {
   path: string;
@@ -56,8 +57,12 @@ function codeStep(spec: CodeStep): LoginStep {
       }),
     post: (turn) =>
       withSignedInUser(turn, 'login', async (signedIn) => {
+        let next: string;
         try {
-          await spec.check(turn, signedIn, (turn.form.code ?? '').trim());
+          // the check and, when nothing else is left, the answer to the request commit together
+          next = await spec.check(turn, signedIn, (turn.form.code ?? '').trim(), (work, session) =>
+            turn.proceedIn(work, signedIn, session, step),
+          );
         } catch (err) {
           if (err instanceof DomainError && err.kind === 'invalid_argument')
             return turn.see(`${turn.url(spec.path)}&error=invalid`);
@@ -65,7 +70,7 @@ function codeStep(spec: CodeStep): LoginStep {
             return turn.see(`${turn.url(spec.path)}&error=locked`);
           throw err;
         }
-        return turn.proceed(signedIn, step);
+        return turn.proceeded(signedIn, next);
       }),
   };
   if (spec.otp) {
@@ -106,7 +111,7 @@ export const totp = codeStep({
   text: (t) => t.totpText,
   label: (t) => t.otpCodeLabel,
   numeric: true,
-  check: (turn, s, code) => checkTotp(ctxOf(turn, s), s.sessionId, s.user, code),
+  check: (turn, s, code, then) => checkTotp(ctxOf(turn, s), s.sessionId, s.user, code, then),
 });
 
 export const otpEmail = codeStep({
@@ -116,7 +121,7 @@ export const otpEmail = codeStep({
   label: (t) => t.otpCodeLabel,
   numeric: true,
   otp: 'otpEmail',
-  check: (turn, s, code) => checkOtp(ctxOf(turn, s), s.sessionId, s.user, 'otpEmail', code),
+  check: (turn, s, code, then) => checkOtp(ctxOf(turn, s), s.sessionId, s.user, 'otpEmail', code, then),
 });
 
 export const otpSms = codeStep({
@@ -126,7 +131,7 @@ export const otpSms = codeStep({
   label: (t) => t.otpCodeLabel,
   numeric: true,
   otp: 'otpSms',
-  check: (turn, s, code) => checkOtp(ctxOf(turn, s), s.sessionId, s.user, 'otpSms', code),
+  check: (turn, s, code, then) => checkOtp(ctxOf(turn, s), s.sessionId, s.user, 'otpSms', code, then),
 });
 
 export const recovery = codeStep({
@@ -135,5 +140,5 @@ export const recovery = codeStep({
   text: (t) => t.recoveryText,
   label: (t) => t.recoveryCodeLabel,
   numeric: false,
-  check: (turn, s, code) => checkRecoveryCode(ctxOf(turn, s), s.sessionId, s.user, code),
+  check: (turn, s, code, then) => checkRecoveryCode(ctxOf(turn, s), s.sessionId, s.user, code, then),
 });

@@ -1,25 +1,37 @@
-import { firstFactorAt } from '../../domain/session/factors';
-import { createSession, rebindUserAgent, setSessionPasswordChecked } from '../../domain/session/sessions';
+import { execute, type UnitOfWork } from '../../domain/execute';
+import { firstFactorAt, recordFactorCheck } from '../../domain/session/factors';
+import { addSession, rebindUserAgent, type Session } from '../../domain/session/sessions';
 import { findUserByLoginName } from '../../domain/session/users';
-import { rotateUserAgent, userAgentHash } from '../cookies';
+import { newUserAgent, setUserAgent, userAgentHash } from '../cookies';
 import { browserSessions } from '../flow';
 import type { SignedIn, Turn } from './types';
 
 /**
- * After a successful password check: a new cookie value, this browser's sessions moved to it, and
- * the user's session updated or created. Returns the session id.
+ * After a successful password check, in its unit of work: this browser's sessions moved to the new
+ * cookie value whose hash is `newUa` (sent by the caller once this commits), and the user's session
+ * updated or created. Returns the session as written.
  */
-export async function startSession(turn: Turn, user: { id: string; orgId: string }): Promise<string> {
+export async function startSessionIn(
+  turn: Turn,
+  work: UnitOfWork,
+  user: { id: string; orgId: string },
+  newUa: string,
+): Promise<Session> {
   const { c, deps } = turn;
-  const existing = (await browserSessions(c, deps)).find((s) => s.userId === user.id);
-  const oldUa = userAgentHash(c);
-  const newUa = rotateUserAgent(c);
-  const uctx = turn.ctx(user.id, user.orgId);
-  await rebindUserAgent(uctx, oldUa, newUa);
+  const existing = (await browserSessions(c, deps, work.tx)).find((s) => s.userId === user.id);
+  await rebindUserAgent(work.tx, userAgentHash(c), newUa);
   return existing
-    ? (await setSessionPasswordChecked(uctx, existing.id, user)).id
-    : (await createSession(uctx, { userId: user.id, orgId: user.orgId, userAgentHash: newUa, passwordChecked: true }))
-        .id;
+    ? recordFactorCheck(work, existing.id, user, 'password')
+    : (await addSession(work, { userId: user.id, orgId: user.orgId, userAgentHash: newUa, passwordChecked: true }))
+        .session;
+}
+
+/** startSessionIn in a transaction of its own, and the new cookie sent. Returns the session id. */
+export async function startSession(turn: Turn, user: { id: string; orgId: string }): Promise<string> {
+  const ua = newUserAgent();
+  const session = await execute(turn.ctx(user.id, user.orgId), (work) => startSessionIn(turn, work, user, ua.hash));
+  setUserAgent(turn.c, ua.value);
+  return session.id;
 }
 
 /**

@@ -4,7 +4,8 @@ import type { Deps } from '../../deps';
 import type { Ctx } from '../../domain/context';
 import type { AuthRequest } from '../../domain/oidc/auth-requests';
 import type { LoginUser } from '../../domain/session/users';
-import type { SessionView } from '../../domain/session/sessions';
+import type { UnitOfWork } from '../../domain/execute';
+import type { Session, SessionView } from '../../domain/session/sessions';
 import type { Locale, Messages } from '../i18n';
 
 export type Form = Record<string, string>;
@@ -52,6 +53,12 @@ export interface Turn {
   render(page: (base: FormBase) => Child, status?: number): Response;
   /** after a sign-in or a step: the next step this user still has to do, else the auth request is finished */
   proceed(signedIn: SignedIn, after?: LoginStep): Promise<Response>;
+  /**
+   * `proceed` inside the unit of work of the check that wrote `session` (the sign-in and the answer to
+   * the request commit together); returns where the browser goes, for `proceeded` once it committed.
+   */
+  proceedIn(work: UnitOfWork, signedIn: SignedIn, session: Session, after?: LoginStep): Promise<string>;
+  proceeded(signedIn: SignedIn, url: string): Promise<Response>;
 }
 
 /**

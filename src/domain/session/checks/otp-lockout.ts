@@ -10,6 +10,13 @@ import type { LoginUser } from '../users';
 
 export type SecondFactorName = 'totp' | 'otp_email' | 'otp_sms' | 'recovery_code';
 
+/**
+ * What the caller does in a check's transaction with the session the check updated: a sign-in step
+ * answers the auth request there, so that both commit together. By default the session is the answer.
+ */
+export type AfterCheck<T> = (work: UnitOfWork, session: Session) => Promise<T>;
+export const theSession: AfterCheck<Session> = async (_work, session) => session;
+
 const lockedError = () => failedPrecondition('Errors.User.Locked', 'the user is locked');
 
 /**
@@ -21,16 +28,18 @@ const lockedError = () => failedPrecondition('Errors.User.Locked', 'the user is 
  *   back and the answer is `locked` — so a right code never slips past a concurrent lock;
  * - a wrong code counts, and reaching the limit locks, in one UPDATE (concurrent failures are
  *   serialised by the row lock, exactly one of them locks).
- * `onSuccess` records the check in the same transaction. A wrong code is INVALID_ARGUMENT naming `field`.
+ * `onSuccess` records the check in the same transaction, and `then` goes on from the session it wrote
+ * there (its result is the answer). A wrong code is INVALID_ARGUMENT naming `field`.
  */
-export async function checkSecondFactor(
+export async function checkSecondFactor<T>(
   ctx: Ctx,
   user: LoginUser,
   factor: SecondFactorName,
   field: string,
   attempt: (work: UnitOfWork) => Promise<boolean>,
   onSuccess: (work: UnitOfWork) => Promise<Session>,
-): Promise<Session> {
+  then: AfterCheck<T>,
+): Promise<T> {
   if (user.state === 'LOCKED') throw lockedError();
   if (user.type !== 'HUMAN' || !SIGN_IN_STATES.includes(user.state))
     throw invalidArgument('Errors.User.MFA.Invalid', `${field}: the code is wrong`);
@@ -57,9 +66,9 @@ export async function checkSecondFactor(
       payload: { factor },
       resourceOwner: user.orgId,
     });
-    return onSuccess(work);
+    return { result: await then(work, await onSuccess(work)) };
   });
-  if (outcome !== 'wrong') return outcome;
+  if (outcome !== 'wrong') return outcome.result;
   const locked = await recordOtpFailure(ctx, user, factor, max);
   if (locked) throw lockedError();
   throw invalidArgument('Errors.User.MFA.Invalid', `${field}: the code is wrong or expired`);

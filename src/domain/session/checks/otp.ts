@@ -11,7 +11,7 @@ import { recordFactorCheck, withoutChallenge } from '../factors';
 import { live } from '../live';
 import type { Session } from '../sessions';
 import type { LoginUser } from '../users';
-import { checkSecondFactor } from './otp-lockout';
+import { type AfterCheck, checkSecondFactor, theSession } from './otp-lockout';
 
 export type OtpKind = 'otpEmail' | 'otpSms';
 
@@ -105,7 +105,14 @@ export async function openOtpChallenge(
  * challenge is removed by the same UPDATE that finds it unchanged, so a code works once; a wrong code
  * counts against the user (the challenge stays, so a typo can be corrected within the lifetime).
  */
-export function checkOtp(ctx: Ctx, sessionId: string, user: LoginUser, kind: OtpKind, code: string): Promise<Session> {
+export function checkOtp<T = Session>(
+  ctx: Ctx,
+  sessionId: string,
+  user: LoginUser,
+  kind: OtpKind,
+  code: string,
+  then: AfterCheck<T> = theSession as AfterCheck<T>,
+): Promise<T> {
   return checkSecondFactor(
     ctx,
     user,
@@ -129,6 +136,7 @@ export function checkOtp(ctx: Ctx, sessionId: string, user: LoginUser, kind: Otp
       return !!used;
     },
     (work) => recordFactorCheck(work, sessionId, user, kind),
+    then,
   );
 }
 

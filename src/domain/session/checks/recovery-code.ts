@@ -3,10 +3,16 @@ import { consumeRecoveryCode } from '../../user/factors/recovery-codes';
 import { recordFactorCheck } from '../factors';
 import type { Session } from '../sessions';
 import type { LoginUser } from '../users';
-import { checkSecondFactor } from './otp-lockout';
+import { type AfterCheck, checkSecondFactor, theSession } from './otp-lockout';
 
 /** checks.recovery_code: uses up one of the user's recovery codes (a code works once). */
-export function checkRecoveryCode(ctx: Ctx, sessionId: string, user: LoginUser, code: string): Promise<Session> {
+export function checkRecoveryCode<T = Session>(
+  ctx: Ctx,
+  sessionId: string,
+  user: LoginUser,
+  code: string,
+  then: AfterCheck<T> = theSession as AfterCheck<T>,
+): Promise<T> {
   return checkSecondFactor(
     ctx,
     user,
@@ -14,5 +20,6 @@ export function checkRecoveryCode(ctx: Ctx, sessionId: string, user: LoginUser, 
     'checks.recovery_code',
     (work) => consumeRecoveryCode(work.tx, user.id, code),
     (work) => recordFactorCheck(work, sessionId, user, 'recoveryCode'),
+    then,
   );
 }
