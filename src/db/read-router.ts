@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import { isDatabaseDown } from '../domain/errors';
 import { type Db, queryRows, reconnectDelay } from './client';
 import { deadlineOptions } from './deadline';
+import { preparing } from './prepared';
 import * as schema from './schema/index';
 
 /** A position in PostgreSQL's write-ahead log, `X/Y` (two hex numbers of up to 32 bits), as one number. */
@@ -97,7 +98,7 @@ export class ReadRouter {
       prepare: opts.preparedStatements,
       ...(opts.pipelining ? {} : { max_pipeline: 1 }),
     });
-    this.replica = drizzle(this.pool, { schema }) as unknown as Db;
+    this.replica = drizzle(preparing(this.pool), { schema }) as unknown as Db;
     this.probes = hostUrls(opts.replicaUrl).map((url) =>
       postgres(url, { ...common, max: 1, prepare: false, fetch_types: false, target_session_attrs: undefined }),
     );
