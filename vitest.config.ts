@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Three files at a time on any machine: most of a test's time is spent waiting on its servers and
+    // databases, and vitest's default (cores - 1) runs one file at a time on two cores.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,

@@ -42,10 +42,10 @@ describe('heap sizes of the cluster processes', () => {
   }
 
   it('keeps the young generation of the primary, which serves nothing, at its initial size', () => {
-    // Loading the test's own modules may grow it a little before the call, as the start command's
-    // reading of the settings does; left alone, V8 grows it to 128 MB on a machine with gigabytes
-    // (the operator's 16 MB semi-spaces show the same allocations growing it when allowed).
-    expect(youngGenerationMb('keepYoungGenerationSmall();')).toBeLessThanOrEqual(8);
+    // Loading the test's own modules may grow it a little before the call (more on a busy machine), as the
+    // start command's reading of the settings does; left alone, V8 grows it to 128 MB on a machine with
+    // gigabytes (the operator's 16 MB semi-spaces show the same allocations growing it to 32 MB or more).
+    expect(youngGenerationMb('keepYoungGenerationSmall();')).toBeLessThanOrEqual(16);
     expect(youngGenerationMb('keepYoungGenerationSmall();', '--max-semi-space-size=16')).toBeGreaterThanOrEqual(32);
   });
 });
