@@ -4,13 +4,15 @@ import v8 from 'node:v8';
  * V8 sizes its heap for the machine, not for a server whose live objects take some tens of megabytes:
  * with many gigabytes of memory it lets the young generation grow to 128 MB and the old generation fill
  * up to four times what survived the last full collection, so each process held 250–300 MB under load.
- * Cluster workers start with semi-spaces of 4 MB and an old generation capped at 1 GB; below 2 GB V8
+ * Cluster workers start with semi-spaces of 16 MB and an old generation capped at 1 GB; below 2 GB V8
  * also lets the old generation grow by a smaller factor (under 2 instead of 4) before collecting it.
- * Measured under load: 135–145 MB per worker instead of 260–300 MB. An operator's own choice
- * (NODE_OPTIONS or node's command line) wins.
+ * Measured under load (npm run bench -- memory oidc, 2026-11-27): about 165 MB per worker instead of
+ * 260–300 MB. Smaller semi-spaces cost throughput for every young collection they add: 4 MB held a
+ * worker to 154 MB but took a quarter off userinfo (32,100 → 24,600 req/s), 8 MB 156 MB and an eighth.
+ * An operator's own choice (NODE_OPTIONS or node's command line) wins.
  */
 const WORKER_FLAGS: Record<string, string> = {
-  '--max-semi-space-size': '4',
+  '--max-semi-space-size': '16',
   '--max-old-space-size': '1024',
 };
 

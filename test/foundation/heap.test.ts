@@ -10,7 +10,7 @@ describe('heap sizes of the cluster processes', () => {
     expect(workerExecArgv(['--import', 'tsx'], '')).toEqual([
       '--import',
       'tsx',
-      '--max-semi-space-size=4',
+      '--max-semi-space-size=16',
       '--max-old-space-size=1024',
     ]);
   });
@@ -18,7 +18,7 @@ describe('heap sizes of the cluster processes', () => {
   it("leaves a heap size the operator chose on node's command line or in NODE_OPTIONS to the operator", () => {
     expect(workerExecArgv(['--max-old-space-size=4096'], '')).toEqual([
       '--max-old-space-size=4096',
-      '--max-semi-space-size=4',
+      '--max-semi-space-size=16',
     ]);
     expect(workerExecArgv([], '--enable-source-maps --max_semi_space_size=32')).toEqual(['--max-old-space-size=1024']);
   });
