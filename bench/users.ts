@@ -1,12 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { cpuSeconds } from './lib/cpu';
+import { startServer } from './lib/server';
 import type { BenchOptions, ScenarioResult } from './lib/types';
 
 /**
@@ -26,32 +23,17 @@ const LISTS = 1000;
 
 export default async function run(opts?: Partial<BenchOptions>): Promise<ScenarioResult> {
   const log = (line: string) => (opts?.progress ? opts.progress(`  ${line}`) : console.log(line));
-  const baseUrl = opts?.databaseUrl ?? BASE_URL;
-  const dbName = `pc_bench_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${dbName}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${dbName}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
-  const port = await freePort();
+  const server = await startServer({
+    storage: 'postgres',
+    baseUrl: opts?.databaseUrl ?? BASE_URL,
+    profile: opts?.profile && 'users',
+  });
+  const port = server.port;
+  const dbName = new URL(server.databaseUrl!).pathname.slice(1);
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  let server: ChildProcess | undefined;
-  const sql = postgres(url.toString(), { max: 2, onnotice: () => {} });
+  const sql = postgres(server.databaseUrl!, { max: 2, onnotice: () => {} });
   try {
-    server = spawn(process.execPath, ['bin/portcullis.mjs', 'start'], {
-      cwd: path.resolve(import.meta.dirname, '..'),
-      env: {
-        ...process.env,
-        DATABASE_URL: url.toString(),
-        PORT: String(port),
-        PORTCULLIS_HOST: '127.0.0.1',
-        PORTCULLIS_DATA_DIR: dataDir,
-        PORTCULLIS_LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    await waitReady(`http://127.0.0.1:${port}`);
-    const pat = fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim();
+    const pat = server.pat;
     const call = (method: string, body: object) => rpc(agent, port, pat, method, body);
     const [{ orgId }] = await sql`select default_org_id as "orgId" from instances limit 1`;
 
@@ -68,7 +50,7 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
     for (let i = 0; i < 200; i++) await call('CreateUser', createBody(USERS + i)); // warm-up
     let next = 0;
     let failures = 0;
-    const cpuBefore = cpuSeconds(server.pid!, dbName);
+    const cpuBefore = cpuSeconds(server.process.pid!, dbName);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -83,7 +65,7 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
     );
     const seconds = (performance.now() - t0) / 1000;
     const createsPerSecond = Math.round(USERS / seconds);
-    const cpuAfter = cpuSeconds(server.pid!, dbName);
+    const cpuAfter = cpuSeconds(server.process.pid!, dbName);
     // CPU spent per create by the server's processes and their PostgreSQL backends: on a machine
     // shared with other work, this (not the wall-clock rate) tells what two idle cores could do.
     const cpu = { server: cpuAfter.server - cpuBefore.server, database: cpuAfter.database - cpuBefore.database };
@@ -184,12 +166,8 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
     };
   } finally {
     agent.destroy();
-    server?.kill('SIGTERM');
-    if (server) await new Promise((r) => server!.once('exit', r));
     await sql.end();
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }
 
@@ -228,29 +206,5 @@ function rpc(
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitReady(base: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (
-      await fetch(`${base}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the server did not become ready');
-}
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) await run();

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { startRateLimitPrimary } from '../http/rate-limit/primary';
 import { createLogger } from '../log';
 import { announce } from './announce';
-import { workerExecArgv } from './heap';
+import { workerEnv, workerExecArgv } from './heap';
 import { isPreparedMessage, PREPARING_WORKER, type PreparedMessage } from './prepared';
 import { waitForSignal } from './signals';
 
@@ -20,7 +20,7 @@ export async function superviseWorkers(config: Config): Promise<number> {
   cluster.setupPrimary({ execArgv: workerExecArgv() });
   const preparing = new WeakSet<Worker>();
   const fork = (prepares: boolean) => {
-    const worker = cluster.fork(prepares ? { [PREPARING_WORKER]: '1' } : {});
+    const worker = cluster.fork({ ...workerEnv(), ...(prepares ? { [PREPARING_WORKER]: '1' } : {}) });
     if (prepares) preparing.add(worker);
     return worker;
   };

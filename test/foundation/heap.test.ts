@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { workerExecArgv } from '../../src/cli/heap';
+import { workerEnv, workerExecArgv } from '../../src/cli/heap';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -21,6 +21,11 @@ describe('heap sizes of the cluster processes', () => {
       '--max-semi-space-size=16',
     ]);
     expect(workerExecArgv([], '--enable-source-maps --max_semi_space_size=32')).toEqual(['--max-old-space-size=1024']);
+  });
+
+  it('forks workers with two malloc arenas unless the operator set MALLOC_ARENA_MAX', () => {
+    expect(workerEnv({})).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(workerEnv({ MALLOC_ARENA_MAX: '8' })).toEqual({});
   });
 
   /** The largest the young generation grows to while a process allocates 3 million short-lived objects. */
