@@ -1,5 +1,6 @@
 import { and, eq, max } from 'drizzle-orm';
 import type { Db } from '../db/client';
+import { insertRows } from '../db/insert-rows';
 import { events } from '../db/schema/index';
 import type { Ctx } from './context';
 import { DomainError, aborted, alreadyExists } from './errors';
@@ -98,7 +99,7 @@ export class UnitOfWork {
     this.pending.length = 0;
     // A command may flush more than once (bulk work does): later events continue the sequence.
     for (const [key, seq] of next) this.loaded.set(key, seq);
-    await this.tx.insert(events).values(rows);
+    await insertRows(this.tx, events, rows);
   }
 }
 

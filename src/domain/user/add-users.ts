@@ -1,4 +1,5 @@
 import { humanAddedPayload, machineAddedPayload } from './event-payloads';
+import { insertRows } from '../../db/insert-rows';
 import { users } from '../../db/schema/index';
 import { alreadyExists } from '../errors';
 import { type UnitOfWork, type UniqueConstraintErrors } from '../execute';
@@ -141,7 +142,7 @@ export async function addUsers(
     rows.forEach((r, i) => {
       r.usernameScope = scopes[i];
     });
-    await work.tx.insert(users).values(rows);
+    await insertRows(work.tx, users, rows);
   }
   return rows.map((r) => ({ id: r.id, createdAt: now }));
 }
