@@ -67,6 +67,7 @@ export default async function memory(opts: BenchOptions): Promise<ScenarioResult
           name: 'GetInstance (PAT auth) with 64 connections',
           value: load.rps,
           unit: 'req/s',
+          target: { op: '>=', value: 12000 },
           p50: load.p50,
           p95: load.p95,
           p99: load.p99,

@@ -11,7 +11,7 @@ import type { BenchOptions, ScenarioResult } from './lib/types';
  *  1. CreateUser (human, no password, verified email) for USERS users from CONCURRENCY keep-alive
  *     Connect JSON clients → CreateUser/s
  *  2. ListUsers pages (limit 100) filtered by organization and by username prefix → p50 / p95.
- * Targets (2 cores): ≥ 1,500 CreateUser/s with 32 clients; ListUsers p95 ≤ 15 ms.
+ * Targets (2 cores): ≥ 5,000 CreateUser/s with 32 clients (the specification asks 1,500); ListUsers p95 ≤ 15 ms.
  * Settings: DATABASE_URL (a server where a scratch database may be created), BENCH_USERS,
  * BENCH_CONCURRENCY, BENCH_EMAIL (verified | send: the email verification mode of each CreateUser).
  */
@@ -51,6 +51,7 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
     let next = 0;
     let failures = 0;
     const cpuBefore = cpuSeconds(server.process.pid!, dbName);
+    const clientBefore = process.cpuUsage();
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -66,19 +67,23 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
     const seconds = (performance.now() - t0) / 1000;
     const createsPerSecond = Math.round(USERS / seconds);
     const cpuAfter = cpuSeconds(server.process.pid!, dbName);
+    const clientUsage = process.cpuUsage(clientBefore);
+    // the load generator's own share of the two cores (this process: request bodies, HTTP, responses)
+    const clientMsPerCreate = hundredths((clientUsage.user + clientUsage.system) / 1000 / USERS);
     // CPU spent per create by the server's processes and their PostgreSQL backends: on a machine
     // shared with other work, this (not the wall-clock rate) tells what two idle cores could do.
     const cpu = { server: cpuAfter.server - cpuBefore.server, database: cpuAfter.database - cpuBefore.database };
-    const cpuMsPerCreate = round(((cpu.server + cpu.database) * 1000) / USERS);
+    const cpuMsPerCreate = hundredths(((cpu.server + cpu.database) * 1000) / USERS);
     const loadAverage = os.loadavg()[0];
     log(
       `CreateUser: ${USERS} users, ${CONCURRENCY} clients, email ${EMAIL_MODE}: ` +
-        `${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 1,500/s)`,
+        `${seconds.toFixed(1)} s → ${createsPerSecond}/s, ${failures} failed (target ≥ 5,000/s)`,
     );
     log(
-      `CreateUser CPU: server ${round((cpu.server * 1000) / USERS)} ms ` +
-        `+ PostgreSQL ${round((cpu.database * 1000) / USERS)} ms per create ` +
-        `→ at most ${Math.round(2000 / cpuMsPerCreate)}/s on 2 otherwise idle cores ` +
+      `CreateUser CPU: server ${hundredths((cpu.server * 1000) / USERS)} ms ` +
+        `+ PostgreSQL ${hundredths((cpu.database * 1000) / USERS)} ms per create ` +
+        `→ at most ${Math.round(2000 / cpuMsPerCreate)}/s on 2 otherwise idle cores; ` +
+        `the load generator took ${clientMsPerCreate} ms more ` +
         `(load average during the run: ${loadAverage.toFixed(1)})`,
     );
     await sql`vacuum analyze users`;
@@ -144,10 +149,11 @@ export default async function run(opts?: Partial<BenchOptions>): Promise<Scenari
           name: 'CreateUser',
           value: createsPerSecond,
           unit: '/s',
-          target: { op: '>=', value: 1500 },
+          target: { op: '>=', value: 5000 },
           errors: failures,
         },
         { name: 'CreateUser CPU per create (server + PostgreSQL)', value: cpuMsPerCreate, unit: 'ms' },
+        { name: 'CreateUser CPU per create (load generator)', value: clientMsPerCreate, unit: 'ms' },
         ...Object.entries(figures).map(([name, f]) => ({
           name: `ListUsers ${name} p95`,
           value: f.p95,
@@ -206,5 +212,6 @@ function rpc(
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) await run();
