@@ -4,8 +4,8 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { cors as connectCors, createConnectRouter } from '@connectrpc/connect';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { getRequestListener } from '@hono/node-server';
+import { connectAdapter } from './api/node-adapter';
 import { routes } from './api/router';
 import { authInterceptor } from './api/interceptors/auth';
 import { errorInterceptor } from './api/interceptors/errors';
@@ -38,7 +38,7 @@ export async function startServer(deps: Deps): Promise<RunningServer> {
   dbPoolMax.set(deps.database.kind === 'pglite' ? 1 : config.dbPoolSize);
   const honoApp = createHttpApp(deps);
   const hono = getRequestListener(honoApp.fetch);
-  const connect = connectNodeAdapter({
+  const connect = connectAdapter({
     routes: routes(deps),
     interceptors: [
       metricsInterceptor(),
