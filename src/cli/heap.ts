@@ -39,13 +39,22 @@ export function keepYoungGenerationSmall(execArgv = process.execArgv, nodeOption
 }
 
 /**
- * glibc gives each thread that allocates (V8's GC helpers, libuv's pool) an arena of its own, up to
- * eight per core, and keeps what each one touched. Two arenas held a worker about 10 MB lower under load
- * at the same throughput (npm run bench -- memory, 2026-11-27: 169–182 → 154–169 MB). An operator's own
- * MALLOC_ARENA_MAX wins.
+ * Two settings of glibc's allocator for the workers, each about 6–10 MB of a worker's resident memory
+ * under load at the same CPU per request (npm run bench -- memory, 2026-11-27: 169–182 → 155–164 MB):
+ * - MALLOC_ARENA_MAX=2: glibc gives each thread that allocates (V8's compiler and GC helpers, libuv's
+ *   pool) an arena of its own, up to eight per core, and keeps what each one touched.
+ * - fixed mmap and trim thresholds of 128 KiB: by default glibc raises its mmap threshold to the largest
+ *   block freed so far (up to 32 MB), after which large transient blocks (compiler zones, big buffers)
+ *   come from the arenas and stay resident; with a fixed threshold they are mapped and given back.
+ * An operator's own MALLOC_ARENA_MAX or GLIBC_TUNABLES wins.
  */
 export function workerEnv(env = process.env): Record<string, string> {
-  return env.MALLOC_ARENA_MAX ? {} : { MALLOC_ARENA_MAX: '2' };
+  return {
+    ...(env.MALLOC_ARENA_MAX ? {} : { MALLOC_ARENA_MAX: '2' }),
+    ...(env.GLIBC_TUNABLES
+      ? {}
+      : { GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072' }),
+  };
 }
 
 function operatorFlags(execArgv: readonly string[], nodeOptions: string): Set<string> {

@@ -66,4 +66,30 @@ describe.skipIf(!onPostgres)('the cluster', () => {
       expect(sentBy('first@example.com')).toEqual(new Set([first]));
     });
   }, 120_000);
+
+  it('forks its workers with bounded heaps and the allocator settings, and serves from them', async () => {
+    await withWorkers(async ({ base, pat, proc }) => {
+      const workers = workersOf(proc.child.pid!);
+      expect(workers).toHaveLength(2);
+      for (const pid of workers) {
+        const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=16', '--max-old-space-size=1024']));
+        // glibc splits GLIBC_TUNABLES at its colons in place when it reads it, so each part is looked for alone
+        const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+        expect(env).toEqual(
+          expect.arrayContaining([
+            'MALLOC_ARENA_MAX=2',
+            'GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072',
+            'glibc.malloc.trim_threshold=131072',
+          ]),
+        );
+      }
+      const res = await fetch(`${base}/portcullis.instance.v2.InstanceService/GetInstance`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${pat}` },
+        body: '{}',
+      });
+      expect(res.status).toBe(200);
+    });
+  }, 120_000);
 });

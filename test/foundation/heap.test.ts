@@ -23,9 +23,11 @@ describe('heap sizes of the cluster processes', () => {
     expect(workerExecArgv([], '--enable-source-maps --max_semi_space_size=32')).toEqual(['--max-old-space-size=1024']);
   });
 
-  it('forks workers with two malloc arenas unless the operator set MALLOC_ARENA_MAX', () => {
-    expect(workerEnv({})).toEqual({ MALLOC_ARENA_MAX: '2' });
-    expect(workerEnv({ MALLOC_ARENA_MAX: '8' })).toEqual({});
+  it("forks workers with two malloc arenas and fixed malloc thresholds, unless the operator set glibc's", () => {
+    const tunables = 'glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072';
+    expect(workerEnv({})).toEqual({ MALLOC_ARENA_MAX: '2', GLIBC_TUNABLES: tunables });
+    expect(workerEnv({ MALLOC_ARENA_MAX: '8' })).toEqual({ GLIBC_TUNABLES: tunables });
+    expect(workerEnv({ MALLOC_ARENA_MAX: '8', GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' })).toEqual({});
   });
 
   /** The largest the young generation grows to while a process allocates 3 million short-lived objects. */
