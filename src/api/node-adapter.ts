@@ -7,8 +7,13 @@ import {
   ConnectError,
   createConnectRouter,
 } from '@connectrpc/connect';
-import { compressionBrotli, compressionGzip } from '@connectrpc/connect-node';
-import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import {
+  compressionBrotli,
+  compressionGzip,
+  universalRequestFromNodeRequest,
+  universalResponseToNodeResponse,
+} from '@connectrpc/connect-node';
+import { createAsyncIterable } from '@connectrpc/connect/protocol';
 
 type Req = http.IncomingMessage | http2.Http2ServerRequest;
 type Res = http.ServerResponse | http2.Http2ServerResponse;
@@ -44,8 +49,8 @@ export function connectAdapter(options: AdapterOptions): (req: Req, res: Res) =>
       options.fallback(req, res);
       return;
     }
-    const serve = (body: Uint8Array | undefined) => {
-      // connect-node's own types name a parsed JSON body; Connect takes bytes in the same place.
+    const serve = (body: Uint8Array | AsyncIterable<Uint8Array> | undefined) => {
+      // connect-node's own types name a parsed JSON body; Connect takes bytes or chunks in the same place.
       const uReq = universalRequestFromNodeRequest(req as any, res as any, body as any, undefined);
       handler(uReq)
         .then((uRes) => universalResponseToNodeResponse(uRes, res as any))
@@ -77,12 +82,13 @@ function preReadLength(req: Req): number | undefined {
 }
 
 /**
- * Reads exactly `length` bytes, then serves. A body that ends short or runs long is not served here:
- * over HTTP/1.1 Node.js itself stops at the Content-Length, and an HTTP/2 stream that broke its promise
- * goes to Connect as a stream, which answers with its own protocol error. A request that fails or is
- * closed before its end is left to Node.js (connect-node aborts its call the same way).
+ * Reads the body, then serves it. One of exactly `length` bytes goes to Connect as bytes. One that ends
+ * short or runs long (over HTTP/1.1 Node.js itself stops at the Content-Length; an HTTP/2 stream may
+ * break its promise) goes to Connect as the chunks received, which Connect checks against the
+ * Content-Length as it checks a streamed body, answering with its own protocol error. A request that
+ * fails or is closed before its end is left to Node.js (connect-node aborts its call the same way).
  */
-function readBody(req: Req, length: number, serve: (body: Uint8Array | undefined) => void) {
+function readBody(req: Req, length: number, serve: (body: Uint8Array | AsyncIterable<Uint8Array>) => void) {
   const chunks: Buffer[] = [];
   let received = 0;
   const onData = (chunk: Buffer) => {
@@ -92,7 +98,7 @@ function readBody(req: Req, length: number, serve: (body: Uint8Array | undefined
   const onEnd = () => {
     req.off('error', onError);
     if (received === length) serve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
-    else serve(undefined);
+    else serve(createAsyncIterable(chunks));
   };
   const onError = () => {
     req.off('data', onData);
