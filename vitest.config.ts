@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // On PGlite, one migrated data directory that every in-memory test server starts from.
+    globalSetup: ['test/helpers/pglite-seed.ts'],
     // Three files at a time on any machine: most of a test's time is spent waiting on its servers and
     // databases, and vitest's default (cores - 1) runs one file at a time on two cores.
     maxWorkers: 3,

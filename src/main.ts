@@ -33,6 +33,8 @@ export interface StartOptions {
    * others started, and runs the background jobs.
    */
   prepare?: boolean;
+  /** with PORTCULLIS_DATA_DIR=memory://, a PGlite data directory to start from (see DatabaseOptions) */
+  pgliteSeed?: Blob;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     pipelining: config.dbPipelining,
     queryTimeoutMs: config.dbQueryTimeoutMs,
     timeoutMs: config.dbConnectTimeoutMs,
+    pgliteSeed: opts.pgliteSeed,
   });
   let reads: ReadRouter | undefined;
   try {

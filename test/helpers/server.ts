@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config';
 import { start, type Portcullis } from '../../src/main';
 import { createLogger } from '../../src/log';
 import { freshDatabase } from './database';
+import { pgliteSeed } from './pglite-seed';
 
 export interface TestServer {
   /** http://127.0.0.1:<port> */
@@ -41,7 +42,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...(db.listenUrl ? { DATABASE_LISTEN_URL: db.listenUrl, PORTCULLIS_DB_PREPARED_STATEMENTS: 'false' } : {}),
     ...env,
   });
-  const app = await start(config, { log: createLogger(config.logLevel) });
+  const app = await start(config, {
+    log: createLogger(config.logLevel),
+    pgliteSeed: config.dataDir === 'memory://' ? pgliteSeed() : undefined,
+  });
   const port = app.server!.port;
   // The issuer must be the address tests reach; set PORTCULLIS_EXTERNAL_URL yourself to test others.
   if (!env.PORTCULLIS_EXTERNAL_URL) app.config.externalUrl = `http://127.0.0.1:${port}`;
