@@ -28,6 +28,8 @@ export interface ServerOptions {
   /** the server's own address as PORTCULLIS_EXTERNAL_URL (the console's redirect URIs follow it) */
   externalUrlIsOwn?: boolean;
   profile?: string | false;
+  /** another checkout to run instead of this one (`npm run bench:compare`) */
+  root?: string;
 }
 
 /** Starts `portcullis start` in its own process, as a user would, and waits for /readyz. */
@@ -55,7 +57,7 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
   }
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, 'bin/portcullis.mjs', 'start'], {
-    cwd: ROOT,
+    cwd: opts.root ?? ROOT,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
