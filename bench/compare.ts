@@ -5,7 +5,7 @@ import path from 'node:path';
 import { basicAuth } from './lib/basic-auth';
 import { cpuSeconds } from './lib/cpu';
 import { type LoadSpec, measure } from './lib/load';
-import { type BenchServer, raiseRateLimits, ROOT, startServer } from './lib/server';
+import { apiCaller, type BenchServer, raiseRateLimits, ROOT, startServer } from './lib/server';
 
 /**
  * `npm run bench:compare -- <git ref> [--rounds N]`: this checkout against another commit on the same
@@ -96,12 +96,14 @@ async function run() {
     const [a, b] = builds;
     const cell = (x: Build, name: string) => {
       const r = x.results[name];
-      return `${Math.round(median(r.rps)).toLocaleString('en-US')} | ${Math.round(median(r.server))} | ${Math.round(median(r.database))}`;
+      const rps = Math.round(median(r.rps)).toLocaleString('en-US');
+      return `${rps} | ${Math.round(median(r.server))} | ${Math.round(median(r.database))}`;
     };
     const out = [
       `Medians of ${rounds} alternating phases of ${duration} s, 64 connections; CPU in µs per request.`,
       '',
-      `| path | ${a.label} req/s | server | PostgreSQL | ${b.label} req/s | server | PostgreSQL | server CPU ${a.label} / ${b.label} |`,
+      `| path | ${a.label} req/s | server | PostgreSQL | ${b.label} req/s | server | PostgreSQL ` +
+        `| server CPU ${a.label} / ${b.label} |`,
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...Object.keys(a.paths).map((name) => {
         const ratio = median(a.results[name].server) / median(b.results[name].server);
@@ -117,15 +119,7 @@ async function run() {
 /** Through each build's own API: rate limits raised, an API application, opaque and JWT machine users. */
 async function preparePaths(server: BenchServer): Promise<Record<string, LoadSpec>> {
   await raiseRateLimits(server);
-  const rpc = async (method: string, body: unknown) => {
-    const res = await fetch(`${server.url}/${method}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.pat}` },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<any>;
-  };
+  const rpc = apiCaller(server);
   const instance = await rpc('portcullis.instance.v2.InstanceService/GetInstance', {});
   const organizationId = instance.instance?.defaultOrganizationId ?? instance.defaultOrganizationId;
   const { projectId } = await rpc('portcullis.project.v2.ProjectService/CreateProject', {
@@ -150,7 +144,8 @@ async function preparePaths(server: BenchServer): Promise<Record<string, LoadSpe
   const jwt = await machine('compare-jwt', 'ACCESS_TOKEN_TYPE_JWT');
   const form = 'application/x-www-form-urlencoded';
   const tokenUrl = `${server.url}/oauth/v2/token`;
-  const ccBody = `grant_type=client_credentials&scope=${encodeURIComponent(`urn:service:iam:org:project:id:${projectId}:aud`)}`;
+  const scope = `urn:service:iam:org:project:id:${projectId}:aud`;
+  const ccBody = `grant_type=client_credentials&scope=${encodeURIComponent(scope)}`;
   const cc = (auth: string): LoadSpec => ({
     url: tokenUrl,
     method: 'POST',

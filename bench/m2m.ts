@@ -3,7 +3,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { basicAuth } from './lib/basic-auth';
 import { type LoadResult, measure } from './lib/load';
 import { startPeer } from './lib/peer';
-import { raiseRateLimits, startServer } from './lib/server';
+import { apiCaller, raiseRateLimits, startServer } from './lib/server';
 import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
 
 const CONNECTIONS = 64;
@@ -38,15 +38,7 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
   const ours: Record<string, LoadResult> = {};
   try {
     await raiseRateLimits(server);
-    const rpc = async (path: string, body: unknown) => {
-      const res = await fetch(`${server.url}/${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${server.pat}` },
-        body: JSON.stringify(body),
-      });
-      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<any>;
-    };
+    const rpc = apiCaller(server);
     // Assertions name the issuer (the external URL), which need not be the address we connect to.
     const { issuer } = (await fetch(`${server.url}/.well-known/openid-configuration`).then((r) => r.json())) as {
       issuer: string;
