@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { basicAuth } from './lib/basic-auth';
 import { cpuSeconds } from './lib/cpu';
 import { type LoadSpec, measure } from './lib/load';
-import { apiCaller, type BenchServer, raiseRateLimits, ROOT, startServer } from './lib/server';
+import { type BenchServer, raiseRateLimits, ROOT, startServer } from './lib/server';
+import { adminRpc } from './lib/sign-in';
 
 /**
  * `npm run bench:compare -- <git ref> [--rounds N]`: this checkout against another commit on the same
@@ -49,16 +51,20 @@ try {
   git('worktree', 'remove', '--force', other);
 }
 
+/** A path under load; every phase runs it at 64 connections for `duration` seconds. */
+type Path = Omit<LoadSpec, 'connections' | 'duration'>;
+
 interface Build {
   label: string;
   server: BenchServer;
   dbName: string;
-  paths: Record<string, LoadSpec>;
+  paths: Record<string, Path>;
   results: Record<string, { rps: number[]; server: number[]; database: number[] }>;
 }
 
 async function run() {
   const builds: Build[] = [];
+  const agent = new http.Agent({ keepAlive: true });
   try {
     for (const [label, root] of [
       ['this', undefined],
@@ -70,7 +76,7 @@ async function run() {
         label,
         server,
         dbName: new URL(server.databaseUrl!).pathname.slice(1),
-        paths: await preparePaths(server),
+        paths: await preparePaths(agent, server),
         results: {},
       });
     }
@@ -112,32 +118,33 @@ async function run() {
     ];
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {
+    agent.destroy();
     for (const b of builds) await b.server.stop();
   }
 }
 
 /** Through each build's own API: rate limits raised, an API application, opaque and JWT machine users. */
-async function preparePaths(server: BenchServer): Promise<Record<string, LoadSpec>> {
+async function preparePaths(agent: http.Agent, server: BenchServer): Promise<Record<string, Path>> {
   await raiseRateLimits(server);
-  const rpc = apiCaller(server);
-  const instance = await rpc('portcullis.instance.v2.InstanceService/GetInstance', {});
+  const rpc = adminRpc(agent, server);
+  const instance = await rpc('/portcullis.instance.v2.InstanceService/GetInstance', {});
   const organizationId = instance.instance?.defaultOrganizationId ?? instance.defaultOrganizationId;
-  const { projectId } = await rpc('portcullis.project.v2.ProjectService/CreateProject', {
+  const { projectId } = await rpc('/portcullis.project.v2.ProjectService/CreateProject', {
     organizationId,
     name: 'compare',
   });
-  const api = await rpc('portcullis.application.v2.ApplicationService/CreateApplication', {
+  const api = await rpc('/portcullis.application.v2.ApplicationService/CreateApplication', {
     projectId,
     name: 'compare-api',
     api: {},
   });
   const machine = async (username: string, accessTokenType: string) => {
-    const { id } = await rpc('portcullis.user.v2.UserService/CreateUser', {
+    const { id } = await rpc('/portcullis.user.v2.UserService/CreateUser', {
       organizationId,
       username,
       machine: { name: username, accessTokenType },
     });
-    const secret = await rpc('portcullis.user.v2.UserService/AddSecret', { userId: id });
+    const secret = await rpc('/portcullis.user.v2.UserService/AddSecret', { userId: id });
     return basicAuth(secret.clientId, secret.clientSecret);
   };
   const opaque = await machine('compare-opaque', 'ACCESS_TOKEN_TYPE_BEARER');
@@ -146,13 +153,11 @@ async function preparePaths(server: BenchServer): Promise<Record<string, LoadSpe
   const tokenUrl = `${server.url}/oauth/v2/token`;
   const scope = `urn:service:iam:org:project:id:${projectId}:aud`;
   const ccBody = `grant_type=client_credentials&scope=${encodeURIComponent(scope)}`;
-  const cc = (auth: string): LoadSpec => ({
+  const cc = (auth: string): Path => ({
     url: tokenUrl,
     method: 'POST',
     headers: { authorization: auth, 'content-type': form },
     body: ccBody,
-    connections: 64,
-    duration,
   });
   const tokens = await Promise.all(
     Array.from({ length: 500 }, async () => {
@@ -171,8 +176,6 @@ async function preparePaths(server: BenchServer): Promise<Record<string, LoadSpe
       method: 'POST',
       headers: { authorization: `Bearer ${server.pat}`, 'content-type': 'application/json' },
       body: '{}',
-      connections: 64,
-      duration,
     },
     'client credentials, opaque': cc(opaque),
     'client credentials, JWT (default key)': cc(jwt),
@@ -181,8 +184,6 @@ async function preparePaths(server: BenchServer): Promise<Record<string, LoadSpe
       method: 'POST',
       headers: { authorization: basicAuth(api.api.clientId, api.api.clientSecret), 'content-type': form },
       body: () => `token=${tokens[next++ % tokens.length]}`,
-      connections: 64,
-      duration,
     },
   };
 }

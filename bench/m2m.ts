@@ -1,9 +1,11 @@
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import http from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { basicAuth } from './lib/basic-auth';
 import { type LoadResult, measure } from './lib/load';
 import { startPeer } from './lib/peer';
-import { apiCaller, raiseRateLimits, startServer } from './lib/server';
+import { raiseRateLimits, startServer } from './lib/server';
+import { adminRpc } from './lib/sign-in';
 import type { BenchOptions, Metric, ScenarioResult } from './lib/types';
 
 const CONNECTIONS = 64;
@@ -35,21 +37,22 @@ function metric(name: string, r: LoadResult, target?: number, peer?: LoadResult)
 export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
   const notes: string[] = [];
   const server = await startServer({ storage: 'postgres', baseUrl: opts.databaseUrl, profile: opts.profile && 'm2m' });
+  const agent = new http.Agent({ keepAlive: true });
   const ours: Record<string, LoadResult> = {};
   try {
     await raiseRateLimits(server);
-    const rpc = apiCaller(server);
+    const rpc = adminRpc(agent, server);
     // Assertions name the issuer (the external URL), which need not be the address we connect to.
     const { issuer } = (await fetch(`${server.url}/.well-known/openid-configuration`).then((r) => r.json())) as {
       issuer: string;
     };
-    const instance = await rpc('portcullis.instance.v2.InstanceService/GetInstance', {});
+    const instance = await rpc('/portcullis.instance.v2.InstanceService/GetInstance', {});
     const orgId = instance.instance?.defaultOrganizationId ?? instance.defaultOrganizationId;
-    const { projectId } = await rpc('portcullis.project.v2.ProjectService/CreateProject', {
+    const { projectId } = await rpc('/portcullis.project.v2.ProjectService/CreateProject', {
       organizationId: orgId,
       name: 'bench-m2m',
     });
-    const api = await rpc('portcullis.application.v2.ApplicationService/CreateApplication', {
+    const api = await rpc('/portcullis.application.v2.ApplicationService/CreateApplication', {
       projectId,
       name: 'bench-api',
       api: {},
@@ -58,12 +61,12 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
     const scope = `urn:service:iam:org:project:id:${projectId}:aud`;
 
     const machine = async (username: string, accessTokenType: string) => {
-      const { id } = await rpc('portcullis.user.v2.UserService/CreateUser', {
+      const { id } = await rpc('/portcullis.user.v2.UserService/CreateUser', {
         organizationId: orgId,
         username,
         machine: { name: username, accessTokenType },
       });
-      const secret = await rpc('portcullis.user.v2.UserService/AddSecret', { userId: id });
+      const secret = await rpc('/portcullis.user.v2.UserService/AddSecret', { userId: id });
       return { id, auth: basicAuth(secret.clientId, secret.clientSecret) };
     };
     const jwtUser = await machine('bench-jwt', 'ACCESS_TOKEN_TYPE_JWT');
@@ -82,10 +85,10 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
     const algOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).alg as string;
     const useAlgorithm = async (alg: 'RS256' | 'ES256') => {
       if (algOf(await token(jwtUser.auth)) === alg) return;
-      const { keyId } = await rpc('portcullis.instance.v2.InstanceService/CreateWebKey', {
+      const { keyId } = await rpc('/portcullis.instance.v2.InstanceService/CreateWebKey', {
         algorithm: `WEB_KEY_ALGORITHM_${alg}`,
       });
-      await rpc('portcullis.instance.v2.InstanceService/ActivateWebKey', { keyId });
+      await rpc('/portcullis.instance.v2.InstanceService/ActivateWebKey', { keyId });
       // Every worker picks up the new key when its key cache expires (seconds): wait until all sign with it.
       const deadline = Date.now() + 60_000;
       for (let ok = 0; ok < 20; ) {
@@ -151,7 +154,7 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
 
     // JWT profile: an ES256 key uploaded for the user; every request carries a fresh assertion.
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const { keyId } = await rpc('portcullis.user.v2.UserService/AddKey', {
+    const { keyId } = await rpc('/portcullis.user.v2.UserService/AddKey', {
       userId: jwtUser.id,
       publicKey: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     });
@@ -192,6 +195,7 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
     }).then((r) => r.json() as Promise<{ active: boolean }>);
     if (!check.active) notes.push('WARNING: the introspected tokens were not active');
   } finally {
+    agent.destroy();
     await server.stop();
   }
 

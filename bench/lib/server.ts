@@ -169,19 +169,6 @@ export async function raiseRateLimits(server: BenchServer): Promise<void> {
   if (!res.ok) throw new Error(`raising the rate limits: ${res.status} ${await res.text()}`);
 }
 
-/** Calls a v2 method (`portcullis.x.v2.XService/Method`) over Connect JSON with the admin PAT; throws on an error. */
-export function apiCaller(server: BenchServer): (method: string, body: unknown) => Promise<any> {
-  return async (method, body) => {
-    const res = await fetch(`${server.url}/${method}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${server.pat}` },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
-}
-
 /** The resident set size of the largest single process of the tree (the one doing the work), in MB. */
 export function largestProcessRssMb(pid: number): number {
   return Math.round(Math.max(0, ...processTreeRssKb(pid).map((p) => p.kb)) / 1024);
