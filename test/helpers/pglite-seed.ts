@@ -11,16 +11,16 @@ import type { TestProject } from 'vitest/node';
  */
 export default async function setup(project: TestProject): Promise<() => void> {
   if (process.env.DATABASE_URL) return () => {};
-  const [{ PGlite }, { drizzle }, { migrate }, { MIGRATIONS_FOLDER }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('drizzle-orm/pglite'),
-    import('drizzle-orm/pglite/migrator'),
+  // The server's own open and migrate, so the seed holds exactly the schema a server's first start migrates to.
+  const [{ openDatabase }, { migrate }] = await Promise.all([
+    import('../../src/db/client'),
     import('../../src/db/migrate'),
   ]);
-  const pg = new PGlite();
-  await migrate(drizzle(pg), { migrationsFolder: MIGRATIONS_FOLDER });
-  const dump = await pg.dumpDataDir('none');
-  await pg.close();
+  const database = await openDatabase({ dataDir: 'memory://', queryTimeoutMs: 0 });
+  await migrate(database);
+  const pglite = (database.db as unknown as { $client: import('@electric-sql/pglite').PGlite }).$client;
+  const dump = await pglite.dumpDataDir('none');
+  await database.close();
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-seed-')), 'pgdata.tar');
   fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   project.provide('pgliteSeed', file);
