@@ -264,6 +264,15 @@ describe.skipIf(!onPostgres)('rate limits with worker processes', () => {
       expect(statuses.filter((s) => s !== 429)).toHaveLength(10);
       expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
       expect(pidsLogging(proc, /"path":"\/oauth\/v2\/token","status":429/).size).toBe(2);
+
+      // A burst all at once: each worker sends the counts of the requests it holds in one message,
+      // and the primary still lets exactly the limit through.
+      const burst = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          send(base, '/oauth/v2/token', { from: '127.0.2.3', ...guess(`burst-${i}`, i) }),
+        ),
+      );
+      expect(burst.filter((r) => r.status !== 429)).toHaveLength(10);
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
     });

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
-import { COUNT_MESSAGE, type CountRequest } from './primary';
+import { COUNT_MESSAGE, type Count, type CountAnswers, type CountBatch } from './primary';
 import { TokenBuckets } from './token-bucket';
 
 /** One limit: a bucket of `points` tokens that refills completely in `windowSeconds`; 0 points means no limit. */
@@ -45,13 +45,22 @@ function localBuckets() {
 
 function askPrimary(log: Logger) {
   const pending = new Map<number, (waitMs: number) => void>();
+  let queued: Count[] = [];
   let nextId = 0;
   let warned = 0;
-  process.on('message', (msg: { type?: string; id: number; waitMs: number }) => {
+  process.on('message', (msg: CountAnswers) => {
     if (msg?.type !== COUNT_MESSAGE) return;
-    pending.get(msg.id)?.(msg.waitMs);
-    pending.delete(msg.id);
+    for (const [id, waitMs] of msg.answers) {
+      pending.get(id)?.(waitMs);
+      pending.delete(id);
+    }
   });
+  // After the event loop's poll phase: every request that arrived in this turn has queued its count.
+  const flush = () => {
+    const batch: CountBatch = { type: COUNT_MESSAGE, counts: queued };
+    queued = [];
+    process.send!(batch);
+  };
   return (key: string, limit: Limit) =>
     new Promise<number>((resolve) => {
       const id = nextId++;
@@ -69,13 +78,7 @@ function askPrimary(log: Logger) {
         clearTimeout(timer);
         resolve(waitMs);
       });
-      const request: CountRequest = {
-        type: COUNT_MESSAGE,
-        id,
-        key,
-        capacity: limit.points,
-        windowSeconds: limit.windowSeconds,
-      };
-      process.send!(request);
+      if (queued.length === 0) setImmediate(flush);
+      queued.push({ id, key, capacity: limit.points, windowSeconds: limit.windowSeconds });
     });
 }

@@ -3,13 +3,27 @@ import { TokenBuckets } from './token-bucket';
 
 export const COUNT_MESSAGE = 'portcullis:rate-limit';
 
-/** The IPC message of a count: a worker asks, the primary answers with the same id. */
-export interface CountRequest {
-  type: typeof COUNT_MESSAGE;
+/** One count a worker asks for; the primary answers it under the same id. */
+export interface Count {
   id: number;
   key: string;
   capacity: number;
   windowSeconds: number;
+}
+
+/**
+ * The IPC messages: a worker sends the counts its requests asked for in one turn of its event loop,
+ * the primary answers them together. A message costs both processes far more than the counting (a
+ * system call and a wake-up each way), so under load one message carries many counts.
+ */
+export interface CountBatch {
+  type: typeof COUNT_MESSAGE;
+  counts: Count[];
+}
+export interface CountAnswers {
+  type: typeof COUNT_MESSAGE;
+  /** [id, milliseconds until a token is back; 0 when the request may pass] */
+  answers: [number, number][];
 }
 
 /**
@@ -19,9 +33,13 @@ export interface CountRequest {
  */
 export function startRateLimitPrimary(): void {
   const buckets = new TokenBuckets();
-  cluster.on('message', (worker, msg: CountRequest) => {
+  cluster.on('message', (worker, msg: CountBatch) => {
     if (msg?.type !== COUNT_MESSAGE) return;
-    const waitMs = buckets.take(msg.key, msg.capacity, msg.windowSeconds);
-    worker.send({ type: COUNT_MESSAGE, id: msg.id, waitMs });
+    const now = Date.now();
+    const answers = msg.counts.map((c): [number, number] => [
+      c.id,
+      buckets.take(c.key, c.capacity, c.windowSeconds, now),
+    ]);
+    worker.send({ type: COUNT_MESSAGE, answers } satisfies CountAnswers);
   });
 }
