@@ -119,10 +119,9 @@ export default async function m2m(opts: BenchOptions): Promise<ScenarioResult> {
     opts.progress('m2m: client credentials, opaque access tokens');
     ours.ccOpaque = await cc(opaqueUser.auth);
 
-    // Before the phases that write a row per request (DPoP proofs, JWT profile assertions): PostgreSQL's
-    // autovacuum of those rows and the server's purge of the expired ones (m2m-cleanup, every minute)
-    // run on after them and took CPU from introspection measured after them (1.31-1.50x the peer there,
-    // 1.78x here, same build and hour).
+    // Before the phases that write a row per request (DPoP proofs, JWT profile assertions), whose aftermath
+    // (PostgreSQL's autovacuum of those rows, the server's purge of the expired ones by m2m-cleanup every
+    // minute) would otherwise share the cores with this read-only phase.
     const opaque = await Promise.all(Array.from({ length: 500 }, () => token(opaqueUser.auth)));
     let i = 0;
     opts.progress('m2m: introspection of opaque machine tokens');
