@@ -51,25 +51,20 @@ export async function findActiveAccessToken(
   issuer: string,
   token: string,
 ): Promise<ActiveAccessToken | undefined> {
-  // Tokens of the machine grants carry their claims (no row); they are checked by their own module,
-  // and an active one is cached like a stored token (keyed by itself: it has no row to hash for).
-  let inactiveMachineToken = false;
-  const machine = await cachedLookup(
-    `m2m ${token}`,
-    async () => {
-      const found = await findActiveMachineToken(db, masterKey, issuer, token);
-      inactiveMachineToken = found === null;
-      return found ?? undefined;
-    },
-    stillUnexpired,
-  );
-  if (machine || inactiveMachineToken) return machine;
-  if (!token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX) && token.split('.').length !== 3) return undefined;
+  // One cache for every kind of token, keyed by the token's hash so that no usable token is kept in it.
   const hash = sha256Hex(token);
-  return cachedLookup(hash, () => lookUp(db, masterKey, issuer, token, hash), stillUnexpired);
+  return cachedLookup(
+    hash,
+    async () => {
+      // Tokens of the machine grants carry their claims (no row); they are checked by their own module.
+      const machine = await findActiveMachineToken(db, masterKey, issuer, token);
+      if (machine !== undefined) return machine ?? undefined;
+      if (!token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX) && token.split('.').length !== 3) return undefined;
+      return lookUp(db, masterKey, issuer, token, hash);
+    },
+    (t) => t.expiresAt.getTime() > Date.now(),
+  );
 }
-
-const stillUnexpired = (t: ActiveAccessToken) => t.expiresAt.getTime() > Date.now();
 
 async function lookUp(
   db: Db,
