@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { findClient } from '../domain/oidc/clients';
 import { splitScopes } from '../domain/oidc/scopes';
-import { verifyOwnJwt } from '../domain/oidc/web-keys';
+import { type IdTokenHint, verifyIdTokenHint } from '../domain/oidc/id-token-hint';
 import { terminateSessions } from '../domain/session/sessions';
 import { findUserByLoginName } from '../domain/session/users';
 import { csrfToken, csrfValid, LOGOUT_CSRF } from '../login/cookies';
@@ -18,8 +18,9 @@ import { readParams } from './params';
 
 /**
  * /oidc/v1/end_session (spec §4.7, RP-initiated logout). The client whose post-logout URIs count is
- * the `azp` of a valid id_token_hint or the client_id (both given: they must agree). A hint with a bad
- * signature or `alg: none` never leads to a redirect; without hint and client_id the URI is ignored.
+ * the `azp` of a valid id_token_hint or the client_id (both given: they must agree). A hint that is not
+ * an ID token of this instance (a bad signature, `alg: none`, or another JWT it signed: an access or
+ * logout token) never leads to a redirect; without hint and client_id the URI is ignored.
  * Without a valid hint the user confirms first (a page with a POST button and a CSRF token), so a
  * link on another site cannot sign anyone out. Only the sessions of THIS browser (its user-agent
  * cookie; with a hint, only the hinted user's) end, and with them every token issued from them — a
@@ -35,24 +36,12 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
   const { params } = parsed;
   const uiLocales = splitScopes(params.get('ui_locales'));
   const env = oidcEnv(deps);
-  let hint: { sub?: string; azp?: string; sid?: string } | undefined;
+  let hint: IdTokenHint | undefined;
   let hintInvalid = false;
   const rawHint = params.get('id_token_hint');
   if (rawHint) {
-    try {
-      const { payload } = await verifyOwnJwt(deps.database.db, env.masterKey, rawHint, {
-        issuer: env.issuer,
-        ignoreExpiration: true,
-      });
-      const aud = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
-      hint = {
-        sub: payload.sub,
-        azp: (payload.azp as string | undefined) ?? aud,
-        sid: payload.sid as string | undefined,
-      };
-    } catch {
-      hintInvalid = true;
-    }
+    hint = await verifyIdTokenHint(deps.database.db, { ...env, instanceId: deps.instanceId }, rawHint);
+    hintInvalid = !hint;
   }
   const clientIdParam = params.get('client_id');
   if (hint?.azp && clientIdParam && hint.azp !== clientIdParam) {
