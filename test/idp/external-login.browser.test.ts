@@ -56,6 +56,8 @@ describe('sign-in through external identity providers in a browser', () => {
           mapping: {},
         },
         secrets: { clientSecret: app.clientSecret },
+        // the instance trusts its partner's verified emails: the JIT account has no password to prove
+        options: { trustVerifiedEmail: true },
       })
     ).id;
     browser = await chromium.launch({

@@ -101,7 +101,7 @@ describe('hosted login through an upstream OpenID Provider', () => {
     expect(page.html).toContain('unknown, expired or already finished');
   });
 
-  it('a verified upstream email proposes the existing account; linking needs a confirmation', async () => {
+  it('a verified upstream email proposes the existing account; linking needs its password', async () => {
     const email = `${unique('ada')}@example.com`;
     const local = await addUser(server, { email });
     const sub = unique('link');
@@ -110,8 +110,13 @@ describe('hosted login through an upstream OpenID Provider', () => {
     const page = await finish(browser, params);
     expect(page.url).toContain('/ui/login/idp?');
     expect(page.html).toContain('Link your account');
+    expect(page.html).toContain('type="password"');
     expect((await listIdpLinks(systemCtx(server), { userId: local.id })).items).toHaveLength(0);
-    const landed = await browser.submit(page, '/ui/login/idp/link', {});
+    // the upstream's word alone links nothing
+    const refused = await browser.submit(page, '/ui/login/idp/link', {});
+    expect(refused.res.status).toBe(400);
+    expect((await listIdpLinks(systemCtx(server), { userId: local.id })).items).toHaveLength(0);
+    const landed = await browser.submit(page, '/ui/login/idp/link', { password: local.password });
     const claims = (await tokensAt(landed.url, verifier)).claims()!;
     expect(claims.sub).toBe(local.id);
     expect((await listIdpLinks(systemCtx(server), { userId: local.id })).items).toHaveLength(1);

@@ -89,6 +89,7 @@ export function optionsIn(o: Options | undefined): IdpOptions | undefined {
     isAutoUpdate: o.isAutoUpdate,
     autoLinking: pick(AUTO_LINKING, o.autoLinking),
     storeTokens: o.storeTokens,
+    trustVerifiedEmail: o.trustVerifiedEmail,
   };
 }
 
@@ -100,6 +101,7 @@ function optionsOut(o: IdpOptions) {
     isAutoUpdate: o.isAutoUpdate,
     autoLinking: reverse(AUTO_LINKING, o.autoLinking),
     storeTokens: o.storeTokens,
+    trustVerifiedEmail: o.trustVerifiedEmail ?? false,
   };
 }
 

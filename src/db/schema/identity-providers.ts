@@ -15,6 +15,11 @@ export interface IdpOptions {
   autoLinking: 'NONE' | 'EMAIL' | 'USERNAME';
   /** the provider's tokens are kept (encrypted) with the intent, for a custom UI that needs them */
   storeTokens: boolean;
+  /**
+   * instance providers only: EMAIL auto-linking links without the account's own credential (absent in
+   * rows written before the option existed: off)
+   */
+  trustVerifiedEmail?: boolean;
 }
 
 /**

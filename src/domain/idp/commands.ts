@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
+import { membershipsOf } from '../../authz/memberships';
 import { idpLinks, identityProviders } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
@@ -7,7 +8,7 @@ import { newId } from '../ids';
 import { orgForChange } from '../org/access';
 import { providerFor, requireProviderPermission } from './access';
 import { type IdpEnv, oauthCallbackUrl, samlAcsUrl, samlMetadataUrl } from './env';
-import { DEFAULT_OPTIONS, type IdpOptions, checkOptions } from './options';
+import { DEFAULT_OPTIONS, type IdpOptions, checkOptionsOf } from './options';
 import { samlMetadata } from './protocols';
 import { runtimeOf } from './runtime';
 import { generateSpKeys } from './saml/config';
@@ -86,7 +87,7 @@ export interface PreparedProvider {
  */
 export async function prepareProvider(input: CreateProviderInput & { id?: string }): Promise<PreparedProvider> {
   const name = checkName(input.name);
-  const options = checkOptions(input.options ?? DEFAULT_OPTIONS);
+  const options = checkOptionsOf(input.orgId || null, input.options ?? DEFAULT_OPTIONS);
   const spec = await withMetadata(input.spec);
   const secrets = checked(spec, mergeSecrets({}, input.secrets), name);
   return { id: input.id || newId(), orgId: input.orgId || null, name, options, spec, secrets };
@@ -123,10 +124,10 @@ export interface UpdateProviderInput {
 
 export async function updateIdentityProvider(ctx: Ctx, env: IdpEnv, input: UpdateProviderInput): Promise<Date> {
   const name = input.name === undefined ? undefined : checkName(input.name);
-  const options = input.options && checkOptions(input.options);
   const spec = input.spec && (await withMetadata(input.spec));
   return execute(ctx, async (work) => {
     const row = await providerFor(work.tx, ctx.principal, input.id, true, 'update');
+    const options = input.options && checkOptionsOf(row.orgId, input.options);
     const current = row.config as unknown as ProviderSpec;
     if (spec && spec.kind !== current.kind)
       throw invalidArgument(
@@ -134,6 +135,7 @@ export async function updateIdentityProvider(ctx: Ctx, env: IdpEnv, input: Updat
         `config must stay ${current.kind}: a provider cannot change its kind (create a new one)`,
       );
     const nextSpec = spec ?? current;
+    if (JSON.stringify(nextSpec) !== JSON.stringify(current)) await unlinkUncovered(work, row.id);
     const nextName = name ?? row.name;
     const secrets = checked(nextSpec, mergeSecrets(openSecrets(env.masterKey, row.secrets), input.secrets), nextName);
     const now = new Date();
@@ -155,6 +157,28 @@ export async function updateIdentityProvider(ctx: Ctx, env: IdpEnv, input: Updat
     });
     return now;
   });
+}
+
+/**
+ * A provider pointed somewhere else (another issuer, endpoint, metadata, directory or id claim) hands
+ * its existing links to whoever answers there now: the caller may keep only the links of users it
+ * covers (requireCovers); the others are removed, so re-pointing a trusted provider at one's own server
+ * signs nobody in whom the caller could not act as anyway.
+ */
+async function unlinkUncovered(work: UnitOfWork, idpId: string): Promise<void> {
+  const caller = work.ctx.principal;
+  const links = await work.tx.select().from(idpLinks).where(eq(idpLinks.idpId, idpId));
+  for (const l of links) {
+    if (l.userId === caller.userId || caller.covers(await membershipsOf(work.tx, l.userId))) continue;
+    await work.tx.delete(idpLinks).where(and(eq(idpLinks.idpId, idpId), eq(idpLinks.externalUserId, l.externalUserId)));
+    work.push({
+      aggregateType: 'user',
+      aggregateId: l.userId,
+      type: 'user.human.idp.link.removed',
+      payload: { idpId, externalUserId: l.externalUserId },
+      resourceOwner: l.orgId,
+    });
+  }
 }
 
 /** Removes a provider and every user's link to it: nobody signs in through it any more. */

@@ -15,6 +15,8 @@ import type { IntentRow } from './intents/model';
 import { markConsumed } from './intents/use';
 import { providerForSignIn, type SignInProvider } from './intents/provider-for-sign-in';
 import { addIdpLinkIn, findLinkedUserId } from './links';
+import { providerCovers, requireProviderCovers } from './coverage';
+import { checkPassword, type PasswordCheckResult } from '../session/password-check';
 
 /** A provider button of the hosted login. */
 export interface LoginProvider {
@@ -92,7 +94,8 @@ export async function externalSignIn(
 /**
  * The account auto-linking proposes: by the upstream's email only when the upstream verified it and
  * exactly one human user has it verified here; by username when exactly one user has it. Searched in
- * the provider's organization, else the request's, else the instance.
+ * the provider's organization, else the request's, else the instance. A user the provider cannot reach
+ * (requireProviderCovers) is never proposed.
  */
 export async function linkCandidate(
   db: Db,
@@ -113,8 +116,44 @@ export async function linkCandidate(
     match = and(base, eq(sql`lower(${users.username})`, s.external.username.toLowerCase()));
   }
   const rows = await db.select({ id: users.id }).from(users).where(match).limit(2);
-  return rows.length === 1 ? findUserById(db, rows[0].id) : undefined;
+  if (rows.length !== 1 || !(await providerCovers(db, s.provider.row, rows[0].id))) return undefined;
+  return findUserById(db, rows[0].id);
 }
+
+/**
+ * Whether linking the proposed account needs that account's own credential first. A matching email
+ * or username proves only what the upstream claims, and whoever configures the upstream chooses the
+ * claims; only an instance provider its administrators set to trust the upstream's verified emails
+ * links by email without asking.
+ */
+export function linkNeedsCredential(s: ExternalSignIn): boolean {
+  const o = s.provider.options;
+  return !(!s.provider.row.orgId && o.trustVerifiedEmail && o.autoLinking === 'EMAIL' && s.external.emailVerified);
+}
+
+/**
+ * Links the upstream account to the existing account auto-linking proposed, after the account's own
+ * password when linkNeedsCredential (checked as a sign-in is: failures count towards the lockout).
+ * `userCtx` acts as the user for the password check; `ctx` writes the link.
+ */
+export async function linkExistingAccount(
+  ctx: Ctx,
+  userCtx: Ctx,
+  s: ExternalSignIn,
+  user: LoginUser,
+  password: string,
+): Promise<PasswordCheckResult<undefined> | { ok: true }> {
+  if (linkNeedsCredential(s)) {
+    const result = await checkPassword(userCtx, user, password);
+    if (!result.ok) return result;
+  }
+  await linkUser(ctx, s, user, 'existing');
+  return { ok: true };
+}
+
+/** Refuses a user this sign-in's provider cannot reach, before anything is written for them. */
+export const requireReach = (db: Db, s: ExternalSignIn, userId: string) =>
+  requireProviderCovers(db, s.provider.row, userId);
 
 /** Links the upstream account to `user` (an existing account the user confirmed, or a new one). */
 export async function linkUser(ctx: Ctx, s: ExternalSignIn, user: LoginUser, why: 'existing' | 'new'): Promise<void> {
@@ -135,6 +174,7 @@ export async function linkUser(ctx: Ctx, s: ExternalSignIn, user: LoginUser, why
  */
 export async function useForSession(ctx: Ctx, s: ExternalSignIn, sessionId: string, user: LoginUser): Promise<void> {
   await execute(ctx, async (work) => {
+    await requireProviderCovers(work.tx, s.provider.row, user.id);
     await consume(work, s, user);
     await recordFactorCheck(work, sessionId, user, 'idpIntent', { idpId: s.provider.row.id });
   });

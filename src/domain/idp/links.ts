@@ -9,6 +9,7 @@ import { listRows } from '../list/query';
 import { type PageRequest, page } from '../list/page';
 import { authorize, readUser, userForChange, userNotFound } from '../user/access';
 import { findProvider, providerNotFound } from './access';
+import { requireProviderCovers } from './coverage';
 
 export type IdpLink = typeof idpLinks.$inferSelect;
 
@@ -37,7 +38,8 @@ export async function findLinkedUserId(db: Db, idpId: string, externalUserId: st
 
 /**
  * Links an upstream account to a human user inside a running command. The provider must be one the
- * user's organization may use (the instance's or the organization's own).
+ * user's organization may use (the instance's or the organization's own) and reach the user
+ * (requireProviderCovers): every way of linking ends here.
  */
 export async function addIdpLinkIn(
   work: UnitOfWork,
@@ -49,6 +51,7 @@ export async function addIdpLinkIn(
     throw failedPrecondition('Errors.User.NotHuman', 'only human users sign in through identity providers');
   const provider = await findProvider(work.tx, link.idpId);
   if (!provider || (provider.orgId && provider.orgId !== user.orgId)) throw providerNotFound();
+  await requireProviderCovers(work.tx, provider, user.id);
   const [row] = await work.tx
     .insert(idpLinks)
     .values({

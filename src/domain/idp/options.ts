@@ -11,6 +11,7 @@ export const DEFAULT_OPTIONS: IdpOptions = {
   isAutoUpdate: false,
   autoLinking: 'NONE',
   storeTokens: false,
+  trustVerifiedEmail: false,
 };
 
 const AUTO_LINKING = ['NONE', 'EMAIL', 'USERNAME'] as const;
@@ -28,4 +29,19 @@ export function checkOptions(o: IdpOptions): IdpOptions {
   if (o.autoLinking !== 'NONE' && !o.isLinkingAllowed)
     throw invalidArgument('Errors.IdP.Invalid', 'options.auto_linking needs is_linking_allowed');
   return o;
+}
+
+/**
+ * Trusting an upstream's verified emails hands it every account with that email, so only a provider
+ * the instance's administrators configure may do it; an organization's provider always asks the
+ * account's own credential before linking.
+ */
+export function checkOptionsOf(orgId: string | null, o: IdpOptions): IdpOptions {
+  if (orgId && o.trustVerifiedEmail)
+    throw invalidArgument(
+      'Errors.IdP.Invalid',
+      "options.trust_verified_email is for instance providers only: an organization's provider links an existing " +
+        "account only after the account's own password or passkey",
+    );
+  return checkOptions(o);
 }

@@ -19,6 +19,7 @@ export const idpEn = {
     'Your {provider} account is not linked to an account here yet. Sign in with your account, ' +
     'and your {provider} account will be linked to it.',
   idpLinkLater: 'Sign in to link',
+  idpLinkOtherWay: 'No password? Sign in another way (for example with your passkey) to link',
   idpFailedTitle: 'Sign-in failed',
   idpBackToLogin: 'Back to sign-in',
   idpRedirecting: 'Continue',
@@ -45,6 +46,7 @@ export const idpDe: typeof idpEn = {
     'Ihr {provider}-Konto ist noch mit keinem Konto hier verknüpft. Melden Sie sich mit Ihrem Konto an, ' +
     'dann wird Ihr {provider}-Konto damit verknüpft.',
   idpLinkLater: 'Anmelden und verknüpfen',
+  idpLinkOtherWay: 'Kein Passwort? Melden Sie sich anders an (zum Beispiel mit Ihrem Passkey), um zu verknüpfen',
   idpFailedTitle: 'Anmeldung fehlgeschlagen',
   idpBackToLogin: 'Zurück zur Anmeldung',
   idpRedirecting: 'Weiter',

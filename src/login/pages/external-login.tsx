@@ -79,6 +79,14 @@ export function LinkPage(
         )}
         <button type="submit">{p.t.idpLink}</button>
       </StepForm>
+      {p.withPassword && (
+        <StepForm action="/ui/login/idp/link-later" authRequest={p.authRequest} csrf={p.csrf}>
+          <input type="hidden" name="intent" value={p.intentId} />
+          <button type="submit" class="secondary">
+            {p.t.idpLinkOtherWay}
+          </button>
+        </StepForm>
+      )}
       <p>
         <a href={`/ui/login/login?authRequest=${encodeURIComponent(p.authRequest)}`}>{p.t.idpBackToLogin}</a>
       </p>

@@ -5,16 +5,17 @@ import {
   type ExternalSignIn,
   externalSignIn,
   linkCandidate,
-  linkUser,
+  linkExistingAccount,
+  linkNeedsCredential,
   offeredProvider,
   profileFromUpstream,
+  requireReach,
   updateFromUpstream,
   useForSession,
 } from '../../domain/idp/external-sign-in';
 import { startIntent } from '../../domain/idp/intents/start';
 import { providerForSignIn } from '../../domain/idp/intents/provider-for-sign-in';
 import { setAuthRequestLoginName } from '../../domain/oidc/auth-requests';
-import { checkPassword } from '../../domain/session/password-check';
 import { createSession, rebindUserAgent } from '../../domain/session/sessions';
 import { defaultOrgId, findUserById, type LoginUser, loginNameOf } from '../../domain/session/users';
 import { oidcCtx } from '../../oidc/env';
@@ -70,6 +71,7 @@ async function signIn(turn: Turn, s: ExternalSignIn, userId: string): Promise<Re
   if (!user || user.state !== 'ACTIVE') return message(turn, t.idpFailedTitle, t.locked, 403);
   // a request limited to one organization is answered only by its users
   if (r.orgId && user.orgId !== r.orgId) return message(turn, t.idpFailedTitle, t.invalidCredentials, 403);
+  await requireReach(deps.database.db, s, user.id);
   await updateFromUpstream(systemCtx(turn), s, user.id);
   const existing = (await browserSessions(c, deps)).find((x) => x.userId === user.id);
   const oldUa = userAgentHash(c);
@@ -111,7 +113,7 @@ function linkPage(turn: Turn, s: ExternalSignIn, user: LoginUser, error?: string
         intentId={s.intent.id}
         provider={s.provider.row.name}
         loginName={loginNameOf(user)}
-        withPassword={s.provider.options.autoLinking === 'USERNAME'}
+        withPassword={linkNeedsCredential(s)}
         error={error}
       />
     ),
@@ -179,13 +181,11 @@ export const externalLogin: LoginStep = {
         if (s.linkedUserId) return signIn(turn, s, s.linkedUserId);
         const user = await linkCandidate(turn.deps.database.db, s, turn.r.orgId);
         if (!user) return turn.see(`${turn.url('idp')}&intent=${encodeURIComponent(s.intent.id)}`);
-        if (s.provider.options.autoLinking === 'USERNAME') {
-          // a matching username proves nothing: the account's own password does
-          const result = await checkPassword(turn.ctx(user.id, user.orgId), user, turn.form.password ?? '');
-          if (!result.ok)
-            return linkPage(turn, s, user, result.reason === 'locked' ? turn.t.locked : turn.t.invalidCredentials);
-        }
-        await linkUser(systemCtx(turn), s, user, 'existing');
+        // a matching email or username proves nothing: the account's own password does
+        const userCtx = turn.ctx(user.id, user.orgId);
+        const result = await linkExistingAccount(systemCtx(turn), userCtx, s, user, turn.form.password ?? '');
+        if (!result.ok)
+          return linkPage(turn, s, user, result.reason === 'locked' ? turn.t.locked : turn.t.invalidCredentials);
         return signIn(turn, s, user.id);
       }),
     /** no account to propose: the user signs in here, and the account is linked afterwards */

@@ -45,7 +45,10 @@ export function IdpForm(props: { organizationId?: string; existing?: IdentityPro
     isAutoCreation: old?.options?.isAutoCreation ?? false,
     isAutoUpdate: old?.options?.isAutoUpdate ?? false,
     autoLinking: old?.options?.autoLinking ?? AutoLinkingOption.UNSPECIFIED,
+    trustVerifiedEmail: old?.options?.trustVerifiedEmail ?? false,
   });
+  // only the instance's own providers may trust an upstream's emails (the API refuses it elsewhere)
+  const instanceProvider = old ? !old.organizationId : !props.organizationId;
   const [created, setCreated] = useState<{ callbackUrl: string; samlMetadataUrl: string }>();
   const reset = () => {
     setForm({ ...form, name: '' });
@@ -150,6 +153,16 @@ export function IdpForm(props: { organizationId?: string; existing?: IdentityPro
             {flagLabel(t, flag)}
           </label>
         ))}
+        {instanceProvider && (
+          <label>
+            <input
+              type="checkbox"
+              checked={form.trustVerifiedEmail}
+              onChange={(e) => setForm({ ...form, trustVerifiedEmail: e.target.checked })}
+            />{' '}
+            {t.idpTrustVerifiedEmail}
+          </label>
+        )}
       </fieldset>
       <Field id="idp-auto-linking" label={t.idpAutoLinking}>
         <select

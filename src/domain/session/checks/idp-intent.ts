@@ -1,6 +1,7 @@
 import type { Ctx } from '../../context';
 import { failedPrecondition, invalidArgument } from '../../errors';
 import { execute } from '../../execute';
+import { requireIdpCovers } from '../../idp/coverage';
 import { consumeIntent } from '../../idp/intents/use';
 import { recordFactorCheck } from '../factors';
 import type { Session } from '../sessions';
@@ -36,6 +37,8 @@ export function checkIdpIntent(
     const linked = await findUserById(work.tx, userId);
     if (!linked || linked.state !== 'ACTIVE')
       throw failedPrecondition('Errors.User.NotActive', 'checks.idp_intent: the linked user is not active');
+    // a link made before the user gained permissions beyond the provider's reach signs nobody in
+    await requireIdpCovers(work.tx, intent.idpId, linked.id);
     const session = await recordFactorCheck(work, sessionId, linked, 'idpIntent', { idpId: intent.idpId });
     return { session, user: linked };
   });
