@@ -11,8 +11,8 @@ import { createProjectIn } from '../domain/project/commands';
 /**
  * The console and the account page are OIDC public clients of the instance like any other: one
  * application in a system project, with ids fixed so that every replica and every start finds the same
- * one. They hold no privilege of their own; what a signed-in person may do is what the API lets their
- * token do.
+ * one. They hold no privilege of their own beyond being the instance's API client (oidc.api_access):
+ * what a signed-in person may do is what the API lets their token do.
  */
 export const SYSTEM_PROJECT_ID = 'portcullis-system';
 export const CONSOLE_APP_ID = 'portcullis-console';
@@ -32,6 +32,9 @@ function consoleConfig(externalUrl: string): Partial<OidcAppConfig> {
     accessTokenType: 'BEARER',
     // An operator who serves the instance over plain http on a real host chose to; the console follows.
     developmentMode: externalUrl.startsWith('http:') && !loopback,
+    // The console is the instance's own API client (domain/oidc/api-clients.ts): its tokens carry the
+    // API audience. Consoles created before the setting existed got it from a migration.
+    apiAccess: true,
   };
 }
 

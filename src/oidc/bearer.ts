@@ -6,6 +6,9 @@ import { DomainError, unauthenticated } from '../domain/errors';
 import { isMachineToken } from '../domain/oidc/m2m/tokens';
 import { oauthCodeOf } from '../domain/oidc/oauth-errors';
 import { API_AUDIENCE } from '../domain/oidc/scopes';
+import { isApiClient } from '../domain/oidc/api-clients';
+import { findClient } from '../domain/oidc/clients';
+import type { Db } from '../db/client';
 import { type ActiveAccessToken, findActiveAccessToken } from '../domain/oidc/token-lookup';
 
 const depsByDb = new WeakMap<object, Deps>();
@@ -26,7 +29,7 @@ export function registerOidcBearer(deps: Deps): void {
     if (!d) return undefined;
     const masterKey = loadMasterKey(d.config);
     const at = await findActiveAccessToken(db, masterKey, d.config.externalUrl, token);
-    if (!at || !acceptedByApi(at)) return undefined;
+    if (!at || !(await acceptedByApi(db, at))) return undefined;
     try {
       await checkSenderConstraint(db, masterKey, at.jkt, { ...request, token });
     } catch (err) {
@@ -42,9 +45,11 @@ let registeredOnce = false;
 
 /**
  * The API takes a machine user's own token (client credentials, JWT profile), or a user's access
- * token whose audience names the API (API_AUDIENCE_SCOPE). A token that a relying party got for
- * itself is not accepted, however privileged its user.
+ * token whose audience names the API (API_AUDIENCE_SCOPE) issued to a client that is an API client
+ * now (api-clients.ts): a token that a relying party got for itself is not accepted, however
+ * privileged its user, nor one issued before an instance owner withdrew the client's API access.
  */
-function acceptedByApi(at: ActiveAccessToken): boolean {
-  return isMachineToken(at) || at.audience.includes(API_AUDIENCE);
+async function acceptedByApi(db: Db, at: ActiveAccessToken): Promise<boolean> {
+  if (isMachineToken(at)) return true;
+  return at.audience.includes(API_AUDIENCE) && isApiClient(await findClient(db, at.clientId));
 }

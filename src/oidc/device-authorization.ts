@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { startDeviceAuthorization } from '../domain/oidc/device/authorizations';
 import { displayUserCode } from '../domain/oidc/device/user-code';
 import { unauthorizedClient } from '../domain/oidc/oauth-errors';
+import { grantableScopes } from '../domain/oidc/api-clients';
 import { isKnownScope, splitScopes } from '../domain/oidc/scopes';
 import { DEVICE_PAGE } from '../login/device/paths';
 import { authenticateClient } from './client-auth';
@@ -23,7 +24,8 @@ export async function deviceAuthorizationEndpoint(c: Context, deps: Deps, limits
   const { client } = await authenticateClient(c, deps, params, deviceCode.authMethods);
   if (!client.oidc?.grantTypes.includes('DEVICE_CODE'))
     throw unauthorizedClient('the client may not use the device authorization grant');
-  const scopes = splitScopes(params.get('scope')).filter(isKnownScope);
+  // unknown scopes, and the API audience scope of a client that is not an API client, are dropped
+  const scopes = grantableScopes(client, splitScopes(params.get('scope')).filter(isKnownScope));
   const started = await startDeviceAuthorization(oidcCtx(deps, 'oidc/device'), client, scopes);
   const verificationUri = `${deps.config.externalUrl}${DEVICE_PAGE}`;
   const userCode = displayUserCode(started.userCode);

@@ -51,3 +51,16 @@ export async function addApiApp(server: TestServer, projectId: string) {
   });
   return { applicationId: app.id, clientId: app.clientId!, clientSecret: app.clientSecret! };
 }
+
+/**
+ * Makes an OIDC app an API client (its users' tokens may carry the API audience), as an instance
+ * administrator does: UpdateApplication with oidc.api_access through the API, with the admin's PAT.
+ */
+export async function markApiClient(server: TestServer, applicationId: string, apiAccess = true) {
+  const { ApplicationService } = await import('../../gen/portcullis/application/v2/application_service_pb');
+  await server.client(ApplicationService).updateApplication({
+    applicationId,
+    updateMask: { paths: ['oidc.api_access'] },
+    configuration: { case: 'oidc', value: { apiAccess } },
+  });
+}

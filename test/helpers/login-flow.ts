@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import { addOidcApp, addProject, REDIRECT } from './apps';
+import { addOidcApp, addProject, markApiClient, REDIRECT } from './apps';
 import { Browser } from './browser';
 import type { TestServer } from './server';
 import type { OidcAppConfig } from '../../src/db/schema/applications';
@@ -18,13 +18,15 @@ export async function rp(
 
 /**
  * A relying party on a new project and OIDC app of the default organization: what a test of the
- * sign-in needs before its first request.
+ * sign-in needs before its first request. `apiClient`: an instance administrator marks it an API
+ * client, so that its users' tokens may carry the API audience.
  */
 export async function addRelyingParty(
   server: TestServer,
-  opts: { oidc?: Partial<OidcAppConfig>; basicAuth?: boolean } = {},
+  opts: { oidc?: Partial<OidcAppConfig>; basicAuth?: boolean; apiClient?: boolean } = {},
 ): Promise<client.Configuration> {
   const app = await addOidcApp(server, await addProject(server), opts.oidc);
+  if (opts.apiClient) await markApiClient(server, app.applicationId);
   return opts.basicAuth
     ? rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!))
     : rp(server, app.clientId, app.clientSecret);

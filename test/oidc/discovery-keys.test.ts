@@ -13,7 +13,7 @@ describe('discovery and signing keys', () => {
   let user: Awaited<ReturnType<typeof addUser>>;
   beforeAll(async () => {
     server = await startTestServer();
-    config = await addRelyingParty(server);
+    config = await addRelyingParty(server, { apiClient: true });
     user = await addUser(server);
   });
   afterAll(() => server?.stop());

@@ -4,7 +4,7 @@ import { addProjectRole } from '../../src/domain/project/roles';
 import { createAuthorization, deleteAuthorization } from '../../src/domain/authorization/commands';
 import { changeUserState } from '../../src/domain/user/lifecycle';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addApiApp, addOidcApp, addProject, LOGOUT_REDIRECT, REDIRECT } from '../helpers/apps';
+import { addApiApp, addOidcApp, addProject, LOGOUT_REDIRECT, markApiClient, REDIRECT } from '../helpers/apps';
 import { Browser } from '../helpers/browser';
 import { systemCtx } from '../helpers/context';
 import { basic, postForm } from '../helpers/forms';
@@ -227,6 +227,7 @@ describe('introspection, revocation, end session', () => {
   });
 
   it('the v2 API accepts our access tokens as bearer tokens when issued for it (the API audience scope)', async () => {
+    await markApiClient(server, app.applicationId);
     const { tokens } = await codeFlowTokens(server, config, user, {
       scope: 'openid urn:service:iam:org:project:id:api:aud',
     });

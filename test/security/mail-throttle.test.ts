@@ -14,7 +14,7 @@ describe('outgoing mail cannot be abused', () => {
   afterAll(() => server?.stop());
 
   it('a user resending its own verification code is throttled with RESOURCE_EXHAUSTED and Retry-After', async () => {
-    const config = await addRelyingParty(server, { basicAuth: true });
+    const config = await addRelyingParty(server, { basicAuth: true, apiClient: true });
     const user = await addUser(server);
     const { tokens } = await codeFlowTokens(server, config, user, {
       scope: 'openid urn:service:iam:org:project:id:api:aud',

@@ -9,7 +9,7 @@ import { users } from '../../src/db/schema/index';
 import { createAdministrator } from '../../src/domain/administrator/manage';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { addOidcApp, addProject } from '../helpers/apps';
+import { addOidcApp, addProject, markApiClient } from '../helpers/apps';
 import { defaultOrgId, systemCtx } from '../helpers/context';
 import { basic, postForm } from '../helpers/forms';
 import { codeFlowTokens, rp } from '../helpers/login-flow';
@@ -168,11 +168,12 @@ describe('higher-privileged accounts are out of reach of lower administrators', 
 describe('the API accepts only tokens issued for it', () => {
   let server: TestServer;
   let config: client.Configuration;
+  let app: Awaited<ReturnType<typeof addOidcApp>>;
 
   beforeAll(async () => {
     server = await startTestServer();
     const project = await addProject(server);
-    const app = await addOidcApp(server, project);
+    app = await addOidcApp(server, project);
     config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
   });
   afterAll(() => server?.stop());
@@ -195,7 +196,8 @@ describe('the API accepts only tokens issued for it', () => {
     expect(info.status).toBe(200);
   });
 
-  it('with the API audience scope the user reaches the API with its own rights', async () => {
+  it("with the API audience scope an API client's user reaches the API with its own rights", async () => {
+    await markApiClient(server, app.applicationId);
     const { tokens } = await codeFlowTokens(
       server,
       config,
@@ -271,6 +273,7 @@ describe('a user cannot verify an address it does not control', () => {
     server = await startTestServer();
     const project = await addProject(server);
     const app = await addOidcApp(server, project);
+    await markApiClient(server, app.applicationId);
     const config = await rp(server, app.clientId, app.clientSecret, client.ClientSecretBasic(app.clientSecret!));
     victim = await addUser(server);
     token = (await codeFlowTokens(server, config, victim, { scope: `openid ${API_SCOPE}` })).tokens.access_token;

@@ -80,6 +80,7 @@ export function oidcFromProto(c: OidcConfiguration): Partial<OidcAppConfig> {
     requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
     dpopBoundAccessTokens: c.dpopBoundAccessTokens,
     securityProfile: optionalEnumName(OidcSecurityProfile, c.securityProfile),
+    apiAccess: c.apiAccess,
   };
 }
 
@@ -135,6 +136,7 @@ const OIDC_UPDATE_FIELDS: Record<string, keyof OidcAppConfig> = {
   require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
   dpop_bound_access_tokens: 'dpopBoundAccessTokens',
   security_profile: 'securityProfile',
+  api_access: 'apiAccess',
 };
 
 function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfig, unknown> {
@@ -159,6 +161,7 @@ function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfi
     requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
     dpopBoundAccessTokens: c.dpopBoundAccessTokens,
     securityProfile: optionalEnumName(OidcSecurityProfile, c.securityProfile),
+    apiAccess: c.apiAccess,
   };
 }
 
@@ -256,6 +259,7 @@ export function applicationToProto(a: ApplicationView): Application {
         requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests ?? false,
         dpopBoundAccessTokens: c.dpopBoundAccessTokens ?? false,
         securityProfile: enumValue(OidcSecurityProfile, c.securityProfile ?? 'NONE'),
+        apiAccess: c.apiAccess ?? false,
       },
     };
   } else if (a.type === 'SAML' && a.saml) {

@@ -37,6 +37,11 @@ export interface OidcAppConfig {
   dpopBoundAccessTokens?: boolean;
   /** NONE | FAPI_2_0: a profile the configuration and every request are checked against. Absent means NONE. */
   securityProfile?: string;
+  /**
+   * An API client: its users' access tokens may carry the API audience (the reserved API audience
+   * scope). Only instance owners (iam.write) set it; the console's client has it. Absent means false.
+   */
+  apiAccess?: boolean;
 }
 
 export interface SamlAppConfig {

@@ -9,6 +9,7 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissio
 import type { EventPayloads, EventType } from '../events/registry';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
+import { checkApiAccessChange } from './api-access';
 import { type ComplianceProblem, complianceProblems } from './compliance';
 import { newClientId } from './client-id';
 import {
@@ -84,6 +85,7 @@ export async function createApplicationIn(
   const { name, config } = checkCreateApplication(input);
   await work.load('project', input.projectId);
   const project = await writableProject(work, input.projectId);
+  if (config.type === 'OIDC') checkApiAccessChange(work.ctx.principal, null, config.oidc);
   const id = input.applicationId || newId();
   if (config.type === 'API') await checkResourceUriFree(work, config.api);
   const clientId = config.type === 'SAML' ? null : newClientId(id, project.name);
@@ -260,6 +262,11 @@ export async function updateApplicationIn(
       'Errors.Application.TypeMismatch',
       `${input.config.type.toLowerCase()} does not match the application's type ${type}`,
     );
+  }
+  if (input.config?.type === 'OIDC') {
+    // a field left out of the change keeps its value
+    const apiAccess = input.config.oidc.apiAccess ?? app.oidc?.apiAccess;
+    checkApiAccessChange(work.ctx.principal, app.oidc, { apiAccess });
   }
   if (input.validateOnly) return checkUpdate(work, app, input.config);
   const push = eventsFor(work, app.projectId, app.orgId);

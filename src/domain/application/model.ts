@@ -47,6 +47,7 @@ export const OIDC_DEFAULTS: OidcAppConfig = {
   requirePushedAuthorizationRequests: false,
   dpopBoundAccessTokens: false,
   securityProfile: 'NONE',
+  apiAccess: false,
 };
 
 export const API_DEFAULTS: ApiAppConfig = { authMethodType: 'BASIC' };

@@ -16,6 +16,7 @@ import { essentialAcrValues, idTokenRequests, requestedClaimNames, requestedSubj
 import { buildIdToken, claimUser, issueAccessToken } from './issue';
 import { acrMeeting } from '../policy/acr';
 import { API_AUDIENCE, API_AUDIENCE_SCOPE, audienceProjects } from './scopes';
+import { grantableScopes } from './api-clients';
 import { instanceSettings } from './settings';
 import { accessTokenFormat, accessTokenRoleClaims } from './token-issuance';
 import { withSigningKey } from './web-keys';
@@ -26,12 +27,12 @@ export type AuthorizeResult =
   | { ok: false; request: AuthRequest; error: string; description: string };
 
 /**
- * The token audience: the client's project (its client ids and id) plus the API and projects added by
- * the reserved audience scopes.
+ * The token audience: the client's project (its client ids and id) plus the API (for an API client
+ * only: api-clients.ts) and projects added by the reserved audience scopes.
  */
 export async function tokenAudience(db: Db, client: OidcClient, scopes: string[]): Promise<string[]> {
   const aud = [client.clientId, ...client.audience.filter((a) => a !== client.clientId)];
-  if (scopes.includes(API_AUDIENCE_SCOPE)) aud.push(API_AUDIENCE);
+  if (grantableScopes(client, scopes).includes(API_AUDIENCE_SCOPE)) aud.push(API_AUDIENCE);
   for (const projectId of audienceProjects(scopes)) {
     if (aud.includes(projectId) || projectId === 'api') continue;
     const ids = await projectClientIds(db, projectId);

@@ -129,7 +129,7 @@ describe('UserService identity-provider links and intents', () => {
     const other = await addUser(server, { orgId: orgA });
     await users.addIDPLink({ userId: me.id, idpLink: { idpId: shared, userId: 'sub-me' } });
     await users.addIDPLink({ userId: other.id, idpLink: { idpId: shared, userId: 'sub-other' } });
-    const config = await addRelyingParty(server, { basicAuth: true });
+    const config = await addRelyingParty(server, { basicAuth: true, apiClient: true });
     const { tokens } = await codeFlowTokens(server, config, me, { scope: API_SCOPE });
     const self = server.client(UserService, { token: tokens.access_token });
 

@@ -290,7 +290,7 @@ describe('passkeys and security keys: UserService registration, SessionService c
     it('a user manages its own passkeys with its own token, and not another user\u2019s', async () => {
       const user = await addUser(server, { orgId: orgA });
       const other = await addUser(server, { orgId: orgA });
-      const rp = await addRelyingParty(server, { basicAuth: true });
+      const rp = await addRelyingParty(server, { basicAuth: true, apiClient: true });
       const { tokens } = await codeFlowTokens(server, rp, user, {
         scope: 'openid urn:service:iam:org:project:id:api:aud',
       });

@@ -27,7 +27,7 @@ describe('UserService second factors: TOTP, email and SMS codes, recovery codes'
 
   it('a user registers its own authenticator app: URI, QR code, secret; a code makes it ready', async () => {
     const user = await addUser(server);
-    const config = await addRelyingParty(server, { basicAuth: true });
+    const config = await addRelyingParty(server, { basicAuth: true, apiClient: true });
     const { tokens } = await codeFlowTokens(server, config, user, {
       scope: 'openid urn:service:iam:org:project:id:api:aud',
     });
@@ -197,7 +197,7 @@ describe('UserService second factors: TOTP, email and SMS codes, recovery codes'
     it('a signed-in user may not for another user of its organization', async () => {
       const me = await addUser(server);
       const other = await addUser(server);
-      const config = await addRelyingParty(server, { basicAuth: true });
+      const config = await addRelyingParty(server, { basicAuth: true, apiClient: true });
       const { tokens } = await codeFlowTokens(server, config, me, {
         scope: 'openid urn:service:iam:org:project:id:api:aud',
       });

@@ -20,7 +20,7 @@ describe('self-service: own sessions, profile and authorized applications', () =
   let config: client.Configuration;
   beforeAll(async () => {
     server = await startTestServer();
-    config = await addRelyingParty(server, { basicAuth: true });
+    config = await addRelyingParty(server, { basicAuth: true, apiClient: true });
   });
   afterAll(() => server?.stop());
 

@@ -20,6 +20,7 @@ import { TextField } from '../components/text-field';
 import { useWords } from '../context';
 import type { Words } from '../i18n';
 import { useChange } from '../mutations';
+import { usePermissions } from '../permissions';
 import { lines } from './application-kinds';
 import { UriLines } from './application-wizard';
 
@@ -67,6 +68,8 @@ const PATHS = [
     'require_pushed_authorization_requests',
     'dpop_bound_access_tokens',
     'security_profile',
+    // sent unchanged by those who may not change it: the server refuses only a change
+    'api_access',
   ].map((p) => `oidc.${p}`),
 ];
 
@@ -98,6 +101,8 @@ function request(applicationId: string, f: Form, validateOnly: boolean) {
  */
 export function OidcSettings({ app, mayWrite }: { app: Application; mayWrite: boolean }) {
   const t = useWords();
+  // whether the application is an API client is the instance's decision (iam.write)
+  const mayGrantApi = usePermissions().can('iam.write');
   const config = app.configuration.value as OidcConfiguration;
   const [form, setForm] = useState(() => formOf(app.name, config));
   const [edited, setEdited] = useState(false);
@@ -127,9 +132,14 @@ export function OidcSettings({ app, mayWrite }: { app: Application; mayWrite: bo
   };
   const err = (field: string) => fieldError(save.error, field) ?? fieldError(check.error, field);
   const known = PATHS.some((p) => err(p));
-  const checkbox = (key: keyof Form, label: string) => (
+  const checkbox = (key: keyof Form, label: string, disabled = false) => (
     <label>
-      <input type="checkbox" checked={form[key] as boolean} onChange={(e) => set(key)(e.target.checked as never)} />
+      <input
+        type="checkbox"
+        checked={form[key] as boolean}
+        disabled={disabled}
+        onChange={(e) => set(key)(e.target.checked as never)}
+      />
       {` ${label}`}
     </label>
   );
@@ -229,6 +239,7 @@ export function OidcSettings({ app, mayWrite }: { app: Application; mayWrite: bo
           {checkbox('developmentMode', t.developmentMode)}
           {checkbox('requirePushedAuthorizationRequests', t.requirePar)}
           {checkbox('dpopBoundAccessTokens', t.requireDpop)}
+          {checkbox('apiAccess', t.apiAccess, !mayGrantApi)}
         </Checks>
         <TextField
           id="app-backchannel"

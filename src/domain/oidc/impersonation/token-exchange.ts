@@ -17,6 +17,7 @@ import type { OidcEnv } from '../env';
 import { createGrant } from '../grants';
 import { buildIdToken, claimUser, issueAccessToken, issueRefreshToken } from '../issue';
 import { invalidGrant, invalidRequest, invalidScope, invalidTarget } from '../oauth-errors';
+import { grantableAudience, grantableScopes } from '../api-clients';
 import { isKnownScope, splitScopes } from '../scopes';
 import { instanceSettings } from '../settings';
 import { findActiveAccessToken } from '../token-lookup';
@@ -147,14 +148,15 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
     if (party?.jkt && party.jkt !== r.dpopJkt)
       throw invalidGrant(`${field} is DPoP-bound: send a DPoP proof with its key`);
   }
-  const available = [...new Set([...subject.audience, ...(actor?.audience ?? [])])];
+  // the API stays out of a token for a client that is not an API client, whatever the tokens carried
+  const available = grantableAudience(r.client, [...new Set([...subject.audience, ...(actor?.audience ?? [])])]);
   // The caller may only exchange what was issued for it (as introspection would show it).
   if (!available.includes(r.client.clientId) && !available.includes(r.client.projectId)) {
     throw invalidGrant('the tokens were not issued for this client (it is not in their audience)');
   }
   const audience = chooseAudience(r.audience, available);
   const mayRefresh = !!r.client.oidc?.grantTypes.includes('REFRESH_TOKEN');
-  const scopes = chooseScopes(r.scope, subject, actor);
+  const scopes = grantableScopes(r.client, chooseScopes(r.scope, subject, actor, r.client));
 
   const [settings, user] = await Promise.all([
     instanceSettings(ctx.db, ctx.instanceId),
@@ -396,13 +398,20 @@ function chooseAudience(raw: string | undefined, available: string[]): string[] 
   return wanted;
 }
 
-function chooseScopes(raw: string | undefined, subject: Party, actor: Party | undefined): string[] {
+function chooseScopes(
+  raw: string | undefined,
+  subject: Party,
+  actor: Party | undefined,
+  client: Parameters<typeof grantableScopes>[0],
+): string[] {
   // Never wider than what the tokens carried: offline_access (a refresh token) too only when a token
   // carried it (and the client may refresh: see the caller).
   const allowed = new Set([...subject.scopes, ...(actor?.scopes ?? [])]);
   if (raw === undefined || raw === '') return subject.scopes.length ? subject.scopes : (actor?.scopes ?? []);
   const wanted = splitScopes(raw);
-  const unknown = wanted.filter((s) => !isKnownScope(s));
+  // the API audience scope of a client that is not an API client is as unknown as any other
+  const known = grantableScopes(client, wanted.filter(isKnownScope));
+  const unknown = wanted.filter((s) => !known.includes(s));
   if (unknown.length) throw invalidScope(`unknown scope ${unknown.join(' ')}`);
   const beyond = wanted.filter((s) => !allowed.has(s));
   if (beyond.length)
