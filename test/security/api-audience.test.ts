@@ -1,13 +1,16 @@
+import fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { Code } from '@connectrpc/connect';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdministratorService } from '../../gen/portcullis/administrator/v2/administrator_service_pb';
 import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
-import { events } from '../../src/db/schema/index';
+import { MIGRATIONS_FOLDER } from '../../src/db/migrate';
+import { applications, events } from '../../src/db/schema/index';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
 import { addApiApp, addOidcApp, addProject, markApiClient, REDIRECT } from '../helpers/apps';
 import { Browser } from '../helpers/browser';
@@ -303,7 +306,7 @@ describe('oidc.api_access is the instance administrators’ setting', () => {
     expect(application?.configuration.value).toMatchObject({ apiAccess: false, developmentMode: true });
   });
 
-  it('an instance owner marks it (shown in Get and List, recorded in the events); the owner cannot unmark it', async () => {
+  it('an instance owner marks it (shown by Get and List, in the events); the owner cannot unmark it', async () => {
     const owner = server.client(ApplicationService, { token: orgOwner.token });
     const { applicationId } = await owner.createApplication({
       projectId: project,
@@ -340,5 +343,31 @@ describe('oidc.api_access is the instance administrators’ setting', () => {
       updateMask: { paths: ['oidc.api_access', 'oidc.development_mode'] },
       configuration: { case: 'oidc', value: { apiAccess: true, developmentMode: true } },
     });
+  });
+});
+
+describe('existing applications when the setting arrives (migration 0022)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.stop());
+
+  it('the console stays an API client; every other application is not one', async () => {
+    const db = server.app.database.db;
+    const project = await addProject(server);
+    const app = await addOidcApp(server, project);
+    // configurations as they were saved before the setting existed
+    await db.execute(sql`update applications set oidc = oidc - 'apiAccess' where oidc is not null`);
+    await db.execute(sql.raw(fs.readFileSync(path.join(MIGRATIONS_FOLDER, '0022_console_api_access.sql'), 'utf8')));
+    const apiAccessOf = async (id: string) =>
+      (await db.select({ oidc: applications.oidc }).from(applications).where(eq(applications.id, id)))[0].oidc
+        ?.apiAccess;
+    expect(await apiAccessOf('portcullis-console')).toBe(true);
+    expect(await apiAccessOf(app.applicationId)).toBeUndefined();
+    const { application } = await server.client(ApplicationService).getApplication({
+      applicationId: app.applicationId,
+    });
+    expect(application?.configuration.value).toMatchObject({ apiAccess: false });
   });
 });
