@@ -177,7 +177,7 @@ describe('the login policy in the code flow', () => {
     expect(either.url).toMatch(/code=/);
   });
 
-  it('CreateCallback refuses a password-only session while MFA is forced; an organization policy decides', async () => {
+  it('CreateCallback refuses a password-only session while MFA is forced, an organization policy too', async () => {
     const user = await addUser(server);
     const oidc = server.client(OIDCService);
     const sessions = server.client(SessionService);
@@ -198,11 +198,20 @@ describe('the login policy in the code flow', () => {
     const err = await callback(await start()).catch((e) => e);
     expect(err.code).toBe(Code.FailedPrecondition);
     expect(err.message).toMatch(/login policy requires a second factor/);
-    // the user's organization has its own policy without force MFA: the same session is accepted
+    // the user's organization has its own policy without force MFA: it cannot loosen what the instance forces
     const orgId = await defaultOrgId(server);
     await settings.setOrganizationLoginSettings({ organizationId: orgId, settings: DEFAULTS });
     try {
-      expect((await callback(await start())).callbackUrl).toContain('/oauth/v2/authorize/callback');
+      expect((await callback(await start()).catch((e) => e)).code).toBe(Code.FailedPrecondition);
+    } finally {
+      await settings.resetOrganizationLoginSettings({ organizationId: orgId });
+    }
+    // the organization forces MFA while the instance does not: refused as well
+    await settings.setDefaultLoginSettings({ settings: DEFAULTS });
+    expect((await callback(await start())).callbackUrl).toContain('/oauth/v2/authorize/callback');
+    await settings.setOrganizationLoginSettings({ organizationId: orgId, settings: { ...DEFAULTS, forceMfa: true } });
+    try {
+      expect((await callback(await start()).catch((e) => e)).code).toBe(Code.FailedPrecondition);
     } finally {
       await settings.resetOrganizationLoginSettings({ organizationId: orgId });
     }

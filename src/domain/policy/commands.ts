@@ -14,10 +14,12 @@ import {
   INSTANCE_SETTINGS_KEY,
   type LoginPolicy,
 } from './login-policy';
+import { userLoginPolicy } from './user-login-policy';
 
 /**
- * GetLoginSettings: the policy in effect for the instance (no organization named) or for an
- * organization, and whether it is inherited. Instance: `iam.read`; an organization: `org.read` on it.
+ * GetLoginSettings: the policy set for the instance (no organization named) or for an organization,
+ * and whether it is inherited (sign-ins are held to it under the instance's floor: `userLoginPolicy`).
+ * Instance: `iam.read`; an organization: `org.read` on it.
  */
 export async function getLoginSettings(ctx: Ctx, input: { orgId?: string }): Promise<EffectiveLoginPolicy> {
   if (!input.orgId) {
@@ -112,7 +114,7 @@ export async function skipMfaInit(ctx: Ctx, userId: string): Promise<void> {
       .for('update');
     if (!user) throw notFound('Errors.User.NotFound', 'user not found');
     await work.load('user', userId);
-    const { policy } = await effectiveLoginPolicy(work.tx, ctx.instanceId, user.orgId);
+    const policy = await userLoginPolicy(work.tx, ctx.instanceId, user);
     if (policy.mfaInitSkipLifetimeSeconds === 0)
       throw failedPrecondition('Errors.LoginPolicy.MfaInitSkip', 'the login policy does not allow skipping the set-up');
     await work.tx.update(users).set({ mfaInitSkippedAt: new Date() }).where(eq(users.id, userId));

@@ -2,7 +2,8 @@ import type { Db } from '../../db/client';
 import { instances } from '../../db/schema/index';
 import { type DomainError, failedPrecondition } from '../errors';
 import { readyFactors } from '../session/policy-gap';
-import { effectiveLoginPolicy, type LoginPolicy, mfaForced } from './login-policy';
+import { type LoginPolicy, mfaForced } from './login-policy';
+import { userLoginPolicy } from './user-login-policy';
 
 /** A factor about to be removed: one factor by id, or every factor of a type (`recovery_codes`: all codes). */
 export type RemovedFactor = { id: string } | { type: 'totp' | 'webauthn' | 'otp_email' | 'otp_sms' | 'recovery_codes' };
@@ -17,7 +18,7 @@ const counts = (policy: LoginPolicy, f: { type: string; passwordless: boolean })
 
 /**
  * "May this factor be removed": not the user's last second factor (or passkey) the policy accepts
- * while the policy of the user's organization forces MFA; the user would otherwise sign in with one
+ * while the policy the user is held to forces MFA; the user would otherwise sign in with one
  * factor until asked to set one up again. Recovery codes are a fallback, never the factor that
  * keeps MFA, so removing them is always allowed and they do not save the last factor. Call it in
  * the removing command's transaction (`work.tx`); it answers the FAILED_PRECONDITION to throw, or
@@ -30,7 +31,7 @@ export async function factorRemovalRefusal(
 ): Promise<DomainError | undefined> {
   if ('type' in factor && factor.type === 'recovery_codes') return undefined;
   const [instance] = await db.select({ id: instances.id }).from(instances).limit(1);
-  const { policy } = await effectiveLoginPolicy(db, instance?.id ?? '', user.orgId);
+  const policy = await userLoginPolicy(db, instance?.id ?? '', user);
   if (!mfaForced(policy)) return undefined;
   const factors = (await readyFactors(db, user.id)).filter((f) => counts(policy, f));
   const removed = (f: { id: string; type: string }) => ('id' in factor ? f.id === factor.id : f.type === factor.type);

@@ -18,7 +18,9 @@ export type PasswordlessMode = (typeof PASSWORDLESS)[number];
 
 /**
  * How users of the instance (or of one organization) must sign in. The instance's policy is the
- * default; an organization may override it as a whole (then none of the instance's fields apply).
+ * default; an organization may set its own, which tightens but never loosens what the instance's
+ * forces; a user who administers more than their organization is held to the stricter of the
+ * policies that apply (src/domain/policy/stricter-policy.ts, user-login-policy.ts).
  */
 export interface LoginPolicy {
   /** a password is a first factor */
@@ -171,7 +173,10 @@ export interface EffectiveLoginPolicy {
   inherited: boolean;
 }
 
-/** The policy that applies to users of `orgId` (the instance's when the organization has none). */
+/**
+ * The policy configured for `orgId` (the instance's when the organization has none), as the settings
+ * API shows and edits it. What a user's sign-in must satisfy is `userLoginPolicy`'s answer.
+ */
 export async function effectiveLoginPolicy(
   db: Db,
   instanceId: string,

@@ -3,7 +3,6 @@ import type { Db } from '../../db/client';
 import { recoveryCodes, userFactors, users } from '../../db/schema/index';
 import { ACR_1FA, ACR_MFA, acrRequiresMfa } from '../policy/acr';
 import {
-  effectiveLoginPolicy,
   type LoginPolicy,
   mfaForced,
   mfaForcedAfterExternalLogin,
@@ -11,6 +10,7 @@ import {
   passwordIsFirstFactor,
   type SecondFactorType,
 } from '../policy/login-policy';
+import { userLoginPolicy } from '../policy/user-login-policy';
 import type { FactorChecks, SessionFactor } from './factors';
 
 /** A second factor the user can prove now (the session's factor names). */
@@ -177,8 +177,9 @@ export interface GapUser {
 }
 
 /**
- * What a session is missing, read from the database: its user's factors and the policy of their
- * organization. A caller that has just read the user in this request (`known`) spares the lookup.
+ * What a session is missing, read from the database: its user's factors and the policy the user is
+ * held to (`userLoginPolicy`). A caller that has just read the user in this request (`known`) spares
+ * the lookup.
  */
 export async function sessionPolicyGap(
   db: Db,
@@ -196,8 +197,8 @@ export async function sessionPolicyGap(
           .from(users)
           .where(eq(users.id, session.userId));
   if (!user) return { missing: 'first-factor', reason: 'missing' };
-  const [{ policy }, factors, recovery] = await Promise.all([
-    effectiveLoginPolicy(db, instanceId, user.orgId),
+  const [policy, factors, recovery] = await Promise.all([
+    userLoginPolicy(db, instanceId, { id: session.userId, orgId: user.orgId }),
     readyFactors(db, session.userId),
     hasRecoveryCodes(db, session.userId),
   ]);
