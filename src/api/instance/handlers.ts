@@ -101,6 +101,7 @@ export function instanceHandlers(deps: Deps): Partial<ServiceImpl<typeof Instanc
         passwordRequireLowercase: req.passwordRequireLowercase,
         passwordRequireNumber: req.passwordRequireNumber,
         passwordRequireSymbol: req.passwordRequireSymbol,
+        passwordBlockCommon: req.passwordBlockCommon,
         lockoutMaxPasswordAttempts: req.lockoutMaxPasswordAttempts,
         lockoutMaxOtpAttempts: req.lockoutMaxOtpAttempts,
         impersonationAllowed: req.impersonationAllowed,

@@ -61,6 +61,8 @@ export const READS_ON_PRIMARY: Readonly<Record<string, string>> = {
     'read through the settings cache that the OIDC layer and the login enforce; a replica must not fill it',
   'portcullis.settings.v2.SettingsService/GetLoginSettings':
     'read through the login policy cache that sign-ins enforce; a replica must not fill it',
+  'portcullis.settings.v2.SettingsService/GetPasswordComplexitySettings':
+    'read through the settings cache that password changes enforce; a replica must not fill it',
 };
 
 /**

@@ -8,6 +8,7 @@ import {
 import type { SettingsService } from '../../../gen/portcullis/settings/v2/settings_service_pb';
 import type { Deps } from '../../deps';
 import { invalidArgument } from '../../domain/errors';
+import { getPasswordComplexity } from '../../domain/instance/password-complexity';
 import {
   getLoginSettings,
   resetOrganizationLoginSettings,
@@ -61,6 +62,9 @@ function fromPolicy(p: LoginPolicy) {
 
 export function settingsHandlers(deps: Deps): ServiceImpl<typeof SettingsService> {
   return {
+    async getPasswordComplexitySettings(_req, hc) {
+      return { settings: await getPasswordComplexity(ctxOf(deps, hc)) };
+    },
     async getLoginSettings(req, hc) {
       const r = await getLoginSettings(ctxOf(deps, hc), { orgId: req.organizationId || undefined });
       return { settings: fromPolicy(r.policy), inherited: r.inherited };

@@ -11,6 +11,8 @@ export interface InstanceSettings {
   passwordRequireLowercase: boolean;
   passwordRequireNumber: boolean;
   passwordRequireSymbol: boolean;
+  /** new passwords among the most commonly used ones are refused (src/domain/user/common-passwords.ts) */
+  passwordBlockCommon: boolean;
   lockoutMaxPasswordAttempts: number;
   /** wrong second-factor codes (TOTP, email/SMS, recovery) in a row before the user is locked; 0: never */
   lockoutMaxOtpAttempts: number;
@@ -64,6 +66,7 @@ export const DEFAULT_INSTANCE_SETTINGS: InstanceSettings = {
   passwordRequireLowercase: false,
   passwordRequireNumber: false,
   passwordRequireSymbol: false,
+  passwordBlockCommon: true,
   lockoutMaxPasswordAttempts: 10,
   lockoutMaxOtpAttempts: 5,
   impersonationAllowed: false,

@@ -4,6 +4,7 @@ import { DEFAULT_INSTANCE_SETTINGS, type InstanceSettings, instances } from '../
 import { createCache, invalidateAfterCommit } from '../cache';
 import { invalidArgument } from '../errors';
 import type { UnitOfWork } from '../execute';
+import { isCommonPassword } from '../user/common-passwords';
 import { checkDynamicRegistrationSettings } from './dynamic-registration';
 
 export type { InstanceSettings };
@@ -74,7 +75,10 @@ export function checkSettings(s: InstanceSettings): void {
   checkDynamicRegistrationSettings(s);
 }
 
-/** Checks a new password against the instance's complexity policy; the error says what is missing. */
+/**
+ * Checks a new password against the instance's complexity policy; the error names the rule it breaks.
+ * Only passwords chosen here: an imported hash or an imported plain password is kept as it was.
+ */
 export function checkPasswordPolicy(s: InstanceSettings, password: string, field = 'password'): void {
   const missing: string[] = [];
   if (password.length < s.passwordMinLength) missing.push(`at least ${s.passwordMinLength} characters`);
@@ -83,4 +87,7 @@ export function checkPasswordPolicy(s: InstanceSettings, password: string, field
   if (s.passwordRequireNumber && !/[0-9]/.test(password)) missing.push('a digit');
   if (s.passwordRequireSymbol && !/[^A-Za-z0-9]/.test(password)) missing.push('a symbol');
   if (missing.length) throw invalidArgument('Errors.User.PasswordComplexity', `${field} needs ${missing.join(', ')}`);
+  // Checked last: the list is loaded on the first check, and a guesser tries these first.
+  if (s.passwordBlockCommon && isCommonPassword(password))
+    throw invalidArgument('Errors.User.PasswordCommon', `${field} is one of the most commonly used passwords`);
 }
