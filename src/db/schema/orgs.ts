@@ -43,7 +43,13 @@ export const orgDomains = pgTable(
     validationToken: text('validation_token'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.domain] }), uniqueIndex('org_domains_domain_uq').on(t.domain)],
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.domain] }),
+    // Only a verified domain is unique instance-wide: any organization may add one unverified, and the
+    // one that verifies it first owns it (src/domain/org/domain-claim.ts).
+    uniqueIndex('org_domains_verified_domain_uq').on(t.domain).where(sql`${t.isVerified}`),
+    index('org_domains_domain_idx').on(t.domain),
+  ],
 );
 
 export const orgMetadata = pgTable(

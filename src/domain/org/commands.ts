@@ -2,13 +2,15 @@ import { orgDomains, orgs } from '../../db/schema/index';
 import { alreadyExists } from '../errors';
 import { type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
+import { dropUnverifiedCopies, verifiedElsewhere } from './domain-claim';
 import { generatedOrgDomain } from './domain-name';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const orgUniqueConstraints: UniqueConstraintErrors = {
   orgs_name_uq: () => alreadyExists('Errors.Org.AlreadyExisting', 'an organization with this name already exists'),
   orgs_pkey: () => alreadyExists('Errors.Org.AlreadyExisting', 'an organization with this id already exists'),
-  org_domains_domain_uq: () => alreadyExists('Errors.Org.Domain.AlreadyExists', 'the domain is already taken'),
+  // two organizations verifying the same domain at once: the second one's commit
+  org_domains_verified_domain_uq: verifiedElsewhere,
 };
 
 export interface AddOrgInput {
@@ -53,5 +55,7 @@ export async function addOrg(
     payload: { domain: primaryDomain },
     resourceOwner: id,
   });
+  // another organization may have added the name before this organization existed
+  await dropUnverifiedCopies(work, id, primaryDomain);
   return { id, primaryDomain, createdAt: row.createdAt };
 }
