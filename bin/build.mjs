@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleConsole } from './console-build.mjs';
+import { bundleConsole, bundleWebauthn } from './console-build.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Two folders deep, like the sources it is made of: paths that a source file resolves relative to
@@ -14,6 +14,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BUNDLE = path.join(ROOT, 'dist', 'cli', 'main.mjs');
 /** The web console's script and stylesheet, built with the server bundle (src/console/bundle.ts serves them). */
 const CONSOLE_DIR = path.join(ROOT, 'dist', 'console');
+/** The login's WebAuthn script (src/login/webauthn-script.ts serves it). */
+const LOGIN_DIR = path.join(ROOT, 'dist', 'login');
 const INPUTS = ['src', 'gen'].map((d) => path.join(ROOT, d));
 
 function newestInput() {
@@ -77,6 +79,10 @@ export async function build() {
     fs.writeFileSync(path.join(staging, name), text);
     fs.renameSync(path.join(staging, name), path.join(CONSOLE_DIR, name));
   }
+  const webauthn = await bundleWebauthn(path.join(ROOT, 'src', 'login', 'client', 'webauthn.ts'));
+  fs.mkdirSync(LOGIN_DIR, { recursive: true });
+  fs.writeFileSync(path.join(staging, 'webauthn.js'), webauthn);
+  fs.renameSync(path.join(staging, 'webauthn.js'), path.join(LOGIN_DIR, 'webauthn.js'));
   fs.renameSync(path.join(staging, 'main.mjs'), BUNDLE);
   fs.rmSync(staging, { recursive: true, force: true });
   // Chunks of earlier builds: removed once they are old enough that no process can still be starting.
@@ -97,6 +103,10 @@ export async function ensureBuild() {
   } catch (err) {
     if (['EACCES', 'EROFS', 'EPERM'].includes(err?.code)) return undefined;
     throw err;
+  } finally {
+    // esbuild's service process (~100 MB) would otherwise live as long as the server it built
+    const { stop } = await import('esbuild');
+    await stop();
   }
 }
 

@@ -8,3 +8,6 @@ export interface ConsoleBundle {
 export function bundleConsole(entry: string): Promise<ConsoleBundle>;
 /** The content hash of a script and a stylesheet. */
 export function consoleVersion(js: string, css: string): string;
+
+/** Bundles the login's WebAuthn script (src/login/client/webauthn.ts). */
+export function bundleWebauthn(entry: string): Promise<string>;

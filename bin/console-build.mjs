@@ -1,6 +1,7 @@
-// The console's browser code (src/console/app, React) as one script and one stylesheet, by esbuild. One
-// definition for both callers: bin/build.mjs writes the result to dist/console/ next to the server bundle,
-// and a server running from the TypeScript sources (tests, tsx) bundles it in memory on first use.
+// The browser code the server sends, by esbuild: the console (src/console/app, React) as one script and one
+// stylesheet, and the login's WebAuthn script. One definition for both callers: bin/build.mjs writes the
+// results to dist/ next to the server bundle, and a server running from the TypeScript sources (tests,
+// tsx) bundles them in memory on first use.
 import { createHash } from 'node:crypto';
 
 /** Bundles the entry (src/console/app/main.tsx); resolves to the script, the stylesheet and a content hash. */
@@ -29,4 +30,20 @@ export async function bundleConsole(entry) {
 /** The asset URLs carry it (?v=), so that browsers may cache them for good. */
 export function consoleVersion(js, css) {
   return createHash('sha256').update(js).update(css).digest('base64url').slice(0, 16);
+}
+
+/** Bundles the login's WebAuthn script (src/login/client/webauthn.ts with @simplewebauthn/browser). */
+export async function bundleWebauthn(entry) {
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0].text;
 }

@@ -4,6 +4,7 @@ import { html } from 'hono/html';
 import { applications } from '../db/schema/index';
 import type { Deps } from '../deps';
 import { pickLocale } from '../login/i18n';
+import { sendStaticAsset } from '../http/static-asset';
 import { consoleBundle } from './bundle';
 import { CONSOLE_APP_ID } from './system-client';
 
@@ -70,7 +71,7 @@ async function asset(c: Context, kind: 'js' | 'css') {
   c.header('Cache-Control', c.req.query('v') === b.version ? 'public, max-age=31536000, immutable' : 'no-cache');
   c.header('X-Content-Type-Options', 'nosniff');
   const type = kind === 'js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8';
-  return c.body(kind === 'js' ? b.js : b.css, 200, { 'Content-Type': type });
+  return sendStaticAsset(c, kind === 'js' ? b.js : b.css, type);
 }
 
 /** `/` → the console; the console's and the account page's pages and their assets. */

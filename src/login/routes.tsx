@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Deps } from '../deps';
 import type { RateLimiter } from '../http/rate-limit/limiter';
+import { sendStaticAsset } from '../http/static-asset';
 import { deviceConsent } from './device/consent';
 import { deviceDonePage } from './device/done';
 import { deviceCodePage, deviceCodePost } from './device/entry';
@@ -26,7 +27,7 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
 
   app.get('/ui/login/style.css', (c) => {
     c.header('Cache-Control', 'public, max-age=3600');
-    return c.body(STYLE, 200, { 'Content-Type': 'text/css; charset=utf-8' });
+    return sendStaticAsset(c, STYLE, 'text/css; charset=utf-8');
   });
 
   // passkeys: the WebAuthn script, and the page of a registration link (no auth request)

@@ -1,35 +1,30 @@
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Context } from 'hono';
+import { bundleWebauthn } from '../../bin/console-build.mjs';
+import { sendStaticAsset } from '../http/static-asset';
 
 // Two folders below the package root, as the server bundle is (bin/build.mjs): from either, the
 // script's source is at the same place.
 const SOURCE = fileURLToPath(new URL('../../src/login/client/webauthn.ts', import.meta.url));
+const PREBUILT = fileURLToPath(new URL('../../dist/login/webauthn.js', import.meta.url));
+/** Run from dist/cli (the `portcullis` command), the script bin/build.mjs wrote beside it is current. */
+const FROM_BUNDLE = import.meta.url.includes('/dist/cli/');
 
 let bundle: Promise<string> | undefined;
 
 /**
- * The login's WebAuthn script (src/login/client/webauthn.ts with @simplewebauthn/browser), bundled by
- * esbuild at the first request and kept in memory.
+ * The login's WebAuthn script (src/login/client/webauthn.ts with @simplewebauthn/browser): the one
+ * `npm run build` (run at install) wrote, or bundled by esbuild at the first request and kept in memory
+ * when the server runs from its sources.
  */
 export function webauthnScript(): Promise<string> {
-  bundle ??= import('esbuild')
-    .then(({ build }) =>
-      build({
-        entryPoints: [SOURCE],
-        bundle: true,
-        write: false,
-        format: 'iife',
-        platform: 'browser',
-        target: 'es2020',
-        minify: true,
-        logLevel: 'silent',
-      }),
-    )
-    .then((r) => r.outputFiles[0].text)
-    .catch((err) => {
-      bundle = undefined;
-      throw err;
-    });
+  bundle ??= (
+    FROM_BUNDLE && fs.existsSync(PREBUILT) ? fs.promises.readFile(PREBUILT, 'utf8') : bundleWebauthn(SOURCE)
+  ).catch((err) => {
+    bundle = undefined;
+    throw err;
+  });
   return bundle;
 }
 
@@ -37,7 +32,7 @@ export function webauthnScript(): Promise<string> {
 export async function serveWebauthnScript(c: Context): Promise<Response> {
   c.header('Cache-Control', 'public, max-age=3600');
   c.header('X-Content-Type-Options', 'nosniff');
-  return c.body(await webauthnScript(), 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
+  return sendStaticAsset(c, await webauthnScript(), 'text/javascript; charset=utf-8');
 }
 
 /**
