@@ -1,4 +1,3 @@
-import type { JsonObject } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { EventService } from '../../../gen/portcullis/event/v2/event_service_pb';
 import type { Deps } from '../../deps';
@@ -6,6 +5,7 @@ import { EVENT_TYPE_NAMES, languageOf, localizedEventType } from '../../domain/e
 import { requireEventsRead } from '../../domain/events/read-access';
 import { MAX_EVENTS, searchEvents } from '../../domain/events/search';
 import { ctxOf } from '../context';
+import { structOf } from '../convert/struct';
 import { optDate, ts } from '../convert/time';
 
 /** The event search of the v1 route, over the v2 API: the same query, the same redaction. */
@@ -38,7 +38,7 @@ export function eventHandlers(deps: Deps): ServiceImpl<typeof EventService> {
           editorDisplayName: e.editorDisplayName ?? '',
           editorService: e.editorService,
           creationDate: ts(new Date(e.createdAt)),
-          payload: JSON.parse(e.payloadJson) as JsonObject,
+          payload: structOf(JSON.parse(e.payloadJson)),
         })),
       };
     },

@@ -1,4 +1,3 @@
-import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { SessionService } from '../../../gen/portcullis/session/v2/session_service_pb';
@@ -25,6 +24,7 @@ import { getSession, listSessions, type Session, terminateSessions } from '../..
 import { notFound } from '../../domain/errors';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
+import { structOf } from '../convert/struct';
 
 function checksOf(c: Checks | undefined, externalUrl: string): SessionChecks {
   const out: SessionChecks = {};
@@ -75,7 +75,7 @@ function openedOut(o: OpenedChallenges) {
   return {
     otpEmail: o.otpEmail ?? '',
     otpSms: o.otpSms ?? '',
-    webAuthN: o.webAuthN ? { publicKeyCredentialRequestOptions: o.webAuthN as unknown as JsonObject } : undefined,
+    webAuthN: o.webAuthN ? { publicKeyCredentialRequestOptions: structOf(o.webAuthN) } : undefined,
   };
 }
 

@@ -1,4 +1,3 @@
-import type { JsonObject } from '@bufbuild/protobuf';
 import type { ServiceImpl } from '@connectrpc/connect';
 import type { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
 import type { Deps } from '../../deps';
@@ -8,6 +7,7 @@ import { retrieveIntent } from '../../domain/idp/intents/use';
 import { addIdpLink, type IdpLink, listIdpLinks, removeIdpLink } from '../../domain/idp/links';
 import { ctxOf } from '../context';
 import { pageIn, pageOut } from '../convert/list';
+import { structOf } from '../convert/struct';
 import { ts } from '../convert/time';
 import { idpEnvOf } from '../../domain/idp/env';
 
@@ -69,8 +69,7 @@ export function idpHandlers(deps: Deps): Pick<ServiceImpl<typeof UserService>, I
           idpId: r.idpId,
           userId: u.id,
           userName: u.username ?? '',
-          // JSON.parse(JSON.stringify()) drops what a Struct cannot hold (undefined, functions)
-          rawInformation: JSON.parse(JSON.stringify(u.raw ?? {})) as JsonObject,
+          rawInformation: structOf(u.raw),
           accessToken: r.tokens?.accessToken ?? '',
           idToken: r.tokens?.idToken ?? '',
         },

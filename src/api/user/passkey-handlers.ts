@@ -1,4 +1,3 @@
-import type { JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { PasskeyAuthenticatorType } from '../../../gen/portcullis/user/v2/passkeys_pb';
@@ -14,6 +13,7 @@ import {
   verifyPasskeyRegistration,
 } from '../../domain/user/factors/webauthn';
 import { ctxOf } from '../context';
+import { structOf } from '../convert/struct';
 
 export type PasskeyRpcs =
   | 'registerPasskey'
@@ -47,7 +47,7 @@ export function passkeyHandlers(deps: Deps): Pick<ServiceImpl<typeof UserService
         { userId: req.userId, type, domain: req.domain || undefined, code: req.code },
         externalUrl(),
       );
-      return { passkeyId: r.id, publicKeyCredentialCreationOptions: r.options as unknown as JsonObject };
+      return { passkeyId: r.id, publicKeyCredentialCreationOptions: structOf(r.options) };
     },
     async verifyPasskeyRegistration(req, hc) {
       if (!req.publicKeyCredential)
