@@ -20,6 +20,46 @@ function sample(pid: number): Sample {
  * the sum, the primary's and the largest worker's own, since each process is what a limit applies to.
  */
 export default async function memory(opts: BenchOptions): Promise<ScenarioResult> {
+  const embedded = await embeddedDefault(opts);
+  const result = await underLoad(opts);
+  return { ...result, metrics: [...embedded, ...result.metrics] };
+}
+
+/**
+ * The embedded default as a newcomer runs it (`npm start`: PGlite, default worker count): the whole
+ * process tree idle after start, and at its peak while a browser loads the console (the shell, its
+ * script and stylesheet, compressed, as Chromium asks for them) ten times over.
+ */
+async function embeddedDefault(opts: BenchOptions) {
+  opts.progress('memory: embedded default (PGlite), idle and loading the console');
+  const server = await startServer({ storage: 'pglite' });
+  try {
+    await new Promise((r) => setTimeout(r, 2000));
+    const idle = sample(server.process.pid!).total;
+    let peak = idle;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, sample(server.process.pid!).total);
+    }, 100);
+    const headers = { 'accept-encoding': 'gzip, deflate, br, zstd' };
+    for (let i = 0; i < 10; i++) {
+      const shell = await (await fetch(`${server.url}/ui/console/`, { headers })).text();
+      for (const m of shell.matchAll(/(?:href|src)="(\/ui\/console\/assets\/[^"]+)"/g))
+        await (await fetch(`${server.url}${m[1]}`, { headers })).arrayBuffer();
+    }
+    clearInterval(sampler);
+    peak = Math.max(peak, sample(server.process.pid!).total);
+    return [
+      { name: 'PGlite: RSS idle (all processes)', value: Math.round(idle), unit: 'MB', target: le(250) },
+      { name: 'PGlite: RSS peak loading the console', value: Math.round(peak), unit: 'MB', target: le(400) },
+    ];
+  } finally {
+    await server.stop();
+  }
+}
+
+const le = (value: number) => ({ op: '<=' as const, value });
+
+async function underLoad(opts: BenchOptions): Promise<ScenarioResult> {
   const server = await startServer({
     storage: 'postgres',
     baseUrl: opts.databaseUrl,
@@ -75,7 +115,8 @@ export default async function memory(opts: BenchOptions): Promise<ScenarioResult
         },
       ],
       notes: [
-        'PostgreSQL, default worker count (one per core); the totals sum the primary and its workers, sampled every ' +
+        'PGlite lines: the embedded default as `npm start` runs it. The rest: ' +
+          'PostgreSQL, default worker count (one per core); the totals sum the primary and its workers, sampled every ' +
           '250 ms; with PORTCULLIS_WORKERS=1 (or one core) the primary is the one process and no worker is listed',
       ],
     };
