@@ -6,6 +6,7 @@ import { invalidArgument } from '../errors';
 import { type UnitOfWork, execute } from '../execute';
 import { newId } from '../ids';
 import { orgForChange } from '../org/access';
+import { isDevelopmentIssuer } from '../outbound/development';
 import { providerFor, requireProviderPermission } from './access';
 import { type IdpEnv, oauthCallbackUrl, samlAcsUrl, samlMetadataUrl } from './env';
 import { DEFAULT_OPTIONS, type IdpOptions, checkOptionsOf } from './options';
@@ -41,11 +42,12 @@ function checkName(name: string): string {
   return n;
 }
 
-/** SAML metadata given by URL is fetched once, when the provider is saved. */
-async function withMetadata(spec: ProviderSpec): Promise<ProviderSpec> {
+/** SAML metadata given by URL is fetched once, when the provider is saved, by the guarded fetcher. */
+async function withMetadata(spec: ProviderSpec, env: Pick<IdpEnv, 'externalUrl'>): Promise<ProviderSpec> {
   if (spec.kind !== 'saml' || spec.metadataXml || !spec.metadataUrl) return spec;
   const { fetchIdpMetadata } = await samlMetadata();
-  return { ...spec, metadataXml: await fetchIdpMetadata(spec.metadataUrl, METADATA_TIMEOUT_MS) };
+  const opts = { timeoutMs: METADATA_TIMEOUT_MS, development: isDevelopmentIssuer(env.externalUrl) };
+  return { ...spec, metadataXml: await fetchIdpMetadata(spec.metadataUrl, opts) };
 }
 
 /** Checks the spec with its protocol's rules; returns the secrets to store. */
@@ -67,7 +69,7 @@ export async function createIdentityProvider(
   input: CreateProviderInput,
 ): Promise<CreatedProvider> {
   requireProviderPermission(ctx.principal, input.orgId || null, true);
-  const prepared = await prepareProvider(input);
+  const prepared = await prepareProvider(input, env);
   const createdAt = await execute(ctx, (work) => createIdentityProviderIn(work, env, prepared));
   return { id: prepared.id, createdAt, ...callbackUrlOf(env, prepared.id, prepared.spec) };
 }
@@ -85,10 +87,13 @@ export interface PreparedProvider {
  * A new provider checked by every rule that needs no database (name, options, its protocol's
  * configuration; SAML metadata given by URL fetched): what createIdentityProviderIn inserts.
  */
-export async function prepareProvider(input: CreateProviderInput & { id?: string }): Promise<PreparedProvider> {
+export async function prepareProvider(
+  input: CreateProviderInput & { id?: string },
+  env: Pick<IdpEnv, 'externalUrl'>,
+): Promise<PreparedProvider> {
   const name = checkName(input.name);
   const options = checkOptionsOf(input.orgId || null, input.options ?? DEFAULT_OPTIONS);
-  const spec = await withMetadata(input.spec);
+  const spec = await withMetadata(input.spec, env);
   const secrets = checked(spec, mergeSecrets({}, input.secrets), name);
   return { id: input.id || newId(), orgId: input.orgId || null, name, options, spec, secrets };
 }
@@ -124,7 +129,7 @@ export interface UpdateProviderInput {
 
 export async function updateIdentityProvider(ctx: Ctx, env: IdpEnv, input: UpdateProviderInput): Promise<Date> {
   const name = input.name === undefined ? undefined : checkName(input.name);
-  const spec = input.spec && (await withMetadata(input.spec));
+  const spec = input.spec && (await withMetadata(input.spec, env));
   return execute(ctx, async (work) => {
     const row = await providerFor(work.tx, ctx.principal, input.id, true, 'update');
     const options = input.options && checkOptionsOf(row.orgId, input.options);

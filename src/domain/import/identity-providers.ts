@@ -36,7 +36,7 @@ export async function prepareIdps(
     try {
       out.push({
         idpId: idp.idpId,
-        prepared: await prepareProvider({ ...idp.provider, orgId: org.orgId, id: idp.idpId }),
+        prepared: await prepareProvider({ ...idp.provider, orgId: org.orgId, id: idp.idpId }, env),
       });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;

@@ -3,11 +3,15 @@ import { inspect } from 'node:util';
 import { Client } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors';
-import { authenticate } from '../../../src/domain/idp/ldap/authenticate';
+import { authenticate as authenticateIn } from '../../../src/domain/idp/ldap/authenticate';
 import { checkLdapConfig, type LdapProviderConfig } from '../../../src/domain/idp/ldap/config';
 import { userFilter } from '../../../src/domain/idp/ldap/user-filter';
 import { freePort } from '../../helpers/process';
 import { type Slapd, startSlapd } from '../../helpers/slapd';
+
+/** The directory runs on loopback, which only a server in development mode may reach. */
+const authenticate = (...args: [LdapProviderConfig, { bindPassword: string }, string, string]) =>
+  authenticateIn(...args, { development: true });
 
 const ALICE_DN = 'uid=alice,ou=people,dc=example,dc=org';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors';
 import type { OAuthProviderConfig, OAuthProviderSecrets } from '../../../src/domain/idp/oauth/config';
-import { authorizationUrl, completeAuthorization } from '../../../src/domain/idp/oauth/flow';
+import * as flow from '../../../src/domain/idp/oauth/flow';
 import { DEFAULT_REDIRECT, signInAt, startUpstreamOidc, type UpstreamOidc } from '../../helpers/upstream-oidc';
+
+// The fake upstreams run on loopback, which only a server in development mode may reach.
+const authorizationUrl = (...[c, s, p, o]: Parameters<typeof flow.authorizationUrl>) =>
+  flow.authorizationUrl(c, s, p, { development: true, ...o });
+const completeAuthorization = (...[c, s, p, o]: Parameters<typeof flow.completeAuthorization>) =>
+  flow.completeAuthorization(c, s, p, { development: true, ...o });
 
 let upstream: UpstreamOidc;
 const verifier = (n: number) => `verifier-${n}-`.padEnd(64, 'x');

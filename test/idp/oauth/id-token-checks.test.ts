@@ -3,10 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { exportPKCS8, generateKeyPair, jwtVerify } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OAuthProviderConfig } from '../../../src/domain/idp/oauth/config';
-import { authorizationUrl, completeAuthorization } from '../../../src/domain/idp/oauth/flow';
+import * as flow from '../../../src/domain/idp/oauth/flow';
 import { fromTemplate } from '../../../src/domain/idp/oauth/templates';
 import { clearUpstreamCaches } from '../../../src/domain/idp/oauth/upstream-client';
 import { type FakeUpstream, routedFetch, startFakeUpstream } from '../../helpers/upstream-oidc';
+
+// The fake upstreams run on loopback, which only a server in development mode may reach.
+const authorizationUrl = (...[c, s, p, o]: Parameters<typeof flow.authorizationUrl>) =>
+  flow.authorizationUrl(c, s, p, { development: true, ...o });
+const completeAuthorization = (...[c, s, p, o]: Parameters<typeof flow.completeAuthorization>) =>
+  flow.completeAuthorization(c, s, p, { development: true, ...o });
 
 // A dishonest upstream hands out ID tokens that a real one never would; each must be refused.
 let fake: FakeUpstream;
@@ -208,8 +214,13 @@ describe('plain http only to loopback hosts', () => {
     const c = { ...config(), issuer: sneaky.issuer };
     const refused = { kind: 'failed_precondition', key: 'Errors.IdP.OAuth.InsecureEndpoint' };
     expect(await authorizationUrl(c, {}, start).catch((e) => e)).toMatchObject(refused);
+    // the token endpoint is refused by the outbound rule before anything is sent
     const p = { ...start, callbackParams: callback() };
-    expect(await completeAuthorization(c, { clientSecret: 's' }, p).catch((e) => e)).toMatchObject(refused);
+    expect(await completeAuthorization(c, { clientSecret: 's' }, p).catch((e) => e)).toMatchObject({
+      kind: 'failed_precondition',
+      key: 'Errors.Outbound.Refused',
+      message: expect.stringContaining('must use https'),
+    });
     await sneaky.stop();
   });
 });

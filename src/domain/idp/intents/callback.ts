@@ -4,6 +4,7 @@ import { idpIntents } from '../../../db/schema/index';
 import type { Ctx } from '../../context';
 import { DomainError, invalidArgument } from '../../errors';
 import { execute } from '../../execute';
+import { isDevelopmentIssuer } from '../../outbound/development';
 import { type IdpEnv, oauthCallbackUrl, samlAcsUrl, samlMetadataUrl } from '../env';
 import { oauthFlow, samlLogin } from '../protocols';
 import type { IntentRow } from './model';
@@ -84,13 +85,18 @@ export async function finishOAuthCallback(
     const provider = await providerForSignIn(ctx.db, env.masterKey, intent.idpId);
     if (provider.runtime.protocol !== 'oauth') throw unknownState();
     const { completeAuthorization } = await oauthFlow();
-    const { user, tokens } = await completeAuthorization(provider.runtime.config, provider.runtime.secrets, {
-      redirectUri: oauthCallbackUrl(env),
-      callbackParams: params,
-      state: state!,
-      nonce: intent.nonce ?? '',
-      codeVerifier: intent.codeVerifier ?? '',
-    });
+    const { user, tokens } = await completeAuthorization(
+      provider.runtime.config,
+      provider.runtime.secrets,
+      {
+        redirectUri: oauthCallbackUrl(env),
+        callbackParams: params,
+        state: state!,
+        nonce: intent.nonce ?? '',
+        codeVerifier: intent.codeVerifier ?? '',
+      },
+      { development: isDevelopmentIssuer(env.externalUrl) },
+    );
     return { ok: true, finished: await succeedIntent(ctx, env.masterKey, intent, provider, user, tokens) };
   });
 }

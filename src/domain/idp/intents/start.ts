@@ -4,6 +4,7 @@ import type { Ctx } from '../../context';
 import { invalidArgument } from '../../errors';
 import { execute } from '../../execute';
 import { newId } from '../../ids';
+import { isDevelopmentIssuer } from '../../outbound/development';
 import { requireLoginUiPermission } from '../../session/login-ui-permission';
 import { type IdpEnv, oauthCallbackUrl, samlAcsUrl, samlMetadataUrl } from '../env';
 import { ldapAuthentication, oauthFlow, samlLogin } from '../protocols';
@@ -59,7 +60,9 @@ export async function startIntent(ctx: Ctx, env: IdpEnv, input: StartIntentInput
     if (!input.ldap)
       throw invalidArgument('Errors.IdP.Intent.Invalid', 'ldap credentials are required for an LDAP provider');
     const { authenticate } = await ldapAuthentication();
-    const user = await authenticate(runtime.config, runtime.secrets, input.ldap.username, input.ldap.password);
+    const { username, password } = input.ldap;
+    const development = isDevelopmentIssuer(env.externalUrl);
+    const user = await authenticate(runtime.config, runtime.secrets, username, password, { development });
     const row = await insertIntent(ctx, provider, { ...base, stateHash: null });
     return { intentId: row.id, finished: await succeedIntent(ctx, env.masterKey, row, provider, user) };
   }
@@ -86,13 +89,12 @@ export async function startIntent(ctx: Ctx, env: IdpEnv, input: StartIntentInput
   const nonce = randomToken(32);
   const codeVerifier = randomToken(48);
   const { authorizationUrl } = await oauthFlow();
-  const { url } = await authorizationUrl(runtime.config, runtime.secrets, {
-    redirectUri: oauthCallbackUrl(env),
-    state,
-    nonce,
-    codeVerifier,
-    loginHint: input.loginHint,
-  });
+  const { url } = await authorizationUrl(
+    runtime.config,
+    runtime.secrets,
+    { redirectUri: oauthCallbackUrl(env), state, nonce, codeVerifier, loginHint: input.loginHint },
+    { development: isDevelopmentIssuer(env.externalUrl) },
+  );
   await insertIntent(ctx, provider, { ...base, ...urls, stateHash: sha256Hex(state), nonce, codeVerifier });
   return { intentId: base.id, authUrl: url };
 }

@@ -11,6 +11,11 @@ import { userFilter } from './user-filter';
 // Longer login names are no one's; refusing them early keeps oversized input off the directory.
 const MAX_LOGIN_NAME = 256;
 
+export interface DirectoryOptions {
+  /** the server runs in development mode (isDevelopmentIssuer): a directory on loopback may be reached */
+  development: boolean;
+}
+
 /**
  * Signs a user in against the provider's directory: search the one entry the login name names (as
  * the service account), then bind as that entry with the password on a fresh connection. The
@@ -21,12 +26,13 @@ export async function authenticate(
   secrets: LdapProviderSecrets,
   username: string,
   password: string,
+  opts: DirectoryOptions,
 ): Promise<ExternalUser> {
   refuseBlankCredentials(username, password);
-  const { server, entry } = await findUser(config, secrets, username);
+  const { server, entry } = await findUser(config, secrets, username, opts);
   // An unknown or ambiguous name still costs a bind (to a DN no one has), so that the time a
   // refusal takes does not tell which names exist.
-  await bindAsUser(config, server, entry?.dn ?? noOnesDn(config), password);
+  await bindAsUser(config, server, entry?.dn ?? noOnesDn(config), password, opts);
   if (!entry) throw invalidCredentials();
   return toExternalUser(config, entry);
 }
@@ -46,12 +52,13 @@ async function findUser(
   config: LdapProviderConfig,
   secrets: LdapProviderSecrets,
   username: string,
+  opts: DirectoryOptions,
 ): Promise<{ server: string; entry?: Entry }> {
   if (secrets.bindPassword === '') throw serviceBindFailed(new Error('the bind password is empty'));
   const failures: Error[] = [];
   for (const server of config.servers) {
     try {
-      return { server, entry: await searchUser(config, secrets, server, username) };
+      return { server, entry: await searchUser(config, secrets, server, username, opts) };
     } catch (err) {
       if (err instanceof DomainError) throw err;
       failures.push(new Error(`${server}: ${(err as Error).message}`, { cause: err }));
@@ -65,8 +72,9 @@ async function searchUser(
   secrets: LdapProviderSecrets,
   server: string,
   username: string,
+  opts: DirectoryOptions,
 ): Promise<Entry | undefined> {
-  const client = await connect(config, server);
+  const client = await connect(config, server, opts.development);
   try {
     await refusalAs(serviceBindFailed, client.bind(config.bindDn, secrets.bindPassword));
     const { searchEntries } = await refusalAs(
@@ -89,10 +97,16 @@ async function searchUser(
 
 const noOnesDn = (config: LdapProviderConfig) => `cn=portcullis-no-such-user-${randomUUID()},${config.baseDn}`;
 
-async function bindAsUser(config: LdapProviderConfig, server: string, dn: string, password: string): Promise<void> {
+async function bindAsUser(
+  config: LdapProviderConfig,
+  server: string,
+  dn: string,
+  password: string,
+  opts: DirectoryOptions,
+): Promise<void> {
   let client: Client | undefined;
   try {
-    client = await connect(config, server);
+    client = await connect(config, server, opts.development);
     await refusalAs(() => invalidCredentials(), client.bind(dn, password));
   } catch (err) {
     if (err instanceof DomainError) throw err;

@@ -1,6 +1,7 @@
-import { isIP } from 'node:net';
+import net, { isIP, type LookupFunction } from 'node:net';
 import tls from 'node:tls';
 import { Client, ResultCodeError } from 'ldapts';
+import { guardedLookup, refuseLiteral } from '../../outbound/connect-guard';
 import type { LdapProviderConfig } from './config';
 
 /**
@@ -8,11 +9,17 @@ import type { LdapProviderConfig } from './config';
  * for it. Connecting, the TLS handshake and every operation are bounded by the provider's timeout,
  * so a server that accepts the connection and then says nothing cannot hold a sign-in.
  * Failures to reach the server are thrown as they are (see `isUnreachable`).
+ * The directory's host is a caller's choice like any outbound URL: the outbound rule applies to the
+ * address the socket connects to (checked in its own lookup, so DNS cannot swap in another), and a
+ * refusal is an OutboundRefused thrown before anything is sent.
  */
-export async function connect(config: LdapProviderConfig, server: string): Promise<Client> {
+export async function connect(config: LdapProviderConfig, server: string, development: boolean): Promise<Client> {
   const ms = config.timeoutSeconds * 1000;
   const { hostname } = new URL(server);
   const host = hostname.replace(/^\[|\]$/g, '');
+  const rule = { purpose: `the LDAP server ${server}`, development };
+  refuseLiteral(host, rule);
+  const lookup = guardedLookup(rule);
   const tlsOptions: tls.ConnectionOptions = {
     ...(config.rootCaPem ? { ca: config.rootCaPem } : {}),
     host,
@@ -26,7 +33,8 @@ export async function connect(config: LdapProviderConfig, server: string): Promi
     connectTimeout: ms,
     // ldapts speaks TLS from the first byte whenever tlsOptions are given, so only ldaps:// gets them.
     ...(server.startsWith('ldaps://') ? { tlsOptions } : {}),
-    createSecureConnection: handshakeWithin(ms),
+    createConnection: ((port: number, to: string) => net.connect({ port, host: to, lookup })) as typeof net.connect,
+    createSecureConnection: handshakeWithin(ms, lookup),
   });
   if (config.startTls && server.startsWith('ldap://')) {
     try {
@@ -40,11 +48,18 @@ export async function connect(config: LdapProviderConfig, server: string): Promi
   return client;
 }
 
-// ldapts bounds connecting but not the TLS handshake of StartTLS; this bounds both handshakes.
-function handshakeWithin(ms: number): typeof tls.connect {
+/**
+ * ldapts bounds connecting but not the TLS handshake of StartTLS; this bounds both handshakes. An
+ * ldaps:// connection (port, host, options) resolves its host through the guarded lookup; StartTLS
+ * (options with the open socket) upgrades a socket that already passed it.
+ */
+function handshakeWithin(ms: number, lookup: LookupFunction): typeof tls.connect {
   const connectTls = tls.connect as (...args: unknown[]) => tls.TLSSocket;
   return ((...args: unknown[]) => {
-    const socket = connectTls(...args);
+    const socket =
+      typeof args[0] === 'number'
+        ? connectTls({ ...(args[2] as tls.ConnectionOptions), port: args[0], host: args[1], lookup })
+        : connectTls(...args);
     const timer = setTimeout(() => socket.destroy(new Error('TLS handshake timed out')), ms);
     socket.once('secureConnect', () => clearTimeout(timer));
     socket.once('close', () => clearTimeout(timer));

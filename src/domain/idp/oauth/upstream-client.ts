@@ -3,13 +3,19 @@ import { importPKCS8 } from 'jose';
 import * as client from 'openid-client';
 import { DomainError } from '../../errors';
 import { appleClientSecret } from './apple';
-import { isLoopbackHost, type OAuthProviderConfig, type OAuthProviderSecrets } from './config';
+import { type GuardedRequest, guardedFetch } from '../../outbound/guarded-fetch';
+import type { OAuthProviderConfig, OAuthProviderSecrets } from './config';
 import { upstreamFailure } from './upstream-errors';
 
 export interface UpstreamOptions {
   /** per upstream request; default 10 000 ms */
   timeoutMs?: number;
-  /** the fetch used for every upstream request (tests route hosts to local servers with it) */
+  /** the server runs in development mode (isDevelopmentIssuer): loopback upstreams may be reached */
+  development?: boolean;
+  /**
+   * replaces the guarded fetcher for every upstream request; the server never sets it (tests of the
+   * protocol module route well-known hosts such as github.com to local servers with it)
+   */
   fetch?: typeof fetch;
 }
 
@@ -32,7 +38,7 @@ export async function upstreamClient(
   opts: UpstreamOptions = {},
 ): Promise<client.Configuration> {
   const timeout = (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000;
-  const fetchFn = onlySecureOrLoopback(opts.fetch ?? fetch, config);
+  const fetchFn = opts.fetch ? replacedFetch(opts.fetch) : guardedUpstreamFetch(opts.development ?? false);
   const insecure = configuredUrls(config).some((u) => new URL(u).protocol === 'http:');
   const auth = await clientAuthentication(config, secrets);
   let c: client.Configuration;
@@ -111,19 +117,20 @@ async function clientAuthentication(
 }
 
 /**
- * openid-client's switch for http is all or nothing; this lets plain http through only to loopback
- * hosts, whatever a discovery document says, and keeps redirects from leading elsewhere.
+ * Every upstream request (discovery, JWKS, token, userinfo) goes through the guarded fetcher, whatever a
+ * discovery document says: openid-client's switch for http is all or nothing, the fetcher's rule is not
+ * (https, or http to a loopback host in development mode), and it follows no redirect.
  */
-function onlySecureOrLoopback(inner: typeof fetch, config: OAuthProviderConfig): client.CustomFetch {
+function guardedUpstreamFetch(development: boolean): client.CustomFetch {
   return (url, options) => {
-    const u = new URL(url);
-    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) {
-      const upstream = config.issuer ?? config.authorizationEndpoint;
-      const msg = `the upstream ${upstream} points to ${u.origin}, which is not https`;
-      return Promise.reject(new DomainError('failed_precondition', 'Errors.IdP.OAuth.InsecureEndpoint', msg));
-    }
-    return inner(url, options as RequestInit);
+    if (options.body instanceof ReadableStream) return Promise.reject(new TypeError('streamed bodies are not sent'));
+    const purpose = `the upstream at ${new URL(url).origin}`;
+    return guardedFetch(url, { ...options, body: options.body as GuardedRequest['body'], purpose, development });
   };
+}
+
+function replacedFetch(inner: typeof fetch): client.CustomFetch {
+  return (url, options) => inner(url, options as RequestInit);
 }
 
 function cachedDiscovery(inner: client.CustomFetch): client.CustomFetch {

@@ -1,5 +1,6 @@
 import { generateServiceProviderMetadata } from '@node-saml/node-saml';
 import { DomainError, invalidArgument } from '../../errors';
+import { guardedFetch } from '../../outbound/guarded-fetch';
 import { NAME_ID_FORMAT_URNS, type SamlEndpoints, type SamlProviderConfig, type SamlSpKeys } from './config';
 
 /**
@@ -24,8 +25,17 @@ export function spMetadata(config: SamlProviderConfig, keys: SamlSpKeys, endpoin
 /** Metadata larger than this is refused: real IdP metadata is a few kB, federation feeds are not wanted here. */
 export const MAX_METADATA_BYTES = 1024 * 1024;
 
-/** Fetches an IdP's metadata document; the caller validates it with checkSamlConfig. */
-export async function fetchIdpMetadata(url: string, timeoutMs: number): Promise<string> {
+export interface MetadataFetch {
+  timeoutMs: number;
+  /** the server runs in development mode (isDevelopmentIssuer): loopback IdPs may be reached */
+  development: boolean;
+}
+
+/**
+ * Fetches an IdP's metadata document through the guarded fetcher (https, no redirects, no address
+ * inside the server's network, at most MAX_METADATA_BYTES); the caller validates it with checkSamlConfig.
+ */
+export async function fetchIdpMetadata(url: string, opts: MetadataFetch): Promise<string> {
   let target: URL;
   try {
     target = new URL(url);
@@ -35,54 +45,27 @@ export async function fetchIdpMetadata(url: string, timeoutMs: number): Promise<
   if (target.protocol !== 'https:' && target.protocol !== 'http:') {
     throw invalidArgument('Errors.IdP.Saml.MetadataUrl', 'metadata_url must be an http or https URL');
   }
-  const signal = AbortSignal.timeout(timeoutMs);
+  let res: Response;
   try {
-    const res = await fetch(target, {
-      signal,
-      redirect: 'follow',
+    res = await guardedFetch(target, {
+      purpose: 'metadata_url',
+      development: opts.development,
       headers: { accept: 'application/samlmetadata+xml, */*' },
+      maxBytes: MAX_METADATA_BYTES,
+      timeoutMs: opts.timeoutMs,
     });
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw invalidArgument('Errors.IdP.Saml.MetadataUrl', `metadata_url answered HTTP ${res.status}`);
-    }
-    return await readLimited(res);
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    if (signal.aborted) {
-      throw new DomainError(
-        'unavailable',
-        'Errors.IdP.Saml.MetadataUnavailable',
-        `the IdP metadata at ${target.origin} did not arrive within ${timeoutMs} ms`,
-      );
-    }
+    const why =
+      err instanceof DOMException
+        ? `did not arrive within ${opts.timeoutMs} ms`
+        : `could not be fetched: ${((err as Error).cause as Error | undefined)?.message ?? (err as Error).message}`;
     throw new DomainError(
       'unavailable',
       'Errors.IdP.Saml.MetadataUnavailable',
-      `the IdP metadata at ${target.origin} could not be fetched: ${(err as Error).message}`,
+      `the IdP metadata at ${target.origin} ${why}`,
     );
   }
+  if (!res.ok) throw invalidArgument('Errors.IdP.Saml.MetadataUrl', `metadata_url answered HTTP ${res.status}`);
+  return res.text();
 }
-
-async function readLimited(res: Response): Promise<string> {
-  if (Number(res.headers.get('content-length') ?? 0) > MAX_METADATA_BYTES) {
-    await res.body?.cancel();
-    throw tooLarge();
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = res.body?.getReader();
-  while (reader) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > MAX_METADATA_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-const tooLarge = () => invalidArgument('Errors.IdP.Saml.MetadataUrl', 'metadata_url returned more than 1 MB');

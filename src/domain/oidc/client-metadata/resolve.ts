@@ -2,12 +2,13 @@ import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { projects } from '../../../db/schema/index';
 import { getInstanceSettings } from '../../instance/settings';
+import { isDevelopmentIssuer } from '../../outbound/development';
 import { findClient, type OidcClient, projectClientIds } from '../clients';
 import { DocumentCache, cacheSeconds } from './cache';
 import { type DocumentClient, readDocument } from './document';
 import { fetchMetadataDocument } from './fetch';
 import { MetadataProblem } from './problem';
-import { checkMetadataUrl, isDevelopmentIssuer, isMetadataDocumentUrl } from './url';
+import { checkMetadataUrl, isMetadataDocumentUrl } from './url';
 
 /** Where clients are looked up: the database, the instance (its settings) and the issuer (development mode). */
 export interface ClientSource {

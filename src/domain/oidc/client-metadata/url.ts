@@ -12,21 +12,6 @@ export function isMetadataDocumentUrl(clientId: string): boolean {
 }
 
 /**
- * Development mode for outbound fetches: the server's own issuer is plain http on a loopback host, so
- * it is a developer's machine or a test, never a deployment. Only then may a document be fetched over
- * http, and only from a loopback host (the same hosts the upstream identity providers may use plain
- * http on, `isLoopbackHost`).
- */
-export function isDevelopmentIssuer(issuer: string): boolean {
-  try {
-    const u = new URL(issuer);
-    return u.protocol === 'http:' && isLoopbackHost(u.hostname);
-  } catch {
-    return false;
-  }
-}
-
-/**
  * The draft's rules for a client_id URL (draft-ietf-oauth-client-id-metadata-document §3): https, a
  * path, no fragment, no user name or password, no "." or ".." path segments. The URL must be written
  * exactly as the WHATWG parser would write it back, so that what is fetched is what the client named

@@ -6,6 +6,8 @@ import type { Deps } from '../../../deps';
 import type { Job } from '../../../jobs';
 import type { Ctx } from '../../context';
 import { execute } from '../../execute';
+import { guardedFetch, OutboundRefused } from '../../outbound/guarded-fetch';
+import { isDevelopmentIssuer } from '../../outbound/development';
 import { currentSigningKey } from '../web-keys';
 import { signLogoutToken } from './token';
 
@@ -14,6 +16,8 @@ const LEASE_SECONDS = 60;
 const BATCH = 20;
 export const MAX_LOGOUT_ATTEMPTS = 5;
 const TIMEOUT_MS = 5000;
+/** The answer's body is not read; a relying party has no reason to send more than a few bytes. */
+const MAX_ANSWER_BYTES = 64 * 1024;
 const SERVICE = 'oidc/backchannel-logout';
 
 type Delivery = typeof logoutDeliveries.$inferSelect;
@@ -47,24 +51,28 @@ async function claimDue(ctx: Ctx): Promise<Delivery[]> {
 }
 
 /**
- * POSTs the logout token as a form (Back-Channel Logout 1.0 §2.5). Anything but a 2xx within the
- * timeout is a failure; redirects are not followed, so the token goes only to the registered URI.
+ * POSTs the logout token as a form (Back-Channel Logout 1.0 §2.5) through the guarded fetcher: the URI
+ * is the client's choice, so it is held to the outbound rule (https, no address inside the server's
+ * network, no redirect followed, so the token goes only to the registered URI). Anything but a 2xx
+ * within the timeout is a failure.
  */
-async function post(uri: string, token: string): Promise<void> {
+async function post(uri: string, token: string, development: boolean): Promise<void> {
   let res: Response;
   try {
-    res = await fetch(uri, {
+    res = await guardedFetch(uri, {
+      purpose: 'the back-channel logout URI',
+      development,
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ logout_token: token }).toString(),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      maxBytes: MAX_ANSWER_BYTES,
+      timeoutMs: TIMEOUT_MS,
     });
   } catch (err) {
+    if (err instanceof OutboundRefused) throw err;
     const e = err as Error & { cause?: { code?: string } };
     throw new Error(e.name === 'TimeoutError' ? `no answer within ${TIMEOUT_MS} ms` : (e.cause?.code ?? e.message));
   }
-  await res.body?.cancel();
   if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
 }
 
@@ -114,7 +122,7 @@ export async function deliverDueLogouts(deps: Deps): Promise<number> {
           sessionId: d.sessionId,
           jti: d.id,
         });
-        await post(d.uri, token);
+        await post(d.uri, token, isDevelopmentIssuer(deps.config.externalUrl));
         return undefined;
       } catch (err) {
         return String((err as Error)?.message ?? err);
