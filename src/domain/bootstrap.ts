@@ -5,11 +5,14 @@ import { systemPrincipal } from '../authz/principal';
 import { hashPassword } from '../crypto/passwords/index';
 import { randomPassword } from '../crypto/random';
 import type { Database } from '../db/client';
-import { instances } from '../db/schema/index';
+import { DEFAULT_INSTANCE_SETTINGS, instances } from '../db/schema/index';
+import { ConfigError } from '../config';
 import { addAdministrator } from './administrator/commands';
 import { execute } from './execute';
 import { newId } from './ids';
+import { DomainError } from './errors';
 import { addInstance } from './instance/commands';
+import { checkPasswordPolicy } from './instance/settings';
 import { findInstance } from './instance/queries';
 import { addOrg } from './org/commands';
 import { addHumanUser, addMachineUser } from './user/add-users';
@@ -42,6 +45,7 @@ export async function bootstrap(database: Database, opts: BootstrapOptions): Pro
     const existing = await findInstance(db);
     if (existing) return { created: false, instanceId: existing.id };
 
+    if (opts.adminPassword !== undefined) checkAdminPassword(opts.adminPassword);
     const instanceId = newId();
     const domain = new URL(opts.externalUrl).hostname;
     const password = opts.adminPassword ?? randomPassword();
@@ -105,4 +109,17 @@ export function writeSecretFile(file: string, content: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, content, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
+}
+
+/**
+ * The first administrator's chosen password meets the password policy the new instance starts with
+ * (a generated one always does): the start is refused, naming the rule, before anything is created.
+ */
+function checkAdminPassword(password: string): void {
+  try {
+    checkPasswordPolicy(DEFAULT_INSTANCE_SETTINGS, password, 'PORTCULLIS_ADMIN_PASSWORD');
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    throw new ConfigError(`${err.message}: choose another, or leave it unset to have one generated`);
+  }
 }

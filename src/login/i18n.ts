@@ -3,6 +3,7 @@ import { deviceDe, deviceEn } from './messages/device';
 import { idpDe, idpEn } from './messages/idp';
 import { mfaDe, mfaEn } from './messages/mfa';
 import { passkeysDe, passkeysEn } from './messages/passkeys';
+import { passwordsDe, passwordsEn } from './messages/passwords';
 
 /** Languages of the hosted login. ui_locales picks one; otherwise Accept-Language; otherwise English. */
 export const LOCALES = ['en', 'de'] as const;
@@ -62,6 +63,7 @@ const en = {
   ...mfaEn,
   ...passkeysEn,
   ...deviceEn,
+  ...passwordsEn,
 };
 export type Messages = typeof en;
 
@@ -123,6 +125,7 @@ const de: Messages = {
   ...mfaDe,
   ...passkeysDe,
   ...deviceDe,
+  ...passwordsDe,
 };
 
 const MESSAGES: Record<Locale, Messages> = { en, de };

@@ -1,4 +1,6 @@
+import type { PasswordComplexity } from '../../domain/instance/password-complexity';
 import { Layout, type PageProps, StepForm } from './layout';
+import { PASSWORD_RULES_ID, PasswordRules } from './password-rules';
 
 export interface RegisterValues {
   givenName?: string;
@@ -8,7 +10,13 @@ export interface RegisterValues {
 }
 
 export function RegisterPage(
-  p: PageProps & { authRequest: string; csrf: string; values: RegisterValues; error?: string },
+  p: PageProps & {
+    authRequest: string;
+    csrf: string;
+    values: RegisterValues;
+    rules: PasswordComplexity;
+    error?: string;
+  },
 ) {
   const field = (id: keyof RegisterValues, label: string, type: string, autocomplete: string, required = true) => (
     <>
@@ -24,7 +32,16 @@ export function RegisterPage(
         {field('email', p.t.email, 'email', 'email')}
         {field('username', p.t.username, 'text', 'username', false)}
         <label for="password">{p.t.passwordLabel}</label>
-        <input type="password" id="password" name="password" autocomplete="new-password" required />
+        <PasswordRules t={p.t} rules={p.rules} />
+        <input
+          type="password"
+          id="password"
+          name="password"
+          autocomplete="new-password"
+          minlength={p.rules.minLength}
+          required
+          aria-describedby={PASSWORD_RULES_ID}
+        />
         <label for="passwordConfirm">{p.t.passwordConfirm}</label>
         <input type="password" id="passwordConfirm" name="passwordConfirm" autocomplete="new-password" required />
         <button type="submit">{p.t.register}</button>

@@ -2,12 +2,19 @@ import { DomainError } from '../../domain/errors';
 import { loginNameOf, type LoginUser } from '../../domain/session/users';
 import { setPassword } from '../../domain/user/credentials';
 import { oidcCtx } from '../../oidc/env';
+import { getPasswordComplexity } from '../../domain/instance/password-complexity';
 import { PasswordChangePage } from '../pages/password-change';
+import { refusalText } from '../pages/password-rules';
 import { withSignedInUser } from './signed-in';
 import type { LoginStep, Turn } from './types';
 
-const changePage = (turn: Turn, user: LoginUser, error?: string, status = 200) =>
-  turn.render((base) => <PasswordChangePage {...base} loginName={loginNameOf(user)} error={error} />, status);
+const changePage = async (turn: Turn, user: LoginUser, error?: string, status = 200) => {
+  const rules = await getPasswordComplexity({ db: turn.deps.database.db, instanceId: turn.deps.instanceId });
+  return turn.render(
+    (base) => <PasswordChangePage {...base} loginName={loginNameOf(user)} rules={rules} error={error} />,
+    status,
+  );
+};
 
 /** A required password change (imported users, a generated admin password) before the request completes. */
 export const passwordChange: LoginStep = {
@@ -35,7 +42,7 @@ export const passwordChange: LoginStep = {
           });
         } catch (err) {
           if (err instanceof DomainError && err.kind === 'invalid_argument')
-            return changePage(turn, user, err.message, 400);
+            return changePage(turn, user, refusalText(err, t), 400);
           throw err;
         }
       }

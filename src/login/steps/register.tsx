@@ -2,8 +2,10 @@ import { DomainError } from '../../domain/errors';
 import { registrationAllowed } from '../../domain/org/login-policy';
 import { defaultOrgId, findUserById, loginNameOf } from '../../domain/session/users';
 import { setAuthRequestLoginName } from '../../domain/oidc/auth-requests';
+import { getPasswordComplexity } from '../../domain/instance/password-complexity';
 import { createUser } from '../../domain/user/create-user';
 import { oidcCtx } from '../../oidc/env';
+import { refusalText } from '../pages/password-rules';
 import { RegisterPage, type RegisterValues } from '../pages/register';
 import { errorPage } from '../render';
 import { startSession } from './signed-in';
@@ -15,6 +17,8 @@ const registrationOrg = async ({ r, deps }: Turn) => r.orgId ?? (await defaultOr
 export const mayRegister = (turn: Turn) =>
   registrationAllowed(turn.deps.database.db, turn.deps.instanceId, turn.r.orgId ?? null);
 
+const passwordRules = ({ deps }: Turn) => getPasswordComplexity({ db: deps.database.db, instanceId: deps.instanceId });
+
 const registrationClosed = (turn: Turn) =>
   errorPage(turn.c, 'registration is not allowed for this organization', { status: 403, uiLocales: turn.r.uiLocales });
 
@@ -25,7 +29,8 @@ export const register: LoginStep = {
   async page(turn) {
     if (!(await mayRegister(turn))) return registrationClosed(turn);
     const error = turn.queryError();
-    return turn.render((base) => <RegisterPage {...base} values={{}} error={error} />);
+    const rules = await passwordRules(turn);
+    return turn.render((base) => <RegisterPage {...base} values={{}} rules={rules} error={error} />);
   },
   async post(turn) {
     if (!(await mayRegister(turn))) return registrationClosed(turn);
@@ -36,8 +41,9 @@ export const register: LoginStep = {
       email: form.email,
       username: form.username,
     };
+    const rules = await passwordRules(turn);
     const again = (error: string) =>
-      turn.render((base) => <RegisterPage {...base} values={values} error={error} />, 400);
+      turn.render((base) => <RegisterPage {...base} values={values} rules={rules} error={error} />, 400);
     if ((form.password ?? '') !== (form.passwordConfirm ?? '')) return again(t.passwordsDiffer);
     const orgId = await registrationOrg(turn);
     let userId: string;
@@ -56,7 +62,7 @@ export const register: LoginStep = {
       // A taken username or address gets the same words as any other refusal of the account, so the
       // form cannot be used to find out who has an account; field errors still name the field.
       if (err instanceof DomainError && err.kind === 'already_exists') return again(t.registrationRefused);
-      if (err instanceof DomainError && err.kind !== 'internal') return again(err.message);
+      if (err instanceof DomainError && err.kind !== 'internal') return again(refusalText(err, t));
       throw err;
     }
     const user = await findUserById(turn.deps.database.db, userId);

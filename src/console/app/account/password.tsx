@@ -2,6 +2,7 @@
 import { type FormEvent, useState } from 'react';
 import { UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
 import { fieldError } from '../components/field';
+import { PasswordRules } from '../components/password-rules';
 import { Failure } from '../components/status';
 import { TextField } from '../components/text-field';
 import { useUser, useWords } from '../context';
@@ -47,6 +48,7 @@ export function PasswordForm() {
         onChange={setNext}
         autoComplete="new-password"
         error={nextError}
+        hint={<PasswordRules />}
       />
       <button type="submit" disabled={change.isPending || !current || !next}>
         {t.changePassword}

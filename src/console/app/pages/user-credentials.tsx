@@ -11,6 +11,7 @@ import { DataTable, dateCell } from '../components/data-table';
 import { downloadFile } from '../components/download';
 import { Field, fieldError } from '../components/field';
 import { Failure } from '../components/status';
+import { PasswordRules } from '../components/password-rules';
 import { TextField } from '../components/text-field';
 import { useWords } from '../context';
 import type { Words } from '../i18n';
@@ -188,6 +189,7 @@ export function PasswordPart({ user }: { user: User }) {
         value={password}
         onChange={setPassword}
         error={passwordError}
+        hint={<PasswordRules />}
       />
       <button type="submit" disabled={set.isPending}>
         {t.setPassword}

@@ -12,6 +12,7 @@ import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
 import { ListBody, SearchField, useListState } from '../components/listing';
 import { Failure } from '../components/status';
+import { PasswordRules } from '../components/password-rules';
 import { TextField } from '../components/text-field';
 import { useWords } from '../context';
 import type { Words } from '../i18n';
@@ -227,6 +228,7 @@ function CreateHumanUser({ kindSelect }: { kindSelect: ReactNode }) {
       autoComplete={type === 'password' ? 'new-password' : 'off'}
       onChange={(v) => setForm({ ...form, [name]: v })}
       error={errorOf(field)}
+      hint={type === 'password' ? <PasswordRules /> : undefined}
     />
   );
   const shown = ['given_name', 'family_name', 'email', 'username', 'password'].some((f) => errorOf(f));
