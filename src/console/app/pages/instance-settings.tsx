@@ -36,6 +36,7 @@ const INSTANCE_FLAGS = [
   'passwordRequireLowercase',
   'passwordRequireNumber',
   'passwordRequireSymbol',
+  'passwordBlockCommon',
   'registrationAllowed',
   'loginWithEmailAllowed',
   'impersonationAllowed',
@@ -132,6 +133,7 @@ function InstanceSettingsEditor(props: { settings: InstanceSettings; canWrite: b
         {flag('passwordRequireLowercase')}
         {flag('passwordRequireNumber')}
         {flag('passwordRequireSymbol')}
+        {flag('passwordBlockCommon')}
       </Group>
       <Group legend={t.signInAndRegistration}>
         {flag('registrationAllowed')}
