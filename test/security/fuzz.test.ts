@@ -1,3 +1,4 @@
+import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { addOidcApp, addProject, REDIRECT } from '../helpers/apps';
@@ -226,6 +227,119 @@ describe('seeded fuzz of every endpoint family', () => {
           `${res.status} ${init.method} ${path.slice(0, 160)} ${String(init.body).slice(0, 200)} ` +
             `${init.headers ? JSON.stringify(init.headers) : ''}`,
         );
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('answers no garbled binary body (Connect proto, gRPC, gRPC-web) with a server fault', async () => {
+    const rnd = prng(SEED + 1);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)];
+    const procedures = [
+      '/portcullis.user.v2.UserService/ListUsers',
+      '/portcullis.user.v2.UserService/CreateUser',
+      '/portcullis.org.v2.OrganizationService/CreateOrganization',
+      '/portcullis.session.v2.SessionService/CreateSession',
+      '/portcullis.session.v2.SessionService/SetSession',
+      '/portcullis.project.v2.ProjectService/CreateProject',
+      '/portcullis.instance.v2.InstanceService/UpdateInstanceSettings',
+    ];
+    // random bytes, and pieces of the wire format gone wrong: a tag with field number 0 or wire types
+    // 6 and 7, a varint that never ends, a length beyond the end, a group that is never closed
+    const garbled = (): Buffer => {
+      const r = rnd();
+      if (r < 0.4) return Buffer.from(Array.from({ length: Math.floor(rnd() * 64) }, () => Math.floor(rnd() * 256)));
+      return Buffer.from(
+        pick([
+          [0x00, 0x01],
+          [0x0e],
+          [0x0f, 0x01],
+          [0x08, 0xff, 0xff, 0xff],
+          [0x0a, 0x7f, 0x61],
+          [0x0b, 0x08, 0x01],
+          [0xff],
+        ]),
+      );
+    };
+    /**
+     * A gRPC length-prefixed message: usually honest, sometimes lying about its length. (A compressed flag
+     * without grpc-encoding is left out: the gRPC protocol itself answers it with INTERNAL.)
+     */
+    const frame = (body: Buffer): Buffer => {
+      const head = Buffer.alloc(5);
+      head.writeUInt32BE(rnd() < 0.15 ? body.length + 1 + Math.floor(rnd() * 100) : body.length, 1);
+      return Buffer.concat([head, body]);
+    };
+    const SERVER_FAULTS = new Set(['2', '13', '15']); // unknown, internal, data_loss
+
+    const session = http2.connect(server.url);
+    const grpc = (path: string, body: Buffer) =>
+      new Promise<{ status: number; grpcStatus?: string }>((resolve, reject) => {
+        const req = session.request({
+          ':method': 'POST',
+          ':path': path,
+          'content-type': 'application/grpc',
+          te: 'trailers',
+          authorization: `Bearer ${server.pat}`,
+        });
+        let status = 0;
+        let grpcStatus: string | undefined;
+        req.on('response', (h) => {
+          status = Number(h[':status']);
+          grpcStatus = h['grpc-status'] as string | undefined;
+        });
+        req.on('trailers', (t) => {
+          grpcStatus = (t['grpc-status'] as string | undefined) ?? grpcStatus;
+        });
+        req.on('data', () => {});
+        req.on('end', () => resolve({ status, grpcStatus }));
+        req.on('error', reject);
+        req.end(body);
+      });
+    /** gRPC-web puts the status in a header or in the trailer frame (flag 0x80) at the end of the body. */
+    const grpcWebStatus = (res: Response, body: Buffer): string | undefined => {
+      const inHeader = res.headers.get('grpc-status');
+      if (inHeader) return inHeader;
+      for (let at = 0; at + 5 <= body.length; ) {
+        const length = body.readUInt32BE(at + 1);
+        if (body[at] & 0x80)
+          return /grpc-status:\s*(\d+)/i.exec(body.subarray(at + 5, at + 5 + length).toString())?.[1];
+        at += 5 + length;
+      }
+      return undefined;
+    };
+
+    const failures: string[] = [];
+    try {
+      for (let i = 0; i < Math.ceil(ROUNDS / 2); i++) {
+        const path = pick(procedures);
+        const body = garbled();
+        const hex = body.toString('hex').slice(0, 80);
+        const kind = Math.floor(rnd() * 3);
+        if (kind === 0) {
+          const res = await server.fetch(path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/proto' },
+            body,
+          });
+          const text = await res.text();
+          if (res.status >= 500) failures.push(`proto ${res.status} ${path} ${hex} ${text.slice(0, 120)}`);
+        } else if (kind === 1) {
+          const { status, grpcStatus } = await grpc(path, frame(body));
+          if (status >= 500 || SERVER_FAULTS.has(grpcStatus ?? ''))
+            failures.push(`grpc ${status}/${grpcStatus} ${path} ${hex}`);
+        } else {
+          const res = await server.fetch(path, {
+            method: 'POST',
+            headers: { 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' },
+            body: frame(body),
+          });
+          const grpcStatus = grpcWebStatus(res, Buffer.from(await res.arrayBuffer()));
+          if (res.status >= 500 || SERVER_FAULTS.has(grpcStatus ?? ''))
+            failures.push(`grpc-web ${res.status}/${grpcStatus} ${path} ${hex}`);
+        }
+      }
+    } finally {
+      session.close();
     }
     expect(failures).toEqual([]);
   });
