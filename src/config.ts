@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { databaseFolderName } from './db/identity';
 import { parseDuration as parseGoDuration } from './domain/validate/duration';
 
 /** A setting has a value that cannot work; the message names it and says what is expected. */
@@ -102,7 +103,8 @@ const S = {
     // memory:// is a PGlite location, not a folder, so it is not resolved against the working directory
     parse: (raw) => (raw === 'memory://' ? raw : path.resolve(raw)),
     meaning:
-      'Folder for PGlite data, the admin PAT and the generated master key; `memory://` keeps the database in memory.',
+      'Folder for PGlite data, the admin PAT and the generated master key (on PostgreSQL in a folder of each ' +
+      'database inside it, see "The data folder"); `memory://` keeps the database in memory.',
   },
   dbConnectTimeoutMs: {
     env: 'PORTCULLIS_DB_CONNECT_TIMEOUT',
@@ -179,7 +181,7 @@ const S = {
   },
   adminPatFile: {
     env: 'PORTCULLIS_ADMIN_PAT_FILE',
-    whenUnset: '<data dir>/admin.pat',
+    whenUnset: '<database folder>/admin.pat',
     parse: text,
     meaning: 'Where the first start writes the IAM_OWNER machine user’s personal access token (mode 0600).',
   },
@@ -191,7 +193,7 @@ const S = {
   },
   masterKey: {
     env: 'PORTCULLIS_MASTER_KEY',
-    whenUnset: '(generated into <data dir>/master.key)',
+    whenUnset: '(generated into <database folder>/master.key)',
     parse: text,
     meaning: 'Key (32 bytes, base64 or hex) that encrypts signing keys at rest; set the same value on every replica.',
   },
@@ -310,6 +312,12 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   inMemory: boolean;
+  /**
+   * The folder of this database's admin PAT and master key: the data folder with PGlite, a folder of the
+   * database's own inside it with PostgreSQL (`<host>-<port>-<database>`), or where an earlier version
+   * kept them (see crypto/keys/database-folder.ts). Undefined with `memory://`.
+   */
+  databaseFolder: string | undefined;
   dbConnectTimeoutMs: number;
   dbQueryTimeoutMs: number;
   dbPoolSize: number;
@@ -355,6 +363,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = readOptional(S.databaseUrl);
   const dataDir = read(S.dataDir);
   const inMemory = dataDir === 'memory://';
+  // The database's own folder is named after the server itself, past a pooler in DATABASE_URL.
+  const identityUrl = readOptional(S.databaseListenUrl) ?? databaseUrl;
+  const databaseFolder = inMemory
+    ? undefined
+    : identityUrl
+      ? path.join(dataDir, databaseFolderName(identityUrl))
+      : dataDir;
   const logLevel = read(S.logLevel);
   const tlsCert = readOptional(S.tlsCert);
   const tlsKey = readOptional(S.tlsKey);
@@ -373,6 +388,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir,
     inMemory,
+    databaseFolder,
     dbConnectTimeoutMs: read(S.dbConnectTimeoutMs),
     dbQueryTimeoutMs: read(S.dbQueryTimeoutMs),
     dbPoolSize: read(S.dbPoolSize),
@@ -386,7 +402,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: databaseUrl ? (readOptional(S.workers) ?? os.availableParallelism()) : 1,
     adminPassword: readOptional(S.adminPassword),
     // with memory:// there is no folder to write the token to
-    adminPatFile: readOptional(S.adminPatFile) ?? (inMemory ? undefined : path.join(dataDir, 'admin.pat')),
+    adminPatFile: readOptional(S.adminPatFile) ?? (databaseFolder ? path.join(databaseFolder, 'admin.pat') : undefined),
     orgName: read(S.orgName),
     masterKey: readOptional(S.masterKey),
     tlsCert,

@@ -10,6 +10,7 @@ import { listenForInvalidations } from './domain/cache';
 import { ReadRouter } from './db/read-router';
 import { watchWrites } from './domain/read-your-writes';
 import { findInstance } from './domain/instance/queries';
+import { settleDatabaseFolder } from './crypto/keys/database-folder';
 import { createLogger } from './log';
 import type { RunningServer } from './server';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs';
@@ -54,6 +55,8 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     pipelining: config.dbPipelining,
     queryTimeoutMs: config.dbQueryTimeoutMs,
     timeoutMs: config.dbConnectTimeoutMs,
+    // the first contact with a new PostgreSQL database creates it when its role may
+    createMissing: true,
     pgliteSeed: opts.pgliteSeed,
   });
   let reads: ReadRouter | undefined;
@@ -61,17 +64,21 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     let boot: BootstrapResult;
     if (opts.prepare !== false) {
       await migrate(database);
+      await settleFolder(config, database, log);
       boot = await bootstrap(database, {
         externalUrl: config.externalUrl,
         orgName: config.orgName,
         adminPassword: config.adminPassword,
         adminPatFile: config.adminPatFile,
       });
+      // for the announcement of a cluster's primary, which did not settle the folder itself
+      boot.patFile ??= config.adminPatFile;
       await ensureConsoleClient(database, config.externalUrl);
     } else {
+      await settleFolder(config, database, log);
       const instance = await findInstance(database.db);
       if (!instance) throw new Error('the database has no instance yet; start the primary process first');
-      boot = { created: false, instanceId: instance.id };
+      boot = { created: false, instanceId: instance.id, patFile: config.adminPatFile };
     }
     // Config refuses a read URL without PostgreSQL. The gauges live with the server's metrics.
     if (config.databaseReadUrl) {
@@ -117,4 +124,10 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     await database.close().catch(() => {});
     throw err;
   }
+}
+
+/** Before anything reads the master key: which folder holds this database's key and admin PAT. */
+async function settleFolder(config: Config, database: Database, log: Logger): Promise<void> {
+  const elsewhere = await settleDatabaseFolder(config, database);
+  if (elsewhere) log.info({ folder: elsewhere }, 'this database has its master key and admin PAT in another folder');
 }

@@ -64,6 +64,7 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
       PORT: String(port),
       PORTCULLIS_HOST: '127.0.0.1',
       PORTCULLIS_DATA_DIR: dataDir,
+      PORTCULLIS_ADMIN_PAT_FILE: path.join(dataDir, 'admin.pat'),
       PORTCULLIS_LOG_LEVEL: 'warn',
       PORTCULLIS_ADMIN_PASSWORD: 'Bench-Passw0rd!',
       ...(opts.externalUrlIsOwn ? { PORTCULLIS_EXTERNAL_URL: `http://127.0.0.1:${port}` } : {}),

@@ -14,6 +14,8 @@ export function announce(config: Config, databaseKind: Database['kind'], boot: B
     if (boot.generatedPassword) out(`  Login name "admin", generated password (shown only now): ${boot.adminPassword}`);
     else out('  Login name "admin" with the password from PORTCULLIS_ADMIN_PASSWORD');
   }
-  if (config.adminPatFile) out(`  Admin PAT:  ${config.adminPatFile}`);
+  // In a cluster the preparing worker settled where the file is (crypto/keys/database-folder.ts).
+  const patFile = boot.patFile ?? config.adminPatFile;
+  if (patFile) out(`  Admin PAT:  ${patFile}`);
   else if (boot.created) out('  Admin PAT:  not written (in-memory database without PORTCULLIS_ADMIN_PAT_FILE)');
 }

@@ -5,8 +5,10 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { redact } from '../config';
 import { deadlineOptions } from './deadline';
+import { createDatabase, isPermanent, permanentMessage, sqlState } from './first-contact';
 import { preparing } from './prepared';
 import * as schema from './schema/index';
+import { openEmbedded } from './pglite-open';
 
 export type Schema = typeof schema;
 /** A database handle or a transaction: data functions take one of these as their first argument. */
@@ -223,11 +225,10 @@ async function listenForever(
 async function openPglite(dataDir: string, seed: Blob | undefined): Promise<Database> {
   if (dataDir !== 'memory://') fs.mkdirSync(dataDir, { recursive: true });
   // Loaded only here: a server on PostgreSQL does not carry the embedded database's code.
-  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([
-    import('@electric-sql/pglite'),
+  const [client, { drizzle: drizzlePglite }] = await Promise.all([
+    openEmbedded(dataDir, seed),
     import('drizzle-orm/pglite'),
   ]);
-  const client = dataDir === 'memory://' ? new PGlite({ loadDataDir: seed }) : new PGlite(`${dataDir}/pgdata`);
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
@@ -264,11 +265,15 @@ function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> 
 
 /**
  * Opens the database, retrying a PostgreSQL that does not answer yet until the deadline; then fails
- * with one line that names the server and the reason.
+ * with one line that names the server and the reason. What no retry cures fails at once (see
+ * first-contact.ts): a database that does not exist is created first when `createMissing` and its role may.
  */
-export async function connectWithRetry(opts: DatabaseOptions & { timeoutMs: number }): Promise<Database> {
+export async function connectWithRetry(
+  opts: DatabaseOptions & { timeoutMs: number; createMissing?: boolean },
+): Promise<Database> {
   const deadline = Date.now() + opts.timeoutMs;
   let delay = 250;
+  let created = false;
   for (;;) {
     let database: Database | undefined;
     try {
@@ -277,6 +282,20 @@ export async function connectWithRetry(opts: DatabaseOptions & { timeoutMs: numb
       return database;
     } catch (err) {
       await database?.close().catch(() => {});
+      if (opts.databaseUrl && isPermanent(err)) {
+        // The database itself is made on the server, past a pooler in DATABASE_URL.
+        const direct = opts.listenUrl ?? opts.databaseUrl;
+        if (sqlState(err) !== '3D000' || !opts.createMissing || created) {
+          throw new DatabaseUnreachableError(permanentMessage(err, direct));
+        }
+        try {
+          await createDatabase(direct, Math.max(1000, Math.min(opts.timeoutMs, 10_000)));
+        } catch (refused) {
+          throw new DatabaseUnreachableError((refused as Error).message);
+        }
+        created = true;
+        continue;
+      }
       if (!opts.databaseUrl || Date.now() + delay > deadline) {
         const where = opts.databaseUrl ? `PostgreSQL at ${describeUrl(opts.databaseUrl)}` : `PGlite in ${opts.dataDir}`;
         const seconds = Math.round(opts.timeoutMs / 1000);

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,7 +33,9 @@ describe('first-start bootstrap', () => {
     try {
       expect(first.bootstrap.created).toBe(true);
       expect(first.bootstrap.generatedPassword).toBe(true);
-      const patFile = path.join(dataDir, 'admin.pat');
+      // PGlite keeps it in the data folder, PostgreSQL in the database's folder inside it
+      const patFile = first.config.adminPatFile!;
+      expect(patFile.startsWith(dataDir)).toBe(true);
       expect(fs.statSync(patFile).mode & 0o777).toBe(0o600);
       const pat = fs.readFileSync(patFile, 'utf8').trim();
       expect(pat).toBe(first.bootstrap.pat);
@@ -46,7 +49,7 @@ describe('first-start bootstrap', () => {
     try {
       expect(second.bootstrap.created).toBe(false);
       expect(second.bootstrap.instanceId).toBe(first.bootstrap.instanceId);
-      const pat = fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim();
+      const pat = fs.readFileSync(second.config.adminPatFile!, 'utf8').trim();
       const res = await getInstance(second.server!.url, pat);
       expect(res.status).toBe(200);
       expect((await res.json()).instance.id).toBe(first.bootstrap.instanceId);
@@ -62,6 +65,7 @@ describe('first-start bootstrap', () => {
     async () => {
       const db = await freshDatabase();
       const dirs = [0, 1].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'pc-race-')));
+      const masterKey = randomBytes(32).toString('base64');
       const ports = [await freePort(), await freePort()];
       const procs = [0, 1].map((i) =>
         runCli(['start'], {
@@ -69,6 +73,9 @@ describe('first-start bootstrap', () => {
           PORT: String(ports[i]),
           PORTCULLIS_HOST: '127.0.0.1',
           PORTCULLIS_DATA_DIR: dirs[i],
+          PORTCULLIS_ADMIN_PAT_FILE: path.join(dirs[i], 'admin.pat'),
+          // replicas of one database share its master key
+          PORTCULLIS_MASTER_KEY: masterKey,
           PORTCULLIS_WORKERS: '1',
         }),
       );

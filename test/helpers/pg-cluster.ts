@@ -129,3 +129,33 @@ export async function startPrimaryAndStandby(opts: { asynchronous?: { applyDelay
     stop,
   };
 }
+
+/**
+ * A single PostgreSQL server in a temporary folder whose every connection must give a password
+ * (scram-sha-256; the role `postgres` has `password`), unlike the shared server of the tests, which
+ * trusts loopback connections.
+ */
+export async function startPasswordServer(password: string): Promise<{ port: number; stop: () => Promise<void> }> {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-pw-'));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await run('chown', ['postgres:postgres', base]);
+  const port = await freePort();
+  const dir = path.join(base, 'data');
+  const pwfile = path.join(base, 'pw');
+  fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+  if (asRoot) await run('chown', ['postgres:postgres', pwfile]);
+  const stop = async () => {
+    await pg('pg_ctl', ['-D', dir, 'stop', '-m', 'immediate']).catch(() => {});
+    fs.rmSync(base, { recursive: true, force: true });
+  };
+  try {
+    await pg('initdb', ['-D', dir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--no-sync']);
+    const settings = [`port = ${port}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${base}'`];
+    fs.appendFileSync(path.join(dir, 'postgresql.conf'), `\n${[...settings, 'fsync = off'].join('\n')}\n`);
+    await pg('pg_ctl', ['-D', dir, '-l', path.join(base, 'server.log'), '-w', 'start']);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { port, stop };
+}

@@ -28,6 +28,7 @@ export async function withWorkers(fn: (server: WorkerServer) => Promise<void>): 
     PORTCULLIS_HOST: '127.0.0.1',
     PORTCULLIS_WORKERS: '2',
     PORTCULLIS_DATA_DIR: dataDir,
+    PORTCULLIS_ADMIN_PAT_FILE: path.join(dataDir, 'admin.pat'),
     PORTCULLIS_LOG_LEVEL: 'info',
   });
   try {

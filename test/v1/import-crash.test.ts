@@ -43,6 +43,7 @@ describe('import crash safety', () => {
         PORT: String(port),
         PORTCULLIS_HOST: '127.0.0.1',
         PORTCULLIS_DATA_DIR: dataDir,
+        PORTCULLIS_ADMIN_PAT_FILE: path.join(dataDir, 'admin.pat'),
         PORTCULLIS_WORKERS: '1',
         PORTCULLIS_ADMIN_PASSWORD: 'Admin-Passw0rd!',
         PORTCULLIS_LOG_LEVEL: 'warn',

@@ -45,6 +45,8 @@ export async function checkMigrations(): Promise<number> {
       listenUrl: config.databaseListenUrl,
       queryTimeoutMs: config.dbQueryTimeoutMs,
       timeoutMs: config.dbConnectTimeoutMs,
+      // it changes nothing: a database that does not exist is reported, with the command that creates it
+      createMissing: false,
     });
   } catch (err) {
     if (err instanceof DatabaseUnreachableError) return fail(err.message);

@@ -7,10 +7,11 @@ let processKey: Buffer | undefined;
 
 /**
  * The 32-byte key that encrypts signing keys at rest. From PORTCULLIS_MASTER_KEY (base64 or hex);
- * otherwise read from, or generated once into, `<data dir>/master.key` (0600). With an in-memory data
+ * otherwise read from, or generated once into, `master.key` (0600) in the database's folder
+ * (`databaseFolder`, see database-folder.ts; the data folder when not given). With an in-memory data
  * folder the process keeps a key of its own: replicas sharing a database must then set the variable.
  */
-export function loadMasterKey(config: Pick<Config, 'masterKey' | 'dataDir' | 'inMemory'>): Buffer {
+export function loadMasterKey(config: KeyConfig): Buffer {
   let key = loaded.get(config);
   if (!key) {
     key = readMasterKey(config);
@@ -21,14 +22,17 @@ export function loadMasterKey(config: Pick<Config, 'masterKey' | 'dataDir' | 'in
 
 const loaded = new WeakMap<object, Buffer>();
 
-function readMasterKey(config: Pick<Config, 'masterKey' | 'dataDir' | 'inMemory'>): Buffer {
+type KeyConfig = Pick<Config, 'masterKey' | 'dataDir' | 'inMemory'> & Partial<Pick<Config, 'databaseFolder'>>;
+
+function readMasterKey(config: KeyConfig): Buffer {
   if (config.masterKey) return decodeKey(config.masterKey);
   if (config.inMemory) {
     processKey ??= randomBytes(32);
     return processKey;
   }
-  const file = path.join(config.dataDir, 'master.key');
-  if (fs.existsSync(file)) return decodeKey(fs.readFileSync(file, 'utf8').trim());
+  const file = path.join(config.databaseFolder ?? config.dataDir, MASTER_KEY_FILE);
+  const existing = readKeyFile(file);
+  if (existing) return existing;
   const key = randomBytes(32);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   // Written to a private temporary file and hard-linked into place: another worker starting at the
@@ -43,6 +47,13 @@ function readMasterKey(config: Pick<Config, 'masterKey' | 'dataDir' | 'inMemory'
     fs.rmSync(tmp, { force: true });
   }
   return key;
+}
+
+export const MASTER_KEY_FILE = 'master.key';
+
+/** The key in a master key file, or undefined when there is no such file. */
+export function readKeyFile(file: string): Buffer | undefined {
+  return fs.existsSync(file) ? decodeKey(fs.readFileSync(file, 'utf8').trim()) : undefined;
 }
 
 function decodeKey(raw: string): Buffer {
