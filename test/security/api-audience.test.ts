@@ -10,7 +10,7 @@ import { AdministratorService } from '../../gen/portcullis/administrator/v2/admi
 import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
 import { InstanceService } from '../../gen/portcullis/instance/v2/instance_service_pb';
 import { MIGRATIONS_FOLDER } from '../../src/db/migrate';
-import { applications, events } from '../../src/db/schema/index';
+import { applications, events, orgs, projects } from '../../src/db/schema/index';
 import { updateInstanceSettings } from '../../src/domain/instance/update-settings';
 import { addApiApp, addOidcApp, addProject, markApiClient, REDIRECT } from '../helpers/apps';
 import { Browser } from '../helpers/browser';
@@ -337,12 +337,54 @@ describe('oidc.api_access is the instance administrators’ setting', () => {
         }),
       ),
     ).toBe(Code.PermissionDenied);
-    // the owner's other changes still go through while the value is sent unchanged
+    // nor re-point it: whoever chooses an API client's redirect URIs receives its users' API tokens
+    expect(
+      await codeOf(
+        owner.updateApplication({
+          applicationId,
+          updateMask: { paths: ['oidc.api_access', 'oidc.redirect_uris'] },
+          configuration: { case: 'oidc', value: { apiAccess: true, redirectUris: ['https://attacker.example/cb'] } },
+        }),
+      ),
+    ).toBe(Code.PermissionDenied);
+    // its name stays the owner's, and sending the configuration unchanged is no change
     await owner.updateApplication({
       applicationId,
-      updateMask: { paths: ['oidc.api_access', 'oidc.development_mode'] },
-      configuration: { case: 'oidc', value: { apiAccess: true, developmentMode: true } },
+      name: 'trusted, renamed',
+      updateMask: { paths: ['name', 'oidc.api_access', 'oidc.redirect_uris'] },
+      configuration: { case: 'oidc', value: { apiAccess: true, redirectUris: [REDIRECT] } },
     });
+    // the instance administrator may
+    await server.client(ApplicationService).updateApplication({
+      applicationId,
+      updateMask: { paths: ['oidc.redirect_uris'] },
+      configuration: { case: 'oidc', value: { redirectUris: ['https://trusted.example/cb'] } },
+    });
+  });
+
+  it("the first organization's owner cannot re-point the console to catch administrators' API tokens", async () => {
+    const [{ id: firstOrg }] = await server.app.database.db
+      .select({ id: orgs.id })
+      .from(orgs)
+      .innerJoin(projects, eq(projects.orgId, orgs.id))
+      .where(eq(projects.id, 'portcullis-system'));
+    const firstOwner = await addMachineWithToken(server, firstOrg, { roles: ['ORG_OWNER'] });
+    const owner = server.client(ApplicationService, { token: firstOwner.token });
+    const { application } = await owner.getApplication({ applicationId: 'portcullis-console' });
+    expect(application?.configuration.value).toMatchObject({ apiAccess: true });
+    const attempts: [string, Record<string, unknown>][] = [
+      ['oidc.redirect_uris', { redirectUris: ['https://attacker.example/cb'] }],
+      ['oidc.additional_origins', { additionalOrigins: ['https://attacker.example'] }],
+      ['oidc.api_access', { apiAccess: false }],
+    ];
+    for (const [path, value] of attempts) {
+      const change = owner.updateApplication({
+        applicationId: 'portcullis-console',
+        updateMask: { paths: [path] },
+        configuration: { case: 'oidc', value },
+      });
+      expect(await codeOf(change), path).toBe(Code.PermissionDenied);
+    }
   });
 });
 

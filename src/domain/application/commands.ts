@@ -264,9 +264,8 @@ export async function updateApplicationIn(
     );
   }
   if (input.config?.type === 'OIDC') {
-    // a field left out of the change keeps its value
-    const apiAccess = input.config.oidc.apiAccess ?? app.oidc?.apiAccess;
-    checkApiAccessChange(work.ctx.principal, app.oidc, { apiAccess });
+    const next = mergeConfig(app, input.config);
+    if (next.type === 'OIDC') checkApiAccessChange(work.ctx.principal, app.oidc, next.oidc);
   }
   if (input.validateOnly) return checkUpdate(work, app, input.config);
   const push = eventsFor(work, app.projectId, app.orgId);
