@@ -99,11 +99,13 @@ function request(applicationId: string, f: Form, validateOnly: boolean) {
  * (UpdateApplication with validate_only, debounced) and its compliance problems show at once, at the
  * redirect URIs when they concern them; Save stores the draft, the server's messages at the fields.
  */
-export function OidcSettings({ app, mayWrite }: { app: Application; mayWrite: boolean }) {
+export function OidcSettings(props: { app: Application; mayWrite: boolean }) {
+  const { app } = props;
   const t = useWords();
-  // whether the application is an API client is the instance's decision (iam.write)
-  const mayGrantApi = usePermissions().can('iam.write');
   const config = app.configuration.value as OidcConfiguration;
+  // whether the application is an API client, and an API client's settings, are the instance's (iam.write)
+  const mayGrantApi = usePermissions().can('iam.write');
+  const mayWrite = props.mayWrite && (mayGrantApi || !config.apiAccess);
   const [form, setForm] = useState(() => formOf(app.name, config));
   const [edited, setEdited] = useState(false);
   // the problems of the latest draft the server evaluated (or saved)
