@@ -1,6 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SettingsService } from '../../gen/portcullis/settings/v2/settings_service_pb';
+import { verifyDomain } from '../../src/domain/org/domain-validation';
+import { systemCtx } from '../helpers/context';
 import { addOrg } from '../helpers/orgs';
 import { rows } from '../helpers/rows';
 import { addOrgAdministrator, openConsole, startConsole } from '../helpers/console';
@@ -42,13 +44,18 @@ describe('console: organization detail', () => {
       .click();
     const answer = page.getByRole('alert').filter({ hasText: 'no TXT record found' });
     expect(await answer.textContent()).toContain('_portcullis-challenge.detail.example.com');
+    // unverified: it cannot be primary, so the page offers no such button
+    expect(await row.getByRole('button', { name: 'Set primary' }).count()).toBe(0);
+    // the TXT record appears: the domain is verified, and can be made primary
+    await verifyDomain(systemCtx(server), { orgId: org.id, domain: 'detail.example.com' }, async () => [token]);
+    await page.reload();
     await row.getByRole('button', { name: 'Set primary' }).click();
-    await row.getByRole('cell', { name: 'Yes' }).waitFor();
+    await expect
+      .poll(async () => (await rows(server, `select primary_domain from orgs where id = '${org.id}'`))[0])
+      .toEqual({ primary_domain: 'detail.example.com' });
+    await row.getByRole('button', { name: 'Set primary' }).waitFor({ state: 'detached' });
     const domains = await rows(server, `select domain, is_verified from org_domains where org_id = '${org.id}'`);
-    expect(domains).toContainEqual({ domain: 'detail.example.com', is_verified: false });
-    expect((await rows(server, `select primary_domain from orgs where id = '${org.id}'`))[0].primary_domain).toBe(
-      'detail.example.com',
-    );
+    expect(domains).toContainEqual({ domain: 'detail.example.com', is_verified: true });
 
     await page.getByLabel('Key', { exact: true }).fill('region');
     await page.getByLabel('Value', { exact: true }).fill('eu-central');

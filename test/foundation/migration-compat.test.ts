@@ -67,7 +67,9 @@ describe(`the previous release (${previous.version}) on this version's schema`, 
   it('accepts an additive migration: a release before 0021 runs beside the two nullable columns it added', async () => {
     const before = { version: '0.0.0', lastMigration: '0020_claims_parameter' };
     expect(scanMigrations(migrationsSince(before).slice(0, 1)).problems).toEqual([]);
-    const problems = await schemaProblems(database.db, releaseSnapshot(before));
+    // later migrations' marked changes of org_domains (0023) are excused as for the release
+    const { contracted } = scanMigrations(migrationsSince(before));
+    const problems = await schemaProblems(database.db, releaseSnapshot(before), contracted);
     expect(problems.filter((p) => p.startsWith('org_domains'))).toEqual([]);
   });
 

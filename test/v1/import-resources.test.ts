@@ -153,10 +153,12 @@ describe('POST /admin/v1/import: projects, applications, grants, domains, member
   it('reports a bad item as an error entry and imports the rest', async () => {
     const id = uniq();
     const p = `p${id}`;
-    // A domain another organization already has: the database refuses it; only that item is lost.
+    // A domain another organization has verified: it is refused; only that item is lost.
     const taken = `taken${id}.example.com`;
     const other = await post(server, '/admin/v1/import', {
-      dataOrgs: { orgs: [{ orgId: `x${id}`, org: { name: `Other ${id}` }, domains: [{ domainName: taken }] }] },
+      dataOrgs: {
+        orgs: [{ orgId: `x${id}`, org: { name: `Other ${id}` }, domains: [{ domainName: taken, isVerified: true }] }],
+      },
     });
     expect(other.body.errors).toEqual([]);
     const body = orgBody(id, {

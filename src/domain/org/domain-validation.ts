@@ -7,6 +7,7 @@ import { failedPrecondition, invalidArgument, notFound } from '../errors';
 import { execute, type UnitOfWork } from '../execute';
 import { requireDomain, requireId } from '../instance/validate';
 import { orgFor, orgForChange } from './access';
+import { dropUnverifiedCopies, requireNotVerifiedElsewhere } from './domain-claim';
 
 // Domain validation: an organization proves it controls a domain with a DNS TXT record holding a
 // token the server issued. Only DNS so far: checking it sends nothing but a DNS query, where an HTTP
@@ -63,6 +64,7 @@ export async function generateDomainValidation(
 /**
  * Looks the token up in DNS (outside any transaction) and marks the domain verified when one of the
  * TXT values is the token; otherwise refuses with what was found, so the administrator can fix it.
+ * The verified domain is the organization's alone: other organizations' unverified copies go.
  */
 export async function verifyDomain(
   ctx: Ctx,
@@ -99,6 +101,7 @@ export async function verifyDomain(
     // a token generated again meanwhile is the one that counts
     if (now.validationToken !== token)
       throw failedPrecondition('Errors.Org.Domain.NotValidated', 'a newer validation was generated; verify again');
+    await requireNotVerifiedElsewhere(work.tx, orgId, domain);
     await work.tx
       .update(orgDomains)
       .set({ isVerified: true, validationType: null, validationToken: null })
@@ -110,6 +113,7 @@ export async function verifyDomain(
       payload: { domain },
       resourceOwner: orgId,
     });
+    await dropUnverifiedCopies(work, orgId, domain);
     return { verifiedAt: new Date() };
   });
 }

@@ -5,6 +5,7 @@ import { alreadyExists, failedPrecondition, notFound } from '../errors';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { requireDomain, requireId } from '../instance/validate';
 import { orgForChange } from './access';
+import { dropUnverifiedCopies, requireNotVerifiedElsewhere } from './domain-claim';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
 export const orgDomainUniqueConstraints: UniqueConstraintErrors = {
@@ -14,7 +15,10 @@ export const orgDomainUniqueConstraints: UniqueConstraintErrors = {
 
 const domainNotFound = () => notFound('Errors.Org.Domain.NotFound', 'the organization has no such domain');
 
-/** Adds a domain (unverified; domain verification is not part of this API). */
+/**
+ * Adds a domain, unverified (domain-validation.ts verifies it). Another organization's unverified
+ * copy does not stand in the way; one that verified the domain does (domain-claim.ts).
+ */
 export async function addOrganizationDomain(
   ctx: Ctx,
   input: { orgId: string; domain: string },
@@ -36,6 +40,7 @@ export async function addOrganizationDomainIn(
   const domain = requireDomain('domain', input.domain);
   await orgForChange(work, orgId, 'org.write');
   const isVerified = input.verified === true;
+  await requireNotVerifiedElsewhere(work.tx, orgId, domain);
   const [row] = await work.tx
     .insert(orgDomains)
     .values({ orgId, domain, isVerified })
@@ -47,7 +52,7 @@ export async function addOrganizationDomainIn(
     payload: { domain },
     resourceOwner: orgId,
   });
-  if (isVerified)
+  if (isVerified) {
     work.push({
       aggregateType: 'org',
       aggregateId: orgId,
@@ -55,6 +60,8 @@ export async function addOrganizationDomainIn(
       payload: { domain },
       resourceOwner: orgId,
     });
+    await dropUnverifiedCopies(work, orgId, domain);
+  }
   return { createdAt: row.createdAt };
 }
 
@@ -88,7 +95,10 @@ export async function deleteOrganizationDomain(
   });
 }
 
-/** Makes a domain of the organization primary; login names follow it. */
+/**
+ * Makes a verified domain of the organization primary; login names, `preferred_username` and role
+ * claims follow it, so a domain nobody proved to control cannot be primary.
+ */
 export async function setPrimaryOrganizationDomain(
   ctx: Ctx,
   input: { orgId: string; domain: string },
@@ -113,6 +123,12 @@ export async function setPrimaryOrganizationDomainIn(
   if (!row) throw domainNotFound();
   const changedAt = new Date();
   if (row.isPrimary) return { changedAt };
+  if (!row.isVerified)
+    throw failedPrecondition(
+      'Errors.Org.Domain.NotVerified',
+      'only a verified domain can be primary: verify it first (GenerateOrganizationDomainValidation, then ' +
+        'VerifyOrganizationDomain)',
+    );
   await work.tx.update(orgDomains).set({ isPrimary: false }).where(eq(orgDomains.orgId, orgId));
   await work.tx
     .update(orgDomains)

@@ -8,6 +8,7 @@ import { startTestServer, type TestServer } from '../../helpers/server';
 import { InstanceService } from '../../../gen/portcullis/instance/v2/instance_service_pb';
 import { eventsSince, lastPosition } from '../../helpers/events';
 import { addMachineWithToken } from '../../helpers/machines';
+import { verifyOrgDomain } from '../../helpers/orgs';
 
 describe('OrganizationService', () => {
   let server: TestServer;
@@ -226,6 +227,11 @@ describe('OrganizationService', () => {
       ['domains.example.com', false, false],
       ['domains.localhost', true, true],
     ]);
+    // only a verified domain can be primary
+    await expect(
+      orgs.setPrimaryOrganizationDomain({ organizationId, domain: 'domains.example.com' }),
+    ).rejects.toMatchObject({ code: Code.FailedPrecondition, rawMessage: expect.stringContaining('verified') });
+    await verifyOrgDomain(server, organizationId, 'domains.example.com');
     await orgs.setPrimaryOrganizationDomain({ organizationId, domain: 'domains.example.com' });
     expect((await orgs.getOrganization({ organizationId })).organization.primaryDomain).toBe('domains.example.com');
     await expect(
@@ -239,6 +245,8 @@ describe('OrganizationService', () => {
     const types = (await eventsSince(server, position)).map((e) => e.eventType);
     expect(types).toEqual([
       'org.domain.added',
+      'org.domain.validation.added',
+      'org.domain.verified',
       'org.domain.primary.set',
       'org.domain.primary.set',
       'org.domain.removed',

@@ -73,7 +73,7 @@ function Rename({ org }: { org: Organization }) {
   );
 }
 
-/** Domains: add, make one primary (login names follow it), remove (confirmed). */
+/** Domains: add, verify, make a verified one primary (login names follow it), remove (confirmed). */
 function Domains({ org, allowed }: { org: Organization; allowed: boolean }) {
   const t = useWords();
   const [domain, setDomain] = useState('');
@@ -119,7 +119,8 @@ function Domains({ org, allowed }: { org: Organization; allowed: boolean }) {
                     {t.verify}
                   </button>
                 )}
-                {!d.isPrimary && (
+                {/* only a verified domain can be primary */}
+                {!d.isPrimary && d.isVerified && (
                   <button type="button" onClick={() => primary.mutate({ organizationId: org.id, domain: d.domain })}>
                     {t.setPrimary}
                   </button>

@@ -11,7 +11,8 @@ export interface OrgEvents {
   'org.domain.validation.added': { domain: string; validationType: 'dns' };
   'org.domain.verified': { domain: string };
   'org.domain.primary.set': { domain: string };
-  'org.domain.removed': { domain: string };
+  /** `verified_elsewhere`: an unverified copy removed because another organization verified the domain */
+  'org.domain.removed': { domain: string; reason?: 'verified_elsewhere' };
   'org.metadata.set': { key: string; value: string };
   'org.metadata.removed': { key: string };
   'org.login_policy.changed': ChangedFields;
