@@ -6,6 +6,7 @@ import { createApplicationIn, updateApplicationIn } from '../domain/application/
 import type { OidcAppConfig } from '../domain/application/model';
 import { execute } from '../domain/execute';
 import { findInstance } from '../domain/instance/queries';
+import { CONSOLE_APP_ID, SYSTEM_PROJECT_ID } from '../domain/instance/system-resources';
 import { createProjectIn } from '../domain/project/commands';
 
 /**
@@ -14,8 +15,7 @@ import { createProjectIn } from '../domain/project/commands';
  * one. They hold no privilege of their own beyond being the instance's API client (oidc.api_access):
  * what a signed-in person may do is what the API lets their token do.
  */
-export const SYSTEM_PROJECT_ID = 'portcullis-system';
-export const CONSOLE_APP_ID = 'portcullis-console';
+export { CONSOLE_APP_ID, SYSTEM_PROJECT_ID };
 
 export const consoleRedirectUri = (externalUrl: string) => `${externalUrl}/ui/console/callback`;
 export const accountRedirectUri = (externalUrl: string) => `${externalUrl}/ui/account/callback`;

@@ -202,6 +202,9 @@ const en = {
   confirmDeactivateApp: (name: string) =>
     `Deactivate “${name}”? Its sign-ins and token requests are refused until it is reactivated.`,
   confirmReactivateApp: (name: string) => `Reactivate “${name}”? It can sign users in again.`,
+  confirmDeactivateConsole:
+    'Deactivate the console application? Nobody, you included, can sign in to this console or the account page' +
+    ' until it is reactivated through the API (ReactivateApplication) with a personal access token.',
   appKeys: 'Keys',
   addKey: 'Add key',
   keyExpiresOptional: 'Expires (optional)',
@@ -640,6 +643,10 @@ const de: Words = {
   confirmDeactivateApp: (name: string) =>
     `„${name}“ deaktivieren? Anmeldungen und Token-Anfragen werden abgelehnt, bis sie reaktiviert ist.`,
   confirmReactivateApp: (name: string) => `„${name}“ reaktivieren? Sie kann wieder Benutzer anmelden.`,
+  confirmDeactivateConsole:
+    'Die Konsolen-Anwendung deaktivieren? Niemand, auch Sie nicht, kann sich dann an dieser Konsole oder der' +
+    ' Kontoseite anmelden, bis sie über die API (ReactivateApplication) mit einem Personal Access Token' +
+    ' reaktiviert wird.',
   appKeys: 'Schlüssel',
   addKey: 'Schlüssel hinzufügen',
   keyExpiresOptional: 'Läuft ab (optional)',

@@ -11,6 +11,7 @@ import { requireCovers } from '../user/access';
 import { projectForChange } from '../project/access';
 import { addAdministrator, checkRoles } from './commands';
 import { requireInstancePermission } from '../instance/permission';
+import { refuseLosingLastOwner } from '../instance/last-owner';
 
 /** The resource of a membership as the API names it. */
 export type ResourceRef = { instance: true } | { orgId: string } | { projectId: string };
@@ -125,6 +126,8 @@ export async function updateAdministrator(
     checkRoles(r.resourceType, input.roles);
     await memberForChange(work, userId, r, input.roles);
     const roles = [...new Set(input.roles)];
+    if (r.resourceType === 'INSTANCE' && !roles.includes('IAM_OWNER'))
+      await refuseLosingLastOwner(work, { userIds: [userId] }, 'cannot lose that role');
     const changedAt = new Date();
     const updated = await work.tx
       .update(administrators)
@@ -151,6 +154,8 @@ export async function deleteAdministrator(
   return execute(ctx, async (work) => {
     const r = await resolveResource(work, input.resource, 'administrator.write');
     await memberForChange(work, userId, r, []);
+    if (r.resourceType === 'INSTANCE')
+      await refuseLosingLastOwner(work, { userIds: [userId] }, 'cannot lose that role');
     const gone = await work.tx
       .delete(administrators)
       .where(membership(userId, r))

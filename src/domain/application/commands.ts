@@ -9,6 +9,7 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissio
 import type { EventPayloads, EventType } from '../events/registry';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
+import { refuseConsoleApplication } from '../instance/system-resources';
 import { checkApiAccessChange } from './api-access';
 import { type ComplianceProblem, complianceProblems } from './compliance';
 import { newClientId } from './client-id';
@@ -390,6 +391,7 @@ export async function deleteApplication(ctx: Ctx, applicationId: string): Promis
   return execute(ctx, async (work) => {
     const app = await writableApplication(work, applicationId, { removed: true });
     if (app.state === 'REMOVED') return { deletedAt: app.changedAt };
+    refuseConsoleApplication(app.id);
     const [row] = await work.tx
       .update(applications)
       .set({ state: 'REMOVED', secretHash: null, changedAt: new Date() })

@@ -18,6 +18,8 @@ import { failedPrecondition, permissionDenied } from '../errors';
 import type { TypedEvent } from '../events/registry';
 import { execute, type UnitOfWork } from '../execute';
 import { requireId, requireText } from '../instance/validate';
+import { refuseLosingLastOwner } from '../instance/last-owner';
+import { refuseOrgOfSystemProject } from '../instance/system-resources';
 import { removeUsersOfOrg } from '../user/lifecycle';
 import { rescopeUsernames } from '../user/username-scope';
 import { orgFor, orgForChange } from './access';
@@ -105,6 +107,7 @@ export function deactivateOrganization(ctx: Ctx, input: { orgId: string }) {
     if (org.state === 'INACTIVE')
       throw failedPrecondition('Errors.Org.NotActive', 'the organization is already inactive');
     await refuseDefaultOrg(work, org.id, 'deactivated');
+    await refuseLosingLastOwner(work, { orgId: org.id }, 'belongs to this organization, so it cannot be deactivated');
     await revokeTokensOfOrg(work, org.id);
     return { type: 'org.deactivated', set: { state: 'INACTIVE' } };
   });
@@ -141,6 +144,8 @@ export async function deleteOrganization(ctx: Ctx, input: { orgId: string }): Pr
     if (row?.state === 'REMOVED' && ctx.principal.canOrg('org.delete', orgId)) return { deletedAt: row.changedAt };
     await orgForChange(work, orgId, 'org.delete');
     await refuseDefaultOrg(work, orgId, 'deleted');
+    await refuseOrgOfSystemProject(work, orgId);
+    await refuseLosingLastOwner(work, { orgId }, 'belongs to this organization, so it cannot be deleted');
     const deletedAt = new Date();
     const orgUsers = work.tx.select({ id: users.id }).from(users).where(eq(users.orgId, orgId));
     const orgProjects = work.tx.select({ id: projects.id }).from(projects).where(eq(projects.orgId, orgId));

@@ -14,6 +14,7 @@ import { alreadyExists, failedPrecondition } from '../errors';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
 import { newId } from '../ids';
 import { optionalId, requireId, requireText } from '../instance/validate';
+import { refuseSystemProject } from '../instance/system-resources';
 import { orgFor } from '../org/access';
 import { type Project, projectForChange } from './access';
 import { markRemoved } from '../mark-removed';
@@ -135,6 +136,7 @@ export async function deleteProject(ctx: Ctx, input: { projectId: string }): Pro
     if (row?.state === 'REMOVED' && ctx.principal.canProject('project.delete', row.id, row.orgId))
       return { deletedAt: row.changedAt };
     const project = await projectForChange(work, projectId, 'project.delete');
+    refuseSystemProject(project.id);
     const deletedAt = new Date();
     await removeProjectRows(work, projectId, deletedAt);
     work.push({

@@ -12,6 +12,7 @@ import {
 import type { Ctx } from '../context';
 import { failedPrecondition } from '../errors';
 import { execute, type UnitOfWork } from '../execute';
+import { refuseLosingLastOwner } from '../instance/last-owner';
 import { userForChange } from './access';
 import { checkId } from './validate';
 
@@ -49,6 +50,7 @@ export async function changeUserState(ctx: Ctx, userId: string, change: keyof ty
   return execute(ctx, async (work) => {
     const user = await userForChange(work, id, 'user.write');
     if (!t.from.includes(user.state)) throw failedPrecondition('Errors.User.State.Invalid', t.wrongState);
+    if (t.to !== 'ACTIVE') await refuseLosingLastOwner(work, { userIds: [id] }, `cannot be ${t.to.toLowerCase()}`);
     const now = new Date();
     await work.tx
       .update(users)
@@ -69,6 +71,7 @@ export async function deleteUser(ctx: Ctx, userId: string): Promise<Date> {
   return execute(ctx, async (work) => {
     const user = await userForChange(work, id, 'user.delete', { includeRemoved: true });
     if (user.state === 'REMOVED') return user.changedAt;
+    await refuseLosingLastOwner(work, { userIds: [id] }, 'cannot be deleted');
     return removeUserRows(work, user);
   });
 }

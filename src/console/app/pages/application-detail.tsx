@@ -16,6 +16,7 @@ import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
+import { deactivateQuestion, mayDelete } from '../system-app';
 import { ApplicationKeys } from './application-keys';
 import { OidcSettings } from './oidc-settings';
 import { ApiSettings, SamlSettings } from './other-settings';
@@ -70,7 +71,7 @@ export function ApplicationDetail(props: { projectId: string; applicationId: str
   const id = app.applicationId;
   const questions: Record<Doomed, [string, string, () => void]> = {
     secret: [t.confirmNewSecret(app.name), t.newSecret, () => secret.mutate({ applicationId: id })],
-    deactivate: [t.confirmDeactivateApp(app.name), t.deactivate, () => deactivate.mutate({ applicationId: id })],
+    deactivate: [deactivateQuestion(t, app), t.deactivate, () => deactivate.mutate({ applicationId: id })],
     reactivate: [t.confirmReactivateApp(app.name), t.reactivate, () => reactivate.mutate({ applicationId: id })],
     delete: [t.confirmDeleteApp(app.name), t.delete, () => remove.mutate({ applicationId: id })],
   };
@@ -89,9 +90,11 @@ export function ApplicationDetail(props: { projectId: string; applicationId: str
           <button type="button" onClick={() => setDoomed(active ? 'deactivate' : 'reactivate')}>
             {active ? t.deactivate : t.reactivate}
           </button>
-          <button type="button" className="danger" onClick={() => setDoomed('delete')}>
-            {t.delete}
-          </button>
+          {mayDelete(id) && (
+            <button type="button" className="danger" onClick={() => setDoomed('delete')}>
+              {t.delete}
+            </button>
+          )}
         </p>
       )}
       {error && <Failure error={error} />}
