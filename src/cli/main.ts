@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
+import { adminCommand } from './admin';
 import type { Command } from './commands';
 import { migrateCommand } from './migrate';
 import { startCommand } from './start';
 
 /** The subcommands, in the order `portcullis help` lists them. */
-export const commands: readonly Command[] = [startCommand, migrateCommand];
+export const commands: readonly Command[] = [startCommand, migrateCommand, adminCommand];
 
 export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
