@@ -8,6 +8,7 @@ import { deadlineOptions } from './deadline';
 import { createDatabase, isPermanent, permanentMessage, sqlState } from './first-contact';
 import { preparing } from './prepared';
 import * as schema from './schema/index';
+import { openEmbedded } from './pglite-open';
 
 export type Schema = typeof schema;
 /** A database handle or a transaction: data functions take one of these as their first argument. */
@@ -224,11 +225,10 @@ async function listenForever(
 async function openPglite(dataDir: string, seed: Blob | undefined): Promise<Database> {
   if (dataDir !== 'memory://') fs.mkdirSync(dataDir, { recursive: true });
   // Loaded only here: a server on PostgreSQL does not carry the embedded database's code.
-  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([
-    import('@electric-sql/pglite'),
+  const [client, { drizzle: drizzlePglite }] = await Promise.all([
+    openEmbedded(dataDir, seed),
     import('drizzle-orm/pglite'),
   ]);
-  const client = dataDir === 'memory://' ? new PGlite({ loadDataDir: seed }) : new PGlite(`${dataDir}/pgdata`);
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
