@@ -177,7 +177,7 @@ describe('outbound fetches of a server whose issuer is https: nothing inside its
     await server?.stop();
   });
 
-  it('SAML metadata_url on loopback, localhost, IPv4-mapped, private or metadata addresses: 400, no connection', async () => {
+  it('SAML metadata_url on loopback, localhost, IPv4-mapped, private or metadata addresses: 400', async () => {
     const { port } = listener;
     const cases: [string, string][] = [
       [`http://127.0.0.1:${port}/metadata`, 'must use https'],
@@ -399,7 +399,7 @@ describe('development mode: each caller goes through the guarded fetcher (a redi
     expect(target.connections).toBe(0);
   });
 
-  it('LDAP: a loopback directory is reached in development mode (the same provider the https server refuses)', async () => {
+  it('LDAP: a loopback directory is reached in development mode (the https server refuses it)', async () => {
     const before = upstream.connections;
     const id = await createAsOwner('Directory', ldapAt(`ldap://127.0.0.1:${upstream.port}`));
     const r = await refusal(ldapSignIn(server, id));
