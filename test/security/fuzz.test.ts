@@ -319,7 +319,7 @@ describe('seeded fuzz of every endpoint family', () => {
           const res = await server.fetch(path, {
             method: 'POST',
             headers: { 'content-type': 'application/proto' },
-            body,
+            body: new Uint8Array(body),
           });
           const text = await res.text();
           if (res.status >= 500) failures.push(`proto ${res.status} ${path} ${hex} ${text.slice(0, 120)}`);
@@ -331,7 +331,7 @@ describe('seeded fuzz of every endpoint family', () => {
           const res = await server.fetch(path, {
             method: 'POST',
             headers: { 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' },
-            body: frame(body),
+            body: new Uint8Array(frame(body)),
           });
           const grpcStatus = grpcWebStatus(res, Buffer.from(await res.arrayBuffer()));
           if (res.status >= 500 || SERVER_FAULTS.has(grpcStatus ?? ''))
