@@ -207,12 +207,21 @@ function answerUnknownRpc(
   const type = String(req.headers['content-type'] ?? '').toLowerCase();
   const message = `${path} is not a method of this server`;
   if (type.startsWith('application/grpc')) {
-    res.writeHead(200, {
+    const headers = {
       'content-type': type.startsWith('application/grpc-web') ? type.split(';')[0] : 'application/grpc',
       'grpc-status': '12',
       'grpc-message': encodeURIComponent(message),
-    });
-    res.end();
+    };
+    // Over HTTP/2 the status must come in a HEADERS frame that ends the stream (trailers-only): a
+    // writeHead() and end() send the headers, then an empty DATA frame ends the stream, and gRPC
+    // clients read that as response headers without trailers (grpc-go: "server closed the stream
+    // without sending trailers", code Internal).
+    const stream = (res as { stream?: http2.ServerHttp2Stream }).stream;
+    if (stream && !stream.headersSent) stream.respond({ ':status': 200, ...headers }, { endStream: true });
+    else {
+      res.writeHead(200, headers);
+      res.end();
+    }
     return true;
   }
   if (

@@ -159,6 +159,14 @@ describe.skipIf(missing.length > 0)('Go client built from the generated stubs', 
     expect(JSON.parse(res.stdout).instance.id).toBe(server.app.bootstrap.instanceId);
   });
 
+  it('gets Unimplemented (a status, not a stream closed without trailers) for a method the server lacks', async () => {
+    const res = await run(binary, ['-addr', `127.0.0.1:${server.port}`, '-method', '/portcullis.nope.v1.X/Y'], {
+      env: { PORTCULLIS_PAT: server.pat },
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/\/portcullis\.nope\.v1\.X\/Y: code=Unimplemented /);
+  });
+
   it('exits 1 with Unauthenticated for a wrong PAT', async () => {
     const res = await run(binary, ['-addr', `127.0.0.1:${server.port}`], {
       env: { PORTCULLIS_PAT: 'pcp_not-a-real-token' },

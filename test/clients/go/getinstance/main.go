@@ -30,6 +30,7 @@ func main() {
 	addr := flag.String("addr", "localhost:8080", "host:port of the Portcullis server (plaintext gRPC, HTTP/2 prior knowledge)")
 	patFile := flag.String("pat-file", "", "file holding the personal access token (default: $PORTCULLIS_PAT)")
 	timeout := flag.Duration("timeout", 10*time.Second, "deadline of the call")
+	method := flag.String("method", "", "call this full method name (/package.Service/Method) with an empty message instead")
 	flag.Parse()
 
 	// The token comes from a file or the environment, never from the command line, where any
@@ -66,6 +67,18 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+pat)
+
+	if *method != "" {
+		// A method the server may not have: it must answer with a status (Unimplemented), not
+		// close the stream without one.
+		err := conn.Invoke(ctx, *method, &instancev2.GetInstanceRequest{}, &instancev2.GetInstanceResponse{})
+		st := status.Convert(err)
+		fmt.Fprintf(os.Stderr, "getinstance: %s: code=%s message=%s\n", *method, st.Code(), st.Message())
+		if err != nil {
+			os.Exit(1)
+		}
+		return
+	}
 
 	res, err := instancev2.NewInstanceServiceClient(conn).GetInstance(ctx, &instancev2.GetInstanceRequest{})
 	if err != nil {
