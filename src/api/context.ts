@@ -15,5 +15,6 @@ export function ctxOf(deps: Deps, hc: HandlerContext): Ctx {
     instanceId: deps.instanceId,
     principal: hc.values.get(principalKey),
     service: `${hc.service.typeName}/${hc.method.name}`,
+    origin: new URL(deps.config.externalUrl).origin,
   };
 }

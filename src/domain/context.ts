@@ -11,4 +11,9 @@ export interface Ctx {
   principal: Principal;
   /** e.g. `portcullis.user.v2.UserService/CreateUser`, `oidc/token`, `admin/v1/import`, `bootstrap` */
   service: string;
+  /**
+   * The server's own origin (scheme, host and port of its external URL), where the transport knows it:
+   * links a user may choose must lead back to it or to an https domain of the instance.
+   */
+  origin?: string;
 }

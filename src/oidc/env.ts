@@ -22,6 +22,7 @@ export function oidcCtx(deps: Deps, service: string, userId?: string, orgId = ''
     instanceId: deps.instanceId,
     principal: userId ? new Principal(userId, orgId, []) : systemPrincipal(deps.instanceId, service),
     service,
+    origin: new URL(deps.config.externalUrl).origin,
   };
 }
 

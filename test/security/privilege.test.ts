@@ -333,10 +333,24 @@ describe('a user cannot verify an address it does not control', () => {
     expect(err?.code).toBe(Code.PermissionDenied);
     const { instanceDomains } = await import('../../src/db/schema/index');
     const [{ domain: host }] = await server.app.database.db.select().from(instanceDomains);
-    await self.resendEmailCode({
-      userId: victim.id,
-      verification: { case: 'sendCode', value: { urlTemplate: `http://${host}/verify?code={{.Code}}` } },
-    });
+    // an instance domain by another scheme or on another port is another service on that host
+    for (const urlTemplate of [
+      `http://${host}:6666/verify?code={{.Code}}`,
+      `ftp://${host}/verify?code={{.Code}}`,
+      `https://${host}:8443/verify?code={{.Code}}`,
+      `http://${host}/verify?code={{.Code}}`,
+    ]) {
+      const refused = await failureOf(
+        self.resendEmailCode({ userId: victim.id, verification: { case: 'sendCode', value: { urlTemplate } } }),
+      );
+      // another scheme is not even a link (invalid_argument); another port or http is refused
+      expect([Code.PermissionDenied, Code.InvalidArgument], `${urlTemplate} ${refused?.rawMessage}`).toContain(
+        refused?.code,
+      );
+    }
+    // the server's own origin, and https on an instance domain, are the user's to choose
+    for (const urlTemplate of [`${server.url}/verify?code={{.Code}}`, `https://${host}/verify?code={{.Code}}`])
+      await self.resendEmailCode({ userId: victim.id, verification: { case: 'sendCode', value: { urlTemplate } } });
     // an administrator may choose any link
     await server.client(UserService).resendEmailCode({
       userId: victim.id,

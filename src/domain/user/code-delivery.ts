@@ -8,8 +8,9 @@ import type { CodeRequest } from './codes';
  * Who may decide how a verification, reset or invitation code travels. Handing the code back
  * (`return_code`) would let a user "verify" an address it does not control, so only administrators
  * with `user.write` on the user's organization may ask for it. A link template chooses where the code
- * is sent to in the mail; from anyone else it must point to a domain of the instance, so that a user
- * cannot make the server mail a phishing link to an address of its choosing.
+ * is sent to in the mail; from anyone else it must lead to the server's own origin or to https on a
+ * domain of the instance (no other scheme, no other port), so that a user cannot make the server mail
+ * a phishing link to an address of its choosing, nor to another service on one of its hosts.
  */
 export async function checkCodeDelivery(
   work: UnitOfWork,
@@ -36,18 +37,21 @@ export async function checkCodeDelivery(
           .where(eq(instanceDomains.instanceId, work.ctx.instanceId))
       ).map((d) => d.domain.toLowerCase()),
     );
-    if (!instanceHosts.has(templateHost(template))) {
+    if (!templateAllowed(template, instanceHosts, work.ctx.origin)) {
       throw permissionDenied(
-        'url_template must point to a domain of the instance unless an administrator sets it',
+        "url_template must lead to this server's own address or to https on a domain of the instance " +
+          '(default port) unless an administrator sets it',
         'Errors.User.Code.UrlTemplateDenied',
       );
     }
   }
 }
 
-/** The host of a template checked by checkUrlTemplate (placeholders stand for path or query values). */
-function templateHost(template: string): string {
-  return new URL(template.replaceAll(/\{\{\.?\w+\}\}/g, 'x')).hostname.toLowerCase();
+/** A template checked by checkUrlTemplate (placeholders stand for path or query values) a user may choose. */
+function templateAllowed(template: string, instanceHosts: Set<string>, origin: string | undefined): boolean {
+  const url = new URL(template.replaceAll(/\{\{\.?\w+\}\}/g, 'x'));
+  if (origin && url.origin === origin) return true;
+  return url.protocol === 'https:' && url.port === '' && instanceHosts.has(url.hostname.toLowerCase());
 }
 
 /** Mails with a code per user, and per recipient address, within MAIL_WINDOW_SECONDS. */
