@@ -147,6 +147,21 @@ describe('request objects', () => {
     await refusedAtAuthorize(await sign({}, { exp: Math.floor(Date.now() / 1000) + 365 * 24 * 3600 }), 'seconds ahead');
   });
 
+  it('a request object with a jti starts one sign-in: replayed at authorize or at PAR it is refused', async () => {
+    const request = await sign({ jti: `ro-${Date.now()}` });
+    const first = await authorize({ request, response_type: 'code' });
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toContain('/ui/login/');
+    await refusedAtAuthorize(request, 'jti was already used');
+    const pushed = await client.buildAuthorizationUrlWithPAR(config, { request }).catch((e) => e);
+    expect(pushed).toBeInstanceOf(client.ResponseBodyError);
+    expect(pushed.error).toBe('invalid_request_object');
+    // a new object (a new jti) is fine
+    expect((await authorize({ request: await sign({ jti: `ro2-${Date.now()}` }), response_type: 'code' })).status).toBe(
+      303,
+    );
+  });
+
   it('refuses alg none and an unsigned object', async () => {
     const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const claims = {

@@ -2,6 +2,8 @@ import { type CryptoKey, decodeProtectedHeader, importSPKI, type JWTPayload, jwt
 import { ASSERTION_CLOCK_SKEW_S, assertionLifetimeProblem } from './assertion-lifetime';
 import { CLIENT_JWT_ALGS } from './client-assertion';
 import type { OidcClient } from './clients';
+import type { Db } from '../../db/client';
+import { claimJtiOnce } from './m2m/replay';
 import { invalidRequestObject } from './oauth-errors';
 
 /** Request objects are signed with the same algorithms as client assertions; `none` is never accepted. */
@@ -13,14 +15,16 @@ const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'sub']);
 /**
  * A `request` parameter (RFC 9101, OIDC Core §6.1): a JWT signed with a registered, unexpired key of
  * the client (the keys of private_key_jwt applications), `iss` the client id, `aud` the issuer, `exp`
- * present, in the future and at most `maxLifetimeS` ahead. Answers its claims as authorization request
+ * present, in the future and at most `maxLifetimeS` ahead, its `jti` (when it has one) used once on any
+ * replica until `exp` — a captured request object cannot start a second sign-in. Answers its claims as
+ * authorization request
  * parameters (numbers and objects such as `claims` in their JSON text). Anything else fails with
  * invalid_request_object: an unsigned object would let whoever handles the URL rewrite the request.
  */
 export async function verifyRequestObject(
   client: OidcClient,
   jwt: string,
-  opts: { issuer: string; maxLifetimeS: number },
+  opts: { db: Db; issuer: string; maxLifetimeS: number },
 ): Promise<Record<string, string>> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -45,7 +49,18 @@ export async function verifyRequestObject(
   }
   const lifetime = assertionLifetimeProblem(payload, opts.maxLifetimeS, { requireIat: false });
   if (lifetime) throw invalidRequestObject(`request object: ${lifetime}`);
+  await useJtiOnce(opts.db, client.clientId, payload);
   return claimsAsParams(payload);
+}
+
+// The single-use ids of JWT-profile assertions hold these too, under a prefix no user id has.
+async function useJtiOnce(db: Db, clientId: string, payload: JWTPayload): Promise<void> {
+  if (payload.jti === undefined) return;
+  if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 256)
+    throw invalidRequestObject('request object jti must be a string of 1 to 256 characters');
+  const until = new Date((payload.exp as number) * 1000);
+  if (!(await claimJtiOnce(db, `request-object:${clientId}:${payload.jti}`, until)))
+    throw invalidRequestObject('request object jti was already used: send a new request object');
 }
 
 async function verifiedPayload(client: OidcClient, jwt: string, alg: string, kid: string | undefined) {

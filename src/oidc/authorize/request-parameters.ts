@@ -48,6 +48,7 @@ async function withRequestObject(input: AuthorizeInput): Promise<AuthorizeInput>
   if (jwt === undefined) return input;
   const client = await clientCheck(input);
   const claims = await verifyRequestObject(client, jwt, {
+    db: input.deps.database.db,
     issuer: input.deps.config.externalUrl,
     maxLifetimeS: input.deps.config.assertionMaxLifetimeS,
   });
