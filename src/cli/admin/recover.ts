@@ -77,7 +77,7 @@ async function recover(values: {
   const config = loadConfig();
   // The password is read before the database is opened: a wrong path is told without side effects.
   const password = values['password-file'] === undefined ? undefined : readPassword(values['password-file']);
-  const patFile = values.user === undefined ? choosePatFile(values['pat-file'], values.force, config) : undefined;
+  if (values['pat-file'] !== undefined) choosePatFile(values['pat-file'], values.force, config);
   if (config.inMemory && !config.databaseUrl)
     throw new RecoverError('PORTCULLIS_DATA_DIR is memory://: an in-memory database holds nothing to recover');
   if (!config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'pgdata')))
@@ -88,6 +88,7 @@ async function recover(values: {
   const { commitObservers, uniqueConstraintErrors } = await import('../../wiring');
   const recovery = await import('../../domain/recover');
   const { ensureConsoleClient } = await import('../../console/system-client');
+  const { settleDatabaseFolder } = await import('../../crypto/keys/database-folder');
   // As on a start: the commands' observers tell running servers which cached entries are stale.
   wireCommands({ observers: commitObservers, uniqueConstraintErrors });
   const database = await connectWithRetry({
@@ -104,6 +105,9 @@ async function recover(values: {
     const pending = await pendingMigrations(database);
     if (pending.length)
       throw new RecoverError(`the database lacks migrations of this version (${pending.join(', ')}): start it once`);
+    // The default PAT file is in the folder the start uses for this database.
+    await settleDatabaseFolder(config, database);
+    const patFile = values.user === undefined ? choosePatFile(values['pat-file'], values.force, config) : undefined;
     if (values.user !== undefined) {
       const generated = password === undefined;
       const chosen = password ?? (await import('../../crypto/random')).randomPassword();
