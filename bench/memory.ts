@@ -115,8 +115,8 @@ async function underLoad(opts: BenchOptions): Promise<ScenarioResult> {
         },
       ],
       notes: [
-        'PGlite lines: the embedded default as `npm start` runs it. The rest: ' +
-          'PostgreSQL, default worker count (one per core); the totals sum the primary and its workers, sampled every ' +
+        'PGlite lines: the embedded default as `npm start` runs it. The rest: PostgreSQL, ' +
+          'default worker count (one per core); the totals sum the primary and its workers, sampled every ' +
           '250 ms; with PORTCULLIS_WORKERS=1 (or one core) the primary is the one process and no worker is listed',
       ],
     };

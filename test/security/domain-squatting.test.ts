@@ -105,7 +105,7 @@ describe('domain squatting: an unverified domain keeps nobody out and carries no
     expect(list.filter((d) => d.isPrimary).map((d) => d.domain)).toEqual(['squatter.localhost']);
   });
 
-  it("a domain added ahead of a new organization's generated domain goes when that organization is created", async () => {
+  it("a domain added ahead of a new organization's generated domain goes when it is created", async () => {
     await api(squatter).addOrganizationDomain({ organizationId: squatter.orgId, domain: 'newco.localhost' });
     const { organizationId } = await server.client(OrganizationService).createOrganization({ name: 'NewCo' });
     const { organization } = await server.client(OrganizationService).getOrganization({ organizationId });
