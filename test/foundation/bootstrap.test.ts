@@ -58,7 +58,7 @@ describe('first-start bootstrap', () => {
       await db.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 
   it.skipIf(!onPostgres)(
     'two processes starting at once on one empty PostgreSQL create one instance, one admin, one PAT',

@@ -55,7 +55,7 @@ describe('graceful shutdown', () => {
       proc.child.kill('SIGKILL');
       await db.drop();
     }
-  });
+  }, 120_000);
 
   it('on SIGTERM right after clients went away mid-request (a load generator stopping), exits 0 promptly', async () => {
     const db = await freshDatabase();
@@ -124,5 +124,5 @@ describe('graceful shutdown', () => {
       fs.rmSync(patFile, { force: true });
       await db.drop();
     }
-  }, 60_000);
+  }, 120_000);
 });
