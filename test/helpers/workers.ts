@@ -32,7 +32,8 @@ export async function withWorkers(fn: (server: WorkerServer) => Promise<void>): 
     PORTCULLIS_LOG_LEVEL: 'info',
   });
   try {
-    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, 60_000, 'workers ready');
+    // three processes compiling the sources through tsx: over a minute when other test files run beside it
+    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, 90_000, 'workers ready');
     await fn({ base, port, pat: fs.readFileSync(path.join(dataDir, 'admin.pat'), 'utf8').trim(), proc });
   } catch (err) {
     throw new Error(
