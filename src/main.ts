@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type Config, loadConfig } from './config';
 import { connectWithRetry, type Database } from './db/client';
+import { connectOptionsOf } from './db/connect-options';
 import { migrate } from './db/migrate';
 import type { Deps } from './deps';
 import { bootstrap, type BootstrapResult } from './domain/bootstrap';
@@ -47,16 +48,8 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
   wireCommands({ observers: commitObservers, uniqueConstraintErrors });
   const log = opts.log ?? createLogger(config.logLevel);
   const database = await connectWithRetry({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.dbPoolSize,
-    listenUrl: config.databaseListenUrl,
-    preparedStatements: config.dbPreparedStatements,
-    pipelining: config.dbPipelining,
-    queryTimeoutMs: config.dbQueryTimeoutMs,
-    timeoutMs: config.dbConnectTimeoutMs,
     // the first contact with a new PostgreSQL database creates it when its role may
-    createMissing: true,
+    ...connectOptionsOf(config, { poolSize: config.dbPoolSize, createMissing: true }),
     pgliteSeed: opts.pgliteSeed,
   });
   let reads: ReadRouter | undefined;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { connectOptionsOf } from '../../db/connect-options';
 
 const HELP = `Usage: portcullis admin recover [--pat-file <file>] [--force]
        portcullis admin recover --user <login name> [--password-file <file>]
@@ -91,16 +92,8 @@ async function recover(values: {
   const { settleDatabaseFolder } = await import('../../crypto/keys/database-folder');
   // As on a start: the commands' observers tell running servers which cached entries are stale.
   wireCommands({ observers: commitObservers, uniqueConstraintErrors });
-  const database = await connectWithRetry({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: 1,
-    preparedStatements: config.dbPreparedStatements,
-    pipelining: config.dbPipelining,
-    listenUrl: config.databaseListenUrl,
-    queryTimeoutMs: config.dbQueryTimeoutMs,
-    timeoutMs: config.dbConnectTimeoutMs,
-  });
+  // a database to recover exists already: a missing one is reported, not made
+  const database = await connectWithRetry(connectOptionsOf(config, { poolSize: 1, createMissing: false }));
   try {
     const pending = await pendingMigrations(database);
     if (pending.length)

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { connectOptionsOf } from '../../db/connect-options';
 
 /**
  * `portcullis migrate --check`, for deployment pipelines: 0 when the database named by the settings has every
@@ -36,18 +37,8 @@ export async function checkMigrations(): Promise<number> {
   }
   let database: Awaited<ReturnType<typeof connectWithRetry>>;
   try {
-    database = await connectWithRetry({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      poolSize: 1,
-      preparedStatements: config.dbPreparedStatements,
-      pipelining: config.dbPipelining,
-      listenUrl: config.databaseListenUrl,
-      queryTimeoutMs: config.dbQueryTimeoutMs,
-      timeoutMs: config.dbConnectTimeoutMs,
-      // it changes nothing: a database that does not exist is reported, with the command that creates it
-      createMissing: false,
-    });
+    // it changes nothing: a database that does not exist is reported, with the command that creates it
+    database = await connectWithRetry(connectOptionsOf(config, { poolSize: 1, createMissing: false }));
   } catch (err) {
     if (err instanceof DatabaseUnreachableError) return fail(err.message);
     throw err;
