@@ -71,7 +71,7 @@ async function asset(c: Context, kind: 'js' | 'css') {
   c.header('Cache-Control', c.req.query('v') === b.version ? 'public, max-age=31536000, immutable' : 'no-cache');
   c.header('X-Content-Type-Options', 'nosniff');
   const type = kind === 'js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8';
-  return sendStaticAsset(c, kind === 'js' ? b.js : b.css, type);
+  return sendStaticAsset(c, { key: `console.${kind}:${b.version}`, text: kind === 'js' ? b.js : b.css }, type);
 }
 
 /** `/` → the console; the console's and the account page's pages and their assets. */

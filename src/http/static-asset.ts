@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Context } from 'hono';
@@ -18,8 +17,7 @@ const gzipAsync = promisify(gzip);
 const compressed = new Map<string, Promise<Encoded>>();
 const MAX_KEPT = 16;
 
-function encodedOf(text: string): Promise<Encoded> {
-  const key = createHash('sha256').update(text).digest('base64url');
+function encodedOf(key: string, text: string): Promise<Encoded> {
   let hit = compressed.get(key);
   if (!hit) {
     const raw = Buffer.from(text);
@@ -45,14 +43,19 @@ function accepts(header: string | undefined, coding: string): boolean {
 
 /**
  * Sends a static text asset brotli- or gzip-compressed when the browser accepts it (brotli first),
- * plain otherwise; `Vary: Accept-Encoding` keeps caches from mixing them up.
+ * plain otherwise; `Vary: Accept-Encoding` keeps caches from mixing them up. `key` names the content
+ * (a new content needs a new key, such as the console's content hash), so that a request hashes nothing.
  */
-export async function sendStaticAsset(c: Context, text: string, contentType: string): Promise<Response> {
+export async function sendStaticAsset(
+  c: Context,
+  asset: { key: string; text: string },
+  contentType: string,
+): Promise<Response> {
   c.header('Vary', 'Accept-Encoding');
   c.header('Content-Type', contentType);
   const header = c.req.header('accept-encoding');
   const coding = accepts(header, 'br') ? 'br' : accepts(header, 'gzip') ? 'gzip' : undefined;
-  if (!coding) return c.body(text, 200);
+  if (!coding) return c.body(asset.text, 200);
   c.header('Content-Encoding', coding);
-  return c.body(new Uint8Array((await encodedOf(text))[coding]), 200);
+  return c.body(new Uint8Array((await encodedOf(asset.key, asset.text))[coding]), 200);
 }

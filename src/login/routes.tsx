@@ -27,7 +27,7 @@ export function loginRoutes(deps: Deps, limiter: RateLimiter) {
 
   app.get('/ui/login/style.css', (c) => {
     c.header('Cache-Control', 'public, max-age=3600');
-    return sendStaticAsset(c, STYLE, 'text/css; charset=utf-8');
+    return sendStaticAsset(c, { key: 'login/style.css', text: STYLE }, 'text/css; charset=utf-8');
   });
 
   // passkeys: the WebAuthn script, and the page of a registration link (no auth request)

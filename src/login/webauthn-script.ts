@@ -32,7 +32,9 @@ export function webauthnScript(): Promise<string> {
 export async function serveWebauthnScript(c: Context): Promise<Response> {
   c.header('Cache-Control', 'public, max-age=3600');
   c.header('X-Content-Type-Options', 'nosniff');
-  return sendStaticAsset(c, await webauthnScript(), 'text/javascript; charset=utf-8');
+  // one script per process: bundled once, or read once from dist/
+  const text = await webauthnScript();
+  return sendStaticAsset(c, { key: 'login/webauthn.js', text }, 'text/javascript; charset=utf-8');
 }
 
 /**
