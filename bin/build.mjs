@@ -5,7 +5,8 @@
 // web console's script and stylesheet are built with it into dist/console/.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleConsole, bundleWebauthn } from './console-build.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -17,6 +18,9 @@ const CONSOLE_DIR = path.join(ROOT, 'dist', 'console');
 /** The login's WebAuthn script (src/login/webauthn-script.ts serves it). */
 const LOGIN_DIR = path.join(ROOT, 'dist', 'login');
 const INPUTS = ['src', 'gen'].map((d) => path.join(ROOT, d));
+/** The embedded database's data folder as a first start finds it (src/db/embedded-seed.ts). */
+const SEED_DIR = path.join(ROOT, 'dist', 'pglite-seed');
+const JOURNAL = path.join(ROOT, 'drizzle', 'meta', '_journal.json');
 
 function newestInput() {
   let newest = 0;
@@ -39,6 +43,34 @@ export function isFresh() {
   }
 }
 
+const SEED_STAMP = path.join(SEED_DIR, '.portcullis-migrations');
+/** What a current seed was made from: the installed PGlite (its data folder format) and the migrations. */
+function seedSource() {
+  const pglite = path.join(ROOT, 'node_modules', '@electric-sql', 'pglite', 'package.json');
+  return `pglite ${JSON.parse(fs.readFileSync(pglite, 'utf8')).version}\n${fs.readFileSync(JOURNAL, 'utf8')}`;
+}
+
+function seedIsCurrent() {
+  try {
+    return fs.readFileSync(SEED_STAMP, 'utf8') === seedSource();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes dist/pglite-seed/ with the bundle just built, in a child process: initdb's WebAssembly memory
+ * (~500 MB) goes with it. Best effort: without a seed a first start runs initdb itself.
+ */
+function writeSeed() {
+  const entry = pathToFileURL(path.join(path.dirname(BUNDLE), 'embedded-seed.mjs')).href;
+  const script = `const { writeEmbeddedSeed } = await import(${JSON.stringify(entry)}); await writeEmbeddedSeed();`;
+  const args = ['--input-type=module', '-e', script];
+  const run = spawnSync(process.execPath, args, { stdio: 'inherit', timeout: 180_000 });
+  if (run.status === 0) fs.writeFileSync(SEED_STAMP, seedSource());
+  else process.stderr.write('portcullis: could not prepare the embedded database; a first start runs initdb\n');
+}
+
 export async function build() {
   const { build: esbuild } = await import('esbuild');
   const dir = path.dirname(BUNDLE);
@@ -47,7 +79,10 @@ export async function build() {
   // Split at the dynamic imports: `portcullis migrate` must not load the server's dependencies
   // (imports of npm packages cannot be deferred inside one file, so one file would load them all).
   const result = await esbuild({
-    entryPoints: { main: path.join(ROOT, 'src', 'cli', 'main.ts') },
+    entryPoints: {
+      main: path.join(ROOT, 'src', 'cli', 'main.ts'),
+      'embedded-seed': path.join(ROOT, 'src', 'db', 'embedded-seed.ts'),
+    },
     outdir: staging,
     entryNames: '[name]',
     outExtension: { '.js': '.mjs' },
@@ -85,6 +120,7 @@ export async function build() {
   fs.renameSync(path.join(staging, 'webauthn.js'), path.join(LOGIN_DIR, 'webauthn.js'));
   fs.renameSync(path.join(staging, 'main.mjs'), BUNDLE);
   fs.rmSync(staging, { recursive: true, force: true });
+  if (!seedIsCurrent()) writeSeed();
   // Chunks of earlier builds: removed once they are old enough that no process can still be starting.
   const keep = new Set(written);
   for (const f of fs.readdirSync(dir)) {
@@ -97,7 +133,10 @@ export async function build() {
 
 /** The path of a bundle of the current sources, built now if needed; undefined if it cannot be written. */
 export async function ensureBuild() {
-  if (isFresh()) return BUNDLE;
+  if (isFresh()) {
+    if (!seedIsCurrent()) writeSeed();
+    return BUNDLE;
+  }
   try {
     return await build();
   } catch (err) {

@@ -33,6 +33,12 @@ export interface ServerOptions {
 }
 
 /** Starts `portcullis start` in its own process, as a user would, and waits for /readyz. */
+/** The Node flags `npm start` runs the server with (package.json's start script), so the bench measures that. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 export async function startServer(opts: ServerOptions): Promise<BenchServer> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-'));
@@ -48,7 +54,7 @@ export async function startServer(opts: ServerOptions): Promise<BenchServer> {
     databaseUrl = u.toString();
   }
   // As a user runs it: the `portcullis` command, which runs the bundled build (bin/build.mjs).
-  const nodeArgs: string[] = [];
+  const nodeArgs = startFlags();
   if (opts.profile) {
     fs.mkdirSync(PROFILE_DIR, { recursive: true });
     // One folder per scenario; Node names each file after process and thread (the module loader's

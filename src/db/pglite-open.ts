@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { PGlite } from '@electric-sql/pglite';
+import { copyEmbeddedSeed } from './embedded-seed';
 
 /**
  * PostgreSQL's settings for the embedded database. Its defaults size shared buffers for a server
@@ -40,7 +41,7 @@ export async function openEmbedded(dataDir: string, seed: Blob | undefined): Pro
   const { PGlite } = await import('@electric-sql/pglite');
   if (dataDir === 'memory://') return new PGlite({ loadDataDir: seed, postgresqlconf: EMBEDDED_CONF });
   const pgdata = `${dataDir}/pgdata`;
-  if (!initialised(pgdata)) {
+  if (!initialised(pgdata) && !copyEmbeddedSeed(pgdata)) {
     fs.mkdirSync(pgdata, { recursive: true });
     await initdbInChild(pgdata);
   }
