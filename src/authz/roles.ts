@@ -1,7 +1,7 @@
 /**
  * The one role → permission table. Roles are granted through administrator memberships on the
  * instance, an organization or a project; a permission from a membership applies to that resource
- * (and, for the instance, to everything in it). The README's permission table mirrors this one.
+ * (and, for the instance, to everything in it). The table in docs/permissions.md mirrors this one.
  */
 export const PERMISSIONS = [
   'iam.read',
@@ -33,8 +33,9 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 const ALL: Permission[] = [...PERMISSIONS];
 const READ: Permission[] = PERMISSIONS.filter((p) => p.endsWith('.read'));
+// events.read on an organization reads the events whose resource owner it is (src/domain/events/read-access.ts)
 const ORG_ALL: Permission[] = PERMISSIONS.filter(
-  (p) => !p.startsWith('iam.') && p !== 'org.create' && p !== 'events.read' && p !== 'impersonation',
+  (p) => !p.startsWith('iam.') && p !== 'org.create' && p !== 'impersonation',
 );
 const USER_MANAGER: Permission[] = [
   'org.read',

@@ -51,14 +51,14 @@ describe('console', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     expect(page.url()).toBe(`${server.url}/ui/console/`);
     await page.getByText('Portcullis', { exact: true }).waitFor();
-    await expect(page.getByText('Portcullis Administrator').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.who').getByText('Portcullis Administrator').isVisible()).resolves.toBe(true);
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
     expect(stored).not.toMatch(/eyJ|access|refresh/i);
     expect(problems, problems.join('\n')).toEqual([]);
     await ctx.close();
   });
 
-  it('a user without administrator roles gets the API refusal, not the data', async () => {
+  it('a user without administrator roles is told so and pointed to their account, and gets no data', async () => {
     const user = await addUser(server);
     const { page, ctx } = await freshPage();
     await page.goto(`${server.url}/ui/console/`);
@@ -66,7 +66,11 @@ describe('console', () => {
     await signInAt(page, user.username, user.password);
     await page.waitForURL(`${server.url}/ui/console/`);
     await page.getByRole('alert').waitFor();
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('Your account may not see this.');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('holds no administrator role');
+    await expect(page.getByRole('link', { name: 'Open your account page' }).getAttribute('href')).resolves.toBe(
+      '/ui/account/',
+    );
+    await expect(page.locator('.cards').count()).resolves.toBe(0);
     await expect(page.getByText('Portcullis Administrator').count()).resolves.toBe(0);
     await ctx.close();
   });

@@ -304,6 +304,8 @@ export function filterFromProto(f: ApplicationSearchFilter, index: number): Appl
   switch (c.case) {
     case 'projectId':
       return { projectId: c.value };
+    case 'organizationId':
+      return { orgId: c.value };
     case 'name': {
       const method = textMethodIn(c.value.method);
       if (!method) throw invalidArgument('Errors.Filter.Invalid', `filters[${index}].name.method is unknown`);

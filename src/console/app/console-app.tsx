@@ -14,6 +14,7 @@ import { Projects } from './pages/projects';
 import { Users } from './pages/users';
 import { usePermissions } from './permissions';
 import { usePath } from './router';
+import { OrgScopeContext, useOrgScopeState } from './scope';
 
 type Page = (props: { rest: string; go: (to: string) => void }) => ReactElement;
 
@@ -28,6 +29,7 @@ export function ConsoleApp({ base }: { base: string }) {
   // Only instance administrators get the instance and import entries in the navigation; their addresses
   // still open the pages for anyone, where the refusal is shown.
   const { can } = usePermissions();
+  const scope = useOrgScopeState();
   const sections: (Section & { page: Page; hidden?: boolean })[] = [
     { path: '', label: t.overview, page: Overview },
     { path: 'organizations', label: t.organizations, page: Organizations },
@@ -42,8 +44,10 @@ export function ConsoleApp({ base }: { base: string }) {
   ];
   const Page = sections.find((s) => s.path === section)?.page;
   return (
-    <Layout title={t.console} base={base} sections={sections.filter((s) => !s.hidden)} current={section} go={go}>
-      {Page ? <Page rest={rest.join('/')} go={go} /> : <p>{t.notFound}</p>}
-    </Layout>
+    <OrgScopeContext.Provider value={scope}>
+      <Layout title={t.console} base={base} sections={sections.filter((s) => !s.hidden)} current={section} go={go}>
+        {Page ? <Page rest={rest.join('/')} go={go} /> : <p>{t.notFound}</p>}
+      </Layout>
+    </OrgScopeContext.Provider>
   );
 }

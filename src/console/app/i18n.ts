@@ -430,6 +430,17 @@ const en = {
   idpRootCa: 'CA certificate (PEM)',
   idpAcs: 'Register this assertion consumer service URL at the provider',
   idpSpMetadata: 'Portcullis’s metadata for the provider',
+  // overview
+  overviewOfInstance: 'Everything on this instance.',
+  overviewOfOrg: (name: string) => `The organization ${name}.`,
+  sessionsToday: 'Sessions today',
+  recentEvents: 'Recent events',
+  allEvents: 'All events',
+  noEventsYet: 'Nothing has happened here yet.',
+  noRoles:
+    'Your account holds no administrator role here, so the console has nothing to show you. ' +
+    'Your profile, password and sessions are on your account page.',
+  openAccount: 'Open your account page',
   // events by time, invitations
   createdSince: 'Since',
   createdUntil: 'Until',
@@ -875,6 +886,17 @@ const de: Words = {
   idpRootCa: 'CA-Zertifikat (PEM)',
   idpAcs: 'Diese Assertion-Consumer-Service-URL beim Anbieter eintragen',
   idpSpMetadata: 'Die Metadaten von Portcullis für den Anbieter',
+  // overview
+  overviewOfInstance: 'Alles auf dieser Instanz.',
+  overviewOfOrg: (name: string) => `Die Organisation ${name}.`,
+  sessionsToday: 'Sitzungen heute',
+  recentEvents: 'Letzte Ereignisse',
+  allEvents: 'Alle Ereignisse',
+  noEventsYet: 'Hier ist noch nichts geschehen.',
+  noRoles:
+    'Ihr Konto hat hier keine Administratorrolle, daher zeigt die Konsole Ihnen nichts. ' +
+    'Profil, Passwort und Sitzungen finden Sie auf Ihrer Kontoseite.',
+  openAccount: 'Zur Kontoseite',
   // events by time, invitations
   createdSince: 'Seit',
   createdUntil: 'Bis',

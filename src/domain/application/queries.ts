@@ -27,7 +27,11 @@ export interface ApplicationView {
   changedAt: Date;
 }
 
-export type ApplicationFilter = { projectId: string } | { name: string; method: TextMethod } | { type: AppType };
+export type ApplicationFilter =
+  | { projectId: string }
+  | { orgId: string }
+  | { name: string; method: TextMethod }
+  | { type: AppType };
 
 /** An application that still exists in a project and organization that still exist. */
 const existing = and(ne(applications.state, 'REMOVED'), ne(projects.state, 'REMOVED'), ne(orgs.state, 'REMOVED'));
@@ -109,6 +113,7 @@ function readScope(ctx: Ctx): SQL | undefined {
 
 function filterCondition(f: ApplicationFilter): SQL | undefined {
   if ('projectId' in f) return eq(applications.projectId, f.projectId);
+  if ('orgId' in f) return eq(applications.orgId, f.orgId);
   if ('type' in f) return eq(applications.type, f.type);
   return textCondition(applications.name, f.name, f.method);
 }

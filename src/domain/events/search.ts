@@ -2,7 +2,7 @@ import { type AnyColumn, type SQL, and, eq, gt, gte, inArray, lt, lte, sql } fro
 import { queryRows } from '../../db/client';
 import { events, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
-import { requireEventsRead } from './read-access';
+import { requireEventSearch } from './read-access';
 
 export const MAX_EVENTS = 1000;
 
@@ -41,7 +41,8 @@ export interface EventRecord {
 }
 
 /**
- * Searches the event store (permission `events.read`, instance-wide), newest first unless `asc`.
+ * Searches the event store (permission `events.read` on the instance, or on the organization `resourceOwner`
+ * names), newest first unless `asc`.
  *
  * Each search walks ONE index whose last column is the position, so it reads about `limit` entries
  * however large the store is: aggregate id, else editor, else resource owner, else event type
@@ -51,7 +52,7 @@ export interface EventRecord {
  * event types without another driving filter run one such walk per type, merged here.
  */
 export async function searchEvents(ctx: Ctx, f: EventFilter): Promise<EventRecord[]> {
-  requireEventsRead(ctx.principal, 'searching events');
+  requireEventSearch(ctx.principal, f.resourceOwner);
   const limit = Math.min(f.limit || MAX_EVENTS, MAX_EVENTS);
   const types = [...new Set(f.eventTypes ?? [])];
   const driver: [AnyColumn, string] | undefined = f.aggregateId

@@ -26,6 +26,7 @@ import {
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { addProject } from '../../helpers/apps';
 import { defaultOrgId } from '../../helpers/context';
+import { addOrg } from '../../helpers/orgs';
 
 const SAML_ACS =
   '<md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" ' +
@@ -513,6 +514,19 @@ describe('ApplicationService', () => {
     expect(exact.applications.map((a) => a.name)).toEqual(['Office Beta']);
     const saml = await byProject([{ filter: { case: 'type', value: ApplicationType.SAML } }]);
     expect(saml.applications.map((a) => a.name)).toEqual(['Office SAML']);
+    // by the organization that owns the project: another organization's application is not among them
+    const elsewhere = await addProject(server, { orgId: (await addOrg(server, 'Elsewhere')).id, name: 'Far' });
+    await apps.createApplication({
+      projectId: elsewhere,
+      name: 'Office Far',
+      configuration: { case: 'api', value: {} },
+    });
+    const ofOrg = await apps.listApplications({
+      pagination: { limit: 1000 },
+      filters: [{ filter: { case: 'organizationId', value: orgId } }],
+    });
+    expect(ofOrg.applications.map((a) => a.name)).toContain('Office Beta');
+    expect(ofOrg.applications.every((a) => a.organizationId === orgId)).toBe(true);
     const wildcard = await byProject([
       { filter: { case: 'name', value: { name: '%', method: TextFilterMethod.CONTAINS } } },
     ]);

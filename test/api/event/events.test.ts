@@ -55,6 +55,25 @@ describe('EventService', () => {
     expect(JSON.stringify(seen.events.map((e) => e.payload))).not.toMatch(/\$argon2/);
   });
 
+  it("an organization's owner reads the events of that organization only", async () => {
+    const own = await addOrg(server, 'Owned events');
+    const other = await addOrg(server, 'Other events');
+    const member = await addUser(server, { orgId: own.id });
+    await addUser(server, { orgId: other.id });
+    const owner = await addMachineWithToken(server, own.id, { name: 'org owner', roles: ['ORG_OWNER'] });
+    const events = server.client(EventService, { token: owner.token });
+    const mine = await events.listEvents({ resourceOwner: own.id });
+    expect(mine.events.some((e) => e.aggregateId === member.id && e.type === 'user.human.added')).toBe(true);
+    expect(mine.events.every((e) => e.resourceOwner === own.id)).toBe(true);
+    // the password hash stays an instance writer's
+    expect(JSON.stringify(mine.events.map((e) => e.payload))).not.toMatch(/\$argon2/);
+    await expect(events.listEvents({})).rejects.toMatchObject({ code: Code.PermissionDenied });
+    await expect(events.listEvents({ resourceOwner: other.id })).rejects.toMatchObject({
+      code: Code.PermissionDenied,
+    });
+    await expect(events.listEventTypes({})).rejects.toMatchObject({ code: Code.PermissionDenied });
+  });
+
   it('a caller without events.read is refused; so is an anonymous one', async () => {
     const plain = await addMachineWithToken(server, (await addOrg(server, 'No events')).id, { name: 'plain' });
     const events = server.client(EventService, { token: plain.token });

@@ -6,6 +6,7 @@ import { EventService } from '../../../../gen/portcullis/event/v2/event_service_
 import { Field } from '../components/field';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
+import { useOrgScope } from '../scope';
 
 const PAGE = 50;
 
@@ -15,6 +16,7 @@ const PAGE = 50;
  */
 export function Events() {
   const t = useWords();
+  const scope = useOrgScope();
   const [type, setType] = useState('');
   const [aggregateId, setAggregateId] = useState('');
   const [editorUserId, setEditorUserId] = useState('');
@@ -34,7 +36,8 @@ export function Events() {
     eventTypes: type ? [type] : [],
     aggregateId: aggregateId.trim(),
     editorUserId: editorUserId.trim(),
-    resourceOwner: resourceOwner.trim(),
+    // the organization chosen in the switcher, unless another is typed
+    resourceOwner: resourceOwner.trim() || scope.orgId || '',
     position: cursors.at(-1),
     createdSince: instant(since),
     createdUntil: instant(until),
