@@ -180,6 +180,7 @@ describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () =
     await page.keyboard.press('Tab');
     const focused = await page.evaluate(() => document.activeElement?.getAttribute('href'));
     expect(focused).toBe('#main');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.keyboard.press('Enter');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
     await page.context().close();

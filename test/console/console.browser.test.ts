@@ -94,6 +94,7 @@ describe('console', () => {
     await signInAt(page, 'admin', server.adminPassword);
     await page.getByRole('heading', { name: 'Übersicht' }).waitFor();
     await expect(page.getByRole('button', { name: 'Abmelden' }).isVisible()).resolves.toBe(true);
+    await expect(page.locator('a[href="#main"]').textContent()).resolves.toBe('Zum Inhalt springen');
     await ctx.close();
   });
 });

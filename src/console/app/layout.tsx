@@ -26,7 +26,7 @@ export function Layout(props: {
   return (
     <>
       <a className="skip" href="#main">
-        {props.title}
+        {t.skipToContent}
       </a>
       <header className="top">
         <span className="brand">
