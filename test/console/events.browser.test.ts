@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openConsole, startConsole } from '../helpers/console';
+import { addOrgAdministrator, openConsole, startConsole } from '../helpers/console';
 import type { TestServer } from '../helpers/server';
 import { addUser } from '../helpers/users';
 
@@ -47,6 +47,23 @@ describe('console: events', () => {
     const minuteAgo = new Date(Date.now() - 60_000 - new Date().getTimezoneOffset() * 60_000);
     await page.getByLabel('Since').fill(minuteAgo.toISOString().slice(0, 16));
     await page.locator('.events li').filter({ hasText: 'Organization added' }).first().waitFor();
+    await page.context().close();
+  });
+
+  it("an organization's owner reads that organization's events, each type named", async () => {
+    const { org, login } = await addOrgAdministrator(server, 'Evented Org', 'ORG_OWNER');
+    await addUser(server, { orgId: org.id, username: 'evented-colleague' });
+    const page = await openConsole(browser, server, 'events', login);
+    const added = page.locator('.events li').filter({ hasText: 'Person added' }).first();
+    await added.waitFor();
+    await added.locator('summary').click();
+    expect(await added.locator('dd code').nth(2).textContent()).toBe(org.id);
+    // the filter offers every type by its name, the instance's and an organization's providers apart
+    const choices = await page.getByLabel('Event type').locator('option').allTextContents();
+    expect(choices).toContain('Organization identity provider added');
+    expect(choices).toContain('Instance identity provider added');
+    expect(choices.filter((c) => c === 'Identity provider added')).toEqual([]);
+    expect(choices.some((c) => c.includes('.'))).toBe(false);
     await page.context().close();
   });
 

@@ -6,6 +6,7 @@ import { EventService } from '../../../../gen/portcullis/event/v2/event_service_
 import { Field } from '../components/field';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
+import { eventLabel, labelledEventTypes } from '../event-labels';
 import { useOrgScope } from '../scope';
 
 const PAGE = 50;
@@ -30,7 +31,7 @@ export function Events() {
   };
   // positions before which each page starts: the last one is the current page's cursor
   const [cursors, setCursors] = useState<bigint[]>([]);
-  const types = useQuery(EventService.method.listEventTypes, {});
+  const lang = document.documentElement.lang;
   const list = useQuery(EventService.method.listEvents, {
     limit: PAGE,
     eventTypes: type ? [type] : [],
@@ -61,9 +62,9 @@ export function Events() {
         <Field id="event-type" label={t.eventType}>
           <select id="event-type" value={type} onChange={(e) => reset(setType)(e.target.value)}>
             <option value="">{t.any}</option>
-            {(types.data?.eventTypes ?? []).map((et) => (
+            {labelledEventTypes(lang).map((et) => (
               <option key={et.type} value={et.type}>
-                {et.name}
+                {et.label}
               </option>
             ))}
           </select>
@@ -90,7 +91,7 @@ export function Events() {
                         ? timestampDate(e.creationDate).toLocaleString(document.documentElement.lang)
                         : ''}
                     </time>{' '}
-                    <strong>{e.typeName}</strong> · {e.aggregateType} <code>{e.aggregateId}</code>
+                    <strong>{eventLabel(e.type, lang)}</strong> · {e.aggregateType} <code>{e.aggregateId}</code>
                     {e.editorDisplayName ? ` · ${e.editorDisplayName}` : ''}
                   </summary>
                   <dl className="facts">

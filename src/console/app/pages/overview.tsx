@@ -10,6 +10,7 @@ import { ProjectService } from '../../../../gen/portcullis/project/v2/project_se
 import { UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
+import { eventLabel } from '../event-labels';
 import { usePermissions } from '../permissions';
 import { useOrgScope } from '../scope';
 
@@ -168,7 +169,7 @@ function RecentEvents({ orgId, follow }: { orgId?: string; follow: (to: string) 
             return (
               <li key={String(e.position)}>
                 <time dateTime={at?.toISOString()}>{at?.toLocaleString(document.documentElement.lang)}</time>{' '}
-                <strong>{e.typeName}</strong>
+                <strong>{eventLabel(e.type, document.documentElement.lang)}</strong>
                 {e.editorDisplayName ? ` · ${e.editorDisplayName}` : ''}
               </li>
             );
