@@ -26,7 +26,7 @@ export interface DefaultedSetting<T> extends SettingBase<T> {
 
 /**
  * A setting without a literal default: unset means absent, or a value `loadConfig` derives from other
- * settings; `whenUnset` says which, as the README shows it.
+ * settings; `whenUnset` says which, as docs/settings.md shows it.
  */
 export interface OptionalSetting<T> extends SettingBase<T> {
   whenUnset: string;
@@ -67,7 +67,7 @@ function url(protocols: string[]): Parser<string> {
 
 /**
  * Every setting Portcullis reads, declared once: name, default, parser and meaning. `loadConfig` reads
- * through these declarations and the README's settings table is checked against them by a test.
+ * through these declarations and the settings table of docs/settings.md is checked against them by a test.
  */
 const S = {
   port: {
@@ -104,7 +104,8 @@ const S = {
     parse: (raw) => (raw === 'memory://' ? raw : path.resolve(raw)),
     meaning:
       'Folder for PGlite data, the admin PAT and the generated master key (on PostgreSQL in a folder of each ' +
-      'database inside it, see "The data folder"); `memory://` keeps the database in memory.',
+      'database inside it, see [The data folder](postgresql.md#the-data-folder)); `memory://` keeps the ' +
+      'database in memory.',
   },
   dbConnectTimeoutMs: {
     env: 'PORTCULLIS_DB_CONNECT_TIMEOUT',
@@ -141,7 +142,8 @@ const S = {
     whenUnset: '(unset)',
     parse: readReplicaUrl,
     meaning:
-      'Hot standbys of the primary that serve the API reads which tolerate a little lag (see "Read replicas"); ' +
+      'Hot standbys of the primary that serve the API reads which tolerate a little lag ' +
+      '(see [Read replicas](postgresql.md#read-replicas)); ' +
       'unset, everything reads DATABASE_URL. Several hosts (postgres://r1,r2/db) are tried in order by each ' +
       'connection, not balanced: it takes the first that answers (with `target_session_attrs=standby` or ' +
       '`prefer-standby`, the first standby; `read-only` is refused, as the driver would refuse every hot standby). ' +
@@ -287,15 +289,15 @@ const S = {
   },
 } satisfies Record<string, DefaultedSetting<unknown> | OptionalSetting<unknown>>;
 
-/** The declarations in README order. */
+/** The declarations in the order of docs/settings.md. */
 export const SETTINGS: Setting[] = Object.values(S);
 
-/** What the README's default column shows for a setting. */
+/** What the default column of docs/settings.md shows for a setting. */
 export function documentedDefault(s: Setting): string {
   return 'default' in s ? s.default : s.whenUnset;
 }
 
-/** The README's settings table rows, rendered from the declarations (the README test compares them). */
+/** The rows of the settings table in docs/settings.md, rendered from the declarations (a test compares them). */
 export function settingsTableRows(): string[] {
   return SETTINGS.map((s) => `| \`${s.env}\` | \`${documentedDefault(s)}\` | ${s.meaning} |`);
 }

@@ -1,8 +1,8 @@
 import { PERMISSIONS, type Permission, ROLE_NAMES, ROLES, type RoleName } from './roles';
 
 /**
- * The README's role → permission table, rendered from the one table in roles.ts. A test compares the
- * README with this output, so the documentation cannot drift from the code.
+ * The role → permission table of docs/permissions.md, rendered from the one table in roles.ts. A test
+ * compares the document with this output, so the documentation cannot drift from the code.
  */
 export function rolesTableMarkdown(): string {
   const header = `| permission | ${ROLE_NAMES.join(' | ')} |`;

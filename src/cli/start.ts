@@ -9,7 +9,7 @@ import { waitForSignal } from './signals';
 const HELP = `Usage: portcullis start [--port N]
 
 Starts the server: Connect/gRPC/gRPC-web API, OIDC endpoints, hosted login and v1 routes on one port.
-Every setting comes from the environment (see the README's settings table); --port overrides PORT.
+Every setting comes from the environment (see docs/settings.md); --port overrides PORT.
 
 Options:
   --port N    listen on port N (default: $PORT or 8080)

@@ -21,7 +21,7 @@ const asCheck = (parse: (s: string) => unknown) => (s: string) => {
   return typeof r === 'string' ? r : undefined;
 };
 
-/** Every scheme we verify; the README's "Password hash formats" section documents each form. */
+/** Every scheme we verify; docs/password-hashes.md documents each form. */
 const FORMATS: HashFormat[] = [
   { prefix: /^\$argon2(id|i|d)\$/, check: checkArgon2, verify: verifyArgon2 },
   { prefix: /^\$pbkdf2(-sha1|-sha256|-sha512)?\$/, check: asCheck(parsePbkdf2), verify: verifyPbkdf2 },

@@ -2,7 +2,7 @@ import type { OidcAppConfig } from './model';
 import { parseUrl } from '../validate/url';
 
 export interface ComplianceProblem {
-  /** stable key, documented in the README section "Applications" */
+  /** stable key, documented in docs/applications.md */
   key: string;
   message: string;
 }
