@@ -187,7 +187,7 @@ describe.skipIf(onPostgres)('PostgreSQL primary and synchronous standby', () => 
       await Promise.all(load);
     }
     const unavailable = statuses.filter((s) => s === 503).length;
-    // What an operator would want to know; README "A primary and a standby: failover" quotes it.
+    // What an operator would want to know; docs/postgresql.md, "A primary and a standby: failover", quotes it.
     console.info(
       `failover: ${statuses.length} responses, ${unavailable} answered 503, ${created.length} users created, ` +
         `${signedIn.length} sign-ins, ${revoked.length} revocations; both replicas served writes again ` +

@@ -19,3 +19,51 @@ describe('docs/settings.md', () => {
     expect(documented.sort()).toEqual(SETTINGS.map((s) => s.env).sort());
   });
 });
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+function anchorOf(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The anchors of a markdown file's headings (outside code blocks). */
+function anchorsOf(file: string): Set<string> {
+  const anchors = new Set<string>();
+  let fence = false;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('```')) fence = !fence;
+    const heading = !fence && /^#{1,6} (.*)$/.exec(line);
+    if (heading) anchors.add(anchorOf(heading[1]));
+  }
+  return anchors;
+}
+
+describe('the README and docs/', () => {
+  const root = path.resolve(import.meta.dirname, '../..');
+  const pages = ['README.md', 'CONTRIBUTING.md', ...fs.readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`)]
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(root, f));
+
+  it('link to files and headings that exist', () => {
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = fs.readFileSync(page, 'utf8').replace(/^```[\s\S]*?^```$/gm, '');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        const [file, anchor] = target.split('#');
+        const resolved = file ? path.resolve(path.dirname(page), file) : page;
+        const name = `${path.relative(root, page)} → ${target}`;
+        if (!fs.existsSync(resolved)) broken.push(`${name}: no such file`);
+        else if (anchor && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor))
+          broken.push(`${name}: no such heading`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('name no README section that moved to docs/', () => {
+    for (const page of pages) expect(fs.readFileSync(page, 'utf8')).not.toMatch(/README's "|README,? "/);
+  });
+});

@@ -3,7 +3,7 @@
  * `DATABASE_URL=postgres://…/db npx tsx test/helpers/with-pgbouncer.ts [vitest arguments]` (`npm run
  * test:pgbouncer`); without test files it runs the OIDC and API smoke set below. Each test's fresh
  * database is still made directly on DATABASE_URL; the servers reach it through PgBouncer, with prepared
- * statements and pipelining off and LISTEN on a direct connection, as the README tells operators to run.
+ * statements and pipelining off and LISTEN on a direct connection, as docs/postgresql.md tells operators to run.
  */
 import { spawn } from 'node:child_process';
 import { startPgBouncer } from './pgbouncer';

@@ -8,7 +8,7 @@ import { ROOT } from '../../helpers/process';
 import { startTestServer, type TestServer } from '../../helpers/server';
 
 /**
- * The README's Go recipe, run as written: generate the Go stubs with buf.gen.go.yaml (local
+ * The Go recipe of docs/api.md, run as written: generate the Go stubs with buf.gen.go.yaml (local
  * protoc-gen-go and protoc-gen-go-grpc), build test/clients/go/getinstance in GOPATH mode against
  * Debian's Go packages under /usr/share/gocode, and call GetInstance over gRPC on a real server.
  * The program also links grpc-go's own reflection package and genproto's errdetails: a duplicate

@@ -1,6 +1,6 @@
 // Command getinstance calls portcullis.instance.v2.InstanceService/GetInstance over gRPC with a
-// personal access token and prints the response as JSON. It is the Go client of the README's
-// "Go clients" recipe and is built and run by test/clients/go/getinstance.test.ts.
+// personal access token and prints the response as JSON. It is the Go client of the "Go clients"
+// recipe in docs/api.md and is built and run by test/clients/go/getinstance.test.ts.
 //
 //	PORTCULLIS_PAT=$(cat .portcullis/admin.pat) getinstance -addr localhost:8080
 //
