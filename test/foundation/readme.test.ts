@@ -40,6 +40,18 @@ function anchorsOf(file: string): Set<string> {
   return anchors;
 }
 
+/** The anchors of a page's sections (## and ###, outside code blocks), in order. */
+function sectionAnchors(file: string): string[] {
+  const anchors: string[] = [];
+  let fence = false;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.startsWith('```')) fence = !fence;
+    const heading = !fence && /^#{2,3} (.*)$/.exec(line);
+    if (heading) anchors.push(anchorOf(heading[1]));
+  }
+  return anchors;
+}
+
 describe('the README and docs/', () => {
   const root = path.resolve(import.meta.dirname, '../..');
   const pages = ['README.md', 'CONTRIBUTING.md', ...fs.readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`)]
@@ -61,6 +73,17 @@ describe('the README and docs/', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('each start with a contents list of their sections', () => {
+    for (const page of pages.filter((p) => !p.endsWith('CONTRIBUTING.md'))) {
+      const text = fs.readFileSync(page, 'utf8');
+      const contents = /^Contents:\n((?:\s*- .*\n)+)/m.exec(text);
+      expect(contents, page).not.toBeNull();
+      expect(text.indexOf('Contents:'), `${page}: contents at the top`).toBeLessThan(1000);
+      const listed = [...contents![1].matchAll(/\(#([^)]+)\)/g)].map((m) => m[1]);
+      expect(listed, page).toEqual(sectionAnchors(page));
+    }
   });
 
   it('name no README section that moved to docs/', () => {
