@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, pgTable, text } from 'drizzle-orm/pg-core';
+import { outboxColumns, outboxDueIndex } from './outbox-columns';
 
 /**
  * Outbox of OpenID Connect Back-Channel Logout: one row per client to tell that a session ended,
@@ -20,16 +20,7 @@ export const logoutDeliveries = pgTable(
     sessionId: text('session_id').notNull(),
     /** organization of the session, the resource owner of the delivery's events */
     orgId: text('org_id').notNull(),
-    /** PENDING | SENT | FAILED */
-    status: text('status').notNull().default('PENDING'),
-    attempts: integer('attempts').notNull().default(0),
-    lastError: text('last_error'),
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
+    ...outboxColumns(),
   },
-  (t) => [
-    index('logout_deliveries_pending_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'PENDING'`),
-    index('logout_deliveries_session_idx').on(t.sessionId),
-  ],
+  (t) => [outboxDueIndex('logout_deliveries', t), index('logout_deliveries_session_idx').on(t.sessionId)],
 );

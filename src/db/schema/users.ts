@@ -10,6 +10,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { outboxColumns, outboxDueIndex } from './outbox-columns';
 
 /**
  * Human and machine users in one table (v2 has one CreateUser). Columns that only apply to one type
@@ -151,16 +152,10 @@ export const notifications = pgTable(
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull(),
     body: text('body').notNull(),
-    status: text('status').notNull().default('PENDING'),
-    attempts: integer('attempts').notNull().default(0),
-    lastError: text('last_error'),
-    /** a failed delivery is retried from this time on */
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
+    ...outboxColumns(),
   },
   (t) => [
-    index('notifications_pending_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'PENDING'`),
+    outboxDueIndex('notifications', t),
     index('notifications_user_idx').on(t.userId, t.createdAt),
     index('notifications_recipient_idx').on(sql`lower(${t.recipient})`, t.createdAt),
   ],
