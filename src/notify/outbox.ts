@@ -2,8 +2,6 @@ import { notifications } from '../db/schema/index';
 import type { Db } from '../db/client';
 import { newId } from '../domain/ids';
 import { type MessageInput, renderMessage } from './templates';
-// The delivery job registers itself with the process's background jobs when the outbox is in use.
-import './delivery';
 
 /**
  * Writes rendered messages into the outbox, in the caller's transaction: a message exists exactly

@@ -1,9 +1,9 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
-import { deliverPending } from '../../../src/notify/delivery';
+import { notificationOutbox } from '../../../src/notify/delivery';
 import { startTestServer, type TestServer } from '../../helpers/server';
-import { defaultOrgId } from '../../helpers/context';
+import { defaultOrgId, systemCtx } from '../../helpers/context';
 
 /** A minimal SMTP server on loopback that records each message it accepts. */
 function startSmtpSink(): Promise<{ port: number; messages: string[]; close: () => void }> {
@@ -81,8 +81,8 @@ describe('notification outbox delivery', () => {
       sentByReplicas.push(m.id);
     };
     await Promise.all([
-      deliverPending(server.app.database.db, replica),
-      deliverPending(server.app.database.db, replica),
+      notificationOutbox.deliverBatch(systemCtx(server), replica),
+      notificationOutbox.deliverBatch(systemCtx(server), replica),
     ]);
     let rows: { id: string; status: string; userId: string }[] = [];
     for (let i = 0; i < 100; i++) {

@@ -1,54 +1,18 @@
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
-import { systemPrincipal } from '../../../authz/principal';
 import { loadMasterKey } from '../../../crypto/keys/master-key';
 import { logoutDeliveries } from '../../../db/schema/index';
 import type { Deps } from '../../../deps';
-import type { Job } from '../../../jobs';
-import type { Ctx } from '../../context';
-import { execute } from '../../execute';
 import { guardedFetch, OutboundRefused } from '../../outbound/guarded-fetch';
 import { isDevelopmentIssuer } from '../../outbound/development';
+import { defineOutbox } from '../../outbox/outbox';
 import { currentSigningKey } from '../web-keys';
 import { signLogoutToken } from './token';
 
-/** How long a claimed row is hidden from other replicas while one of them delivers it. */
-const LEASE_SECONDS = 60;
-const BATCH = 20;
 export const MAX_LOGOUT_ATTEMPTS = 5;
 const TIMEOUT_MS = 5000;
 /** The answer's body is not read; a relying party has no reason to send more than a few bytes. */
 const MAX_ANSWER_BYTES = 64 * 1024;
-const SERVICE = 'oidc/backchannel-logout';
 
 type Delivery = typeof logoutDeliveries.$inferSelect;
-
-/** Seconds until the next attempt after `attempts` failed ones: 5, 10, 20, 40. */
-export function logoutRetryDelay(attempts: number): number {
-  return 5 * 2 ** (attempts - 1);
-}
-
-/**
- * Claims due PENDING rows with `FOR UPDATE SKIP LOCKED`, counting the attempt and pushing the next
- * one past a lease in the same statement: replicas claim disjoint rows, and a replica that dies
- * mid-delivery leaves its rows to be retried after the lease.
- */
-async function claimDue(ctx: Ctx): Promise<Delivery[]> {
-  const due = ctx.db
-    .select({ id: logoutDeliveries.id })
-    .from(logoutDeliveries)
-    .where(and(eq(logoutDeliveries.status, 'PENDING'), lte(logoutDeliveries.nextAttemptAt, sql`now()`)))
-    .orderBy(logoutDeliveries.nextAttemptAt)
-    .limit(BATCH)
-    .for('update', { skipLocked: true });
-  return ctx.db
-    .update(logoutDeliveries)
-    .set({
-      attempts: sql`${logoutDeliveries.attempts} + 1`,
-      nextAttemptAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})`,
-    })
-    .where(inArray(logoutDeliveries.id, due))
-    .returning();
-}
 
 /**
  * POSTs the logout token as a form (Back-Channel Logout 1.0 §2.5) through the guarded fetcher: the URI
@@ -76,99 +40,45 @@ async function post(uri: string, token: string, development: boolean): Promise<v
   if (res.status < 200 || res.status > 299) throw new Error(`HTTP ${res.status}`);
 }
 
-async function record(ctx: Ctx, d: Delivery, error: string | undefined): Promise<void> {
-  const failed = error !== undefined && d.attempts >= MAX_LOGOUT_ATTEMPTS;
-  await execute(ctx, async (work) => {
-    if (error === undefined) {
-      await work.tx
-        .update(logoutDeliveries)
-        .set({ status: 'SENT', sentAt: new Date(), lastError: null })
-        .where(eq(logoutDeliveries.id, d.id));
-    } else {
-      await work.tx
-        .update(logoutDeliveries)
-        .set({
-          status: failed ? 'FAILED' : 'PENDING',
-          lastError: error.slice(0, 500),
-          nextAttemptAt: sql`now() + make_interval(secs => ${logoutRetryDelay(d.attempts)})`,
-        })
-        .where(eq(logoutDeliveries.id, d.id));
-    }
-    const base = { aggregateType: 'session' as const, aggregateId: d.sessionId, resourceOwner: d.orgId };
-    const ids = { clientId: d.clientId, deliveryId: d.id, attempts: d.attempts };
-    if (error === undefined) work.push({ ...base, type: 'session.logout_token.sent', payload: ids });
-    else if (failed) work.push({ ...base, type: 'session.logout_token.failed', payload: { ...ids, error } });
-  });
-}
-
-/** Delivers one batch of due logout tokens, concurrently; returns how many rows it claimed. */
-export async function deliverDueLogouts(deps: Deps): Promise<number> {
-  const ctx: Ctx = {
-    db: deps.database.db,
-    instanceId: deps.instanceId,
-    principal: systemPrincipal(deps.instanceId, SERVICE),
-    service: SERVICE,
-  };
-  const batch = await claimDue(ctx);
-  if (batch.length === 0) return 0;
-  const key = await currentSigningKey(ctx, loadMasterKey(deps.config));
-  const results = await Promise.all(
-    batch.map(async (d) => {
-      try {
-        const token = await signLogoutToken(key, {
-          issuer: deps.config.externalUrl,
-          clientId: d.clientId,
-          userId: d.userId,
-          sessionId: d.sessionId,
-          jti: d.id,
-        });
-        await post(d.uri, token, isDevelopmentIssuer(deps.config.externalUrl));
-        return undefined;
-      } catch (err) {
-        return String((err as Error)?.message ?? err);
-      }
-    }),
-  );
-  // Recorded one after the other: PGlite has one connection, and each record is its own command.
-  for (const [i, d] of batch.entries()) await record(ctx, d, results[i]);
-  return batch.length;
-}
-
-const running = new WeakMap<Deps, { again: boolean; done: Promise<void> }>();
+const eventOf = (d: Delivery) => ({
+  aggregateType: 'session' as const,
+  aggregateId: d.sessionId,
+  resourceOwner: d.orgId,
+});
+const idsOf = (d: Delivery) => ({ clientId: d.clientId, deliveryId: d.id, attempts: d.attempts });
 
 /**
- * Runs the delivery now (after a session ended) instead of waiting for the job's next tick. A call
- * while a run is under way makes that run go once more, so rows committed meanwhile are not left
- * for the interval. The promise settles when the rows due now have been tried.
+ * Logout tokens to the relying parties' back-channel URIs, all of a batch at once (each may wait for its
+ * timeout): a claimed row is hidden for a minute, a failed one retried after 5, 10, 20 and 40 s, and
+ * FAILED after the 5th attempt. The token is signed at each attempt with the key active then.
  */
-export function deliverLogoutsNow(deps: Deps): Promise<void> {
-  const current = running.get(deps);
-  if (current) {
-    current.again = true;
-    return current.done;
-  }
-  const state = { again: true, done: Promise.resolve() };
-  state.done = (async () => {
-    try {
-      while (state.again) {
-        state.again = false;
-        while ((await deliverDueLogouts(deps)) === BATCH) {
-          // keep going while full batches come back
-        }
-      }
-    } catch (err) {
-      deps.log.warn({ err }, 'back-channel logout delivery failed; the job retries');
-    } finally {
-      running.delete(deps);
-    }
-  })();
-  running.set(deps, state);
-  return state.done;
-}
+export const logoutOutbox = defineOutbox({
+  name: 'backchannel-logout-delivery',
+  table: logoutDeliveries,
+  pollMs: 5000,
+  batch: 20,
+  leaseSeconds: 60,
+  maxAttempts: MAX_LOGOUT_ATTEMPTS,
+  retryDelay: (attempts) => 5 * 2 ** (attempts - 1),
+  parallel: true,
+  async sender(deps, ctx) {
+    const key = await currentSigningKey(ctx, loadMasterKey(deps.config));
+    const development = isDevelopmentIssuer(deps.config.externalUrl);
+    return async (d) => {
+      const claims = { clientId: d.clientId, userId: d.userId, sessionId: d.sessionId, jti: d.id };
+      const token = await signLogoutToken(key, { issuer: deps.config.externalUrl, ...claims });
+      await post(d.uri, token, development);
+    };
+  },
+  events: {
+    service: 'oidc/backchannel-logout',
+    sent: (d) => ({ ...eventOf(d), type: 'session.logout_token.sent', payload: idsOf(d) }),
+    failed: (d, error) => ({ ...eventOf(d), type: 'session.logout_token.failed', payload: { ...idsOf(d), error } }),
+  },
+});
+
+/** Delivers the logout tokens due now (after a session ended) instead of waiting for the job's next tick. */
+export const deliverLogoutsNow = (deps: Deps): Promise<void> => logoutOutbox.deliverNow(deps);
 
 /** Retries what is due (failed attempts after their back-off, rows whose replica died mid-delivery). */
-export const logoutDeliveryJob: Job = {
-  name: 'backchannel-logout-delivery',
-  intervalMs: 5000,
-  run: (deps) => deliverLogoutsNow(deps),
-};
+export const logoutDeliveryJob = logoutOutbox.job;
