@@ -10,7 +10,7 @@ const senders = new WeakMap<Deps, Sender>();
 
 /**
  * The notification outbox: a message is claimed for 5 minutes while one replica sends it, retried
- * after 20 s, 40 s, 80 s, 160 s, and FAILED after the 5th attempt.
+ * after 20 s, 40 s, 80 s, 160 s, and FAILED after the 5th attempt; finished messages are removed after a day.
  */
 export const notificationOutbox = defineOutbox({
   name: 'notification-delivery',
@@ -20,6 +20,9 @@ export const notificationOutbox = defineOutbox({
   leaseSeconds: 300,
   maxAttempts: 5,
   retryDelay: (attempts) => 10 * 2 ** attempts,
+  // A message's body holds its one-time code in plain text: sent and failed messages go after a day,
+  // long past every code's expiry and the 15 minutes the mail throttle counts (domain/user/code-delivery.ts).
+  keepFinishedSeconds: 86_400,
   sender(deps) {
     let send = senders.get(deps);
     if (!send) {

@@ -60,6 +60,8 @@ export const logoutOutbox = defineOutbox({
   leaseSeconds: 60,
   maxAttempts: MAX_LOGOUT_ATTEMPTS,
   retryDelay: (attempts) => 5 * 2 ** (attempts - 1),
+  // what happened to each notice stays in the events (session.logout_token.*); the rows go after a week
+  keepFinishedSeconds: 7 * 86_400,
   parallel: true,
   async sender(deps, ctx) {
     const key = await currentSigningKey(ctx, loadMasterKey(deps.config));
