@@ -16,7 +16,16 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'fast', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: ['test/**/*.browser.test.ts'] },
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: ['test/**/*.browser.test.ts'],
+          // A worker keeps the modules it loaded from one file to the next instead of evaluating the server's
+          // ~600 modules and their dependencies again for every file: the suite takes a quarter of the time.
+          // It is safe because every file starts servers of its own and per-server state lives in the runtime
+          // each server builds (src/wiring.ts), not in module-level variables.
+          isolate: false,
+        },
       },
       {
         extends: true,
