@@ -17,7 +17,7 @@ import { userCountCompactionJob } from './domain/user/counts';
 import { userUniqueConstraints } from './domain/user/add-users';
 import { idpUniqueConstraints } from './domain/idp/links';
 import type { Job } from './jobs';
-import { notificationDeliveryJob } from './notify/delivery';
+import { notificationDeliveryJob } from './domain/notification/outbox';
 import { m2mCleanupJob } from './oidc/grants/jwt-bearer';
 import { keyRotationJob, oidcCleanupJob } from './oidc/jobs';
 

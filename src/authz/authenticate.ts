@@ -1,12 +1,12 @@
 import { maySignIn, TOKEN_USE } from '../domain/session/may-sign-in';
-import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
-import { orgs, personalAccessTokens, users } from '../db/schema/index';
 import { sha256Hex } from '../crypto/random';
 import { createCache, invalidateAfterCommit } from '../domain/cache';
 import { unauthenticated } from '../domain/errors';
 import type { UnitOfWork } from '../domain/execute';
-import { membershipsOf } from './memberships';
+import { membershipsOf } from '../domain/administrator/memberships';
+import { findUserStanding } from '../domain/user/access';
+import { findPersonalAccessToken } from '../domain/user/personal-access-tokens';
 import { Principal } from './principal';
 
 /** The request an access token came with, for the DPoP check (RFC 9449 §7): scheme, proof, htm, htu. */
@@ -54,13 +54,7 @@ export async function authenticateBearer(
   if (token.startsWith('pcp_')) {
     if (scheme !== 'Bearer') throw unauthenticated('a personal access token is sent with the Bearer scheme');
     const hash = sha256Hex(token);
-    const row = await patCache.get(hash, async () => {
-      const [found] = await db
-        .select({ userId: personalAccessTokens.userId, expiresAt: personalAccessTokens.expiresAt })
-        .from(personalAccessTokens)
-        .where(eq(personalAccessTokens.tokenHash, hash));
-      return found;
-    });
+    const row = await patCache.get(hash, () => findPersonalAccessToken(db, hash));
     if (!row) patCache.evict(hash);
     else if (!row.expiresAt || row.expiresAt.getTime() > Date.now()) identity = { userId: row.userId, kind: 'pat' };
   } else {
@@ -75,11 +69,7 @@ export async function authenticateBearer(
   if (!identity) throw unauthenticated('the token is invalid or expired');
   const userId = identity.userId;
   const user = await principalCache.get(userId, async () => {
-    const [row] = await db
-      .select({ orgId: users.orgId, state: users.state, orgState: orgs.state })
-      .from(users)
-      .innerJoin(orgs, eq(orgs.id, users.orgId))
-      .where(and(eq(users.id, userId)));
+    const row = await findUserStanding(db, userId);
     return row && { ...row, memberships: await membershipsOf(db, userId) };
   });
   // Users of a deactivated organization cannot call the API until it is activated again.

@@ -1,12 +1,10 @@
-import { and, eq } from 'drizzle-orm';
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
-import { applications } from '../db/schema/index';
 import type { Deps } from '../deps';
+import { activeConsoleClientId } from '../domain/instance/console-client';
 import { pickLocale } from '../login/i18n';
 import { sendStaticAsset } from '../http/static-asset';
 import { consoleBundle } from './bundle';
-import { CONSOLE_APP_ID } from './system-client';
 
 /**
  * Same-origin resources only and no inline script: the page is the bundle and what the public API
@@ -25,22 +23,13 @@ const CSP = [
 
 type App = 'console' | 'account';
 
-/** The console's client id, or undefined while the console is turned off (its application deactivated). */
-async function consoleClientId(deps: Deps): Promise<string | undefined> {
-  const [row] = await deps.database.db
-    .select({ clientId: applications.clientId })
-    .from(applications)
-    .where(and(eq(applications.id, CONSOLE_APP_ID), eq(applications.state, 'ACTIVE')));
-  return row?.clientId ?? undefined;
-}
-
 async function shell(c: Context, deps: Deps, app: App) {
   c.header('Content-Security-Policy', CSP);
   c.header('X-Frame-Options', 'DENY');
   c.header('Referrer-Policy', 'no-referrer');
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Cache-Control', 'no-store');
-  const clientId = await consoleClientId(deps);
+  const clientId = await activeConsoleClientId(deps.database.db);
   if (!clientId) return c.text('The console is turned off on this instance.', 404);
   const { version } = await consoleBundle();
   const locale = pickLocale(undefined, c.req.header('accept-language'));

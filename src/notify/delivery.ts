@@ -1,40 +1,22 @@
 import type { Transporter } from 'nodemailer';
-import { notifications } from '../db/schema/index';
 import type { Deps } from '../deps';
-import { defineOutbox, type Send } from '../domain/outbox/outbox';
+import type { Notification } from '../domain/notification/outbox';
+import type { Send } from '../domain/outbox/outbox';
 import { smsProviderFor } from './sms/index';
 
-export type Sender = Send<typeof notifications.$inferSelect>;
+export type Sender = Send<Notification>;
 
 const senders = new WeakMap<Deps, Sender>();
 
-/**
- * The notification outbox: a message is claimed for 5 minutes while one replica sends it, retried
- * after 20 s, 40 s, 80 s, 160 s, and FAILED after the 5th attempt; finished messages are removed after a day.
- */
-export const notificationOutbox = defineOutbox({
-  name: 'notification-delivery',
-  table: notifications,
-  pollMs: 1000,
-  batch: 20,
-  leaseSeconds: 300,
-  maxAttempts: 5,
-  retryDelay: (attempts) => 10 * 2 ** attempts,
-  // A message's body holds its one-time code in plain text: sent and failed messages go after a day,
-  // long past every code's expiry and the 15 minutes the mail throttle counts (domain/user/code-delivery.ts).
-  keepFinishedSeconds: 86_400,
-  sender(deps) {
-    let send = senders.get(deps);
-    if (!send) {
-      send = senderFor(deps);
-      senders.set(deps, send);
-    }
-    return send;
-  },
-});
-
-/** Sends the outbox: pending notifications, a batch at a time. */
-export const notificationDeliveryJob = notificationOutbox.job;
+/** How the notification outbox (src/domain/notification/outbox.ts) delivers a message: one sender per server. */
+export function notificationSender(deps: Deps): Sender {
+  let send = senders.get(deps);
+  if (!send) {
+    send = senderFor(deps);
+    senders.set(deps, send);
+  }
+  return send;
+}
 
 /** SMTP through nodemailer when PORTCULLIS_SMTP_URL is set; otherwise the message goes to the log. */
 function senderFor(deps: Deps): Sender {

@@ -1,6 +1,5 @@
 import type { Db } from '../db/client';
-import { notifications } from '../db/schema/index';
-import { newId } from '../domain/ids';
+import { enqueueMessages } from '../domain/notification/enqueue';
 
 /** Outbox kinds of one-time sign-in codes; the delivery job sends OTP_SMS through the SMS provider. */
 export type OtpNotificationKind = 'OTP_EMAIL' | 'OTP_SMS';
@@ -25,12 +24,13 @@ export async function enqueueOtpMessage(
           `It expires at ${until} UTC. If you did not try to sign in, change your password.`,
           '',
         ].join('\n');
-  await tx.insert(notifications).values({
-    id: newId(),
-    userId: m.userId,
-    kind: m.kind,
-    recipient: m.recipient,
-    subject: m.kind === 'OTP_SMS' ? 'SMS' : `Your ${m.issuer} sign-in code`,
-    body,
-  });
+  await enqueueMessages(tx, [
+    {
+      userId: m.userId,
+      kind: m.kind,
+      recipient: m.recipient,
+      subject: m.kind === 'OTP_SMS' ? 'SMS' : `Your ${m.issuer} sign-in code`,
+      body,
+    },
+  ]);
 }

@@ -18,6 +18,13 @@ const LAYERS: { name: string; paths: string[] }[] = [
 const SHARED_LEAVES = ['domain/validate/', 'domain/errors.ts'];
 
 /**
+ * The tables: only the database module itself and the domain read and write them. Everything else (the
+ * transports, authz/, notify/, the composition root) asks a domain function, so each query has one home.
+ */
+const SCHEMA = 'db/schema';
+const SCHEMA_USERS = ['db/', 'domain/'];
+
+/**
  * Transports that may use each other: the OpenID Provider's endpoints and the hosted login are one
  * browser-facing surface (the login finishes authorization requests, the endpoints render its pages).
  * Every transport may use the HTTP helpers in http/.
@@ -80,6 +87,9 @@ function breach(from: string, to: string): string | undefined {
   if (from.startsWith(BROWSER) && !to.startsWith(BROWSER)) return `${from} → ${to}: browser code imports server code`;
   const a = locate(from);
   if (!a) return `${from}: in no layer (add it to LAYERS)`;
+  if ((to === `${SCHEMA}.ts` || to.startsWith(`${SCHEMA}/`)) && !SCHEMA_USERS.some((p) => from.startsWith(p))) {
+    return `${from} → ${to}: only db/ and the domain query tables (call a domain function)`;
+  }
   const b = locate(to);
   if (!b) return undefined;
   if (b.layer > a.layer && !SHARED_LEAVES.some((p) => to.startsWith(p))) {
@@ -121,6 +131,12 @@ describe('layers of src/', () => {
     expect(breach('api/oidc/handlers.ts', 'login/flow.ts')).toMatch(/transport api\/ imports transport login\//);
     expect(breach('http/body-limit.ts', 'http/app.ts')).toMatch(/transport imports composition/);
     expect(breach('config.ts', 'domain/validate/duration.ts')).toBeUndefined();
+    expect(breach('console/routes.ts', 'db/schema/index.ts')).toMatch(/only db\/ and the domain query tables/);
+    expect(breach('authz/authenticate.ts', 'db/schema/users.ts')).toMatch(/only db\/ and the domain query tables/);
+    expect(breach('main.ts', 'db/schema.ts')).toMatch(/only db\/ and the domain query tables/);
+    expect(breach('domain/user/queries.ts', 'db/schema/index.ts')).toBeUndefined();
+    expect(breach('db/migrate.ts', 'db/schema/index.ts')).toBeUndefined();
+    expect(breach('console/routes.ts', 'db/client.ts')).toBeUndefined();
     expect(breach('http/app.ts', 'oidc/routes.ts')).toBeUndefined();
     expect(importsOf(join(SRC, 'api/router.ts')).some((t) => t.startsWith('api/'))).toBe(true);
   });

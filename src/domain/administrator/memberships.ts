@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { administrators } from '../db/schema/index';
-import type { Membership } from './principal';
+import type { Db } from '../../db/client';
+import { administrators } from '../../db/schema/index';
+import type { Membership } from '../../authz/principal';
 
+/** A user's administrator memberships: what their principal may do, and what `Principal.covers` compares. */
 export async function membershipsOf(db: Db, userId: string): Promise<Membership[]> {
   const rows = await db
     .select({

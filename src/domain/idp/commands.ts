@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { membershipsOf } from '../../authz/memberships';
+import { membershipsOf } from '../administrator/memberships';
 import { idpLinks, identityProviders } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';

@@ -1,4 +1,4 @@
-import { membershipsOf } from '../../authz/memberships';
+import { membershipsOf } from '../administrator/memberships';
 import { Principal } from '../../authz/principal';
 import type { Db } from '../../db/client';
 import { permissionDenied } from '../errors';

@@ -5,8 +5,8 @@ import type { UnitOfWork } from '../execute';
 
 /**
  * The console and the account page sign in through one OIDC application in a system project, with ids
- * fixed so that every replica and every start finds the same one (src/console/system-client.ts creates
- * them). Removing either takes the console away from everyone, the operator included, so no API call
+ * fixed so that every replica and every start finds the same one (console-client.ts creates them).
+ * Removing either takes the console away from everyone, the operator included, so no API call
  * may delete them; `portcullis admin recover` recreates them where the database lost them.
  */
 export const SYSTEM_PROJECT_ID = 'portcullis-system';

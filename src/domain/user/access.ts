@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { membershipsOf } from '../../authz/memberships';
+import { membershipsOf } from '../administrator/memberships';
 import type { Principal } from '../../authz/principal';
 import type { Permission } from '../../authz/roles';
 import type { Db } from '../../db/client';
@@ -12,6 +12,19 @@ export type UserRow = typeof users.$inferSelect;
 export type UserWithOrg = UserRow & { primaryDomain: string };
 
 export const userNotFound = () => notFound('Errors.User.NotFound', 'user not found');
+
+/** A user's organization and the states the sign-in rules read (may-sign-in.ts): the user's and its organization's. */
+export async function findUserStanding(
+  db: Db,
+  userId: string,
+): Promise<{ orgId: string; state: string; orgState: string } | undefined> {
+  const [row] = await db
+    .select({ orgId: users.orgId, state: users.state, orgState: orgs.state })
+    .from(users)
+    .innerJoin(orgs, eq(orgs.id, users.orgId))
+    .where(eq(users.id, userId));
+  return row;
+}
 
 /** Reads one user with its organization's primary domain; removed users only when asked. */
 export async function readUser(

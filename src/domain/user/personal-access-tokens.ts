@@ -1,3 +1,5 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/client';
 import { personalAccessTokens } from '../../db/schema/index';
 import { randomToken, sha256Hex } from '../../crypto/random';
 import { type UnitOfWork } from '../execute';
@@ -24,4 +26,16 @@ export async function addPersonalAccessToken(
     resourceOwner: input.orgId,
   });
   return { id, token, createdAt: row.createdAt };
+}
+
+/** The token stored under this SHA-256, for authenticating a request that presents it; expired ones too. */
+export async function findPersonalAccessToken(
+  db: Db,
+  tokenHash: string,
+): Promise<{ userId: string; expiresAt: Date | null } | undefined> {
+  const [found] = await db
+    .select({ userId: personalAccessTokens.userId, expiresAt: personalAccessTokens.expiresAt })
+    .from(personalAccessTokens)
+    .where(eq(personalAccessTokens.tokenHash, tokenHash));
+  return found;
 }

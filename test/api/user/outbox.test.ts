@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserService } from '../../../gen/portcullis/user/v2/user_service_pb';
-import { notificationOutbox } from '../../../src/notify/delivery';
+import { notificationOutbox } from '../../../src/domain/notification/outbox';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { defaultOrgId, systemCtx } from '../../helpers/context';
 

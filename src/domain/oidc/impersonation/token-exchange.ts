@@ -6,7 +6,7 @@ import { maySignIn, TOKEN_USE } from '../../session/may-sign-in';
  */
 import { type CryptoKey, decodeProtectedHeader, importSPKI, type JWTPayload, jwtVerify } from 'jose';
 import { Principal } from '../../../authz/principal';
-import { membershipsOf } from '../../../authz/memberships';
+import { membershipsOf } from '../../administrator/memberships';
 import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { oidcGrants, sessions } from '../../../db/schema/index';
