@@ -44,10 +44,11 @@ describe('console: access', () => {
       loginName: 'admin',
       password: server.adminPassword,
     });
+    await page.getByRole('button', { name: 'New authorization' }).click();
     await pickUser(page, 'authz-user', user.username);
     await page.locator('#authz-project').selectOption({ label: 'Bakery' });
     await page.getByRole('checkbox', { name: 'baker (baker)' }).check();
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('cell', { name: 'baker', exact: true }).waitFor();
     expect(
       await rows(server, `select role_keys from authorizations where user_id = '${user.id}' and state = 'ACTIVE'`),
@@ -55,8 +56,9 @@ describe('console: access', () => {
 
     const row = page.getByRole('row', { name: /Bakery/ });
     await row.getByRole('button', { name: 'Change roles' }).click();
-    await page.locator('#authz-edit-roles').getByRole('checkbox', { name: 'cashier (cashier)' }).check();
-    await page.getByRole('button', { name: 'Save' }).click();
+    const change = page.getByRole('dialog', { name: 'Change roles on “Bakery”' });
+    await change.locator('#authz-edit-roles').getByRole('checkbox', { name: 'cashier (cashier)' }).check();
+    await change.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('cell', { name: 'baker, cashier' }).waitFor();
     const { authorizations } = await server.client(AuthorizationService).listAuthorizations({ projectId });
     expect(authorizations.map((a) => a.roleKeys)).toEqual([['baker', 'cashier']]);
@@ -99,10 +101,11 @@ describe('console: access', () => {
       loginName: 'admin',
       password: server.adminPassword,
     });
+    await admin.getByRole('button', { name: 'New administrator' }).click();
     await pickUser(admin, 'admin-user', owner.username);
     await admin.getByLabel('Resource').selectOption({ label: 'Organization: Pastry Org' });
     await admin.getByRole('checkbox', { name: 'ORG_OWNER', exact: true }).check();
-    await admin.getByRole('button', { name: 'Add', exact: true }).click();
+    await admin.getByRole('dialog').getByRole('button', { name: 'Add', exact: true }).click();
     await admin.getByRole('cell', { name: 'Organization: Pastry Org' }).waitFor();
     expect(
       await rows(
@@ -116,7 +119,7 @@ describe('console: access', () => {
     const page = await openConsole(browser, server, 'organizations', who);
     await page.getByRole('cell', { name: 'Pastry Org' }).waitFor();
     expect(await page.locator('tbody tr td:first-child').allTextContents()).toEqual(['Pastry Org']);
-    await expect(page.getByRole('heading', { name: 'New organization' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'New organization' }).count()).resolves.toBe(0);
 
     await page.getByRole('link', { name: 'Administrators' }).click();
     await page.getByRole('cell', { name: 'ORG_OWNER' }).waitFor();
@@ -124,9 +127,11 @@ describe('console: access', () => {
     await page.getByRole('cell', { name: 'Organization: Pastry Org' }).waitFor();
     expect(await page.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(['Organization: Pastry Org']);
     // the instance is not theirs to give
+    await page.getByRole('button', { name: 'New administrator' }).click();
     const offered = await page.locator('#admin-resource option').allTextContents();
     expect(offered).toEqual(['Organization: Pastry Org']);
 
+    await page.keyboard.press('Escape');
     await page.getByRole('link', { name: 'Authorizations' }).click();
     await page.getByRole('heading', { name: 'Authorizations', level: 1 }).waitFor();
     await page
@@ -144,9 +149,10 @@ describe('console: access', () => {
       loginName: 'admin',
       password: server.adminPassword,
     });
+    await page.getByRole('button', { name: 'Grant to an organization' }).click();
     await page.locator('#grant-org').selectOption({ label: 'Flour Partner Org' });
     await page.locator('#grant-roles').getByRole('checkbox', { name: 'miller (miller)' }).check();
-    await page.getByRole('button', { name: 'Grant', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Grant', exact: true }).click();
     const row = page.getByRole('row', { name: /Flour Partner Org/ });
     await row.getByRole('cell', { name: 'miller', exact: true }).waitFor();
     expect(
@@ -174,7 +180,7 @@ describe('console: access', () => {
     await granted.getByRole('cell', { name: 'Flour Partner Org' }).waitFor();
     // only the granted role, and no change offered
     await expect(granted.getByRole('cell', { name: 'carrier' }).count()).resolves.toBe(0);
-    for (const name of ['Grant', 'Add role', 'Change roles', 'Delete'])
+    for (const name of ['Grant to an organization', 'New role', 'Change roles', 'Delete'])
       await expect(granted.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);
     await granted.context().close();
   });
@@ -183,13 +189,16 @@ describe('console: access', () => {
       loginName: 'admin',
       password: server.adminPassword,
     });
+    await page.getByRole('button', { name: 'New identity provider' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Partner SSO');
     await page.getByLabel('Issuer URL').fill('https://sso.partner.example');
     await page.getByLabel('Client ID').fill('portcullis-client');
     await page.getByLabel('Client secret').fill('s3cret-upstream');
     await page.getByRole('checkbox', { name: 'creates the account without asking' }).check();
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: '/idps/callback' }).waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
+    // the address to register at the provider, once it exists
+    await page.getByRole('dialog').getByText('/idps/callback').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).last().click();
     const row = page.getByRole('row', { name: /Partner SSO/ });
     await row.getByRole('cell', { name: 'OpenID Connect (OIDC)' }).waitFor();
     const { result } = await server.client(IdentityProviderService).listIdentityProviders({});
@@ -200,7 +209,7 @@ describe('console: access', () => {
     await row.getByRole('button', { name: 'Edit' }).click();
     expect(await page.getByLabel(/^Client secret/).inputValue()).toBe('');
     await page.getByLabel('Name', { exact: true }).fill('Partner Login');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
     const renamed = page.getByRole('row', { name: /Partner Login/ });
     await renamed.waitFor();
     // the secret left empty in the form is not erased

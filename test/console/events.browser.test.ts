@@ -20,9 +20,11 @@ describe('console: events', () => {
       password: server.adminPassword,
     });
     await page.locator('section[aria-busy="false"]').waitFor();
-    await page.getByLabel('Name', { exact: true }).fill('Audited Org');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
-    const orgId = (await page.locator('.ok code').textContent())!;
+    await page.getByRole('button', { name: 'New organization' }).click();
+    await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Audited Org');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: 'Audited Org', level: 1 }).waitFor();
+    const orgId = new URL(page.url()).pathname.split('/').at(-1)!;
 
     await page.getByRole('navigation').getByRole('link', { name: 'Events' }).click();
     await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();

@@ -41,20 +41,24 @@ describe('console: first start', () => {
       await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
     };
 
+    // each create action opens its form in a dialog
+    const dialog = page.getByRole('dialog');
     await section('Organizations');
-    await page.getByLabel('Name', { exact: true }).fill('Acme Journeys');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.getByRole('cell', { name: 'Acme Journeys' }).waitFor();
+    await page.getByRole('button', { name: 'New organization' }).click();
+    await dialog.getByLabel('Name', { exact: true }).fill('Acme Journeys');
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: 'Acme Journeys', level: 1 }).waitFor();
 
     await section('Projects');
-    await page.getByLabel('Organization').selectOption({ label: 'Acme Journeys' });
-    await page.getByLabel('Name', { exact: true }).fill('Acme Shop');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.getByRole('link', { name: 'Acme Shop' }).click();
+    await page.getByRole('button', { name: 'New project' }).click();
+    await dialog.getByLabel('Organization').selectOption({ label: 'Acme Journeys' });
+    await dialog.getByLabel('Name', { exact: true }).fill('Acme Shop');
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('heading', { name: 'Acme Shop', level: 1 }).waitFor();
-    await page.getByLabel('Key').fill('buyer');
-    await page.getByLabel('Display name').fill('Buyer');
-    await page.getByRole('button', { name: 'Add role' }).click();
+    await page.getByRole('button', { name: 'New role' }).click();
+    await dialog.getByLabel('Key').fill('buyer');
+    await dialog.getByLabel('Display name').fill('Buyer');
+    await dialog.getByRole('button', { name: 'Add role' }).click();
     await page.getByRole('cell', { name: 'buyer', exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'New application' }).click();
@@ -69,13 +73,16 @@ describe('console: first start', () => {
     await page.getByRole('heading', { name: 'Acme Storefront', level: 1 }).waitFor();
 
     await section('Users');
-    await page.getByLabel('Organization').selectOption({ label: 'Acme Journeys' });
-    await page.getByLabel('Given name').fill('Joan');
-    await page.getByLabel('Family name').fill('Clarke');
-    await page.getByLabel('Email').fill('joan@acme.example.com');
-    await page.getByLabel('Username').fill('joan');
-    await page.getByLabel(/Initial password/).fill('Joans-Initial-Passw0rd!');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('button', { name: 'New user' }).click();
+    await dialog.getByLabel('Organization').selectOption({ label: 'Acme Journeys' });
+    await dialog.getByLabel('Given name').fill('Joan');
+    await dialog.getByLabel('Family name').fill('Clarke');
+    await dialog.getByLabel('Email').fill('joan@acme.example.com');
+    await dialog.getByLabel('Username').fill('joan');
+    await dialog.getByLabel(/Initial password/).fill('Joans-Initial-Passw0rd!');
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: 'Joan Clarke', level: 1 }).waitFor();
+    await section('Users');
     await page.getByRole('cell', { name: 'Joan Clarke' }).waitFor();
     // her login name, as the list shows it, is what the operator tells her
     const loginName = (await page
@@ -87,13 +94,14 @@ describe('console: first start', () => {
     expect(loginName).toMatch(/^joan@/);
 
     await section('Authorizations');
+    await page.getByRole('button', { name: 'New authorization' }).click();
     await page.locator('#authz-user-search').fill('joan');
     const joan = page.locator('#authz-user option', { hasText: 'joan' });
     await joan.waitFor({ state: 'attached' });
     await page.locator('#authz-user').selectOption((await joan.getAttribute('value'))!);
     await page.locator('#authz-project').selectOption({ label: 'Acme Shop' });
     await page.getByRole('checkbox', { name: /buyer/ }).check();
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('cell', { name: 'buyer', exact: true }).waitFor();
 
     // the events page shows what the operator just did, newest first

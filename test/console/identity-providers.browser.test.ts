@@ -23,13 +23,15 @@ describe('console: identity provider kinds', () => {
 
   it('creates a GitHub provider, edits its scopes without its secret shown, the secret kept', async () => {
     const page = await openConsole(browser, server, 'identity-providers', admin());
+    await page.getByRole('button', { name: 'New identity provider' }).click();
     await page.getByLabel('Kind').selectOption({ label: 'GitHub' });
     await page.getByLabel('Name', { exact: true }).fill('Octo');
     await page.getByLabel('Client ID').fill('gh-client');
     await page.getByLabel('Client secret').fill('gh-secret');
     await page.getByLabel('Scopes, separated by spaces').fill('read:user user:email');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: '/idps/callback' }).waitFor();
+    await page.getByRole('dialog').getByText('/idps/callback').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).last().click();
     const row = page.getByRole('row', { name: /Octo/ });
     await row.getByRole('cell', { name: 'GitHub (OAuth)' }).waitFor();
     const created = await stored('Octo');
@@ -57,6 +59,7 @@ describe('console: identity provider kinds', () => {
 
   it('creates an LDAP provider with the values typed, shows the server message, edits its base DN', async () => {
     const page = await openConsole(browser, server, 'identity-providers', admin());
+    await page.getByRole('button', { name: 'New identity provider' }).click();
     await page.getByLabel('Kind').selectOption({ label: 'LDAP' });
     await page.getByLabel('Name', { exact: true }).fill('Directory');
     await page.getByLabel(/^Servers/).fill('ldaps://ldap.example.org:636 ldap://ldap2.example.org');
@@ -72,6 +75,8 @@ describe('console: identity provider kinds', () => {
     await page.getByRole('alert').filter({ hasText: 'timeout_seconds' }).waitFor();
     await page.getByLabel('Timeout in seconds').fill('5');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('dialog').getByText('The identity provider is created.').waitFor();
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).last().click();
     const row = page.getByRole('row', { name: /Directory/ });
     await row.getByRole('cell', { name: 'LDAP (LDAP)' }).waitFor();
     const created = await stored('Directory');

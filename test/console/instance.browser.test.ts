@@ -43,11 +43,14 @@ describe('console: instance', () => {
     const config = await addRelyingParty(server);
     const user = await addUser(server);
     const page = await openConsole(browser, server, 'instance', admin());
-    await page.getByLabel('Algorithm').selectOption({ label: 'ES256' });
-    await page.locator('form[aria-labelledby="key-create-title"]').getByRole('button', { name: 'Create' }).click();
-    const kid = (await page.locator('form[aria-labelledby="key-create-title"] [role="status"] code').textContent())!;
+    await page.getByRole('button', { name: 'New signing key' }).click();
+    await page.getByRole('dialog').getByLabel('Algorithm').selectOption({ label: 'ES256' });
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+    // the new key is listed as initial: published, not signing yet
+    const fresh = page.getByRole('row').filter({ hasText: 'ES256' }).filter({ hasText: 'Initial' });
+    await fresh.waitFor();
+    const kid = (await fresh.locator('code').first().textContent())!;
     const row = page.getByRole('row').filter({ hasText: kid });
-    await row.getByText('Initial').waitFor();
     const jwks = await (await fetch(`${server.url}/oauth/v2/keys`)).json();
     expect(jwks.keys.map((k: { kid: string }) => k.kid)).toContain(kid);
 

@@ -17,25 +17,40 @@ describe('console: organizations', () => {
   });
   afterAll(() => stop?.());
 
-  it('the instance owner creates an organization; an empty name shows the server message at the field', async () => {
+  it('the instance owner creates an organization in a dialog; an empty name shows the server message', async () => {
     const page = await openConsole(browser, server, 'organizations', {
       loginName: 'admin',
       password: server.adminPassword,
     });
     expect(new URL(page.url()).pathname).toBe('/ui/console/organizations');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    // no form stands open: a button opens it in a dialog, with focus on its field; Escape closes it
+    expect(await page.getByLabel('Name', { exact: true }).count()).toBe(0);
+    const opener = page.getByRole('button', { name: 'New organization' });
+    await opener.click();
+    const dialog = page.getByRole('dialog', { name: 'New organization' });
+    await dialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('org-name');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('New organization');
+
+    await opener.click();
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
     const error = page.locator('#org-name-error');
     await error.waitFor();
     expect(await error.textContent()).toMatch(/^name /);
     expect(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')).toBe('true');
 
     await page.getByLabel('Name', { exact: true }).fill('Acme Console Corp');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.getByRole('cell', { name: 'Acme Console Corp' }).waitFor();
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    // the new organization's page opens
+    await page.getByRole('heading', { name: 'Acme Console Corp', level: 1 }).waitFor();
     const [org] = await rows(server, `select id, state from orgs where name = 'Acme Console Corp'`);
     expect(org.state).toBe('ACTIVE');
+    expect(new URL(page.url()).pathname).toBe(`/ui/console/organizations/${org.id}`);
 
     // search narrows the list to the match
+    await page.getByRole('navigation').getByRole('link', { name: 'Organizations' }).click();
     await page.getByLabel('Search by name').fill('console corp');
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
     await page.context().close();
@@ -77,8 +92,8 @@ describe('console: organizations', () => {
     await page.getByRole('cell', { name: 'Owner Org' }).waitFor();
     const names = await page.locator('tbody tr td:first-child').allTextContents();
     expect(names).toEqual(['Owner Org']);
-    // creating organizations is the instance's business: the form is not offered
-    await expect(page.getByRole('heading', { name: 'New organization' }).count()).resolves.toBe(0);
+    // creating organizations is the instance's business: it is not offered
+    await expect(page.getByRole('button', { name: 'New organization' }).count()).resolves.toBe(0);
     await expect(page.getByRole('button', { name: 'Delete' }).count()).resolves.toBe(1);
     await page.context().close();
   });
@@ -87,7 +102,7 @@ describe('console: organizations', () => {
     const { login } = await addOrgAdministrator(server, 'Managed Org', 'ORG_USER_MANAGER');
     const page = await openConsole(browser, server, 'organizations', login);
     await page.getByRole('cell', { name: 'Managed Org' }).waitFor();
-    for (const name of ['Deactivate', 'Delete', 'Create'])
+    for (const name of ['Deactivate', 'Delete', 'New organization'])
       await expect(page.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);
     await page.context().close();
   });

@@ -21,19 +21,23 @@ describe('console: projects', () => {
 
   it('creates a project, opens it, adds a role (the server names a missing key), removes it after asking', async () => {
     const page = await openConsole(browser, server, 'projects', { loginName: 'admin', password: server.adminPassword });
-    await page.getByLabel('Name', { exact: true }).fill('Shop');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.getByRole('link', { name: 'Shop' }).click();
+    await page.getByRole('button', { name: 'New project' }).click();
+    await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Shop');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
+    // the new project's page opens
     await page.getByRole('heading', { name: 'Shop', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toMatch(/^\/ui\/console\/projects\/\d+$/);
 
-    await page.getByRole('button', { name: 'Add role' }).click();
+    await page.getByRole('button', { name: 'New role' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New role' });
+    await dialog.getByRole('button', { name: 'Add role' }).click();
     await page.locator('#role-key-error').waitFor();
     expect(await page.locator('#role-key-error').textContent()).toMatch(/^role_key /);
 
-    await page.getByLabel('Key').fill('shop.admin');
-    await page.getByLabel('Display name').fill('Shop administrator');
-    await page.getByRole('button', { name: 'Add role' }).click();
+    await dialog.getByLabel('Key').fill('shop.admin');
+    await dialog.getByLabel('Display name').fill('Shop administrator');
+    await dialog.getByRole('button', { name: 'Add role' }).click();
+    await dialog.waitFor({ state: 'detached' });
     await page.getByRole('cell', { name: 'shop.admin' }).waitFor();
     const projectId = new URL(page.url()).pathname.split('/').at(-1);
     expect(await rows(server, `select key from project_roles where project_id = '${projectId}'`)).toEqual([
@@ -53,15 +57,16 @@ describe('console: projects', () => {
 
   it('creates an OIDC web application whose client id and secret, copied from the page, sign a user in', async () => {
     const page = await openConsole(browser, server, 'projects', { loginName: 'admin', password: server.adminPassword });
-    await page.getByLabel('Name', { exact: true }).fill('Storefront');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.getByRole('link', { name: 'Storefront' }).click();
+    await page.getByRole('button', { name: 'New project' }).click();
+    await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Storefront');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('heading', { name: 'Storefront', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'New application' }).click();
-    await page.getByRole('button', { name: 'Next' }).click();
-    await page.locator('#app-name').fill('Storefront Web');
-    await page.getByLabel(/^Redirect URIs/).fill(REDIRECT);
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    const wizard = page.getByRole('dialog', { name: 'New application' });
+    await wizard.getByRole('button', { name: 'Next' }).click();
+    await wizard.locator('#app-name').fill('Storefront Web');
+    await wizard.getByLabel(/^Redirect URIs/).fill(REDIRECT);
+    await wizard.getByRole('button', { name: 'Create', exact: true }).click();
     const clientId = (await page.getByTestId('client-id').textContent())!;
     const clientSecret = (await page.getByTestId('client-secret').textContent())!;
     expect(clientId).toMatch(/@storefront$/);
@@ -91,7 +96,7 @@ describe('console: projects', () => {
     const user = await addUser(server);
     const page = await openConsole(browser, server, 'projects', { loginName: user.username, password: user.password });
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
-    await expect(page.getByRole('heading', { name: 'New project' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'New project' }).count()).resolves.toBe(0);
     await page.context().close();
   });
 });

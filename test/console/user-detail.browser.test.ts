@@ -23,12 +23,12 @@ describe('console: user detail', () => {
 
   it('creates a machine user; its token is shown once, works, and once removed is refused', async () => {
     const page = await openConsole(browser, server, 'users', admin());
-    await page.getByLabel('Kind').selectOption('machine');
-    const form = page.getByRole('form', { name: 'New user' });
+    await page.getByRole('button', { name: 'New user' }).click();
+    const form = page.getByRole('dialog', { name: 'New user' });
+    await form.getByLabel('Kind').selectOption('machine');
     await form.getByLabel('Username').fill('robot');
     await form.getByLabel('Name', { exact: true }).fill('Build robot');
     await form.getByRole('button', { name: 'Create' }).click();
-    await page.getByRole('link', { name: 'robot' }).click();
     await page.getByRole('heading', { name: 'Build robot' }).waitFor();
 
     await page.getByRole('button', { name: 'New token' }).click();

@@ -19,20 +19,24 @@ describe('console: users', () => {
 
   it('creates a human user; a missing given name is shown at its field; the user can sign in', async () => {
     const page = await openConsole(browser, server, 'users', { loginName: 'admin', password: server.adminPassword });
-    await page.getByLabel('Family name').fill('Hopper');
-    await page.getByLabel('Email').fill('grace@example.com');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('button', { name: 'New user' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New user' });
+    await dialog.getByLabel('Family name').fill('Hopper');
+    await dialog.getByLabel('Email').fill('grace@example.com');
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
     const error = page.locator('#user-givenName-error');
     await error.waitFor();
     expect(await error.textContent()).toContain('human.profile.given_name');
 
-    await page.getByLabel('Given name').fill('Grace');
-    await page.getByLabel('Username').fill('grace');
-    await page.getByLabel(/Initial password/).fill('Initial-Passw0rd!');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.getByRole('cell', { name: 'Grace Hopper' }).waitFor();
-    const [u] = await rows(server, `select state from users where username = 'grace'`);
+    await dialog.getByLabel('Given name').fill('Grace');
+    await dialog.getByLabel('Username').fill('grace');
+    await dialog.getByLabel(/Initial password/).fill('Initial-Passw0rd!');
+    await dialog.getByRole('button', { name: 'Create', exact: true }).click();
+    // the new user's page opens
+    await page.getByRole('heading', { name: 'Grace Hopper', level: 1 }).waitFor();
+    const [u] = await rows(server, `select id, state from users where username = 'grace'`);
     expect(u.state).toBe('ACTIVE');
+    expect(new URL(page.url()).pathname).toBe(`/ui/console/users/${u.id}`);
     await page.context().close();
 
     // Grace signs in with the initial password and must choose her own first
@@ -80,7 +84,8 @@ describe('console: users', () => {
     const logins = await page.locator('tbody tr td:nth-child(2)').allTextContents();
     expect(logins.every((l) => l.endsWith(`@${org.primaryDomain}`))).toBe(true);
     expect(logins.some((l) => l.startsWith('admin@'))).toBe(false);
-    const choices = await page.getByLabel('Organization').locator('option').allTextContents();
+    await page.getByRole('button', { name: 'New user' }).click();
+    const choices = await page.getByRole('dialog').getByLabel('Organization').locator('option').allTextContents();
     expect(choices).toEqual(['Managed Users Org']);
     await page.context().close();
   });

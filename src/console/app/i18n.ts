@@ -396,6 +396,7 @@ const en = {
   ownPolicy: 'The organization has its own login policy.',
   // idp kinds
   newIdp: 'New identity provider',
+  idpCreated: 'The identity provider is created.',
   idpKeep: (label: string) => `${label} (empty keeps the stored one)`,
   idpSpaced: (label: string) => `${label}, separated by spaces`,
   idpClientAuth: 'Client authentication',
@@ -853,6 +854,7 @@ const de: Words = {
   ownPolicy: 'Die Organisation hat eine eigene Anmelderichtlinie.',
   // idp kinds
   newIdp: 'Neuer Identitätsanbieter',
+  idpCreated: 'Der Identitätsanbieter ist angelegt.',
   idpKeep: (label: string) => `${label} (leer behält den gespeicherten Wert)`,
   idpSpaced: (label: string) => `${label}, durch Leerzeichen getrennt`,
   idpClientAuth: 'Client-Authentifizierung',

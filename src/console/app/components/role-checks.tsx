@@ -1,6 +1,7 @@
 /** @jsxImportSource react */
 import { type FormEvent, useState } from 'react';
 import { useWords } from '../context';
+import { Dialog, DialogActions } from './dialog';
 import { Failure } from './status';
 
 /** A group of role checkboxes: ticking one adds its key to `value`, unticking removes it. */
@@ -37,14 +38,12 @@ export function RoleChecks(props: {
 }
 
 /**
- * A form that replaces a set of roles (an authorization's, a grant's, a membership's): the ticks, Save and
+ * A dialog that replaces a set of roles (an authorization's, a grant's, a membership's): the ticks, Save and
  * Cancel, and the API's refusal below them.
  */
 export function ChangeRoles(props: {
   id: string;
   title: string;
-  /** 3 inside a part of a page that has its own h2 */
-  level?: 2 | 3;
   roles: { key: string; label?: string }[];
   initial: string[];
   change: { isPending: boolean; error: Error | null };
@@ -53,22 +52,17 @@ export function ChangeRoles(props: {
 }) {
   const t = useWords();
   const [keys, setKeys] = useState(props.initial);
-  const Heading = props.level === 3 ? 'h3' : 'h2';
   const submit = (e: FormEvent) => {
     e.preventDefault();
     props.onSave(keys);
   };
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby={`${props.id}-title`}>
-      <Heading id={`${props.id}-title`}>{props.title}</Heading>
-      <RoleChecks id={`${props.id}-roles`} legend={t.roles} roles={props.roles} value={keys} onChange={setKeys} />
-      <button type="submit" disabled={props.change.isPending}>
-        {t.save}
-      </button>
-      <button type="button" onClick={props.onCancel}>
-        {t.cancel}
-      </button>
-      {props.change.error && <Failure error={props.change.error} />}
-    </form>
+    <Dialog id={props.id} title={props.title} onClose={props.onCancel}>
+      <form className="dialog-form" onSubmit={submit}>
+        <RoleChecks id={`${props.id}-roles`} legend={t.roles} roles={props.roles} value={keys} onChange={setKeys} />
+        {props.change.error && <Failure error={props.change.error} />}
+        <DialogActions onCancel={props.onCancel} submit={t.save} pending={props.change.isPending} />
+      </form>
+    </Dialog>
   );
 }

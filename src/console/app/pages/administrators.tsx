@@ -13,6 +13,7 @@ import { OrganizationService } from '../../../../gen/portcullis/org/v2/org_servi
 import { ProjectService } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { ADMIN_ROLES } from '../admin-roles';
 import { Confirm } from '../components/confirm';
+import { CreateInDialog, DialogActions, PageHead } from '../components/dialog';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
 import { ListBody, useListState } from '../components/listing';
@@ -85,8 +86,9 @@ export function Administrators() {
   return (
     // busy until the person's permissions are known: until then no action is offered
     <section aria-labelledby="administrators-title" aria-busy={!ready}>
-      <h1 id="administrators-title">{t.administrators}</h1>
-      <CreateAdministrator {...resources} />
+      <PageHead id="administrators-title" title={t.administrators}>
+        <CreateAdministrator {...resources} />
+      </PageHead>
       <search className="filters">
         <UserPicker id="admin-filter-user" label={t.user} value={filter.userId} onChange={set('userId')} any />
         <Field id="admin-filter-role" label={t.role}>
@@ -157,12 +159,21 @@ function CreateAdministrator(props: ReturnType<typeof useResourceNames>) {
       .filter((p) => can('administrator.write', { orgId: p.organizationId, projectId: p.id }))
       .map((p) => ({ type: ResourceType.PROJECT, id: p.id, name: `${t.project}: ${p.name}` })),
   ];
-  const [form, setForm] = useState({ userId: '', resource: '', roles: [] as string[] });
-  const create = useChange(AdministratorService.method.createAdministrator, () =>
-    setForm({ userId: '', resource: form.resource, roles: [] }),
+  if (choices.length === 0) return null;
+  return (
+    <CreateInDialog id="admin-create" label={t.newAdministrator}>
+      {(close) => <AdministratorForm choices={choices} onDone={close} />}
+    </CreateInDialog>
   );
+}
+
+type ResourceChoice = { type: ResourceType; id: string; name: string };
+
+function AdministratorForm({ choices, onDone }: { choices: ResourceChoice[]; onDone: () => void }) {
+  const t = useWords();
+  const [form, setForm] = useState({ userId: '', resource: '', roles: [] as string[] });
+  const create = useChange(AdministratorService.method.createAdministrator, onDone);
   const chosen = choices.find((c) => `${c.type}/${c.id}` === form.resource) ?? choices[0];
-  if (!chosen) return null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate({
@@ -174,8 +185,7 @@ function CreateAdministrator(props: ReturnType<typeof useResourceNames>) {
   const userError = fieldError(create.error, 'user_id');
   const rolesError = fieldError(create.error, 'roles');
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="admin-create-title">
-      <h2 id="admin-create-title">{t.newAdministrator}</h2>
+    <form className="dialog-form" onSubmit={submit}>
       <UserPicker
         id="admin-user"
         label={t.user}
@@ -204,10 +214,8 @@ function CreateAdministrator(props: ReturnType<typeof useResourceNames>) {
         onChange={(roles) => setForm({ ...form, roles })}
         error={rolesError}
       />
-      <button type="submit" disabled={create.isPending}>
-        {t.add}
-      </button>
       {create.error && !userError && !rolesError && <Failure error={create.error} />}
+      <DialogActions onCancel={onDone} submit={t.add} pending={create.isPending} />
     </form>
   );
 }

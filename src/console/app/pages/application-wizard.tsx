@@ -15,7 +15,12 @@ import { KINDS, type Kind, kindLabel, lines, OIDC_DEFAULTS } from './application
  * the rest), then what the server generated (the secret only this once). Leaving the last step opens
  * the application.
  */
-export function ApplicationWizard(props: { projectId: string; onCancel: () => void; onOpen: (id: string) => void }) {
+export function ApplicationWizard(props: {
+  projectId: string;
+  onCancel: () => void;
+  onCreated: (id: string) => void;
+  onOpen: (id: string) => void;
+}) {
   const t = useWords();
   const [step, setStep] = useState<1 | 2>(1);
   const [kind, setKind] = useState<Kind>('web');
@@ -28,7 +33,10 @@ export function ApplicationWizard(props: { projectId: string; onCancel: () => vo
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (step === 1) return setStep(2);
-    create.mutate({ projectId: props.projectId, name, configuration: configuration() });
+    create.mutate(
+      { projectId: props.projectId, name, configuration: configuration() },
+      { onSuccess: (r) => props.onCreated(r.applicationId) },
+    );
   };
   const configuration = () => {
     if (kind === 'api') return { case: 'api' as const, value: { authMethodType: apiAuth } };
@@ -51,8 +59,10 @@ export function ApplicationWizard(props: { projectId: string; onCancel: () => vo
     const result = create.data.configuration;
     const credentials = result.case === 'oidc' || result.case === 'api' ? result.value : undefined;
     return (
-      <section className="inline-form" aria-labelledby="app-wizard-title">
-        <h3 id="app-wizard-title">{t.wizardStep(3, t.wizardResult)}</h3>
+      <section aria-labelledby="app-wizard-step">
+        <h3 id="app-wizard-step" className="step">
+          {t.wizardStep(3, t.wizardResult)}
+        </h3>
         <ShownOnce
           clientId={credentials?.clientId}
           clientSecret={credentials?.clientSecret}
@@ -75,8 +85,10 @@ export function ApplicationWizard(props: { projectId: string; onCancel: () => vo
   const otherError = create.error && !shown.some((f) => err(f));
   const oidc = kind === 'web' || kind === 'browser' || kind === 'native';
   return (
-    <form className="inline-form wizard" onSubmit={submit} aria-labelledby="app-wizard-title">
-      <h3 id="app-wizard-title">{t.wizardStep(step, step === 1 ? t.appType : t.wizardDetails)}</h3>
+    <form className="dialog-form wizard" onSubmit={submit} aria-labelledby="app-wizard-step">
+      <h3 id="app-wizard-step" className="step">
+        {t.wizardStep(step, step === 1 ? t.appType : t.wizardDetails)}
+      </h3>
       {step === 1 ? (
         <fieldset className="choices">
           <legend>{t.appType}</legend>
@@ -129,15 +141,15 @@ export function ApplicationWizard(props: { projectId: string; onCancel: () => vo
           )}
         </>
       )}
+      {otherError && <Failure error={create.error} />}
       <div className="actions">
         <button type="button" onClick={step === 1 ? props.onCancel : () => setStep(1)}>
           {step === 1 ? t.cancel : t.back}
         </button>
-        <button type="submit" disabled={create.isPending}>
+        <button type="submit" className="primary" disabled={create.isPending}>
           {step === 1 ? t.next : t.create}
         </button>
       </div>
-      {otherError && <Failure error={create.error} />}
     </form>
   );
 }

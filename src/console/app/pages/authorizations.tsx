@@ -10,6 +10,7 @@ import {
 import { OrganizationService } from '../../../../gen/portcullis/org/v2/org_service_pb';
 import { type Project, ProjectService } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { Confirm } from '../components/confirm';
+import { CreateInDialog, DialogActions, PageHead } from '../components/dialog';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
 import { ListBody, useListState } from '../components/listing';
@@ -64,8 +65,9 @@ export function Authorizations() {
   return (
     // busy until the person's permissions are known: until then no action is offered
     <section aria-labelledby="authorizations-title" aria-busy={!ready}>
-      <h1 id="authorizations-title">{t.authorizations}</h1>
-      <CreateAuthorization projects={projects} />
+      <PageHead id="authorizations-title" title={t.authorizations}>
+        <CreateAuthorization projects={projects} />
+      </PageHead>
       <search className="filters">
         <UserPicker id="authz-filter-user" label={t.user} value={filter.userId} onChange={set('userId')} any />
         <Field id="authz-filter-project" label={t.project}>
@@ -181,13 +183,20 @@ function CreateAuthorization({ projects }: { projects: Project[] }) {
   const t = useWords();
   const { can } = usePermissions();
   const allowed = projects.filter((p) => can('authorization.write', { orgId: giverOf(p), projectId: p.id }));
-  const [form, setForm] = useState({ userId: '', record: '', roles: [] as string[] });
-  const create = useChange(AuthorizationService.method.createAuthorization, () =>
-    setForm({ userId: '', record: form.record, roles: [] }),
+  if (allowed.length === 0) return null;
+  return (
+    <CreateInDialog id="authz-create" label={t.newAuthorization}>
+      {(close) => <AuthorizationForm allowed={allowed} onDone={close} />}
+    </CreateInDialog>
   );
+}
+
+function AuthorizationForm({ allowed, onDone }: { allowed: Project[]; onDone: () => void }) {
+  const t = useWords();
+  const [form, setForm] = useState({ userId: '', record: '', roles: [] as string[] });
+  const create = useChange(AuthorizationService.method.createAuthorization, onDone);
   const project = allowed.find((p) => recordKey(p) === form.record) ?? allowed[0];
-  const roles = useRolesOf(project?.id ?? '', project?.grantId ? project.grantedRoleKeys : undefined);
-  if (!project) return null;
+  const roles = useRolesOf(project.id, project.grantId ? project.grantedRoleKeys : undefined);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate({
@@ -200,8 +209,7 @@ function CreateAuthorization({ projects }: { projects: Project[] }) {
   const userError = fieldError(create.error, 'user_id');
   const rolesError = fieldError(create.error, 'role_keys');
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="authz-create-title">
-      <h2 id="authz-create-title">{t.newAuthorization}</h2>
+    <form className="dialog-form" onSubmit={submit}>
       <UserPicker
         id="authz-user"
         label={t.user}
@@ -230,10 +238,8 @@ function CreateAuthorization({ projects }: { projects: Project[] }) {
         onChange={(r) => setForm({ ...form, roles: r })}
         error={rolesError}
       />
-      <button type="submit" disabled={create.isPending}>
-        {t.create}
-      </button>
       {create.error && !userError && !rolesError && <Failure error={create.error} />}
+      <DialogActions onCancel={onDone} submit={t.create} pending={create.isPending} />
     </form>
   );
 }

@@ -6,6 +6,7 @@ import { type IdentityProvider, IdentityProviderType } from '../../../../gen/por
 import { IdentityProviderService } from '../../../../gen/portcullis/idp/v2/identity_provider_service_pb';
 import { OrganizationService } from '../../../../gen/portcullis/org/v2/org_service_pb';
 import { Confirm } from '../components/confirm';
+import { CreateInDialog, Dialog, PageHead } from '../components/dialog';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field } from '../components/field';
 import { ListBody, useListState } from '../components/listing';
@@ -55,11 +56,17 @@ export function IdentityProviders() {
   return (
     // busy until the person's permissions are known: until then no action is offered
     <section aria-labelledby="idps-title" aria-busy={!ready}>
-      <h1 id="idps-title">{t.identityProviders}</h1>
-      {editing ? (
-        <IdpForm key={editing.id} existing={editing} onDone={() => setEditing(undefined)} />
-      ) : (
-        mayWrite({ organizationId: ownerId }) && <IdpForm key={ownerId} organizationId={ownerId} />
+      <PageHead id="idps-title" title={t.identityProviders}>
+        {mayWrite({ organizationId: ownerId }) && (
+          <CreateInDialog id="idp-create" label={t.newIdp}>
+            {(close) => <IdpForm key={ownerId} organizationId={ownerId} onDone={close} />}
+          </CreateInDialog>
+        )}
+      </PageHead>
+      {editing && (
+        <Dialog id="idp-edit" title={t.editIdp(editing.name)} onClose={() => setEditing(undefined)}>
+          <IdpForm key={editing.id} existing={editing} onDone={() => setEditing(undefined)} />
+        </Dialog>
       )}
       <search className="filters">
         <Field id="idp-owner" label={t.providersOf}>

@@ -6,7 +6,9 @@ import {
   type CreateIdentityProviderRequestSchema,
   IdentityProviderService,
 } from '../../../../gen/portcullis/idp/v2/identity_provider_service_pb';
+import { DialogActions } from '../components/dialog';
 import { Field, fieldError } from '../components/field';
+import { CopyValue } from '../components/shown-once';
 import { Failure } from '../components/status';
 import { TextField } from '../components/text-field';
 import { useWords } from '../context';
@@ -28,11 +30,12 @@ function flagLabel(t: Words, flag: (typeof OPTION_FLAGS)[number]): string {
 }
 
 /**
- * A provider of any kind: new for the chosen owner (the kind picked at the top), or an existing one changed
- * (its kind fixed: the API changes a configuration only within its kind). The fields come from KINDS.
+ * A provider of any kind, in a dialog: new for the chosen owner (the kind picked at the top), or an existing one
+ * changed (its kind fixed: the API changes a configuration only within its kind). The fields come from KINDS.
  * Write-only fields start empty: the API never returns them, and empty in an update keeps the stored value.
+ * A new provider's addresses to register at the provider are shown once it exists.
  */
-export function IdpForm(props: { organizationId?: string; existing?: IdentityProvider; onDone?: () => void }) {
+export function IdpForm(props: { organizationId?: string; existing?: IdentityProvider; onDone: () => void }) {
   const t = useWords();
   const old = props.existing;
   const stored = old?.config.value as Record<string, unknown> | undefined;
@@ -50,11 +53,7 @@ export function IdpForm(props: { organizationId?: string; existing?: IdentityPro
   // only the instance's own providers may trust an upstream's emails (the API refuses it elsewhere)
   const instanceProvider = old ? !old.organizationId : !props.organizationId;
   const [created, setCreated] = useState<{ callbackUrl: string; samlMetadataUrl: string }>();
-  const reset = () => {
-    setForm({ ...form, name: '' });
-    setValues(valuesOf(kind));
-  };
-  const create = useChange(IdentityProviderService.method.createIdentityProvider, reset);
+  const create = useChange(IdentityProviderService.method.createIdentityProvider);
   const update = useChange(IdentityProviderService.method.updateIdentityProvider, props.onDone);
   const change = old ? update : create;
   const pick = (k: Kind) => {
@@ -119,9 +118,30 @@ export function IdpForm(props: { organizationId?: string; existing?: IdentityPro
       />
     );
   };
+  if (created)
+    return (
+      <div className="dialog-form">
+        <p role="status">{t.idpCreated}</p>
+        {created.callbackUrl && (
+          <p>
+            {kind === 'saml' ? t.idpAcs : t.idpCallback}:{' '}
+            <CopyValue value={created.callbackUrl} testId="idp-callback" />
+          </p>
+        )}
+        {created.samlMetadataUrl && (
+          <p>
+            {t.idpSpMetadata}: <CopyValue value={created.samlMetadataUrl} testId="idp-sp-metadata" />
+          </p>
+        )}
+        <div className="actions">
+          <button type="button" className="primary" onClick={props.onDone}>
+            {t.close}
+          </button>
+        </div>
+      </div>
+    );
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="idp-form-title">
-      <h2 id="idp-form-title">{old ? t.editIdp(old.name) : t.newIdp}</h2>
+    <form className="dialog-form" onSubmit={submit}>
       {!old && (
         <Field id="idp-kind" label={t.kind}>
           <select id="idp-kind" value={kind} onChange={(e) => pick(e.target.value as Kind)}>
@@ -175,25 +195,8 @@ export function IdpForm(props: { organizationId?: string; existing?: IdentityPro
           <option value={AutoLinkingOption.USERNAME}>{t.idpLinkUsername}</option>
         </select>
       </Field>
-      <button type="submit" disabled={change.isPending}>
-        {old ? t.save : t.create}
-      </button>
-      {old && (
-        <button type="button" onClick={props.onDone}>
-          {t.cancel}
-        </button>
-      )}
       {change.error && !shown && <Failure error={change.error} />}
-      {created?.callbackUrl && !old && (
-        <p role="status" className="ok">
-          {kind === 'saml' ? t.idpAcs : t.idpCallback}: <code>{created.callbackUrl}</code>
-        </p>
-      )}
-      {created?.samlMetadataUrl && !old && (
-        <p role="status" className="ok">
-          {t.idpSpMetadata}: <code>{created.samlMetadataUrl}</code>
-        </p>
-      )}
+      <DialogActions onCancel={props.onDone} submit={old ? t.save : t.create} pending={change.isPending} />
     </form>
   );
 }

@@ -9,6 +9,7 @@ import {
   OrganizationState,
 } from '../../../../gen/portcullis/org/v2/org_service_pb';
 import { Confirm } from '../components/confirm';
+import { CreateInDialog, DialogActions, PageHead } from '../components/dialog';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
 import { ListBody, SearchField, useListState } from '../components/listing';
@@ -88,8 +89,13 @@ function OrganizationList({ go }: { go: (to: string) => void }) {
   return (
     // busy until the person's permissions are known: until then no action is offered
     <section aria-labelledby="orgs-title" aria-busy={!ready}>
-      <h1 id="orgs-title">{t.organizations}</h1>
-      {can('org.create') && <CreateOrganization />}
+      <PageHead id="orgs-title" title={t.organizations}>
+        {can('org.create') && (
+          <CreateInDialog id="org-create" label={t.newOrganization}>
+            {(close) => <CreateOrganization onCancel={close} onCreated={(id) => go(`organizations/${id}`)} />}
+          </CreateInDialog>
+        )}
+      </PageHead>
       <search className="filters">
         <SearchField id="org-search" label={t.searchByName} list={list} />
         <Field id="org-state" label={t.state}>
@@ -143,28 +149,21 @@ function OrganizationList({ go }: { go: (to: string) => void }) {
   );
 }
 
-function CreateOrganization() {
+/** A new organization; once created, its page opens. */
+function CreateOrganization(props: { onCancel: () => void; onCreated: (id: string) => void }) {
   const t = useWords();
   const [name, setName] = useState('');
-  const create = useChange(OrganizationService.method.createOrganization, () => setName(''));
+  const create = useChange(OrganizationService.method.createOrganization);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ name });
+    create.mutate({ name }, { onSuccess: (r) => props.onCreated(r.organizationId) });
   };
   const nameError = fieldError(create.error, 'name');
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="org-create-title">
-      <h2 id="org-create-title">{t.newOrganization}</h2>
+    <form className="dialog-form" onSubmit={submit}>
       <TextField id="org-name" label={t.name} value={name} onChange={setName} error={nameError} />
-      <button type="submit" disabled={create.isPending}>
-        {t.create}
-      </button>
       {create.error && !nameError && <Failure error={create.error} />}
-      {create.data && (
-        <p role="status" className="ok">
-          {t.created}: <code>{create.data.organizationId}</code>
-        </p>
-      )}
+      <DialogActions onCancel={props.onCancel} submit={t.create} pending={create.isPending} />
     </form>
   );
 }

@@ -5,6 +5,7 @@ import { type Application, ApplicationState } from '../../../../gen/portcullis/a
 import { ApplicationService } from '../../../../gen/portcullis/application/v2/application_service_pb';
 import type { Project } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { Confirm } from '../components/confirm';
+import { Dialog } from '../components/dialog';
 import { DataTable } from '../components/data-table';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
@@ -23,6 +24,8 @@ export function ProjectApplications({ project, go }: { project: Project; go: (to
     filters: [{ filter: { case: 'projectId', value: project.id } }],
   });
   const [wizard, setWizard] = useState(false);
+  const [created, setCreated] = useState<string>();
+  const openApp = (id: string) => go(`projects/${project.id}/applications/${id}`);
   const [doomed, setDoomed] = useState<Application>();
   const remove = useChange(ApplicationService.method.deleteApplication, () => setDoomed(undefined));
   const path = (a: Application) => `projects/${project.id}/applications/${a.applicationId}`;
@@ -33,21 +36,29 @@ export function ProjectApplications({ project, go }: { project: Project; go: (to
   };
   return (
     <>
-      <h2>{t.applications}</h2>
-      {mayWrite &&
-        (wizard ? (
+      <div className="section-head">
+        <h2 id="apps-title">{t.applications}</h2>
+        {mayWrite && (
+          <button type="button" className="primary" onClick={() => setWizard(true)}>
+            {t.newApplication}
+          </button>
+        )}
+      </div>
+      {wizard && (
+        // closed after the application exists (the credentials step), the dialog opens it
+        <Dialog
+          id="app-wizard"
+          title={t.newApplication}
+          onClose={() => (created ? openApp(created) : setWizard(false))}
+        >
           <ApplicationWizard
             projectId={project.id}
             onCancel={() => setWizard(false)}
-            onOpen={(id) => go(`projects/${project.id}/applications/${id}`)}
+            onCreated={setCreated}
+            onOpen={openApp}
           />
-        ) : (
-          <p>
-            <button type="button" onClick={() => setWizard(true)}>
-              {t.newApplication}
-            </button>
-          </p>
-        ))}
+        </Dialog>
+      )}
       {remove.error && <Failure error={remove.error} />}
       {apps.isPending ? (
         <Loading />

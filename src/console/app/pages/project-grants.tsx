@@ -10,6 +10,7 @@ import {
   ProjectService,
 } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { Confirm } from '../components/confirm';
+import { CreateInDialog, DialogActions } from '../components/dialog';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
 import { ChangeRoles, RoleChecks } from '../components/role-checks';
@@ -50,14 +51,16 @@ export function ProjectGrants({ project }: { project: Project }) {
   const names = (g: ProjectGrant) => ({ projectId: g.projectId, grantedOrganizationId: g.grantedOrganizationId });
   return (
     <>
-      <h2 id="grants-title">{t.projectGrants}</h2>
-      {mayWrite && (
-        <CreateGrant
-          project={project}
-          roles={roles}
-          granted={(grants.data?.projectGrants ?? []).map((g) => g.grantedOrganizationId)}
-        />
-      )}
+      <div className="section-head">
+        <h2 id="grants-title">{t.projectGrants}</h2>
+        {mayWrite && (
+          <CreateGrant
+            project={project}
+            roles={roles}
+            granted={(grants.data?.projectGrants ?? []).map((g) => g.grantedOrganizationId)}
+          />
+        )}
+      </div>
       {editing && (
         <EditGrant key={editing.grantId} grant={editing} roles={roles} onDone={() => setEditing(undefined)} />
       )}
@@ -124,10 +127,25 @@ function CreateGrant({ project, roles, granted }: { project: Project; roles: Rol
   const seen = (orgs.data?.organizations ?? []).filter((o) => o.id !== project.organizationId);
   // an organization is granted a project once: those already granted are changed in the list below
   const others = seen.filter((o) => !granted.includes(o.id));
-  const [form, setForm] = useState({ orgId: '', roles: [] as string[] });
-  const create = useChange(ProjectService.method.createProjectGrant, () => setForm({ orgId: '', roles: [] }));
-  const orgId = form.orgId || (others[0]?.id ?? '');
   if (seen.length > 0 && others.length === 0) return null;
+  return (
+    <CreateInDialog id="grant-create" label={t.grantProject}>
+      {(close) => <GrantForm project={project} roles={roles} others={others} onDone={close} />}
+    </CreateInDialog>
+  );
+}
+
+function GrantForm(props: {
+  project: Project;
+  roles: Roles;
+  others: { id: string; name: string }[];
+  onDone: () => void;
+}) {
+  const { project, roles, others } = props;
+  const t = useWords();
+  const [form, setForm] = useState({ orgId: '', roles: [] as string[] });
+  const create = useChange(ProjectService.method.createProjectGrant, props.onDone);
+  const orgId = form.orgId || (others[0]?.id ?? '');
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate({ projectId: project.id, grantedOrganizationId: orgId, roleKeys: form.roles });
@@ -135,8 +153,7 @@ function CreateGrant({ project, roles, granted }: { project: Project; roles: Rol
   const orgError = fieldError(create.error, 'granted_organization_id');
   const rolesError = fieldError(create.error, 'role_keys');
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="grant-create-title">
-      <h3 id="grant-create-title">{t.grantProject}</h3>
+    <form className="dialog-form" onSubmit={submit}>
       {others.length > 0 ? (
         <Field id="grant-org" label={t.organization} error={orgError}>
           <select id="grant-org" value={orgId} onChange={(e) => setForm({ ...form, orgId: e.target.value })}>
@@ -164,10 +181,8 @@ function CreateGrant({ project, roles, granted }: { project: Project; roles: Rol
         onChange={(r) => setForm({ ...form, roles: r })}
         error={rolesError}
       />
-      <button type="submit" disabled={create.isPending}>
-        {t.grant}
-      </button>
       {create.error && !orgError && !rolesError && <Failure error={create.error} />}
+      <DialogActions onCancel={props.onDone} submit={t.grant} pending={create.isPending} />
     </form>
   );
 }
@@ -179,7 +194,6 @@ function EditGrant({ grant, roles, onDone }: { grant: ProjectGrant; roles: Roles
   return (
     <ChangeRoles
       id="grant-edit"
-      level={3}
       title={t.changeRolesOn(grant.grantedOrganizationName)}
       roles={roles}
       initial={grant.roleKeys}

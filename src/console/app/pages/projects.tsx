@@ -5,6 +5,7 @@ import { type FormEvent, type MouseEvent, useState } from 'react';
 import { TextFilterMethod } from '../../../../gen/portcullis/object/v2/object_pb';
 import { type Project, ProjectService, ProjectState } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { Confirm } from '../components/confirm';
+import { CreateInDialog, DialogActions, PageHead } from '../components/dialog';
 import { OrgSelect, useOrganizationsWhere } from '../components/org-select';
 import { DataTable, dateCell } from '../components/data-table';
 import { fieldError } from '../components/field';
@@ -14,6 +15,7 @@ import { TextField } from '../components/text-field';
 import { useWords } from '../context';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
+import { useOrgScope } from '../scope';
 import { ApplicationDetail } from './application-detail';
 import { ProjectApplications } from './project-applications';
 import { ProjectGrants } from './project-grants';
@@ -50,8 +52,9 @@ function ProjectList({ go }: { go: (to: string) => void }) {
   return (
     // busy until the person's permissions are known: until then no action is offered
     <section aria-labelledby="projects-title" aria-busy={!ready}>
-      <h1 id="projects-title">{t.projects}</h1>
-      <CreateProject />
+      <PageHead id="projects-title" title={t.projects}>
+        <CreateProject onCreated={(id) => go(`projects/${id}`)} />
+      </PageHead>
       <search className="filters">
         <SearchField id="project-search" label={t.searchByName} list={list} />
       </search>
@@ -101,28 +104,40 @@ function ProjectList({ go }: { go: (to: string) => void }) {
   );
 }
 
-function CreateProject() {
+/** A new project in an organization where the person may create one; once created, its page opens. */
+function CreateProject({ onCreated }: { onCreated: (id: string) => void }) {
   const t = useWords();
   const allowed = useOrganizationsWhere('project.write');
-  const [name, setName] = useState('');
-  const [orgId, setOrgId] = useState('');
-  const create = useChange(ProjectService.method.createProject, () => setName(''));
   if (allowed.length === 0) return null;
-  const org = orgId || allowed[0].id;
+  return (
+    <CreateInDialog id="project-create" label={t.newProject}>
+      {(close) => <CreateProjectForm allowed={allowed} onCancel={close} onCreated={onCreated} />}
+    </CreateInDialog>
+  );
+}
+
+function CreateProjectForm(props: {
+  allowed: { id: string; name: string }[];
+  onCancel: () => void;
+  onCreated: (id: string) => void;
+}) {
+  const t = useWords();
+  const scope = useOrgScope();
+  const [name, setName] = useState('');
+  // the organization chosen in the switcher, if the person may create projects there
+  const [orgId, setOrgId] = useState(() => props.allowed.find((o) => o.id === scope.orgId)?.id ?? props.allowed[0].id);
+  const create = useChange(ProjectService.method.createProject);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ organizationId: org, name });
+    create.mutate({ organizationId: orgId, name }, { onSuccess: (r) => props.onCreated(r.projectId) });
   };
   const nameError = fieldError(create.error, 'name');
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="project-create-title">
-      <h2 id="project-create-title">{t.newProject}</h2>
-      <OrgSelect id="project-org" orgs={allowed} value={org} onChange={setOrgId} />
+    <form className="dialog-form" onSubmit={submit}>
+      <OrgSelect id="project-org" orgs={props.allowed} value={orgId} onChange={setOrgId} />
       <TextField id="project-name" label={t.name} value={name} onChange={setName} error={nameError} />
-      <button type="submit" disabled={create.isPending}>
-        {t.create}
-      </button>
       {create.error && !nameError && <Failure error={create.error} />}
+      <DialogActions onCancel={props.onCancel} submit={t.create} pending={create.isPending} />
     </form>
   );
 }
@@ -133,20 +148,12 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
   const { can, ready } = usePermissions();
   const project = useQuery(ProjectService.method.getProject, { projectId });
   const roles = useQuery(ProjectService.method.listProjectRoles, { projectId, pagination: { limit: 1000 } });
-  const [form, setForm] = useState({ key: '', displayName: '', group: '' });
   const [doomed, setDoomed] = useState<string>();
-  const add = useChange(ProjectService.method.addProjectRole, () => setForm({ key: '', displayName: '', group: '' }));
   const remove = useChange(ProjectService.method.removeProjectRole, () => setDoomed(undefined));
   if (project.isPending) return <Loading />;
   if (project.error) return <Failure error={project.error} />;
   const p = project.data.project!;
   const mayWrite = !p.grantId && can('project.role.write', { orgId: p.organizationId, projectId: p.id });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    add.mutate({ projectId, roleKey: form.key, displayName: form.displayName, group: form.group || undefined });
-  };
-  const keyError = fieldError(add.error, 'role_key');
-  const nameError = fieldError(add.error, 'display_name');
   return (
     <section aria-labelledby="project-title" aria-busy={!ready}>
       <p>
@@ -161,35 +168,14 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
         </a>
       </p>
       <h1 id="project-title">{p.name}</h1>
-      <h2>{t.roles}</h2>
-      {mayWrite && (
-        <form className="inline-form" onSubmit={submit} aria-label={t.newRole}>
-          <TextField
-            id="role-key"
-            label={t.roleKey}
-            value={form.key}
-            onChange={(v) => setForm({ ...form, key: v })}
-            error={keyError}
-          />
-          <TextField
-            id="role-name"
-            label={t.displayName}
-            value={form.displayName}
-            onChange={(v) => setForm({ ...form, displayName: v })}
-            error={nameError}
-          />
-          <TextField
-            id="role-group"
-            label={t.group}
-            value={form.group}
-            onChange={(v) => setForm({ ...form, group: v })}
-          />
-          <button type="submit" disabled={add.isPending}>
-            {t.addRole}
-          </button>
-          {add.error && !keyError && !nameError && <Failure error={add.error} />}
-        </form>
-      )}
+      <div className="section-head">
+        <h2 id="roles-title">{t.roles}</h2>
+        {mayWrite && (
+          <CreateInDialog id="role-create" label={t.newRole}>
+            {(close) => <AddRole projectId={projectId} onDone={close} />}
+          </CreateInDialog>
+        )}
+      </div>
       {remove.error && <Failure error={remove.error} />}
       {roles.isPending ? (
         <Loading />
@@ -224,5 +210,39 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
       <ProjectGrants project={p} />
       <ProjectApplications project={p} go={go} />
     </section>
+  );
+}
+
+/** A new role of the project: its key (what tokens carry), display name and group. */
+function AddRole({ projectId, onDone }: { projectId: string; onDone: () => void }) {
+  const t = useWords();
+  const [form, setForm] = useState({ key: '', displayName: '', group: '' });
+  const add = useChange(ProjectService.method.addProjectRole, onDone);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    add.mutate({ projectId, roleKey: form.key, displayName: form.displayName, group: form.group || undefined });
+  };
+  const keyError = fieldError(add.error, 'role_key');
+  const nameError = fieldError(add.error, 'display_name');
+  return (
+    <form className="dialog-form" onSubmit={submit}>
+      <TextField
+        id="role-key"
+        label={t.roleKey}
+        value={form.key}
+        onChange={(v) => setForm({ ...form, key: v })}
+        error={keyError}
+      />
+      <TextField
+        id="role-name"
+        label={t.displayName}
+        value={form.displayName}
+        onChange={(v) => setForm({ ...form, displayName: v })}
+        error={nameError}
+      />
+      <TextField id="role-group" label={t.group} value={form.group} onChange={(v) => setForm({ ...form, group: v })} />
+      {add.error && !keyError && !nameError && <Failure error={add.error} />}
+      <DialogActions onCancel={onDone} submit={t.addRole} pending={add.isPending} />
+    </form>
   );
 }

@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { InstanceService } from '../../../../gen/portcullis/instance/v2/instance_service_pb';
 import { type WebKey, WebKeyAlgorithm, WebKeyState } from '../../../../gen/portcullis/instance/v2/web_key_pb';
 import { Confirm } from '../components/confirm';
+import { CreateInDialog, DialogActions } from '../components/dialog';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field } from '../components/field';
 import { Failure, Loading } from '../components/status';
@@ -31,10 +32,8 @@ function stateName(t: Words, s: WebKeyState): string {
 export function SigningKeys(props: { canWrite: boolean }) {
   const t = useWords();
   const keys = useQuery(InstanceService.method.listWebKeys, {});
-  const [algorithm, setAlgorithm] = useState(WebKeyAlgorithm.UNSPECIFIED);
   const [pending, setPending] = useState<Pending>();
   const done = () => setPending(undefined);
-  const create = useChange(InstanceService.method.createWebKey);
   const mutations = {
     activate: useChange(InstanceService.method.activateWebKey, done),
     delete: useChange(InstanceService.method.deleteWebKey, done),
@@ -44,37 +43,16 @@ export function SigningKeys(props: { canWrite: boolean }) {
     for (const m of Object.values(mutations)) m.reset();
     mutations[action].mutate({ keyId: key.id }, { onError: done });
   };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate({ algorithm });
-  };
   return (
     <>
-      <h2 id="keys-title">{t.signingKeys}</h2>
-      {props.canWrite && (
-        <form className="inline-form" onSubmit={submit} aria-labelledby="key-create-title">
-          <h3 id="key-create-title">{t.newSigningKey}</h3>
-          <Field id="key-algorithm" label={t.algorithm}>
-            <select id="key-algorithm" value={algorithm} onChange={(e) => setAlgorithm(Number(e.target.value))}>
-              <option value={WebKeyAlgorithm.UNSPECIFIED}>{t.instanceDefault}</option>
-              {ALGORITHMS.map(([v, name]) => (
-                <option key={v} value={v}>
-                  {name}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <button type="submit" disabled={create.isPending}>
-            {t.create}
-          </button>
-          {create.error && <Failure error={create.error} />}
-          {create.data && (
-            <p role="status" className="ok">
-              {t.created}: <code>{create.data.keyId}</code>
-            </p>
-          )}
-        </form>
-      )}
+      <div className="section-head">
+        <h2 id="keys-title">{t.signingKeys}</h2>
+        {props.canWrite && (
+          <CreateInDialog id="key-create" label={t.newSigningKey}>
+            {(close) => <NewKey onDone={close} />}
+          </CreateInDialog>
+        )}
+      </div>
       {actionError && <Failure error={actionError} />}
       {keys.isPending ? (
         <Loading />
@@ -117,5 +95,32 @@ export function SigningKeys(props: { canWrite: boolean }) {
         />
       )}
     </>
+  );
+}
+
+/** A new key: published at once, signing only once activated. */
+function NewKey({ onDone }: { onDone: () => void }) {
+  const t = useWords();
+  const [algorithm, setAlgorithm] = useState(WebKeyAlgorithm.UNSPECIFIED);
+  const create = useChange(InstanceService.method.createWebKey, onDone);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate({ algorithm });
+  };
+  return (
+    <form className="dialog-form" onSubmit={submit}>
+      <Field id="key-algorithm" label={t.algorithm}>
+        <select id="key-algorithm" value={algorithm} onChange={(e) => setAlgorithm(Number(e.target.value))}>
+          <option value={WebKeyAlgorithm.UNSPECIFIED}>{t.instanceDefault}</option>
+          {ALGORITHMS.map(([v, name]) => (
+            <option key={v} value={v}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {create.error && <Failure error={create.error} />}
+      <DialogActions onCancel={onDone} submit={t.create} pending={create.isPending} />
+    </form>
   );
 }

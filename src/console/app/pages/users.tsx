@@ -2,11 +2,12 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { useQuery } from '@connectrpc/connect-query';
-import { type FormEvent, type MouseEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, type MouseEvent, useState } from 'react';
 import { TextFilterMethod } from '../../../../gen/portcullis/object/v2/object_pb';
 import { type User, UserState } from '../../../../gen/portcullis/user/v2/user_pb';
 import { type UserFilterSchema, UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
 import { Confirm } from '../components/confirm';
+import { CreateInDialog, DialogActions, PageHead } from '../components/dialog';
 import { OrgSelect, useOrganizationsWhere } from '../components/org-select';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
@@ -98,8 +99,9 @@ function UserList({ go }: { go: (to: string) => void }) {
   return (
     // busy until the person's permissions are known: until then no action is offered
     <section aria-labelledby="users-title" aria-busy={!ready}>
-      <h1 id="users-title">{t.users}</h1>
-      <CreateUser />
+      <PageHead id="users-title" title={t.users}>
+        <CreateUser onCreated={(id) => go(`users/${id}`)} />
+      </PageHead>
       <search className="filters">
         <SearchField id="user-search" label={t.search} list={list} />
         <Field id="user-state" label={t.state}>
@@ -169,8 +171,11 @@ function UserList({ go }: { go: (to: string) => void }) {
   );
 }
 
-/** A new user, human or machine (one form: its kind picks the fields), where the person may add users. */
-function CreateUser() {
+/**
+ * A new user, human or machine (one form: its kind picks the fields), where the person may add users; once
+ * created, the user's page opens.
+ */
+function CreateUser({ onCreated }: { onCreated: (id: string) => void }) {
   const t = useWords();
   const allowed = useOrganizationsWhere('user.write');
   const [kind, setKind] = useState<'human' | 'machine'>('human');
@@ -183,35 +188,55 @@ function CreateUser() {
       </select>
     </Field>
   );
-  return kind === 'human' ? <CreateHumanUser kindSelect={kindSelect} /> : <CreateMachineUser kindSelect={kindSelect} />;
+  return (
+    <CreateInDialog id="user-create" label={t.newUser}>
+      {(close) => (
+        // the kind's select stays where it is while the fields below it change with it
+        <>
+          <div className="dialog-lead">{kindSelect}</div>
+          {kind === 'human' ? (
+            <CreateHumanUser onCancel={close} onCreated={onCreated} />
+          ) : (
+            <CreateMachineUser onCancel={close} onCreated={onCreated} />
+          )}
+        </>
+      )}
+    </CreateInDialog>
+  );
+}
+
+interface CreateProps {
+  onCancel: () => void;
+  onCreated: (id: string) => void;
 }
 
 /** A human user with a password, in an organization where the signed-in person may add users. */
-function CreateHumanUser({ kindSelect }: { kindSelect: ReactNode }) {
+function CreateHumanUser({ onCancel, onCreated }: CreateProps) {
   const t = useWords();
   const allowed = useOrganizationsWhere('user.write');
   const [form, setForm] = useState({ orgId: '', givenName: '', familyName: '', email: '', username: '', password: '' });
-  const create = useChange(UserService.method.createUser, () =>
-    setForm({ ...form, givenName: '', familyName: '', email: '', username: '', password: '' }),
-  );
+  const create = useChange(UserService.method.createUser);
   if (allowed.length === 0) return null;
   const orgId = form.orgId || allowed[0].id;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({
-      organizationId: orgId,
-      username: form.username || undefined,
-      userType: {
-        case: 'human',
-        value: {
-          profile: { givenName: form.givenName, familyName: form.familyName },
-          email: { email: form.email, verification: { case: 'isVerified', value: true } },
-          passwordType: form.password
-            ? { case: 'password', value: { password: form.password, changeRequired: true } }
-            : { case: undefined },
+    create.mutate(
+      {
+        organizationId: orgId,
+        username: form.username || undefined,
+        userType: {
+          case: 'human',
+          value: {
+            profile: { givenName: form.givenName, familyName: form.familyName },
+            email: { email: form.email, verification: { case: 'isVerified', value: true } },
+            passwordType: form.password
+              ? { case: 'password', value: { password: form.password, changeRequired: true } }
+              : { case: undefined },
+          },
         },
       },
-    });
+      { onSuccess: (r) => onCreated(r.id) },
+    );
   };
   // The server names fields by their place in the request (human.profile.given_name); match the leaf.
   const errorOf = (field: string) =>
@@ -233,48 +258,40 @@ function CreateHumanUser({ kindSelect }: { kindSelect: ReactNode }) {
   );
   const shown = ['given_name', 'family_name', 'email', 'username', 'password'].some((f) => errorOf(f));
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="user-create-title">
-      <h2 id="user-create-title">{t.newUser}</h2>
+    <form className="dialog-form" onSubmit={submit}>
       <OrgSelect id="user-org" orgs={allowed} value={orgId} onChange={(v) => setForm({ ...form, orgId: v })} />
-      {kindSelect}
       {input('givenName', t.givenName, 'text', 'given_name')}
       {input('familyName', t.familyName, 'text', 'family_name')}
       {input('email', t.email, 'email')}
       {input('username', t.username)}
       {input('password', t.initialPassword, 'password')}
-      <button type="submit" disabled={create.isPending}>
-        {t.create}
-      </button>
       {create.error && !shown && <Failure error={create.error} />}
-      {create.data && (
-        <p role="status" className="ok">
-          {t.created}: <code>{create.data.id}</code>
-        </p>
-      )}
+      <DialogActions onCancel={onCancel} submit={t.create} pending={create.isPending} />
     </form>
   );
 }
 
 /** A machine user (service account): it signs in with personal access tokens, keys or a secret. */
-function CreateMachineUser({ kindSelect }: { kindSelect: ReactNode }) {
+function CreateMachineUser({ onCancel, onCreated }: CreateProps) {
   const t = useWords();
   const allowed = useOrganizationsWhere('user.write');
   const [form, setForm] = useState({ orgId: '', username: '', name: '', description: '' });
-  const create = useChange(UserService.method.createUser, () =>
-    setForm({ ...form, username: '', name: '', description: '' }),
-  );
+  const create = useChange(UserService.method.createUser);
   if (allowed.length === 0) return null;
   const orgId = form.orgId || allowed[0].id;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({
-      organizationId: orgId,
-      username: form.username || undefined,
-      userType: {
-        case: 'machine',
-        value: { name: form.name, description: form.description || undefined },
+    create.mutate(
+      {
+        organizationId: orgId,
+        username: form.username || undefined,
+        userType: {
+          case: 'machine',
+          value: { name: form.name, description: form.description || undefined },
+        },
       },
-    });
+      { onSuccess: (r) => onCreated(r.id) },
+    );
   };
   const errorOf = (field: string) => fieldError(create.error, field) ?? fieldError(create.error, `machine.${field}`);
   const input = (name: 'username' | 'name' | 'description', label: string) => (
@@ -289,22 +306,13 @@ function CreateMachineUser({ kindSelect }: { kindSelect: ReactNode }) {
   );
   const shown = ['username', 'name', 'description'].some((f) => errorOf(f));
   return (
-    <form className="inline-form" onSubmit={submit} aria-labelledby="machine-create-title">
-      <h2 id="machine-create-title">{t.newUser}</h2>
+    <form className="dialog-form" onSubmit={submit}>
       <OrgSelect id="machine-org" orgs={allowed} value={orgId} onChange={(v) => setForm({ ...form, orgId: v })} />
-      {kindSelect}
       {input('username', t.username)}
       {input('name', t.name)}
       {input('description', t.description)}
-      <button type="submit" disabled={create.isPending}>
-        {t.create}
-      </button>
       {create.error && !shown && <Failure error={create.error} />}
-      {create.data && (
-        <p role="status" className="ok">
-          {t.created}: <code>{create.data.id}</code>
-        </p>
-      )}
+      <DialogActions onCancel={onCancel} submit={t.create} pending={create.isPending} />
     </form>
   );
 }
