@@ -58,30 +58,99 @@ function toDuration(seconds: number): Duration {
   return create(DurationSchema, { seconds: BigInt(whole), nanos: Math.round((seconds - whole) * 1e9) });
 }
 
-export function oidcFromProto(c: OidcConfiguration): Partial<OidcAppConfig> {
-  return {
-    redirectUris: c.redirectUris,
-    postLogoutRedirectUris: c.postLogoutRedirectUris,
-    responseTypes: c.responseTypes.map((v) => enumName(OidcResponseType, v)),
-    grantTypes: c.grantTypes.map((v) => enumName(OidcGrantType, v)),
-    applicationType: optionalEnumName(OidcApplicationType, c.applicationType),
-    authMethodType: optionalEnumName(OidcAuthMethodType, c.authMethodType),
-    accessTokenType: optionalEnumName(OidcAccessTokenType, c.accessTokenType),
-    accessTokenRoleAssertion: c.accessTokenRoleAssertion,
-    idTokenRoleAssertion: c.idTokenRoleAssertion,
-    idTokenUserinfoAssertion: c.idTokenUserinfoAssertion,
-    clockSkewSeconds: durationSeconds(c.clockSkew),
-    developmentMode: c.developmentMode,
-    additionalOrigins: c.additionalOrigins,
-    backchannelLogoutUri: c.backchannelLogoutUri,
-    backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
-    frontchannelLogoutUri: c.frontchannelLogoutUri,
-    frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
-    requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
-    dpopBoundAccessTokens: c.dpopBoundAccessTokens,
-    securityProfile: optionalEnumName(OidcSecurityProfile, c.securityProfile),
-    apiAccess: c.apiAccess,
-  };
+/**
+ * How one OIDC setting crosses the API: its field name in the messages (snake_case, as update_mask names
+ * it), how a sent value becomes the domain's (undefined: not given), how the domain's value goes out, and
+ * what a field named in update_mask but not sent becomes. Parameters are `never` so that each field's own
+ * converter fits; the table below applies them to the field of that name.
+ */
+interface OidcField {
+  path: string;
+  in: (value: never) => unknown;
+  /** UpdateOidcConfiguration's value, where it differs from OidcConfiguration's */
+  inUpdate?: (value: never) => unknown;
+  out: (value: never) => unknown;
+  zero: unknown;
+}
+
+const plain = (path: string, zero: unknown): OidcField => ({
+  path,
+  in: (v: unknown) => v,
+  out: (v: unknown) => v ?? zero,
+  zero,
+});
+
+const enumList = (path: string, e: EnumObject): OidcField => ({
+  path,
+  in: (v: number[]) => v.map((n) => enumName(e, n)),
+  out: (v: string[]) => v.map((n) => enumValue(e, n)),
+  zero: [],
+});
+
+/** UNSPECIFIED on create means the default; in an update it means "unchanged". */
+const enumOne = (path: string, e: EnumObject, zero: string): OidcField => ({
+  path,
+  in: (v: number | undefined) => optionalEnumName(e, v),
+  out: (v: string | undefined) => enumValue(e, v ?? zero),
+  zero,
+});
+
+/** A type every client has: UNSPECIFIED sent in an update reaches the domain, which refuses it by the field's name. */
+const requiredEnum = (path: string, e: EnumObject): OidcField => ({
+  ...enumOne(path, e, 'UNSPECIFIED'),
+  inUpdate: (v: number | undefined) => (v === undefined ? undefined : enumName(e, v)),
+});
+
+/** Every OIDC setting, once: create, update (with and without update_mask) and the answer derive from it. */
+const OIDC_FIELDS: Record<keyof OidcAppConfig, OidcField> = {
+  redirectUris: plain('redirect_uris', []),
+  postLogoutRedirectUris: plain('post_logout_redirect_uris', []),
+  responseTypes: enumList('response_types', OidcResponseType),
+  grantTypes: enumList('grant_types', OidcGrantType),
+  applicationType: requiredEnum('application_type', OidcApplicationType),
+  authMethodType: requiredEnum('auth_method_type', OidcAuthMethodType),
+  accessTokenType: requiredEnum('access_token_type', OidcAccessTokenType),
+  accessTokenRoleAssertion: plain('access_token_role_assertion', false),
+  idTokenRoleAssertion: plain('id_token_role_assertion', false),
+  idTokenUserinfoAssertion: plain('id_token_userinfo_assertion', false),
+  clockSkewSeconds: {
+    path: 'clock_skew',
+    in: (v: Duration | undefined) => durationSeconds(v),
+    out: (v: number) => toDuration(v),
+    zero: 0,
+  },
+  developmentMode: plain('development_mode', false),
+  additionalOrigins: plain('additional_origins', []),
+  backchannelLogoutUri: plain('backchannel_logout_uri', ''),
+  backchannelLogoutSessionRequired: plain('backchannel_logout_session_required', false),
+  frontchannelLogoutUri: plain('frontchannel_logout_uri', ''),
+  frontchannelLogoutSessionRequired: plain('frontchannel_logout_session_required', false),
+  requirePushedAuthorizationRequests: plain('require_pushed_authorization_requests', false),
+  dpopBoundAccessTokens: plain('dpop_bound_access_tokens', false),
+  securityProfile: enumOne('security_profile', OidcSecurityProfile, 'NONE'),
+  apiAccess: plain('api_access', false),
+};
+
+const OIDC_ENTRIES = Object.entries(OIDC_FIELDS) as [keyof OidcAppConfig, OidcField][];
+const OIDC_PATHS = new Set(OIDC_ENTRIES.map(([, f]) => f.path));
+
+/** The message's field for a snake_case path: clock_skew → clockSkew. */
+const protoName = (path: string) => path.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** Each OIDC setting of a message in the domain's names and values, undefined where not given. */
+function oidcIn(c: OidcConfiguration | UpdateOidcConfiguration, update: boolean): Partial<OidcAppConfig> {
+  const fields = c as unknown as Record<string, never>;
+  const out: Record<string, unknown> = {};
+  for (const [key, f] of OIDC_ENTRIES) out[key] = ((update && f.inUpdate) || f.in)(fields[protoName(f.path)]);
+  return out as Partial<OidcAppConfig>;
+}
+
+/** OidcConfiguration's settings (all but the client id) from the domain's. */
+function oidcOut(c: OidcAppConfig): Omit<OidcConfiguration, '$typeName' | '$unknown' | 'clientId'> {
+  const values = c as unknown as Record<keyof OidcAppConfig, never>;
+  return Object.fromEntries(OIDC_ENTRIES.map(([key, f]) => [protoName(f.path), f.out(values[key])])) as ReturnType<
+    typeof oidcOut
+  >;
 }
 
 function samlFromProto(c: SamlConfiguration) {
@@ -99,7 +168,7 @@ export function configFromProto(
 ): AppConfigInput {
   switch (c.case) {
     case 'oidc':
-      return { type: 'OIDC', oidc: oidcFromProto(c.value) };
+      return { type: 'OIDC', oidc: oidcIn(c.value, false) };
     case 'saml':
       return { type: 'SAML', saml: samlFromProto(c.value) };
     case 'api':
@@ -113,56 +182,6 @@ export function configFromProto(
     default:
       throw invalidArgument('Errors.Application.Config.Missing', 'one of oidc, saml or api is required');
   }
-}
-
-const OIDC_UPDATE_FIELDS: Record<string, keyof OidcAppConfig> = {
-  redirect_uris: 'redirectUris',
-  post_logout_redirect_uris: 'postLogoutRedirectUris',
-  response_types: 'responseTypes',
-  grant_types: 'grantTypes',
-  application_type: 'applicationType',
-  auth_method_type: 'authMethodType',
-  access_token_type: 'accessTokenType',
-  access_token_role_assertion: 'accessTokenRoleAssertion',
-  id_token_role_assertion: 'idTokenRoleAssertion',
-  id_token_userinfo_assertion: 'idTokenUserinfoAssertion',
-  clock_skew: 'clockSkewSeconds',
-  development_mode: 'developmentMode',
-  additional_origins: 'additionalOrigins',
-  backchannel_logout_uri: 'backchannelLogoutUri',
-  backchannel_logout_session_required: 'backchannelLogoutSessionRequired',
-  frontchannel_logout_uri: 'frontchannelLogoutUri',
-  frontchannel_logout_session_required: 'frontchannelLogoutSessionRequired',
-  require_pushed_authorization_requests: 'requirePushedAuthorizationRequests',
-  dpop_bound_access_tokens: 'dpopBoundAccessTokens',
-  security_profile: 'securityProfile',
-  api_access: 'apiAccess',
-};
-
-function oidcUpdateValues(c: UpdateOidcConfiguration): Record<keyof OidcAppConfig, unknown> {
-  return {
-    redirectUris: c.redirectUris,
-    postLogoutRedirectUris: c.postLogoutRedirectUris,
-    responseTypes: c.responseTypes.map((v) => enumName(OidcResponseType, v)),
-    grantTypes: c.grantTypes.map((v) => enumName(OidcGrantType, v)),
-    applicationType: c.applicationType === undefined ? undefined : enumName(OidcApplicationType, c.applicationType),
-    authMethodType: c.authMethodType === undefined ? undefined : enumName(OidcAuthMethodType, c.authMethodType),
-    accessTokenType: c.accessTokenType === undefined ? undefined : enumName(OidcAccessTokenType, c.accessTokenType),
-    accessTokenRoleAssertion: c.accessTokenRoleAssertion,
-    idTokenRoleAssertion: c.idTokenRoleAssertion,
-    idTokenUserinfoAssertion: c.idTokenUserinfoAssertion,
-    clockSkewSeconds: durationSeconds(c.clockSkew),
-    developmentMode: c.developmentMode,
-    additionalOrigins: c.additionalOrigins,
-    backchannelLogoutUri: c.backchannelLogoutUri,
-    backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
-    frontchannelLogoutUri: c.frontchannelLogoutUri,
-    frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired,
-    requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests,
-    dpopBoundAccessTokens: c.dpopBoundAccessTokens,
-    securityProfile: optionalEnumName(OidcSecurityProfile, c.securityProfile),
-    apiAccess: c.apiAccess,
-  };
 }
 
 /**
@@ -179,7 +198,7 @@ export function updateFromProto(req: UpdateApplicationRequest): { name?: string;
       const [head, field] = path.split('.');
       const known =
         path === 'name' ||
-        (head === 'oidc' && prefix === 'oidc' && field in OIDC_UPDATE_FIELDS) ||
+        (head === 'oidc' && prefix === 'oidc' && OIDC_PATHS.has(field)) ||
         (head === 'api' && prefix === 'api' && (field === 'auth_method_type' || field === 'resource_uri')) ||
         (head === 'saml' && prefix === 'saml' && (field === 'metadata_xml' || field === 'metadata_url'));
       if (!known)
@@ -193,13 +212,13 @@ export function updateFromProto(req: UpdateApplicationRequest): { name?: string;
   if (named('name') ?? req.name !== undefined) out.name = req.name ?? '';
   const c = req.configuration;
   if (c.case === 'oidc') {
-    const values = oidcUpdateValues(c.value);
+    const values = oidcIn(c.value, true);
     const oidc: Partial<OidcAppConfig> = {};
-    for (const [path, key] of Object.entries(OIDC_UPDATE_FIELDS)) {
+    for (const [key, f] of OIDC_ENTRIES) {
       const v = values[key];
-      const present = named(`oidc.${path}`) ?? (Array.isArray(v) ? v.length > 0 : v !== undefined);
+      const present = named(`oidc.${f.path}`) ?? (Array.isArray(v) ? v.length > 0 : v !== undefined);
       if (!present) continue;
-      (oidc as Record<string, unknown>)[key] = v ?? zeroOf(key);
+      (oidc as Record<string, unknown>)[key] = v ?? f.zero;
     }
     out.config = { type: 'OIDC', oidc };
   } else if (c.case === 'api') {
@@ -222,44 +241,15 @@ function apiUpdate(c: UpdateApiConfiguration, named: (path: string) => boolean |
   return out;
 }
 
-function zeroOf(key: keyof OidcAppConfig): unknown {
-  if (key === 'clockSkewSeconds') return 0;
-  if (key === 'backchannelLogoutUri' || key === 'frontchannelLogoutUri') return '';
-  if (key === 'applicationType' || key === 'authMethodType' || key === 'accessTokenType') return 'UNSPECIFIED';
-  if (key === 'securityProfile') return 'NONE';
-  return false;
-}
-
 export function applicationToProto(a: ApplicationView): Application {
   let configuration: Application['configuration'] = { case: undefined };
   if (a.type === 'OIDC' && a.oidc) {
-    const c = a.oidc;
     configuration = {
       case: 'oidc',
       value: {
         $typeName: 'portcullis.application.v2.OidcConfiguration',
-        redirectUris: c.redirectUris,
-        postLogoutRedirectUris: c.postLogoutRedirectUris,
-        responseTypes: c.responseTypes.map((n) => enumValue(OidcResponseType, n)),
-        grantTypes: c.grantTypes.map((n) => enumValue(OidcGrantType, n)),
-        applicationType: enumValue(OidcApplicationType, c.applicationType),
-        authMethodType: enumValue(OidcAuthMethodType, c.authMethodType),
-        accessTokenType: enumValue(OidcAccessTokenType, c.accessTokenType),
-        accessTokenRoleAssertion: c.accessTokenRoleAssertion,
-        idTokenRoleAssertion: c.idTokenRoleAssertion,
-        idTokenUserinfoAssertion: c.idTokenUserinfoAssertion,
-        clockSkew: toDuration(c.clockSkewSeconds),
-        developmentMode: c.developmentMode,
-        additionalOrigins: c.additionalOrigins,
+        ...oidcOut(a.oidc),
         clientId: a.clientId ?? '',
-        backchannelLogoutUri: c.backchannelLogoutUri ?? '',
-        backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired ?? false,
-        frontchannelLogoutUri: c.frontchannelLogoutUri ?? '',
-        frontchannelLogoutSessionRequired: c.frontchannelLogoutSessionRequired ?? false,
-        requirePushedAuthorizationRequests: c.requirePushedAuthorizationRequests ?? false,
-        dpopBoundAccessTokens: c.dpopBoundAccessTokens ?? false,
-        securityProfile: enumValue(OidcSecurityProfile, c.securityProfile ?? 'NONE'),
-        apiAccess: c.apiAccess ?? false,
       },
     };
   } else if (a.type === 'SAML' && a.saml) {
