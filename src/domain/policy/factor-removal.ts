@@ -4,17 +4,16 @@ import { type DomainError, failedPrecondition } from '../errors';
 import { readyFactors } from '../session/policy-gap';
 import { type LoginPolicy, mfaForced } from './login-policy';
 import { userLoginPolicy } from './user-login-policy';
+import { factorOfRow, policyAllows, type RowFactor } from '../sign-in/factors';
+import type { FACTORS } from '../sign-in/factors';
 
 /** A factor about to be removed: one factor by id, or every factor of a type (`recovery_codes`: all codes). */
-export type RemovedFactor = { id: string } | { type: 'totp' | 'webauthn' | 'otp_email' | 'otp_sms' | 'recovery_codes' };
+export type RemovedFactor = { id: string } | { type: (typeof FACTORS)[RowFactor]['row'] | 'recovery_codes' };
 
-const counts = (policy: LoginPolicy, f: { type: string; passwordless: boolean }) =>
-  (f.type === 'totp' && policy.secondFactors.includes('TOTP')) ||
-  (f.type === 'otp_email' && policy.secondFactors.includes('OTP_EMAIL')) ||
-  (f.type === 'otp_sms' && policy.secondFactors.includes('OTP_SMS')) ||
-  (f.type === 'webauthn' &&
-    (policy.secondFactors.includes('U2F') ||
-      (f.passwordless && policy.multiFactors.includes('U2F_WITH_VERIFICATION'))));
+const counts = (policy: LoginPolicy, f: { type: string; passwordless: boolean }) => {
+  const factor = factorOfRow(f.type);
+  return !!factor && policyAllows(policy, factor, f.passwordless);
+};
 
 /**
  * "May this factor be removed": not the user's last second factor (or passkey) the policy accepts

@@ -15,6 +15,7 @@ import {
 } from './checks/webauthn';
 import { createSession, getSession, type Session, setSessionPasswordChecked, terminateSessions } from './sessions';
 import { findUserById, findUserByLoginName, type LoginUser } from './users';
+import { type CodeFactor, FACTORS } from '../sign-in/factors';
 
 /** What a custom login UI asks a session to prove: who the user is, and (optionally) their password. */
 export interface SessionChecks {
@@ -57,14 +58,15 @@ async function runFactorChecks(
 ): Promise<Session | undefined> {
   let session: Session | undefined;
   const codes = [
-    ['checks.totp', checks.totp, (u: LoginUser, c: string) => checkTotp(ctx, sessionId, u, c)],
-    ['checks.otp_email', checks.otpEmail, (u: LoginUser, c: string) => checkOtp(ctx, sessionId, u, 'otpEmail', c)],
-    ['checks.otp_sms', checks.otpSms, (u: LoginUser, c: string) => checkOtp(ctx, sessionId, u, 'otpSms', c)],
-    ['checks.recovery_code', checks.recoveryCode, (u: LoginUser, c: string) => checkRecoveryCode(ctx, sessionId, u, c)],
-  ] as const;
-  for (const [field, code, check] of codes) {
+    ['totp', (u: LoginUser, c: string) => checkTotp(ctx, sessionId, u, c)],
+    ['otpEmail', (u: LoginUser, c: string) => checkOtp(ctx, sessionId, u, 'otpEmail', c)],
+    ['otpSms', (u: LoginUser, c: string) => checkOtp(ctx, sessionId, u, 'otpSms', c)],
+    ['recoveryCode', (u: LoginUser, c: string) => checkRecoveryCode(ctx, sessionId, u, c)],
+  ] as const satisfies readonly (readonly [CodeFactor, unknown])[];
+  for (const [factor, check] of codes) {
+    const code = checks[factor];
     if (code === undefined) continue;
-    if (!user) throw needsUser(field);
+    if (!user) throw needsUser(FACTORS[factor].field);
     session = await check(user, code);
   }
   return session;

@@ -4,6 +4,7 @@ import { notFound } from '../errors';
 import type { UnitOfWork } from '../execute';
 import type { Session } from './sessions';
 import { live } from './live';
+import { amrOf, type ChallengeFactor, FACTORS } from '../sign-in/factors';
 
 export type { FactorChecks, SessionFactor };
 
@@ -17,32 +18,8 @@ export interface FactorDetail {
   synced?: boolean;
 }
 
-/** Factors of something the user has (possession); the password is what the user knows. */
-const POSSESSION: SessionFactor[] = ['totp', 'otpEmail', 'otpSms', 'webAuthN', 'recoveryCode'];
-
-/**
- * The authentication method references (RFC 8176) of a session's checks, the one mapping:
- * password `pwd`; a sign-in at an external identity provider `fed`; TOTP, email and SMS codes and
- * recovery codes `otp` (SMS also `sms`); WebAuthn `hwk` (or `swk` for a synced passkey) and `user`
- * when the authenticator verified the user; `mfa` when the checks cover two kinds of factor (a
- * password or an external sign-in + possession, or a user-verifying passkey).
- */
-export function amrOf(checks: FactorChecks): string[] {
-  const amr = new Set<string>();
-  if (checks.password) amr.add('pwd');
-  if (checks.totp || checks.otpEmail || checks.otpSms || checks.recoveryCode) amr.add('otp');
-  if (checks.otpSms) amr.add('sms');
-  if (checks.webAuthN) {
-    amr.add(checks.webAuthN.synced ? 'swk' : 'hwk');
-    if (checks.webAuthN.userVerified) amr.add('user');
-  }
-  if (checks.idpIntent) amr.add('fed');
-  const possession = POSSESSION.some((f) => checks[f]);
-  // A sign-in at an external provider is a first factor like the password: with a possession factor
-  // checked here it makes two.
-  if (((checks.password || checks.idpIntent) && possession) || checks.webAuthN?.userVerified) amr.add('mfa');
-  return [...amr];
-}
+/** The session's amr is derived from the factor declarations (src/domain/sign-in/factors.ts). */
+export { amrOf };
 
 /**
  * When the session's user was last authenticated by a first factor: a password check, a passkey
@@ -105,24 +82,14 @@ export async function recordFactorCheck(
   work.push({
     aggregateType: 'session',
     aggregateId: sessionId,
-    type: FACTOR_EVENT[factor],
+    type: FACTORS[factor].event,
     payload: { userId: user.id, ...detail },
     resourceOwner: user.orgId,
   });
   return row;
 }
 
-const FACTOR_EVENT = {
-  password: 'session.password.checked',
-  totp: 'session.totp.checked',
-  otpEmail: 'session.otp_email.checked',
-  otpSms: 'session.otp_sms.checked',
-  webAuthN: 'session.webauthn.checked',
-  recoveryCode: 'session.recovery_code.checked',
-  idpIntent: 'session.idp_intent.checked',
-} as const satisfies Record<SessionFactor, string>;
-
 /** Drops a session's open challenge of one kind (answered or replaced). */
-export function withoutChallenge(kind: 'webAuthN' | 'otpEmail' | 'otpSms') {
+export function withoutChallenge(kind: ChallengeFactor) {
   return sql`${sessions.challenges} - ${kind}`;
 }

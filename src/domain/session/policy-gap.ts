@@ -8,15 +8,22 @@ import {
   mfaForcedAfterExternalLogin,
   passkeyIsFirstFactor,
   passwordIsFirstFactor,
-  type SecondFactorType,
 } from '../policy/login-policy';
 import { userLoginPolicy } from '../policy/user-login-policy';
-import type { FactorChecks, SessionFactor } from './factors';
+import {
+  factorOfRow,
+  policyAllows,
+  SECOND_FACTOR_NAMES,
+  type SecondFactor,
+  SETUP,
+  type SetupChoice,
+} from '../sign-in/factors';
+import type { FactorChecks } from './factors';
 
 /** A second factor the user can prove now (the session's factor names). */
-export type SecondFactorChoice = Exclude<SessionFactor, 'password' | 'idpIntent'>;
+export type SecondFactorChoice = SecondFactor;
 /** A factor the user can set up when the policy asks for one they do not have. */
-export type SetupChoice = 'totp' | 'passkey' | 'otpEmail' | 'otpSms';
+export type { SetupChoice };
 
 /**
  * What a session still misses before it may answer an auth request under the login policy:
@@ -51,19 +58,6 @@ export interface GapInput {
   request?: { maxAge: number | null; acrValues?: readonly string[] | null; createdAt?: Date } | null;
   now?: number;
 }
-
-const POLICY_TYPE: Record<Exclude<SecondFactorChoice, 'recoveryCode'>, SecondFactorType> = {
-  totp: 'TOTP',
-  webAuthN: 'U2F',
-  otpEmail: 'OTP_EMAIL',
-  otpSms: 'OTP_SMS',
-};
-const CHOICE_OF_ROW: Record<string, Exclude<SecondFactorChoice, 'recoveryCode'>> = {
-  totp: 'totp',
-  webauthn: 'webAuthN',
-  otp_email: 'otpEmail',
-  otp_sms: 'otpSms',
-};
 
 const within = (at: number | undefined, lifetimeSeconds: number, now: number): at is number =>
   at !== undefined && !Number.isNaN(at) && (lifetimeSeconds === 0 || now - at <= lifetimeSeconds * 1000);
@@ -107,11 +101,8 @@ export function policyGap(input: GapInput): PolicyGap {
   if (maxAge !== null && maxAge !== undefined && !duringRequest && now - latest > maxAge * 1000)
     return { missing: 'first-factor', reason: 'max-age' };
 
-  const allows = (f: SecondFactorChoice, userVerified = false) =>
-    f === 'recoveryCode' ||
-    policy.secondFactors.includes(POLICY_TYPE[f]) ||
-    (f === 'webAuthN' && userVerified && policy.multiFactors.includes('U2F_WITH_VERIFICATION'));
-  const secondChecked = (['totp', 'webAuthN', 'otpEmail', 'otpSms', 'recoveryCode'] as const).some((f) => {
+  const allows = (f: SecondFactorChoice, userVerified = false) => policyAllows(policy, f, userVerified);
+  const secondChecked = SECOND_FACTOR_NAMES.some((f) => {
     const check = checks[f];
     return (
       !!check &&
@@ -124,7 +115,7 @@ export function policyGap(input: GapInput): PolicyGap {
 
   const usable = new Set<SecondFactorChoice>();
   for (const f of input.factors) {
-    const choice = CHOICE_OF_ROW[f.type];
+    const choice = factorOfRow(f.type);
     if (choice && allows(choice, f.passwordless)) usable.add(choice);
   }
   const hasSecondFactor = usable.size > 0;
@@ -142,13 +133,10 @@ export function policyGap(input: GapInput): PolicyGap {
 
 /** The factors the policy lets a user set up, in the order the login offers them. */
 export function setupChoices(policy: LoginPolicy): SetupChoice[] {
-  const out: SetupChoice[] = [];
-  if (policy.secondFactors.includes('TOTP')) out.push('totp');
-  if (policy.secondFactors.includes('U2F') || policy.multiFactors.includes('U2F_WITH_VERIFICATION'))
-    out.push('passkey');
-  if (policy.secondFactors.includes('OTP_EMAIL')) out.push('otpEmail');
-  if (policy.secondFactors.includes('OTP_SMS')) out.push('otpSms');
-  return out;
+  return (Object.keys(SETUP) as SetupChoice[]).filter((choice) => {
+    const type = SETUP[choice].policy;
+    return policy.secondFactors.includes(type) || (type === 'U2F' && policyAllows(policy, 'webAuthN', true));
+  });
 }
 
 /** The user's ready factors (TOTP, WebAuthn credentials, email and SMS codes). */

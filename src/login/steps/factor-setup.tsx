@@ -1,6 +1,8 @@
 import { DomainError } from '../../domain/errors';
 import { addOtpChannel, type OtpChannel, verifiedTarget } from '../../domain/user/factors/otp-channels';
 import { registerTotp, verifyTotpRegistration } from '../../domain/user/factors/totp';
+import type { OtpKind } from '../../domain/session/checks/otp';
+import { FACTORS, SETUP } from '../../domain/sign-in/factors';
 import type { Messages } from '../i18n';
 import { SetupOtpPage, SetupTotpPage } from '../pages/codes';
 import { withSignedInUser } from './signed-in';
@@ -12,7 +14,7 @@ import type { LoginStep } from './types';
  * this session.
  */
 export const setupTotp: LoginStep = {
-  path: 'setup-totp',
+  path: SETUP.totp.path,
   page: (turn) =>
     withSignedInUser(turn, 'login', async (signedIn) => {
       const { user } = signedIn;
@@ -36,7 +38,7 @@ export const setupTotp: LoginStep = {
         });
       } catch (err) {
         if (err instanceof DomainError && (err.kind === 'invalid_argument' || err.kind === 'not_found'))
-          return turn.see(`${turn.url('setup-totp')}&error=invalid`);
+          return turn.see(`${turn.url(SETUP.totp.path)}&error=invalid`);
         throw err;
       }
       return turn.proceed(signedIn, setupTotp);
@@ -44,7 +46,9 @@ export const setupTotp: LoginStep = {
 };
 
 /** Turning on email or SMS codes for the verified address or phone. */
-function setupOtp(path: string, type: OtpChannel, strings: (t: Messages) => { title: string; text: string }) {
+function setupOtp(choice: OtpKind, strings: (t: Messages) => { title: string; text: string }) {
+  const { path } = SETUP[choice];
+  const type: OtpChannel = FACTORS[choice].row;
   const step: LoginStep = {
     path,
     page: (turn) =>
@@ -70,12 +74,12 @@ function setupOtp(path: string, type: OtpChannel, strings: (t: Messages) => { ti
   return step;
 }
 
-export const setupOtpEmail = setupOtp('setup-otp-email', 'otp_email', (t) => ({
+export const setupOtpEmail = setupOtp('otpEmail', (t) => ({
   title: t.setupOtpEmailTitle,
   text: t.setupOtpEmailText,
 }));
 
-export const setupOtpSms = setupOtp('setup-otp-sms', 'otp_sms', (t) => ({
+export const setupOtpSms = setupOtp('otpSms', (t) => ({
   title: t.setupOtpSmsTitle,
   text: t.setupOtpSmsText,
 }));

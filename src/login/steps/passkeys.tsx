@@ -14,6 +14,7 @@ import { rotateUserAgent, userAgentHash } from '../cookies';
 import { PasskeyPage, SetupPasskeyPage, WebAuthnStepPage } from '../pages/passkeys';
 import { withScript } from '../webauthn-script';
 import { withSignedInUser } from './signed-in';
+import { FACTORS, SETUP } from '../../domain/sign-in/factors';
 import type { LoginStep, Turn } from './types';
 
 /** The browser's credential JSON from the form, or undefined. */
@@ -93,7 +94,7 @@ export const passkey: LoginStep = {
 
 /** A security key or passkey as the second factor after the password. */
 export const webauthn: LoginStep = {
-  path: 'webauthn',
+  path: FACTORS.webAuthN.checkPath,
   page: (turn) =>
     withSignedInUser(turn, 'login', async ({ user, sessionId }) => {
       const options = await openSecondFactorChallenge(
@@ -115,7 +116,7 @@ export const webauthn: LoginStep = {
           externalUrl: turn.deps.config.externalUrl,
         });
       } catch (err) {
-        return refused(turn, 'webauthn', err);
+        return refused(turn, FACTORS.webAuthN.checkPath, err);
       }
       return turn.proceed(signedIn, webauthn);
     }),
@@ -123,7 +124,7 @@ export const webauthn: LoginStep = {
 
 /** Registering a passkey during the login; it also counts as checked in this session. */
 export const setupPasskey: LoginStep = {
-  path: 'setup-passkey',
+  path: SETUP.passkey.path,
   page: (turn) =>
     withSignedInUser(turn, 'login', async ({ user }) => {
       const { t } = turn;
@@ -163,7 +164,7 @@ export const setupPasskey: LoginStep = {
           { sessionId },
         );
       } catch (err) {
-        return refused(turn, 'setup-passkey', err);
+        return refused(turn, SETUP.passkey.path, err);
       }
       return turn.proceed(signedIn, setupPasskey);
     }),

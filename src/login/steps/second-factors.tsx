@@ -5,6 +5,7 @@ import { checkRecoveryCode } from '../../domain/session/checks/recovery-code';
 import { checkTotp } from '../../domain/session/checks/totp';
 import { hasRecoveryCodes } from '../../domain/user/factors/recovery-codes';
 import type { AfterCheck } from '../../domain/session/checks/otp-lockout';
+import { type CodeFactor, FACTORS } from '../../domain/sign-in/factors';
 import type { Messages } from '../i18n';
 import { CodePage } from '../pages/codes';
 import { withSignedInUser } from './signed-in';
@@ -14,44 +15,51 @@ import type { LoginStep, SignedIn, Turn } from './types';
 type Check = <T>(turn: Turn, signedIn: SignedIn, code: string, then: AfterCheck<T>) => Promise<T>;
 
 interface CodeStep {
-  path: string;
+  /** the factor the page checks: its page's path (and, for a code it sends, the challenge) are declared there */
+  factor: CodeFactor;
   title: (t: Messages) => string;
   text: (t: Messages) => string;
   label: (t: Messages) => string;
   numeric: boolean;
   check: Check;
-  /** email and SMS: a code is sent when the page opens without one, and on request */
-  otp?: OtpKind;
 }
+
+/** Email and SMS: a code is sent when the page opens without one, and on request. */
+const sentCode = (factor: CodeFactor): OtpKind | undefined =>
+  factor === 'otpEmail' || factor === 'otpSms' ? factor : undefined;
 
 /**
  * A page that checks one second-factor code of the signed-in user and goes on with the login. A
  * wrong code and a locked account answer on the page; the lockout rule is the domain's.
  */
 function codeStep(spec: CodeStep): LoginStep {
+  const otp = sentCode(spec.factor);
+  const path = FACTORS[spec.factor].checkPath;
   const step: LoginStep = {
-    path: spec.path,
+    path,
     page: (turn) =>
       withSignedInUser(turn, 'login', async (signedIn) => {
         const { t } = turn;
-        if (spec.otp && !(await hasLiveOtpChallenge(turn.deps.database.db, signedIn.sessionId, spec.otp)))
-          await sendCode(turn, signedIn, spec.otp).catch(ignoreTooSoon);
+        if (otp && !(await hasLiveOtpChallenge(turn.deps.database.db, signedIn.sessionId, otp)))
+          await sendCode(turn, signedIn, otp).catch(ignoreTooSoon);
         const error = turn.queryError({ invalid: t.wrongCode, locked: t.locked, soon: t.otpTooSoon });
         const notice = turn.c.req.query('sent') ? t.codeResent : undefined;
         const recoverable =
-          spec.path !== 'recovery' && (await hasRecoveryCodes(turn.deps.database.db, signedIn.user.id));
+          spec.factor !== 'recoveryCode' && (await hasRecoveryCodes(turn.deps.database.db, signedIn.user.id));
         return turn.render((base) => (
           <CodePage
             {...base}
-            path={spec.path}
+            path={path}
             title={spec.title(t)}
             text={spec.text(t)}
             label={spec.label(t)}
             numeric={spec.numeric}
             error={error}
             notice={notice}
-            resend={spec.otp ? `/ui/login/${spec.path}/resend` : undefined}
-            alternative={recoverable ? { href: turn.url('recovery'), text: t.useRecoveryCode } : undefined}
+            resend={otp ? `/ui/login/${path}/resend` : undefined}
+            alternative={
+              recoverable ? { href: turn.url(FACTORS.recoveryCode.checkPath), text: t.useRecoveryCode } : undefined
+            }
           />
         ));
       }),
@@ -65,26 +73,26 @@ function codeStep(spec: CodeStep): LoginStep {
           );
         } catch (err) {
           if (err instanceof DomainError && err.kind === 'invalid_argument')
-            return turn.see(`${turn.url(spec.path)}&error=invalid`);
+            return turn.see(`${turn.url(path)}&error=invalid`);
           if (err instanceof DomainError && err.kind === 'failed_precondition')
-            return turn.see(`${turn.url(spec.path)}&error=locked`);
+            return turn.see(`${turn.url(path)}&error=locked`);
           throw err;
         }
         return turn.proceeded(signedIn, next);
       }),
   };
-  if (spec.otp) {
-    const kind = spec.otp;
+  if (otp) {
+    const kind = otp;
     step.actions = {
       resend: (turn) =>
         withSignedInUser(turn, 'login', async (signedIn) => {
           try {
             await sendCode(turn, signedIn, kind);
           } catch (err) {
-            if (err instanceof LimitError) return turn.see(`${turn.url(spec.path)}&error=soon`);
+            if (err instanceof LimitError) return turn.see(`${turn.url(path)}&error=soon`);
             throw err;
           }
-          return turn.see(`${turn.url(spec.path)}&sent=1`);
+          return turn.see(`${turn.url(path)}&sent=1`);
         }),
     };
   }
@@ -106,7 +114,7 @@ function ignoreTooSoon(err: unknown) {
 const ctxOf = (turn: Turn, { user }: SignedIn) => turn.ctx(user.id, user.orgId);
 
 export const totp = codeStep({
-  path: 'totp',
+  factor: 'totp',
   title: (t) => t.totpTitle,
   text: (t) => t.totpText,
   label: (t) => t.otpCodeLabel,
@@ -115,27 +123,25 @@ export const totp = codeStep({
 });
 
 export const otpEmail = codeStep({
-  path: 'otp-email',
+  factor: 'otpEmail',
   title: (t) => t.otpEmailTitle,
   text: (t) => t.otpEmailText,
   label: (t) => t.otpCodeLabel,
   numeric: true,
-  otp: 'otpEmail',
   check: (turn, s, code, then) => checkOtp(ctxOf(turn, s), s.sessionId, s.user, 'otpEmail', code, then),
 });
 
 export const otpSms = codeStep({
-  path: 'otp-sms',
+  factor: 'otpSms',
   title: (t) => t.otpSmsTitle,
   text: (t) => t.otpSmsText,
   label: (t) => t.otpCodeLabel,
   numeric: true,
-  otp: 'otpSms',
   check: (turn, s, code, then) => checkOtp(ctxOf(turn, s), s.sessionId, s.user, 'otpSms', code, then),
 });
 
 export const recovery = codeStep({
-  path: 'recovery',
+  factor: 'recoveryCode',
   title: (t) => t.recoveryTitle,
   text: (t) => t.recoveryText,
   label: (t) => t.recoveryCodeLabel,

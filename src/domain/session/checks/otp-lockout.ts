@@ -7,8 +7,9 @@ import { instanceSettings } from '../../oidc/settings';
 import type { Session } from '../sessions';
 import { SIGN_IN_STATES } from '../may-sign-in';
 import type { LoginUser } from '../users';
+import type { LockoutName } from '../../sign-in/factors';
 
-export type SecondFactorName = 'totp' | 'otp_email' | 'otp_sms' | 'recovery_code';
+export type SecondFactorName = LockoutName;
 
 /**
  * What the caller does in a check's transaction with the session the check updated: a sign-in step

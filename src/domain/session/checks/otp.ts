@@ -9,19 +9,18 @@ import { LimitError, failedPrecondition, invalidArgument } from '../../errors';
 import type { UnitOfWork } from '../../execute';
 import { recordFactorCheck, withoutChallenge } from '../factors';
 import { live } from '../live';
+import { type ChallengeFactor, type CodeFactor, FACTORS } from '../../sign-in/factors';
 import type { Session } from '../sessions';
 import type { LoginUser } from '../users';
 import { type AfterCheck, checkSecondFactor, theSession } from './otp-lockout';
 
-export type OtpKind = 'otpEmail' | 'otpSms';
+/** The codes sent by email or SMS (both a challenge the session opens and a code the user types). */
+export type OtpKind = Extract<ChallengeFactor, CodeFactor>;
 
 /** A code by email or SMS is valid for five minutes. */
 export const OTP_LIFETIME_SECONDS = 5 * 60;
 /** A new code for the same session at most this often. */
 export const OTP_RESEND_SECONDS = 30;
-
-const FACTOR_TYPE = { otpEmail: 'otp_email', otpSms: 'otp_sms' } as const;
-const FIELD = { otpEmail: 'checks.otp_email', otpSms: 'checks.otp_sms' } as const;
 
 /** How the caller wants the code: sent by Portcullis, or returned for its own delivery. */
 export type OtpDelivery = { send: true } | { return: true };
@@ -38,7 +37,7 @@ export async function openOtpChallenge(
   kind: OtpKind,
   delivery: OtpDelivery,
 ): Promise<string | undefined> {
-  const type = FACTOR_TYPE[kind];
+  const type = FACTORS[kind].row;
   const [row] = await work.tx
     .select({
       email: users.email,
@@ -116,8 +115,8 @@ export function checkOtp<T = Session>(
   return checkSecondFactor(
     ctx,
     user,
-    FACTOR_TYPE[kind],
-    FIELD[kind],
+    FACTORS[kind].lockout,
+    FACTORS[kind].field,
     async (work) => {
       const [row] = await work.tx
         .select({ challenges: sessions.challenges })

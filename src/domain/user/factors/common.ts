@@ -3,9 +3,11 @@ import { userFactors } from '../../../db/schema/index';
 import { failedPrecondition } from '../../errors';
 import { factorRemovalRefusal } from '../../policy/factor-removal';
 import type { UnitOfWork } from '../../execute';
+import type { FACTORS, RowFactor } from '../../sign-in/factors';
 import { type UserWithOrg, userForChange } from '../access';
 
-export type FactorType = 'totp' | 'otp_email' | 'otp_sms';
+/** The factors a user has at most one of (a WebAuthn user may register several). */
+export type FactorType = (typeof FACTORS)[Exclude<RowFactor, 'webAuthN'>]['row'];
 
 /**
  * The user whose factors a command changes: the user itself, or an administrator with `user.write`
