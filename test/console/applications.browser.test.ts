@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { importPKCS8, SignJWT } from 'jose';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +9,7 @@ import { AdministratorService } from '../../gen/portcullis/administrator/v2/admi
 import { OidcAuthMethodType } from '../../gen/portcullis/application/v2/application_pb';
 import { ApplicationService } from '../../gen/portcullis/application/v2/application_service_pb';
 import { addProject } from '../helpers/apps';
+import { Browser as LoginBrowser } from '../helpers/browser';
 import { openConsole, startConsole } from '../helpers/console';
 import { basic, postForm } from '../helpers/forms';
 import { addOrg } from '../helpers/orgs';
@@ -65,9 +68,52 @@ describe('console: applications', () => {
     await page.context().close();
   });
 
+  it('the overview shows issuer and discovery URL by the credentials; its openid-client code signs in', async () => {
+    const { applicationId, configuration } = await server.client(ApplicationService).createApplication({
+      projectId,
+      name: 'Connected',
+      configuration: { case: 'oidc', value: { redirectUris: ['https://rp.example.com/cb'] } },
+    });
+    const { clientId, clientSecret } = configuration.value as { clientId: string; clientSecret: string };
+    const page = await openConsole(browser, server, `projects/${projectId}/applications/${applicationId}`, admin());
+    expect(await page.getByRole('tab', { name: 'Overview' }).getAttribute('aria-selected')).toBe('true');
+    expect(await page.getByTestId('app-client-id').textContent()).toBe(clientId);
+    expect(await page.getByTestId('app-issuer').textContent()).toBe(server.url);
+    const discovery = (await page.getByTestId('app-discovery').textContent())!;
+    expect(discovery).toBe(`${server.url}/.well-known/openid-configuration`);
+    expect((await fetch(discovery)).status).toBe(200);
+    expect(await page.getByTestId('app-id').textContent()).toBe(applicationId);
+    const code = (await page.getByTestId('app-snippet').textContent())!;
+    expect(code).toContain(clientId);
+    expect(code).toContain('https://rp.example.com/cb');
+    expect(code).not.toContain(clientSecret);
+    await page.context().close();
+
+    // the code as copied, with the secret in its environment variable, signs a user in
+    const dir = path.join(process.cwd(), 'node_modules', '.cache');
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `portcullis-snippet-${randomUUID()}.mjs`);
+    await writeFile(file, code);
+    process.env.PORTCULLIS_CLIENT_SECRET = clientSecret;
+    try {
+      const rp = await import(/* @vite-ignore */ pathToFileURL(file).href);
+      const start = await rp.signInUrl();
+      const user = await addUser(server);
+      const landed = await new LoginBrowser(server.url).login(start.url.toString(), user.username, user.password);
+      const claims = await rp.callback(new URL(landed), start);
+      expect(claims.sub).toBe(user.id);
+    } finally {
+      delete process.env.PORTCULLIS_CLIENT_SECRET;
+      await rm(file, { force: true });
+    }
+  });
+
   it('an http redirect URI on a web app shows the compliance problem while typing, before saving', async () => {
     const { applicationId } = await webApp('Checked');
-    const page = await openConsole(browser, server, `projects/${projectId}/applications/${applicationId}`, admin());
+    // the settings tab has an address of its own
+    const path = `projects/${projectId}/applications/${applicationId}/settings`;
+    const page = await openConsole(browser, server, path, admin());
+    expect(await page.getByRole('tab', { name: 'Redirects and settings' }).getAttribute('aria-selected')).toBe('true');
     await page.getByLabel(/^Redirect URIs/).fill('http://app.example.com/cb');
     const problem = page.locator('#app-redirects-note li');
     await problem.waitFor();
@@ -110,9 +156,11 @@ describe('console: applications', () => {
       password: viewer.password,
     });
     await seen.getByRole('heading', { name: 'Rotated', level: 1 }).waitFor();
-    expect(await seen.getByLabel(/^Redirect URIs/).isDisabled()).toBe(true);
-    for (const name of ['Save', 'New client secret', 'Deactivate', 'Delete'])
+    for (const name of ['New client secret', 'Deactivate', 'Delete'])
       await expect(seen.getByRole('button', { name, exact: true }).count()).resolves.toBe(0);
+    await seen.getByRole('tab', { name: 'Redirects and settings' }).click();
+    expect(await seen.getByLabel(/^Redirect URIs/).isDisabled()).toBe(true);
+    await expect(seen.getByRole('button', { name: 'Save', exact: true }).count()).resolves.toBe(0);
     await seen.context().close();
   });
 
@@ -120,6 +168,11 @@ describe('console: applications', () => {
     const { applicationId, configuration } = await webApp('Keyed', OidcAuthMethodType.PRIVATE_KEY_JWT);
     const { clientId } = configuration.value as { clientId: string };
     const page = await openConsole(browser, server, `projects/${projectId}/applications/${applicationId}`, admin());
+    // the keys have their own tab; the arrow keys move between the tabs
+    await page.getByRole('tab', { name: 'Overview' }).focus();
+    await page.keyboard.press('End');
+    expect(await page.getByRole('tab', { name: 'Keys' }).getAttribute('aria-selected')).toBe('true');
+    expect(new URL(page.url()).pathname).toMatch(/\/keys$/);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Add key' }).click(),

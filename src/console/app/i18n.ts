@@ -194,6 +194,7 @@ const en = {
   frontchannelSid: 'Front-channel logout with iss and sid',
   settings: 'Settings',
   copy: 'Copy',
+  copyNamed: (what: string) => `Copy ${what}`,
   copied: 'Copied.',
   copiedIt: 'I have copied it',
   appCreated: 'The application is created.',
@@ -432,6 +433,20 @@ const en = {
   idpRootCa: 'CA certificate (PEM)',
   idpAcs: 'Register this assertion consumer service URL at the provider',
   idpSpMetadata: 'Portcullis’s metadata for the provider',
+  // application page
+  appOverview: 'Overview',
+  appSettingsTab: 'Redirects and settings',
+  appSections: 'Parts of the application',
+  discoveryUrl: 'Discovery URL',
+  introspectionUrl: 'Introspection endpoint',
+  samlMetadata: 'Portcullis’s SAML metadata',
+  applicationId: 'Application ID',
+  connectApp: 'Connect your application',
+  snippetIntro: (secretVar: boolean) =>
+    'A relying party in Node.js with openid-client (npm install openid-client): the client ID, issuer and ' +
+    'redirect URI are this application’s.' +
+    (secretVar ? ' The client secret is read from the environment variable PORTCULLIS_CLIENT_SECRET.' : ''),
+  snippetName: 'openid-client code',
   // overview
   overviewOfInstance: 'Everything on this instance.',
   overviewOfOrg: (name: string) => `The organization ${name}.`,
@@ -648,6 +663,7 @@ const de: Words = {
   frontchannelSid: 'Front-Channel-Logout mit iss und sid',
   settings: 'Einstellungen',
   copy: 'Kopieren',
+  copyNamed: (what: string) => `${what} kopieren`,
   copied: 'Kopiert.',
   copiedIt: 'Ich habe es kopiert',
   appCreated: 'Die Anwendung ist angelegt.',
@@ -890,6 +906,20 @@ const de: Words = {
   idpRootCa: 'CA-Zertifikat (PEM)',
   idpAcs: 'Diese Assertion-Consumer-Service-URL beim Anbieter eintragen',
   idpSpMetadata: 'Die Metadaten von Portcullis für den Anbieter',
+  // application page
+  appOverview: 'Übersicht',
+  appSettingsTab: 'Redirects und Einstellungen',
+  appSections: 'Teile der Anwendung',
+  discoveryUrl: 'Discovery-URL',
+  introspectionUrl: 'Introspection-Endpunkt',
+  samlMetadata: 'SAML-Metadaten von Portcullis',
+  applicationId: 'Anwendungs-ID',
+  connectApp: 'Ihre Anwendung anbinden',
+  snippetIntro: (secretVar: boolean) =>
+    'Ein Relying Party in Node.js mit openid-client (npm install openid-client): Client-ID, Issuer und ' +
+    'Redirect-URI sind die dieser Anwendung.' +
+    (secretVar ? ' Das Client-Secret kommt aus der Umgebungsvariablen PORTCULLIS_CLIENT_SECRET.' : ''),
+  snippetName: 'openid-client-Code',
   // overview
   overviewOfInstance: 'Alles auf dieser Instanz.',
   overviewOfOrg: (name: string) => `Die Organisation ${name}.`,

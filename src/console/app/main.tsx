@@ -6,7 +6,7 @@ import { createRoot } from 'react-dom/client';
 import { type SignedIn, signIn } from './auth';
 import { AccountApp } from './account/account-app';
 import { ConsoleApp } from './console-app';
-import { UserContext, WordsContext } from './context';
+import { IssuerContext, UserContext, WordsContext } from './context';
 import { wordsFor } from './i18n';
 import { apiTransport } from './transport';
 import './console.css';
@@ -33,11 +33,13 @@ async function main() {
     <StrictMode>
       <WordsContext.Provider value={t}>
         <UserContext.Provider value={user}>
-          <TransportProvider transport={apiTransport(user.accessToken)}>
-            <QueryClientProvider client={queries}>
-              {app === 'account' ? <AccountApp base={base} /> : <ConsoleApp base={base} />}
-            </QueryClientProvider>
-          </TransportProvider>
+          <IssuerContext.Provider value={issuer}>
+            <TransportProvider transport={apiTransport(user.accessToken)}>
+              <QueryClientProvider client={queries}>
+                {app === 'account' ? <AccountApp base={base} /> : <ConsoleApp base={base} />}
+              </QueryClientProvider>
+            </TransportProvider>
+          </IssuerContext.Provider>
         </UserContext.Provider>
       </WordsContext.Provider>
     </StrictMode>,

@@ -2,8 +2,11 @@
 import { type ReactNode, useState } from 'react';
 import { useWords } from '../context';
 
-/** A value with a button that copies it; says when it was copied (screen readers hear it too). */
-export function CopyValue({ value, testId }: { value: string; testId: string }) {
+/**
+ * A value with a button that copies it; says when it was copied (screen readers hear it too). `name` tells
+ * the button apart from the other copy buttons of the page ("Copy Client ID").
+ */
+export function CopyValue({ value, testId, name }: { value: string; testId?: string; name?: string }) {
   const t = useWords();
   const [copied, setCopied] = useState(false);
   const copy = () => {
@@ -12,11 +15,33 @@ export function CopyValue({ value, testId }: { value: string; testId: string }) 
   return (
     <span className="copy-value">
       <code data-testid={testId}>{value}</code>
-      <button type="button" onClick={copy}>
+      <button type="button" className="small" onClick={copy} aria-label={name ? t.copyNamed(name) : undefined}>
         {t.copy}
       </button>
       <span role="status">{copied ? t.copied : ''}</span>
     </span>
+  );
+}
+
+/** A block of code (a snippet to paste) with a button that copies all of it. */
+export function CopyBlock({ code, name, testId }: { code: string; name: string; testId?: string }) {
+  const t = useWords();
+  const [copied, setCopied] = useState(false);
+  const copy = () => {
+    void navigator.clipboard?.writeText(code).then(() => setCopied(true));
+  };
+  return (
+    <div className="copy-block">
+      <pre className="snippet" data-testid={testId}>
+        <code>{code}</code>
+      </pre>
+      <p className="copy-actions">
+        <button type="button" onClick={copy} aria-label={t.copyNamed(name)}>
+          {t.copy}
+        </button>{' '}
+        <span role="status">{copied ? t.copied : ''}</span>
+      </p>
+    </div>
   );
 }
 
@@ -39,7 +64,7 @@ export function ShownOnce(props: {
           <>
             <dt>{t.clientId}</dt>
             <dd>
-              <CopyValue value={props.clientId} testId="client-id" />
+              <CopyValue value={props.clientId} testId="client-id" name={t.clientId} />
             </dd>
           </>
         )}
@@ -47,7 +72,7 @@ export function ShownOnce(props: {
           <>
             <dt>{t.clientSecret}</dt>
             <dd>
-              <CopyValue value={props.clientSecret} testId="client-secret" />
+              <CopyValue value={props.clientSecret} testId="client-secret" name={t.clientSecret} />
             </dd>
           </>
         )}

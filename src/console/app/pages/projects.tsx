@@ -22,12 +22,12 @@ import { ProjectGrants } from './project-grants';
 
 /**
  * Projects: the list (owned and granted), one project's roles when the path names it, or one of its
- * applications (`<projectId>/applications/<applicationId>`).
+ * applications (`<projectId>/applications/<applicationId>[/<tab>]`).
  */
 export function Projects({ rest, go }: { rest: string; go: (to: string) => void }) {
-  const [projectId, sub, applicationId] = rest.split('/');
+  const [projectId, sub, applicationId, tab] = rest.split('/');
   if (sub === 'applications' && applicationId)
-    return <ApplicationDetail projectId={projectId} applicationId={applicationId} go={go} />;
+    return <ApplicationDetail projectId={projectId} applicationId={applicationId} tab={tab} go={go} />;
   return rest ? <ProjectRoles projectId={projectId} go={go} /> : <ProjectList go={go} />;
 }
 
