@@ -3,7 +3,7 @@ import { type Config, loadConfig } from './config';
 import { connectWithRetry, type Database } from './db/client';
 import { connectOptionsOf } from './db/connect-options';
 import { migrate } from './db/migrate';
-import type { Deps } from './deps';
+import { type Deps, Runtime } from './deps';
 import { bootstrap, type BootstrapResult } from './domain/bootstrap';
 import { ensureConsoleClient } from './console/system-client';
 import { wireCommands } from './domain/execute';
@@ -52,21 +52,26 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     ...connectOptionsOf(config, { poolSize: config.dbPoolSize, createMissing: true }),
     pgliteSeed: opts.pgliteSeed,
   });
+  // This server's caches, queues and registrations, passed down in deps and every Ctx (src/deps.ts).
+  const runtime = new Runtime();
   let reads: ReadRouter | undefined;
   try {
     let boot: BootstrapResult;
     if (opts.prepare !== false) {
       await migrate(database);
       await settleFolder(config, database, log);
-      boot = await bootstrap(database, {
-        externalUrl: config.externalUrl,
-        orgName: config.orgName,
-        adminPassword: config.adminPassword,
-        adminPatFile: config.adminPatFile,
-      });
+      boot = await bootstrap(
+        { database, runtime },
+        {
+          externalUrl: config.externalUrl,
+          orgName: config.orgName,
+          adminPassword: config.adminPassword,
+          adminPatFile: config.adminPatFile,
+        },
+      );
       // for the announcement of a cluster's primary, which did not settle the folder itself
       boot.patFile ??= config.adminPatFile;
-      await ensureConsoleClient(database, config.externalUrl);
+      await ensureConsoleClient({ database, runtime }, config.externalUrl);
     } else {
       await settleFolder(config, database, log);
       const instance = await findInstance(database.db);
@@ -90,8 +95,8 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
         onFallback: () => replicaFallbacks.inc(),
       });
     }
-    await listenForInvalidations(database, reads ? watchWrites(database.db, reads) : undefined);
-    const deps: Deps = { config, database, reads, instanceId: boot.instanceId, log };
+    await listenForInvalidations(database, reads ? watchWrites(runtime, reads) : undefined);
+    const deps: Deps = { config, database, reads, instanceId: boot.instanceId, log, runtime };
     let jobs: BackgroundJobs | undefined;
     if (opts.prepare !== false) jobs = await startBackgroundJobs(deps, backgroundJobs);
     // Imported here, not with this module: `portcullis migrate` and the tests of the domain that

@@ -12,6 +12,7 @@ export const readDbKey = createContextKey<Db | undefined>(undefined, { descripti
 export function ctxOf(deps: Deps, hc: HandlerContext): Ctx {
   return {
     db: hc.values.get(readDbKey) ?? deps.database.db,
+    runtime: deps.runtime,
     instanceId: deps.instanceId,
     principal: hc.values.get(principalKey),
     service: `${hc.service.typeName}/${hc.method.name}`,

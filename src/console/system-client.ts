@@ -1,4 +1,4 @@
-import type { Database } from '../db/client';
+import type { Deps } from '../deps';
 import type { OidcAppConfig } from '../domain/application/model';
 import { ensureConsoleApplication } from '../domain/instance/console-client';
 
@@ -34,6 +34,9 @@ function consoleConfig(externalUrl: string): Partial<OidcAppConfig> {
  * configured external URL when that changed (src/domain/instance/console-client.ts). Returns its client
  * id, or undefined when an administrator turned the console off.
  */
-export function ensureConsoleClient(database: Database, externalUrl: string): Promise<string | undefined> {
-  return ensureConsoleApplication(database, consoleConfig(externalUrl));
+export function ensureConsoleClient(
+  server: Pick<Deps, 'database' | 'runtime'>,
+  externalUrl: string,
+): Promise<string | undefined> {
+  return ensureConsoleApplication(server, consoleConfig(externalUrl));
 }

@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { systemPrincipal } from '../authz/principal';
 import { hashPassword } from '../crypto/passwords/index';
 import { randomPassword } from '../crypto/random';
-import type { Database } from '../db/client';
+import type { Deps } from '../deps';
 import { DEFAULT_INSTANCE_SETTINGS, instances } from '../db/schema/index';
 import { ConfigError } from '../config';
 import { addAdministrator } from './administrator/commands';
@@ -40,7 +40,10 @@ export interface BootstrapResult {
  * personal access token. Runs under an installation-wide lock and in one transaction, so two replicas
  * starting together create exactly one of each, and a crash leaves nothing half-made.
  */
-export async function bootstrap(database: Database, opts: BootstrapOptions): Promise<BootstrapResult> {
+export async function bootstrap(
+  { database, runtime }: Pick<Deps, 'database' | 'runtime'>,
+  opts: BootstrapOptions,
+): Promise<BootstrapResult> {
   return database.withLock('bootstrap', async (db) => {
     const existing = await findInstance(db);
     if (existing) return { created: false, instanceId: existing.id };
@@ -50,7 +53,7 @@ export async function bootstrap(database: Database, opts: BootstrapOptions): Pro
     const domain = new URL(opts.externalUrl).hostname;
     const password = opts.adminPassword ?? randomPassword();
     const passwordHash = await hashPassword(password);
-    const ctx = { db, instanceId, principal: systemPrincipal(instanceId, 'bootstrap'), service: 'bootstrap' };
+    const ctx = { db, runtime, instanceId, principal: systemPrincipal(instanceId, 'bootstrap'), service: 'bootstrap' };
     const pat = await execute(ctx, async (work) => {
       await addInstance(work, { id: instanceId, name: 'Portcullis', domain });
       const org = await addOrg(work, { name: opts.orgName, instanceDomain: domain });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/client';
 import type { ReadRouter } from '../db/read-router';
+import { perServer, type Runtime } from '../deps';
 import { type AnnouncementReceiver, announceAfterCommit } from './cache';
 import type { CommitObserver } from './execute';
 
@@ -9,17 +9,16 @@ const WRITES = 'writes';
 /** Between the announcing server and the caller in an announcement (ids hold no control characters). */
 const SEP = '\u001e';
 
-/** The read router of each server by its primary database (a test process starts several servers). */
-const servers = new WeakMap<Db, { router: ReadRouter; origin: string }>();
+/** The server's read router and the name its announcements go out under; none without read replicas. */
+const watching = perServer((): { server?: { router: ReadRouter; origin: string } } => ({}));
 
 /**
- * From now on, `router` learns of every write committed through `primary` in this process; the receivers
- * returned, given to listenForInvalidations, tell it of the writes of other processes and of the times it
- * may have missed some.
+ * From now on, `router` learns of every write this server commits; the receivers returned, given to
+ * listenForInvalidations, tell it of the writes of other processes and of the times it may have missed some.
  */
-export function watchWrites(primary: Db, router: ReadRouter): ReadonlyMap<string, AnnouncementReceiver> {
+export function watchWrites(runtime: Runtime, router: ReadRouter): ReadonlyMap<string, AnnouncementReceiver> {
   const origin = randomUUID();
-  servers.set(primary, { router, origin });
+  runtime.get(watching).server = { router, origin };
   const receiver: AnnouncementReceiver = {
     heard: (announced) => {
       const [from, caller] = announced.split(SEP);
@@ -40,11 +39,11 @@ export function watchWrites(primary: Db, router: ReadRouter): ReadonlyMap<string
 export const writerMarksObserver: CommitObserver = {
   async beforeCommit(work) {
     const caller = work.ctx.principal.userId;
-    const server = servers.get(work.ctx.db);
+    const { server } = work.ctx.runtime.get(watching);
     if (caller && server) await announceAfterCommit(work, WRITES, `${server.origin}${SEP}${caller}`);
   },
   afterCommit(_types, work) {
     const caller = work.ctx.principal.userId;
-    if (caller) servers.get(work.ctx.db)?.router.mark(caller);
+    if (caller) work.ctx.runtime.get(watching).server?.router.mark(caller);
   },
 };

@@ -1,7 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import { systemPrincipal } from '../authz/principal';
 import { randomToken } from '../crypto/random';
-import type { Database } from '../db/client';
+import type { Deps } from '../deps';
 import { administrators, applications, projects, users } from '../db/schema/index';
 import { addAdministrator } from './administrator/commands';
 import type { Ctx } from './context';
@@ -20,12 +20,16 @@ import { addPersonalAccessToken } from './user/personal-access-tokens';
 // every owner lost access. Each step is a command like any other, so the event log shows who came
 // back and how (the events' editor is the service "recover").
 
-async function recoveryCtx(database: Database): Promise<Ctx & { defaultOrgId: string }> {
+/** The database to recover and the runtime its commands run with (the command's own, not a server's). */
+type Recovering = Pick<Deps, 'database' | 'runtime'>;
+
+async function recoveryCtx({ database, runtime }: Recovering): Promise<Ctx & { defaultOrgId: string }> {
   const instance = await findInstance(database.db);
   if (!instance?.defaultOrgId)
     throw failedPrecondition('Errors.Instance.NotFound', 'the database holds no instance yet: start portcullis once');
   const ctx = {
     db: database.db,
+    runtime,
     instanceId: instance.id,
     principal: systemPrincipal(instance.id, 'recover'),
     service: 'recover',
@@ -80,9 +84,9 @@ async function grantOwner(work: UnitOfWork, userId: string): Promise<void> {
 
 /** A new machine user of the default organization holding IAM_OWNER, and a personal access token for it. */
 export async function recoverWithMachine(
-  database: Database,
+  target: Recovering,
 ): Promise<{ userId: string; username: string; pat: string }> {
-  const ctx = await recoveryCtx(database);
+  const ctx = await recoveryCtx(target);
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   const username = `admin-recovery-${stamp}-${randomToken(3).toLowerCase()}`;
   return execute(ctx, async (work) => {
@@ -104,11 +108,11 @@ export async function recoverWithMachine(
  * user active again (unlocked or reactivated), and IAM_OWNER on the instance.
  */
 export async function recoverHuman(
-  database: Database,
+  target: Recovering,
   input: { loginName: string; password: string },
 ): Promise<{ userId: string; username: string }> {
-  const ctx = await recoveryCtx(database);
-  const found = await database.db
+  const ctx = await recoveryCtx(target);
+  const found = await ctx.db
     .select({ id: users.id, type: users.type })
     .from(users)
     .where(and(isLoginNameOrUsername(input.loginName), ne(users.state, 'REMOVED')));
@@ -121,7 +125,7 @@ export async function recoverHuman(
   if (found[0].type !== 'HUMAN')
     throw failedPrecondition('Errors.User.NotHuman', `"${input.loginName}" is a machine user: it has no password`);
   const password = await preparePassword(
-    database.db,
+    ctx.db,
     ctx.instanceId,
     'password',
     { password: input.password, changeRequired: true },
@@ -151,8 +155,8 @@ export async function recoverHuman(
  * version that let the API delete them, or in the database itself). A console application that is
  * missing altogether is created by ensureConsoleClient afterwards, as on every start. Returns what it restored.
  */
-export async function restoreSystemResources(database: Database): Promise<string[]> {
-  const ctx = await recoveryCtx(database);
+export async function restoreSystemResources(target: Recovering): Promise<string[]> {
+  const ctx = await recoveryCtx(target);
   return execute(ctx, async (work) => {
     const restored: string[] = [];
     const [project] = await work.tx.select().from(projects).where(eq(projects.id, SYSTEM_PROJECT_ID));

@@ -1,21 +1,19 @@
 import type { Transporter } from 'nodemailer';
-import type { Deps } from '../deps';
+import { type Deps, perServer } from '../deps';
 import type { Notification } from '../domain/notification/outbox';
 import type { Send } from '../domain/outbox/outbox';
 import { smsProviderFor } from './sms/index';
 
 export type Sender = Send<Notification>;
 
-const senders = new WeakMap<Deps, Sender>();
+/** The server's sender, made with its first message (its SMTP transport is then reused). */
+const sender = perServer((): { send?: Sender } => ({}));
 
 /** How the notification outbox (src/domain/notification/outbox.ts) delivers a message: one sender per server. */
 export function notificationSender(deps: Deps): Sender {
-  let send = senders.get(deps);
-  if (!send) {
-    send = senderFor(deps);
-    senders.set(deps, send);
-  }
-  return send;
+  const held = deps.runtime.get(sender);
+  held.send ??= senderFor(deps);
+  return held.send;
 }
 
 /** SMTP through nodemailer when PORTCULLIS_SMTP_URL is set; otherwise the message goes to the log. */

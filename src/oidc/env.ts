@@ -19,6 +19,7 @@ export function oidcEnv(deps: Deps): OidcEnv {
 export function oidcCtx(deps: Deps, service: string, userId?: string, orgId = ''): Ctx {
   return {
     db: deps.database.db,
+    runtime: deps.runtime,
     instanceId: deps.instanceId,
     principal: userId ? new Principal(userId, orgId, []) : systemPrincipal(deps.instanceId, service),
     service,

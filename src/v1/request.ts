@@ -59,5 +59,5 @@ export function authenticate(deps: Deps, c: Context): Promise<Principal> {
 /** The domain context of a v1 route; `service` names the route, e.g. `admin/v1/import`. */
 export function v1Ctx(deps: Deps, principal: Principal, service: string): Ctx {
   const origin = new URL(deps.config.externalUrl).origin;
-  return { db: deps.database.db, instanceId: deps.instanceId, principal, service, origin };
+  return { db: deps.database.db, runtime: deps.runtime, instanceId: deps.instanceId, principal, service, origin };
 }

@@ -21,7 +21,7 @@ describe('account page', () => {
     const [{ domain }] = await rows(server, 'select domain from instances');
     origin = `http://${domain}:${server.port}`;
     server.app.config.externalUrl = origin;
-    await ensureConsoleClient(server.app.database, origin);
+    await ensureConsoleClient(server.app.deps, origin);
   });
   afterAll(() => stop?.());
 

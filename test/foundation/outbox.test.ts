@@ -4,6 +4,7 @@ import { generateDrizzleJson, generateMigration } from 'drizzle-kit/api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { systemPrincipal } from '../../src/authz/principal';
 import { type Database, openDatabase } from '../../src/db/client';
+import { Runtime } from '../../src/deps';
 import { outboxColumns, outboxDueIndex } from '../../src/db/schema/outbox-columns';
 import type { Ctx } from '../../src/domain/context';
 import { defineOutbox } from '../../src/domain/outbox/outbox';
@@ -55,6 +56,7 @@ describe('the outbox primitive on the real database', () => {
       await database.db.execute(sql.raw(statement));
     ctx = {
       db: database.db,
+      runtime: new Runtime(),
       instanceId: 'probe',
       principal: systemPrincipal('probe', 'test'),
       service: 'test',

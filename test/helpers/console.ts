@@ -11,7 +11,7 @@ export async function startConsole(
 ): Promise<{ server: TestServer; browser: Browser; stop: () => Promise<void> }> {
   const server = await startTestServer(env);
   // The test server learns its port after start; a restart with a new external URL does the same.
-  await ensureConsoleClient(server.app.database, server.url);
+  await ensureConsoleClient(server.app.deps, server.url);
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],

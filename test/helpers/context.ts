@@ -8,6 +8,7 @@ export function systemCtx(server: TestServer): Ctx {
   const { deps } = server.app;
   return {
     db: deps.database.db,
+    runtime: deps.runtime,
     instanceId: deps.instanceId,
     principal: systemPrincipal(deps.instanceId, 'test'),
     service: 'test',

@@ -90,10 +90,12 @@ async function recover(values: {
   const recovery = await import('../../domain/recover');
   const { ensureConsoleClient } = await import('../../console/system-client');
   const { settleDatabaseFolder } = await import('../../crypto/keys/database-folder');
+  const { Runtime } = await import('../../deps');
   // As on a start: the commands' observers tell running servers which cached entries are stale.
   wireCommands({ observers: commitObservers, uniqueConstraintErrors });
   // a database to recover exists already: a missing one is reported, not made
   const database = await connectWithRetry(connectOptionsOf(config, { poolSize: 1, createMissing: false }));
+  const target = { database, runtime: new Runtime() };
   try {
     const pending = await pendingMigrations(database);
     if (pending.length)
@@ -104,18 +106,18 @@ async function recover(values: {
     if (values.user !== undefined) {
       const generated = password === undefined;
       const chosen = password ?? (await import('../../crypto/random')).randomPassword();
-      const user = await recovery.recoverHuman(database, { loginName: values.user, password: chosen });
+      const user = await recovery.recoverHuman(target, { loginName: values.user, password: chosen });
       out(`The user "${user.username}" (${user.userId}) holds IAM_OWNER and is active.`);
       if (generated) out(`Its new password (shown only now; it must be changed at the next sign-in): ${chosen}`);
       else out('It signs in with the password from the file and must change it then.');
     } else {
-      const machine = await recovery.recoverWithMachine(database);
+      const machine = await recovery.recoverWithMachine(target);
       writeNewFile(patFile!, `${machine.pat}\n`, values.force);
       out(`The machine user "${machine.username}" (${machine.userId}) holds IAM_OWNER.`);
       out(`Its personal access token is in ${patFile}`);
     }
-    for (const what of await recovery.restoreSystemResources(database)) out(`Restored ${what}.`);
-    const clientId = await ensureConsoleClient(database, config.externalUrl);
+    for (const what of await recovery.restoreSystemResources(target)) out(`Restored ${what}.`);
+    const clientId = await ensureConsoleClient(target, config.externalUrl);
     out(clientId ? `The console signs in with client ${clientId}: ${config.externalUrl}/ui/console/` : 'No console.');
     return 0;
   } finally {

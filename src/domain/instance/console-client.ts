@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { systemPrincipal } from '../../authz/principal';
-import type { Database, Db } from '../../db/client';
+import type { Db } from '../../db/client';
+import type { Deps } from '../../deps';
 import { applications, projects } from '../../db/schema/index';
 import { createApplicationIn, updateApplicationIn } from '../application/commands';
 import type { OidcAppConfig } from '../application/model';
@@ -16,13 +17,19 @@ import { CONSOLE_APP_ID, SYSTEM_PROJECT_ID } from './system-resources';
  * that is how the console is turned off. Returns its client id, or undefined when it is not active.
  */
 export async function ensureConsoleApplication(
-  database: Database,
+  { database, runtime }: Pick<Deps, 'database' | 'runtime'>,
   wanted: Partial<OidcAppConfig>,
 ): Promise<string | undefined> {
   return database.withLock('console-client', async (db) => {
     const instance = await findInstance(db);
     if (!instance?.defaultOrgId) return undefined;
-    const ctx = { db, instanceId: instance.id, principal: systemPrincipal(instance.id, 'console'), service: 'console' };
+    const ctx = {
+      db,
+      runtime,
+      instanceId: instance.id,
+      principal: systemPrincipal(instance.id, 'console'),
+      service: 'console',
+    };
     const [app] = await db.select().from(applications).where(eq(applications.id, CONSOLE_APP_ID));
     if (!app) {
       const [project] = await db.select({ id: projects.id }).from(projects).where(eq(projects.id, SYSTEM_PROJECT_ID));

@@ -2,7 +2,7 @@ import { and, eq, inArray, lt, lte, ne, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { systemPrincipal } from '../../authz/principal';
 import type { Db } from '../../db/client';
-import type { Deps } from '../../deps';
+import { type Deps, perServer } from '../../deps';
 import type { Job } from '../../jobs';
 import type { Ctx } from '../context';
 import { execute, type NewEvent } from '../execute';
@@ -172,6 +172,7 @@ export function defineOutbox<T extends OutboxTable>(spec: OutboxSpec<T>): Outbox
     const service = spec.events?.service ?? spec.name;
     return {
       db: deps.database.db,
+      runtime: deps.runtime,
       instanceId: deps.instanceId,
       principal: systemPrincipal(deps.instanceId, service),
       service,
@@ -186,28 +187,32 @@ export function defineOutbox<T extends OutboxTable>(spec: OutboxSpec<T>): Outbox
     }
   }
 
-  const running = new WeakMap<Deps, { again: boolean; done: Promise<void> }>();
+  /** Each server's drain under way (if any) and when it last pruned this outbox. */
+  const state = perServer((): { running?: { again: boolean; done: Promise<void> }; prunedAt: number } => ({
+    prunedAt: 0,
+  }));
   function deliverNow(deps: Deps): Promise<void> {
-    const current = running.get(deps);
+    const ofServer = deps.runtime.get(state);
+    const current = ofServer.running;
     if (current) {
       current.again = true;
       return current.done;
     }
-    const state = { again: true, done: Promise.resolve() };
-    state.done = (async () => {
+    const running = { again: true, done: Promise.resolve() };
+    running.done = (async () => {
       try {
-        while (state.again) {
-          state.again = false;
+        while (running.again) {
+          running.again = false;
           await drain(deps);
         }
       } catch (err) {
         deps.log.warn({ err, outbox: spec.name }, 'outbox delivery failed; the job retries');
       } finally {
-        running.delete(deps);
+        ofServer.running = undefined;
       }
     })();
-    running.set(deps, state);
-    return state.done;
+    ofServer.running = running;
+    return running.done;
   }
 
   async function prune(db: Db, keepSeconds: number): Promise<number> {
@@ -218,15 +223,15 @@ export function defineOutbox<T extends OutboxTable>(spec: OutboxSpec<T>): Outbox
     return gone.length;
   }
 
-  const prunedAt = new WeakMap<Deps, number>();
   const job: Job = {
     name: spec.name,
     intervalMs: spec.pollMs,
     async run(deps) {
       await deliverNow(deps);
       const keep = spec.keepFinishedSeconds;
-      if (keep === undefined || Date.now() - (prunedAt.get(deps) ?? 0) < PRUNE_EVERY_MS) return;
-      prunedAt.set(deps, Date.now());
+      const ofServer = deps.runtime.get(state);
+      if (keep === undefined || Date.now() - ofServer.prunedAt < PRUNE_EVERY_MS) return;
+      ofServer.prunedAt = Date.now();
       await prune(deps.database.db, keep);
     },
   };

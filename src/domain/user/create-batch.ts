@@ -1,6 +1,6 @@
 import type { CreateUserResult, PreparedCreate } from './create-user-input';
 import { applyCreates } from './apply-creates';
-import type { Db } from '../../db/client';
+import { perServer } from '../../deps';
 import type { Ctx } from '../context';
 import { DomainError } from '../errors';
 import { execute } from '../execute';
@@ -32,13 +32,15 @@ interface Queue {
   inFlight: number;
 }
 
-const queues = new WeakMap<Db, Map<string, Queue>>();
+/** Each server's queues by the database handle the requests came with, then by editor. */
+const queues = perServer(() => new WeakMap<object, Map<string, Queue>>());
 
 export function submitCreate(ctx: Ctx, create: PreparedCreate): Promise<CreateUserResult> {
-  let byEditor = queues.get(ctx.db);
+  const ofServer = ctx.runtime.get(queues);
+  let byEditor = ofServer.get(ctx.db);
   if (!byEditor) {
     byEditor = new Map();
-    queues.set(ctx.db, byEditor);
+    ofServer.set(ctx.db, byEditor);
   }
   const key = `${ctx.instanceId}\u0000${ctx.principal.userId}\u0000${ctx.service}`;
   let queue = byEditor.get(key);
