@@ -3,6 +3,8 @@ import type { TextFilterMethod } from '../../../gen/portcullis/object/v2/object_
 import {
   AccessTokenType,
   Gender,
+  type HashedPassword,
+  type Password,
   type SetHumanEmail,
   type SetHumanPhone,
   UserState,
@@ -12,6 +14,7 @@ import {
 import type { UserFilter as UserFilterMsg } from '../../../gen/portcullis/user/v2/user_service_pb';
 import { invalidArgument } from '../../domain/errors';
 import type { EmailVerification, PhoneVerification } from '../../domain/user/create-user-input';
+import type { PasswordInput } from '../../domain/user/password';
 import type { UserFilter, UserView } from '../../domain/user/queries';
 import { textMethodIn } from '../convert/list';
 import { datesOut, ts } from '../convert/time';
@@ -28,7 +31,7 @@ export const genderIn = (g: Gender | undefined) => (g === undefined ? undefined 
 const genderOut = (g: string | null) =>
   g === 'FEMALE' ? Gender.FEMALE : g === 'MALE' ? Gender.MALE : g === 'DIVERSE' ? Gender.DIVERSE : Gender.UNSPECIFIED;
 
-export const accessTokenTypeIn = (t: AccessTokenType | undefined) =>
+const accessTokenTypeIn = (t: AccessTokenType | undefined) =>
   t === AccessTokenType.JWT ? ('JWT' as const) : t === AccessTokenType.BEARER ? ('BEARER' as const) : undefined;
 const accessTokenTypeOut = (t: string | null) => (t === 'JWT' ? AccessTokenType.JWT : AccessTokenType.BEARER);
 
@@ -71,10 +74,63 @@ export function emailVerificationIn(e: Pick<SetHumanEmail, 'verification'>): Ema
   }
 }
 
-export function phoneVerificationIn(p: SetHumanPhone): PhoneVerification {
+function phoneVerificationIn(p: SetHumanPhone): PhoneVerification {
   if (p.verification.case === 'returnCode') return { return: true };
   if (p.verification.case === 'isVerified' && p.verification.value) return { verified: true };
   return { none: true };
+}
+
+/** A profile of CreateUser (every name given) or of UpdateUser (only what changes). */
+interface ProfileMessage {
+  givenName?: string;
+  familyName?: string;
+  nickName?: string;
+  displayName?: string;
+  preferredLanguage?: string;
+  gender?: Gender;
+}
+
+function profileIn<P extends ProfileMessage>(p: P) {
+  return {
+    givenName: p.givenName as P['givenName'],
+    familyName: p.familyName as P['familyName'],
+    nickName: p.nickName,
+    displayName: p.displayName,
+    preferredLanguage: p.preferredLanguage,
+    gender: genderIn(p.gender),
+  };
+}
+
+function passwordIn(
+  p: { case: 'password'; value: Password } | { case: 'hashedPassword'; value: HashedPassword } | { case: undefined },
+): PasswordInput | undefined {
+  if (p.case === 'password') return { password: p.value.password, changeRequired: p.value.changeRequired };
+  if (p.case === 'hashedPassword') return { hash: p.value.hash, changeRequired: p.value.changeRequired };
+  return undefined;
+}
+
+/** What CreateUser and UpdateUser say of a human: profile, email, phone and password, as the domain takes them. */
+export function humanIn<P extends ProfileMessage>(h: {
+  profile?: P;
+  email?: SetHumanEmail;
+  phone?: SetHumanPhone;
+  passwordType: Parameters<typeof passwordIn>[0];
+}) {
+  return {
+    profile: h.profile && profileIn(h.profile),
+    email: h.email && { email: h.email.email, verification: emailVerificationIn(h.email) },
+    phone: h.phone && { phone: h.phone.phone, verification: phoneVerificationIn(h.phone) },
+    password: passwordIn(h.passwordType),
+  };
+}
+
+/** What CreateUser and UpdateUser say of a machine user. */
+export function machineIn<M extends { name?: string; description?: string; accessTokenType?: AccessTokenType }>(m: M) {
+  return {
+    name: m.name as M['name'],
+    description: m.description,
+    accessTokenType: accessTokenTypeIn(m.accessTokenType),
+  };
 }
 
 export function userOut(u: UserView): MessageInitShape<typeof UserSchema> {

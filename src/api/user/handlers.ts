@@ -37,16 +37,7 @@ import type { PasskeyRpcs } from './passkey-handlers';
 import type { SecondFactorRpcs } from './second-factor-handlers';
 import { pageIn, pageOut } from '../convert/list';
 import { optDate, ts } from '../convert/time';
-import {
-  accessTokenTypeIn,
-  codeDeliveryIn,
-  emailVerificationIn,
-  filterIn,
-  genderIn,
-  secretOut,
-  phoneVerificationIn,
-  userOut,
-} from './convert';
+import { codeDeliveryIn, emailVerificationIn, filterIn, humanIn, machineIn, secretOut, userOut } from './convert';
 import type { authenticationMethodHandlers } from './authentication-methods-handlers';
 import type { authorizedApplicationHandlers } from './authorized-applications-handlers';
 
@@ -71,47 +62,10 @@ export function userHandlers(
         orgId: req.organizationId,
         userId: req.userId,
         username: req.username,
-        machine:
-          u.case === 'machine'
-            ? {
-                name: u.value.name,
-                description: u.value.description,
-                accessTokenType: accessTokenTypeIn(u.value.accessTokenType),
-              }
-            : undefined,
+        machine: u.case === 'machine' ? machineIn(u.value) : undefined,
         human:
           u.case === 'human'
-            ? {
-                profile: u.value.profile && {
-                  givenName: u.value.profile.givenName,
-                  familyName: u.value.profile.familyName,
-                  nickName: u.value.profile.nickName,
-                  displayName: u.value.profile.displayName,
-                  preferredLanguage: u.value.profile.preferredLanguage,
-                  gender: genderIn(u.value.profile.gender),
-                },
-                email: u.value.email && {
-                  email: u.value.email.email,
-                  verification: emailVerificationIn(u.value.email),
-                },
-                phone: u.value.phone && {
-                  phone: u.value.phone.phone,
-                  verification: phoneVerificationIn(u.value.phone),
-                },
-                password:
-                  u.value.passwordType.case === 'password'
-                    ? {
-                        password: u.value.passwordType.value.password,
-                        changeRequired: u.value.passwordType.value.changeRequired,
-                      }
-                    : u.value.passwordType.case === 'hashedPassword'
-                      ? {
-                          hash: u.value.passwordType.value.hash,
-                          changeRequired: u.value.passwordType.value.changeRequired,
-                        }
-                      : undefined,
-                metadata: u.value.metadata.map((m) => ({ key: m.key, value: m.value })),
-              }
+            ? { ...humanIn(u.value), metadata: u.value.metadata.map((m) => ({ key: m.key, value: m.value })) }
             : undefined,
       });
       return { id: r.id, creationDate: ts(r.createdAt), emailCode: r.emailCode, phoneCode: r.phoneCode };
@@ -128,34 +82,11 @@ export function userHandlers(
 
     async updateUser(req, hc) {
       const u = req.userType;
-      const h = u.case === 'human' ? u.value : undefined;
-      const m = u.case === 'machine' ? u.value : undefined;
       const r = await updateUser(ctxOf(deps, hc), {
         userId: req.userId,
         username: req.username,
-        human: h && {
-          profile: h.profile && {
-            givenName: h.profile.givenName,
-            familyName: h.profile.familyName,
-            nickName: h.profile.nickName,
-            displayName: h.profile.displayName,
-            preferredLanguage: h.profile.preferredLanguage,
-            gender: genderIn(h.profile.gender),
-          },
-          email: h.email && { email: h.email.email, verification: emailVerificationIn(h.email) },
-          phone: h.phone && { phone: h.phone.phone, verification: phoneVerificationIn(h.phone) },
-          password:
-            h.passwordType.case === 'password'
-              ? { password: h.passwordType.value.password, changeRequired: h.passwordType.value.changeRequired }
-              : h.passwordType.case === 'hashedPassword'
-                ? { hash: h.passwordType.value.hash, changeRequired: h.passwordType.value.changeRequired }
-                : undefined,
-        },
-        machine: m && {
-          name: m.name,
-          description: m.description,
-          accessTokenType: accessTokenTypeIn(m.accessTokenType),
-        },
+        human: u.case === 'human' ? humanIn(u.value) : undefined,
+        machine: u.case === 'machine' ? machineIn(u.value) : undefined,
       });
       return { changeDate: ts(r.changedAt), emailCode: r.emailCode, phoneCode: r.phoneCode };
     },
