@@ -29,7 +29,8 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'browser', include: ['test/**/*.browser.test.ts'], fileParallelism: false },
+        // one file at a time (each drives a Chromium of its own), modules kept as in the fast project
+        test: { name: 'browser', include: ['test/**/*.browser.test.ts'], fileParallelism: false, isolate: false },
       },
     ],
   },
