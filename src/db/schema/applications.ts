@@ -84,7 +84,12 @@ export const applications = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('applications_client_id_uq').on(t.clientId), index('applications_project_idx').on(t.projectId)],
+  (t) => [
+    uniqueIndex('applications_client_id_uq').on(t.clientId),
+    index('applications_project_idx').on(t.projectId),
+    // ListApplications by organization, in creation order
+    index('applications_org_idx').on(t.orgId, t.createdAt),
+  ],
 );
 
 /** Public keys of applications for private_key_jwt client authentication. */

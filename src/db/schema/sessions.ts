@@ -46,6 +46,12 @@ export const sessions = pgTable(
     changedAt: timestamp('changed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
     terminatedAt: timestamp('terminated_at', { withTimezone: true, mode: 'date' }),
+    /** the browser's User-Agent header when the session was created (at most 512 characters) */
+    userAgent: text('user_agent'),
+    /** the address of the connection that created it */
+    ipAddress: text('ip_address'),
+    /** the client whose sign-in created it (the hosted login's auth request) */
+    clientId: text('client_id'),
     sequence: integer('sequence').notNull().default(0),
   },
   (t) => [
