@@ -26,6 +26,32 @@ export interface TokenResponse {
 /** RFC 9449 §5: `DPoP` for an access token bound to a proof's key, else `Bearer`. */
 export const tokenTypeOf = (jkt: string | null | undefined): 'Bearer' | 'DPoP' => (jkt ? 'DPoP' : 'Bearer');
 
+/**
+ * The token endpoint's answer from what a grant issued, the same for every grant: the access token (or,
+ * in a token exchange, the token issued in its place), its type, the granted scopes and the tokens that
+ * come with it.
+ */
+export function tokenResponse(p: {
+  issued: { token: string; expiresIn: number };
+  tokenType: TokenResponse['token_type'];
+  scopes: string[];
+  /** RFC 8693 §2.2.1: what a token exchange issued */
+  issuedTokenType?: string;
+  refreshToken?: string;
+  idToken?: string;
+}): TokenResponse {
+  const out: TokenResponse = {
+    access_token: p.issued.token,
+    token_type: p.tokenType,
+    ...(p.issuedTokenType === undefined ? {} : { issued_token_type: p.issuedTokenType }),
+    expires_in: p.issued.expiresIn,
+    scope: p.scopes.join(' '),
+  };
+  if (p.refreshToken !== undefined) out.refresh_token = p.refreshToken;
+  if (p.idToken !== undefined) out.id_token = p.idToken;
+  return out;
+}
+
 export const accessTokenFormat = (client: OidcClient): 'jwt' | 'opaque' =>
   client.oidc?.accessTokenType === 'JWT' ? 'jwt' : 'opaque';
 
@@ -122,32 +148,31 @@ export async function issueGrantTokens(
       jkt: p.dpopJkt,
       userinfoClaims: requestedClaimNames(grant.claims, 'userinfo'),
     });
-    const out: TokenResponse = {
-      access_token: at.token,
-      token_type: tokenTypeOf(p.dpopJkt),
-      expires_in: at.expiresIn,
-      scope: p.scopes.join(' '),
-    };
-    if (refresh) out.refresh_token = refresh.token;
-    if (p.scopes.includes('openid')) {
-      out.id_token = await buildIdToken(work, env, {
-        user,
-        clientId: client.clientId,
-        projectId: grant.projectId,
-        audience: grant.audience,
-        scopes: p.scopes,
-        lifetimeSeconds: settings.idTokenLifetimeSeconds,
-        authTime: grant.authTime,
-        amr: grant.amr,
-        sessionId: grant.sessionId,
-        nonce: p.nonce,
-        accessToken: at.token,
-        includeUserClaims: !!oidc?.idTokenUserinfoAssertion,
-        roleClaims: { projectAssertsRoles: client.project.roleAssertion, appAllows: !!oidc?.idTokenRoleAssertion },
-        actor: grantActor(grant),
-        requested: idTokenRequests(grant.claims),
-      });
-    }
-    return out;
+    const idToken = p.scopes.includes('openid')
+      ? await buildIdToken(work, env, {
+          user,
+          clientId: client.clientId,
+          projectId: grant.projectId,
+          audience: grant.audience,
+          scopes: p.scopes,
+          lifetimeSeconds: settings.idTokenLifetimeSeconds,
+          authTime: grant.authTime,
+          amr: grant.amr,
+          sessionId: grant.sessionId,
+          nonce: p.nonce,
+          accessToken: at.token,
+          includeUserClaims: !!oidc?.idTokenUserinfoAssertion,
+          roleClaims: { projectAssertsRoles: client.project.roleAssertion, appAllows: !!oidc?.idTokenRoleAssertion },
+          actor: grantActor(grant),
+          requested: idTokenRequests(grant.claims),
+        })
+      : undefined;
+    return tokenResponse({
+      issued: at,
+      tokenType: tokenTypeOf(p.dpopJkt),
+      scopes: p.scopes,
+      refreshToken: refresh?.token,
+      idToken,
+    });
   });
 }

@@ -1,72 +1,25 @@
-import { maySignIn, TOKEN_USE } from '../../session/may-sign-in';
 /**
  * Token exchange (RFC 8693): a client trades a user's token for a new one — impersonation (the new
  * token is the subject's, with an `act` claim naming the actor) or plain narrowing of scopes and
  * audience. It acts on behalf of users, which is why it lives here and not with the machine grants.
  */
-import { type CryptoKey, decodeProtectedHeader, importSPKI, type JWTPayload, jwtVerify } from 'jose';
-import { Principal } from '../../../authz/principal';
-import { membershipsOf } from '../../administrator/memberships';
-import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm';
-import type { Db } from '../../../db/client';
-import { oidcGrants, sessions } from '../../../db/schema/index';
 import type { Ctx } from '../../context';
-import { execute } from '../../execute';
+import { execute, type UnitOfWork } from '../../execute';
+import { maySignIn, TOKEN_USE } from '../../session/may-sign-in';
+import { grantableAudience, grantableScopes } from '../api-clients';
 import type { OidcClient } from '../clients';
 import type { OidcEnv } from '../env';
 import { createGrant } from '../grants';
 import { buildIdToken, claimUser, issueAccessToken, issueRefreshToken } from '../issue';
 import { invalidGrant, invalidRequest, invalidScope, invalidTarget } from '../oauth-errors';
-import { grantableAudience, grantableScopes } from '../api-clients';
 import { isKnownScope, splitScopes } from '../scopes';
 import { instanceSettings } from '../settings';
-import { findActiveAccessToken } from '../token-lookup';
-import { type TokenResponse, tokenTypeOf } from '../token-issuance';
-import { verifyOwnJwt, withSigningKey } from '../web-keys';
+import { type TokenResponse, tokenResponse, tokenTypeOf } from '../token-issuance';
+import { withSigningKey } from '../web-keys';
+import { checkImpersonation, recordImpersonation } from './impersonation';
+import { type Party, readParty, TOKEN_TYPES } from './parties';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
-
-export const TOKEN_TYPES = {
-  accessToken: 'urn:ietf:params:oauth:token-type:access_token',
-  refreshToken: 'urn:ietf:params:oauth:token-type:refresh_token',
-  idToken: 'urn:ietf:params:oauth:token-type:id_token',
-  jwt: 'urn:ietf:params:oauth:token-type:jwt',
-  userId: 'urn:service:params:oauth:token-type:user_id',
-} as const;
-
-/**
- * Scopes an ID token stands for: those granted in its session to the clients it was issued for, while
- * that session is live and the grant not revoked; none at all once the session has ended (logout,
- * revocation), so an old ID token cannot be turned into fresh tokens. An ID token without a session
- * (the JWT profile's) stands for `openid` only.
- */
-async function grantAllowsRefresh(db: Db, grantId: string): Promise<boolean> {
-  const [g] = await db
-    .select({ scopes: oidcGrants.scopes })
-    .from(oidcGrants)
-    .where(and(eq(oidcGrants.id, grantId), isNull(oidcGrants.revokedAt)));
-  return !!g?.scopes.includes('offline_access');
-}
-
-async function idTokenScopes(db: Db, sessionId: string | null, audience: string[]): Promise<string[] | undefined> {
-  if (!sessionId) return ['openid'];
-  if (!audience.length) return undefined;
-  const rows = await db
-    .select({ scopes: oidcGrants.scopes })
-    .from(oidcGrants)
-    .innerJoin(sessions, eq(sessions.id, oidcGrants.sessionId))
-    .where(
-      and(
-        eq(oidcGrants.sessionId, sessionId),
-        inArray(oidcGrants.clientId, audience),
-        isNull(oidcGrants.revokedAt),
-        isNull(sessions.terminatedAt),
-        or(isNull(sessions.expiresAt), gt(sessions.expiresAt, new Date())),
-      ),
-    );
-  if (!rows.length) return undefined;
-  return [...new Set(rows.flatMap((r) => r.scopes))].filter((s) => s !== 'offline_access');
-}
 
 export interface ExchangeRequest {
   client: OidcClient;
@@ -85,17 +38,18 @@ export interface ExchangeRequest {
   refreshJkt?: string;
 }
 
-/** A party of the exchange (subject or actor) as read from its token. */
-interface Party {
-  userId: string;
+/** What an exchange issues from, once the request passed every check. */
+interface Exchange {
+  request: ExchangeRequest;
+  /** with the signing key loaded */
+  env: OidcEnv;
+  settings: Awaited<ReturnType<typeof instanceSettings>>;
+  user: NonNullable<Awaited<ReturnType<typeof claimUser>>>;
+  subject: Party;
   audience: string[];
   scopes: string[];
-  sessionId: string | null;
-  nonce: string | null;
-  authTime: Date | null;
-  amr: string[];
-  /** a DPoP-bound access token's key */
-  jkt?: string | null;
+  /** the impersonating user, carried as `act`; null when the subject acts for itself */
+  actor: { userId: string; clientId: string } | null;
 }
 
 /**
@@ -115,49 +69,10 @@ interface Party {
  * keep the subject's `sid` and `nonce`, and a `user.impersonated` event is recorded.
  */
 export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest): Promise<TokenResponse> {
-  if (r.resource !== undefined) throw invalidRequest('resource is not supported: name the target with audience');
-  if (!r.subjectToken) throw invalidRequest('subject_token is missing');
-  if (!r.subjectTokenType) throw invalidRequest('subject_token_type is missing');
-  if (r.actorToken !== undefined && !r.actorTokenType)
-    throw invalidRequest('actor_token_type is required with actor_token');
-  if (r.actorTokenType !== undefined && r.actorToken === undefined)
-    throw invalidRequest('actor_token_type without actor_token');
-  const requested = r.requestedTokenType ?? TOKEN_TYPES.accessToken;
-  checkSubjectType(r.subjectTokenType, r.actorToken !== undefined);
-  if (
-    r.actorTokenType !== undefined &&
-    r.actorTokenType !== TOKEN_TYPES.accessToken &&
-    r.actorTokenType !== TOKEN_TYPES.idToken
-  ) {
-    throw invalidRequest(`actor_token_type ${r.actorTokenType} is not allowed: use an access token or an ID token`);
-  }
-  if (requested !== TOKEN_TYPES.accessToken && requested !== TOKEN_TYPES.jwt && requested !== TOKEN_TYPES.idToken) {
-    throw invalidRequest(`requested_token_type ${requested} is not supported`);
-  }
-
-  const subject = await readParty(ctx, env, r.client, r.subjectToken, r.subjectTokenType, 'subject_token');
-  const actor = r.actorToken
-    ? await readParty(ctx, env, r.client, r.actorToken, r.actorTokenType!, 'actor_token')
-    : undefined;
-  // RFC 9449: a DPoP-bound token is exchanged only by the holder of its key, or a stolen bound token
-  // could be traded for an unbound one.
-  for (const [party, field] of [
-    [subject, 'subject_token'],
-    [actor, 'actor_token'],
-  ] as const) {
-    if (party?.jkt && party.jkt !== r.dpopJkt)
-      throw invalidGrant(`${field} is DPoP-bound: send a DPoP proof with its key`);
-  }
-  // the API stays out of a token for a client that is not an API client, whatever the tokens carried
-  const available = grantableAudience(r.client, [...new Set([...subject.audience, ...(actor?.audience ?? [])])]);
-  // The caller may only exchange what was issued for it (as introspection would show it).
-  if (!available.includes(r.client.clientId) && !available.includes(r.client.projectId)) {
-    throw invalidGrant('the tokens were not issued for this client (it is not in their audience)');
-  }
-  const audience = chooseAudience(r.audience, available);
-  const mayRefresh = !!r.client.oidc?.grantTypes.includes('REFRESH_TOKEN');
+  const requested = checkRequest(r);
+  const { subject, actor } = await readParties(ctx, env, r);
+  const audience = chooseAudience(r.audience, availableAudience(r.client, subject, actor));
   const scopes = grantableScopes(r.client, chooseScopes(r.scope, subject, actor, r.client));
-
   const [settings, user] = await Promise.all([
     instanceSettings(ctx.db, ctx.instanceId),
     claimUser(ctx.db, subject.userId),
@@ -166,104 +81,50 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
   const impersonator = actor && actor.userId !== subject.userId ? actor : undefined;
   if (impersonator)
     await checkImpersonation(ctx, settings.impersonationAllowed, impersonator.userId, user.id, user.orgId);
-
-  env = await withSigningKey(ctx, env);
-  const { client } = r;
-  const oidc = client.oidc;
-  const roleClaims = { projectAssertsRoles: client.project.roleAssertion, appAllows: !!oidc?.idTokenRoleAssertion };
-  const actorRef = impersonator ? { userId: impersonator.userId, clientId: client.clientId } : null;
+  const x: Exchange = {
+    request: r,
+    env: await withSigningKey(ctx, env),
+    settings,
+    user,
+    subject,
+    audience,
+    scopes,
+    actor: impersonator ? { userId: impersonator.userId, clientId: r.client.clientId } : null,
+  };
   return execute(ctx, async (work) => {
-    if (impersonator) {
-      work.push({
-        aggregateType: 'user',
-        aggregateId: subject.userId,
-        type: 'user.impersonated',
-        payload: { actorUserId: impersonator.userId, clientId: client.clientId, sessionId: subject.sessionId },
-        resourceOwner: user.orgId,
-      });
-    }
-    const idTokenOf = (accessToken?: string) =>
-      buildIdToken(work, env, {
-        user,
-        clientId: client.clientId,
-        projectId: client.projectId,
-        audience,
-        scopes,
-        lifetimeSeconds: settings.idTokenLifetimeSeconds,
-        authTime: subject.authTime,
-        amr: subject.amr,
+    if (x.actor) {
+      const { userId: actorId, clientId } = x.actor;
+      recordImpersonation(work, {
+        subjectId: subject.userId,
+        subjectOrgId: user.orgId,
+        actorId,
+        clientId,
         sessionId: subject.sessionId,
-        nonce: subject.nonce,
-        accessToken,
-        includeUserClaims: !accessToken || !!oidc?.idTokenUserinfoAssertion,
-        roleClaims,
-        actor: actorRef,
-      });
-    if (requested === TOKEN_TYPES.idToken) {
-      const idToken = await idTokenOf();
-      return {
-        access_token: idToken,
-        token_type: 'N_A',
-        issued_token_type: TOKEN_TYPES.idToken,
-        expires_in: settings.idTokenLifetimeSeconds,
-        scope: scopes.join(' '),
-      };
-    }
-    let refresh: { token: string; id: string } | undefined;
-    let grantId: string | null = null;
-    if (scopes.includes('offline_access') && mayRefresh) {
-      const grant = await createGrant(work, {
-        sessionId: subject.sessionId,
-        userId: user.id,
-        orgId: user.orgId,
-        clientId: client.clientId,
-        applicationId: client.applicationId,
-        projectId: client.projectId,
-        scopes,
-        audience,
-        authTime: subject.authTime,
-        amr: subject.amr,
-        absoluteExpiresAt: new Date(Date.now() + settings.refreshTokenAbsoluteSeconds * 1000),
-        actor: actorRef,
-      });
-      grantId = grant.id;
-      refresh = await issueRefreshToken(work, {
-        grantId: grant.id,
-        clientId: client.clientId,
-        userId: user.id,
-        orgId: user.orgId,
-        scopes,
-        idleSeconds: settings.refreshTokenIdleSeconds,
-        absoluteExpiresAt: grant.absoluteExpiresAt,
-        jkt: r.refreshJkt,
       });
     }
-    const at = await issueAccessToken(work, env, {
-      format: requested === TOKEN_TYPES.jwt ? 'jwt' : 'opaque',
-      userId: user.id,
-      orgId: user.orgId,
-      clientId: client.clientId,
-      projectId: client.projectId,
-      scopes: scopes.filter((s) => s !== 'offline_access'),
-      audience,
-      lifetimeSeconds: settings.accessTokenLifetimeSeconds,
-      grantId,
-      sessionId: subject.sessionId,
-      refreshTokenId: refresh?.id ?? null,
-      actor: actorRef,
-      jkt: r.dpopJkt,
-    });
-    const out: TokenResponse = {
-      access_token: at.token,
-      token_type: tokenTypeOf(r.dpopJkt),
-      issued_token_type: requested,
-      expires_in: at.expiresIn,
-      scope: scopes.join(' '),
-    };
-    if (refresh) out.refresh_token = refresh.token;
-    if (scopes.includes('openid')) out.id_token = await idTokenOf(at.token);
-    return out;
+    return requested === TOKEN_TYPES.idToken ? issueIdTokenOnly(work, x) : issueTokens(work, x, requested);
   });
+}
+
+const ACTOR_TYPES: string[] = [TOKEN_TYPES.accessToken, TOKEN_TYPES.idToken];
+const REQUESTED_TYPES: string[] = [TOKEN_TYPES.accessToken, TOKEN_TYPES.jwt, TOKEN_TYPES.idToken];
+
+/** The parameters and token types of the matrix above, checked before any token is read; returns the requested type. */
+function checkRequest(r: ExchangeRequest): string {
+  if (r.resource !== undefined) throw invalidRequest('resource is not supported: name the target with audience');
+  if (!r.subjectToken) throw invalidRequest('subject_token is missing');
+  if (!r.subjectTokenType) throw invalidRequest('subject_token_type is missing');
+  if (r.actorToken !== undefined && !r.actorTokenType)
+    throw invalidRequest('actor_token_type is required with actor_token');
+  if (r.actorTokenType !== undefined && r.actorToken === undefined)
+    throw invalidRequest('actor_token_type without actor_token');
+  checkSubjectType(r.subjectTokenType, r.actorToken !== undefined);
+  if (r.actorTokenType !== undefined && !ACTOR_TYPES.includes(r.actorTokenType)) {
+    throw invalidRequest(`actor_token_type ${r.actorTokenType} is not allowed: use an access token or an ID token`);
+  }
+  const requested = r.requestedTokenType ?? TOKEN_TYPES.accessToken;
+  if (!REQUESTED_TYPES.includes(requested)) throw invalidRequest(`requested_token_type ${requested} is not supported`);
+  return requested;
 }
 
 function checkSubjectType(type: string, withActor: boolean): void {
@@ -282,111 +143,33 @@ function checkSubjectType(type: string, withActor: boolean): void {
   }
 }
 
-async function readParty(
-  ctx: Ctx,
-  env: OidcEnv,
-  client: OidcClient,
-  token: string,
-  type: string,
-  field: string,
-): Promise<Party> {
-  const invalid = () => invalidGrant(`${field} is invalid, expired or revoked`);
-  switch (type) {
-    case TOKEN_TYPES.accessToken: {
-      const at = await findActiveAccessToken(ctx.db, env.masterKey, env.issuer, token);
-      if (!at) throw invalid();
-      // An access token never lists offline_access; its grant does when the user allowed refreshing.
-      const scopes =
-        at.grantId && (await grantAllowsRefresh(ctx.db, at.grantId)) ? [...at.scopes, 'offline_access'] : at.scopes;
-      return {
-        userId: at.userId,
-        audience: at.audience,
-        scopes,
-        sessionId: at.sessionId,
-        nonce: null,
-        authTime: null,
-        amr: [],
-        jkt: at.jkt,
-      };
-    }
-    case TOKEN_TYPES.idToken: {
-      let p: JWTPayload;
-      try {
-        ({ payload: p } = await verifyOwnJwt(ctx.db, env.masterKey, token, { issuer: env.issuer, typ: 'JWT' }));
-      } catch {
-        throw invalid();
-      }
-      if (typeof p.sub !== 'string') throw invalid();
-      const audience = Array.isArray(p.aud) ? p.aud : p.aud ? [p.aud] : [];
-      const sessionId = typeof p.sid === 'string' ? p.sid : null;
-      const scopes = await idTokenScopes(ctx.db, sessionId, audience);
-      if (!scopes) throw invalid();
-      return {
-        userId: p.sub,
-        audience,
-        scopes,
-        sessionId,
-        nonce: typeof p.nonce === 'string' ? p.nonce : null,
-        authTime: typeof p.auth_time === 'number' ? new Date(p.auth_time * 1000) : null,
-        amr: Array.isArray(p.amr) ? p.amr.filter((a): a is string => typeof a === 'string') : [],
-      };
-    }
-    case TOKEN_TYPES.jwt:
-      return {
-        userId: await verifyClientJwt(env, client, token, field),
-        audience: [],
-        scopes: [],
-        sessionId: null,
-        nonce: null,
-        authTime: null,
-        amr: [],
-      };
-    case TOKEN_TYPES.userId: {
-      const u = await claimUser(ctx.db, token);
-      if (!u || u.state === 'REMOVED') throw invalidGrant(`${field}: unknown user`);
-      return { userId: u.id, audience: [], scopes: [], sessionId: null, nonce: null, authTime: null, amr: [] };
-    }
-    default:
-      throw invalidRequest(`${field}_type ${type} is not supported`);
+/** The subject and the actor from their tokens (checkRequest has checked that both are given with their types). */
+async function readParties(ctx: Ctx, env: OidcEnv, r: ExchangeRequest): Promise<{ subject: Party; actor?: Party }> {
+  const subject = await readParty(ctx, env, r.client, r.subjectToken!, r.subjectTokenType!, 'subject_token');
+  const actor = r.actorToken
+    ? await readParty(ctx, env, r.client, r.actorToken, r.actorTokenType!, 'actor_token')
+    : undefined;
+  // RFC 9449: a DPoP-bound token is exchanged only by the holder of its key, or a stolen bound token
+  // could be traded for an unbound one.
+  for (const [party, field] of [
+    [subject, 'subject_token'],
+    [actor, 'actor_token'],
+  ] as const) {
+    if (party?.jkt && party.jkt !== r.dpopJkt)
+      throw invalidGrant(`${field} is DPoP-bound: send a DPoP proof with its key`);
   }
+  return { subject, actor };
 }
 
-/** A JWT the client signed with one of its registered keys: iss = client id, sub = the user, aud = us, exp. */
-async function verifyClientJwt(env: OidcEnv, client: OidcClient, token: string, field: string): Promise<string> {
-  let alg: string | undefined;
-  let kid: string | undefined;
-  try {
-    ({ alg, kid } = decodeProtectedHeader(token));
-  } catch {
-    throw invalidGrant(`${field} is not a JWT`);
+/** The audiences the tokens carried, which must name the caller: it may only exchange what was issued for it. */
+function availableAudience(client: OidcClient, subject: Party, actor: Party | undefined): string[] {
+  // the API stays out of a token for a client that is not an API client, whatever the tokens carried
+  const available = grantableAudience(client, [...new Set([...subject.audience, ...(actor?.audience ?? [])])]);
+  // as introspection would show it
+  if (!available.includes(client.clientId) && !available.includes(client.projectId)) {
+    throw invalidGrant('the tokens were not issued for this client (it is not in their audience)');
   }
-  if (!alg || alg === 'none' || alg.startsWith('HS')) throw invalidGrant(`${field}: algorithm not allowed`);
-  const now = Date.now();
-  for (const k of client.keys) {
-    if ((kid && k.id !== kid) || (k.expiresAt && k.expiresAt.getTime() <= now)) continue;
-    let key: CryptoKey;
-    try {
-      key = await importSPKI(k.publicKey, alg);
-    } catch {
-      continue;
-    }
-    try {
-      const { payload } = await jwtVerify(token, key, {
-        algorithms: [alg],
-        issuer: client.clientId,
-        audience: [env.issuer, `${env.issuer}/`, `${env.issuer}/oauth/v2/token`],
-        clockTolerance: 5,
-      });
-      if (typeof payload.exp !== 'number') throw invalidGrant(`${field}: exp is missing`);
-      if (typeof payload.sub !== 'string' || !payload.sub) throw invalidGrant(`${field}: sub is missing`);
-      return payload.sub;
-    } catch (err) {
-      if ((err as { code?: string }).code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') continue;
-      if (err instanceof Error && 'kind' in err) throw err;
-      throw invalidGrant(`${field} rejected: ${(err as Error).message}`);
-    }
-  }
-  throw invalidGrant(`${field} must be signed with a registered key of the client`);
+  return available;
 }
 
 function chooseAudience(raw: string | undefined, available: string[]): string[] {
@@ -405,7 +188,7 @@ function chooseScopes(
   client: Parameters<typeof grantableScopes>[0],
 ): string[] {
   // Never wider than what the tokens carried: offline_access (a refresh token) too only when a token
-  // carried it (and the client may refresh: see the caller).
+  // carried it (and the client may refresh: see refreshTokenOf).
   const allowed = new Set([...subject.scopes, ...(actor?.scopes ?? [])]);
   if (raw === undefined || raw === '') return subject.scopes.length ? subject.scopes : (actor?.scopes ?? []);
   const wanted = splitScopes(raw);
@@ -419,21 +202,98 @@ function chooseScopes(
   return wanted;
 }
 
-async function checkImpersonation(
-  ctx: Ctx,
-  allowedByInstance: boolean,
-  actorId: string,
-  subjectId: string,
-  subjectOrgId: string,
-): Promise<void> {
-  if (!allowedByInstance) throw invalidRequest('impersonation is not allowed on this instance');
-  const actorUser = await claimUser(ctx.db, actorId);
-  if (!actorUser || !maySignIn(actorUser, TOKEN_USE)) throw invalidGrant('the actor is not active');
-  const principal = new Principal(actorId, actorUser.orgId, await membershipsOf(ctx.db, actorId));
-  if (!principal.canOrg('impersonation', subjectOrgId))
-    throw invalidGrant("the actor lacks the impersonation permission on the subject's organization");
-  // Impersonation never reaches upwards: the actor must hold every permission of the subject, so
-  // the impersonated token carries no more than the actor could do itself.
-  if (!principal.covers(await membershipsOf(ctx.db, subjectId)))
-    throw invalidGrant('the subject holds permissions that the actor does not hold');
+/** requested_token_type id_token: the ID token is the issued token, of token_type N_A (RFC 8693 §2.2.1). */
+async function issueIdTokenOnly(work: UnitOfWork, x: Exchange): Promise<TokenResponse> {
+  return tokenResponse({
+    issued: { token: await idToken(work, x), expiresIn: x.settings.idTokenLifetimeSeconds },
+    tokenType: 'N_A',
+    issuedTokenType: TOKEN_TYPES.idToken,
+    scopes: x.scopes,
+  });
+}
+
+/** An access token (a JWT when requested so), a refresh token when refreshTokenOf allows, an ID token with openid. */
+async function issueTokens(work: UnitOfWork, x: Exchange, requested: string): Promise<TokenResponse> {
+  const { client, dpopJkt } = x.request;
+  const refresh = await refreshTokenOf(work, x);
+  const at = await issueAccessToken(work, x.env, {
+    format: requested === TOKEN_TYPES.jwt ? 'jwt' : 'opaque',
+    userId: x.user.id,
+    orgId: x.user.orgId,
+    clientId: client.clientId,
+    projectId: client.projectId,
+    scopes: x.scopes.filter((s) => s !== 'offline_access'),
+    audience: x.audience,
+    lifetimeSeconds: x.settings.accessTokenLifetimeSeconds,
+    grantId: refresh?.grantId ?? null,
+    sessionId: x.subject.sessionId,
+    refreshTokenId: refresh?.id ?? null,
+    actor: x.actor,
+    jkt: dpopJkt,
+  });
+  return tokenResponse({
+    issued: at,
+    tokenType: tokenTypeOf(dpopJkt),
+    issuedTokenType: requested,
+    scopes: x.scopes,
+    refreshToken: refresh?.token,
+    idToken: x.scopes.includes('openid') ? await idToken(work, x, at.token) : undefined,
+  });
+}
+
+/** A new grant and its refresh token, when offline_access was granted and the client may refresh; else none. */
+async function refreshTokenOf(
+  work: UnitOfWork,
+  x: Exchange,
+): Promise<{ token: string; id: string; grantId: string } | undefined> {
+  const { client, refreshJkt } = x.request;
+  if (!x.scopes.includes('offline_access') || !client.oidc?.grantTypes.includes('REFRESH_TOKEN')) return undefined;
+  const { user, subject, scopes, settings } = x;
+  const grant = await createGrant(work, {
+    sessionId: subject.sessionId,
+    userId: user.id,
+    orgId: user.orgId,
+    clientId: client.clientId,
+    applicationId: client.applicationId,
+    projectId: client.projectId,
+    scopes,
+    audience: x.audience,
+    authTime: subject.authTime,
+    amr: subject.amr,
+    absoluteExpiresAt: new Date(Date.now() + settings.refreshTokenAbsoluteSeconds * 1000),
+    actor: x.actor,
+  });
+  const refresh = await issueRefreshToken(work, {
+    grantId: grant.id,
+    clientId: client.clientId,
+    userId: user.id,
+    orgId: user.orgId,
+    scopes,
+    idleSeconds: settings.refreshTokenIdleSeconds,
+    absoluteExpiresAt: grant.absoluteExpiresAt,
+    jkt: refreshJkt,
+  });
+  return { token: refresh.token, id: refresh.id, grantId: grant.id };
+}
+
+/** The subject's ID token; with the access token it comes with, user claims only on id_token_userinfo_assertion. */
+function idToken(work: UnitOfWork, x: Exchange, accessToken?: string): Promise<string> {
+  const { client } = x.request;
+  const oidc = client.oidc;
+  return buildIdToken(work, x.env, {
+    user: x.user,
+    clientId: client.clientId,
+    projectId: client.projectId,
+    audience: x.audience,
+    scopes: x.scopes,
+    lifetimeSeconds: x.settings.idTokenLifetimeSeconds,
+    authTime: x.subject.authTime,
+    amr: x.subject.amr,
+    sessionId: x.subject.sessionId,
+    nonce: x.subject.nonce,
+    accessToken,
+    includeUserClaims: !accessToken || !!oidc?.idTokenUserinfoAssertion,
+    roleClaims: { projectAssertsRoles: client.project.roleAssertion, appAllows: !!oidc?.idTokenRoleAssertion },
+    actor: x.actor,
+  });
 }

@@ -3,7 +3,7 @@ import type { Ctx } from '../../context';
 import type { OidcEnv } from '../env';
 import { invalidGrant } from '../oauth-errors';
 import { instanceSettings } from '../settings';
-import { type TokenResponse, tokenTypeOf } from '../token-issuance';
+import { type TokenResponse, tokenResponse, tokenTypeOf } from '../token-issuance';
 import { withSigningKey } from '../web-keys';
 import { verifyMachineAssertion } from './assertion';
 import { type MachineUser, machineUser } from './machines';
@@ -41,22 +41,17 @@ async function issue(
     lifetimeSeconds: settings.accessTokenLifetimeSeconds,
     jkt: p.jkt,
   });
-  const out: TokenResponse = {
-    access_token: at.token,
-    token_type: tokenTypeOf(p.jkt),
-    expires_in: at.expiresIn,
-    scope: scopes.join(' '),
-  };
-  if (p.withIdToken && scopes.includes('openid')) {
-    out.id_token = issueMachineIdToken(env, m, {
-      clientId: p.clientId,
-      scopes,
-      audience,
-      lifetimeSeconds: settings.idTokenLifetimeSeconds,
-      accessToken: at.token,
-    });
-  }
-  return out;
+  const idToken =
+    p.withIdToken && scopes.includes('openid')
+      ? issueMachineIdToken(env, m, {
+          clientId: p.clientId,
+          scopes,
+          audience,
+          lifetimeSeconds: settings.idTokenLifetimeSeconds,
+          accessToken: at.token,
+        })
+      : undefined;
+  return tokenResponse({ issued: at, tokenType: tokenTypeOf(p.jkt), scopes, idToken });
 }
 
 /**
