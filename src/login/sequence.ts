@@ -1,8 +1,9 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import type { Db } from '../db/client';
-import { type AuthRequest, linkSession, linkSessionToAuthRequest } from '../domain/oidc/auth-requests';
-import type { UnitOfWork } from '../domain/execute';
+import type { AuthRequest } from '../domain/oidc/auth-requests';
+import { execute, type UnitOfWork } from '../domain/execute';
+import { finishAuthRequest, finishAuthRequestIn, type Refused } from '../domain/sign-in/finish';
 import type { Session } from '../domain/session/sessions';
 import { callbackUrl } from '../domain/oidc/callback-url';
 import { linkPendingExternalAccount } from './idp/pending-link';
@@ -23,8 +24,8 @@ export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<
   const opening = LOGIN_STEPS.find((step) => step.opens?.(r, browser));
   if (opening) return pageUrl(opening.path, r.id);
   if (browser.fitting.length === 1) {
-    await linkSessionToAuthRequest(oidcCtx(deps, 'login'), r.id, browser.fitting[0].id);
-    return callbackUrl(r.id);
+    const finished = await finishAuthRequest(oidcCtx(deps, 'login'), r, browser.fitting[0].id, 'reuse');
+    if (finished.ok) return callbackUrl(r.id);
   }
   return pageUrl(FIRST_STEP.path, r.id);
 }
@@ -36,11 +37,9 @@ export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<
  */
 export async function proceed(turn: Turn, signedIn: SignedIn, after?: LoginStep): Promise<Response> {
   await linkPendingExternalAccount(turn, signedIn);
-  const page = await pageStillToDo(turn, signedIn, after);
-  if (page) return turn.see(page);
-  const { user, sessionId } = signedIn;
-  await linkSessionToAuthRequest(turn.ctx(user.id, user.orgId), turn.r.id, sessionId);
-  return turn.see(callbackUrl(turn.r.id));
+  const { user } = signedIn;
+  const url = await execute(turn.ctx(user.id, user.orgId), (work) => proceedIn(turn, work, signedIn, undefined, after));
+  return turn.see(url);
 }
 
 /**
@@ -52,13 +51,21 @@ export async function proceedIn(
   turn: Turn,
   work: UnitOfWork,
   signedIn: SignedIn,
-  session: Session,
+  session: Session | undefined,
   after?: LoginStep,
 ): Promise<string> {
   const page = await pageStillToDo(turn, signedIn, after, work.tx, session);
   if (page) return page;
-  await linkSession(work, turn.r.id, signedIn.sessionId);
-  return callbackUrl(turn.r.id);
+  // The finish rule again, on the rows as they commit: what a concurrent request changed since the
+  // page was chosen sends the browser to what is now missing.
+  const finished = await finishAuthRequestIn(work, turn.r, signedIn.sessionId, 'signed-in');
+  return finished.ok ? callbackUrl(turn.r.id) : turn.url(refusedPage(finished));
+}
+
+/** The page that mends what the finish rule refused. */
+function refusedPage(refused: Refused): string {
+  if (refused.refusal === 'password_change_required') return 'password/change';
+  return (refused.gap && gapPage(refused.gap)) ?? 'login';
 }
 
 /** After proceedIn's unit of work has committed: a waiting external account is linked, and the browser goes on. */

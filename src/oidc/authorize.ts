@@ -1,16 +1,12 @@
 import type { Context } from 'hono';
 import type { Deps } from '../deps';
 import { answerAuthRequest } from '../domain/oidc/authorize';
-import {
-  type AuthRequest,
-  createAuthRequest,
-  findPendingAuthRequest,
-  linkSessionToAuthRequest,
-} from '../domain/oidc/auth-requests';
+import { type AuthRequest, createAuthRequest, findPendingAuthRequest } from '../domain/oidc/auth-requests';
+import { finishAuthRequest } from '../domain/sign-in/finish';
 import { constantTimeEqual, sha256Hex } from '../crypto/random';
 import { getSession } from '../domain/session/sessions';
 import { userAgentHash } from '../login/cookies';
-import { oauthCodeOf } from '../domain/oidc/oauth-errors';
+import { loginRequired, oauthCodeOf } from '../domain/oidc/oauth-errors';
 import { requestedOrgId, splitScopes } from '../domain/oidc/scopes';
 import { nextStep } from '../login/sequence';
 import { callbackUrl } from '../domain/oidc/callback-url';
@@ -87,7 +83,8 @@ export async function authorizeEndpoint(c: Context, deps: Deps) {
 
     if (found.prompt.includes('none')) {
       const session = await promptNoneSession(c, deps, request);
-      await linkSessionToAuthRequest(ctx, request.id, session.id);
+      const finished = await finishAuthRequest(ctx, request, session.id, 'reuse');
+      if (!finished.ok) throw loginRequired('no session fits the request; the user must sign in');
       return answer(c, deps, request.id);
     }
     const next = await nextStep(c, deps, request);

@@ -85,17 +85,11 @@ export function setAuthRequestLoginName(ctx: Ctx, id: string, loginName: string)
   return update(ctx, id, 'auth_request.login_name.set', { loginName });
 }
 
-/** Links the session that authenticated the user; the callback then answers the client. */
-export function linkSessionToAuthRequest(
-  ctx: Ctx,
-  id: string,
-  sessionId: string,
-  callbackKeyHash: string | null = null,
-): Promise<AuthRequest> {
-  return execute(ctx, (work) => linkSession(work, id, sessionId, callbackKeyHash));
-}
-
-/** linkSessionToAuthRequest in the caller's unit of work (a sign-in that answers the request as it commits). */
+/**
+ * Links the session that authenticated the user; the callback then answers the client. Only the
+ * finish of a sign-in calls it (src/domain/sign-in/finish.ts), after checking the session in the same
+ * unit of work: a link without that check would let a session that misses a factor answer.
+ */
 export function linkSession(
   work: UnitOfWork,
   id: string,

@@ -3,10 +3,9 @@ import type { Ctx } from '../context';
 import { failedPrecondition, invalidArgument, notFound } from '../errors';
 import { requireLoginUiPermission } from '../session/login-ui-permission';
 import { getSession } from '../session/sessions';
-import { findUserById } from '../session/users';
 import type { PolicyGap } from '../session/policy-gap';
-import { finishRefusalWithPolicy } from './may-finish';
-import { type AuthRequest, failAuthRequest, findPendingAuthRequest, linkSessionToAuthRequest } from './auth-requests';
+import { finishAuthRequest } from '../sign-in/finish';
+import { type AuthRequest, failAuthRequest, findPendingAuthRequest } from './auth-requests';
 
 const ERRORS = [
   'access_denied',
@@ -53,15 +52,11 @@ export async function createCallback(
   }
   const session = await getSession(ctx.db, answer.session.id, answer.session.token);
   if (!session) throw notFound('Errors.Session.NotFound', 'session not found');
-  const user = session.userId ? await findUserById(ctx.db, session.userId) : undefined;
-  const refused = await finishRefusalWithPolicy(
-    ctx.db,
-    ctx.instanceId,
-    { ...session, passwordChangeRequired: user?.passwordChangeRequired },
-    r,
-    'signed-in',
-  );
-  const refusal = refused?.refusal;
+  // The rule is checked on the session as it is when the link commits, not as it was read above.
+  const finished = await finishAuthRequest(ctx, r, session.id, 'signed-in', keyHash);
+  if (finished.ok) return { request: finished.value, callbackKey };
+  const { refusal, gap } = finished;
+  if (refusal === 'gone') throw notFound('Errors.Session.NotFound', 'session not found');
   if (refusal === 'not_authenticated')
     throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked user and password');
   // As in the hosted login: a required password change comes before any sign-in completes.
@@ -71,8 +66,10 @@ export async function createCallback(
       'session: the user must set a new password first (UserService.SetPassword)',
     );
   }
-  if (refused?.gap) throw failedPrecondition('Errors.Session.LoginPolicy', `session: ${policyMessage(refused.gap)}`);
-  return { request: await linkSessionToAuthRequest(ctx, id, session.id, keyHash), callbackKey };
+  throw failedPrecondition(
+    'Errors.Session.LoginPolicy',
+    `session: ${gap ? policyMessage(gap) : 'the session does not satisfy the login policy'}`,
+  );
 }
 
 /** What a custom login UI must still check before the session answers the request, in words. */

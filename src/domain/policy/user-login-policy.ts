@@ -4,9 +4,19 @@ import { administrators } from '../../db/schema/index';
 import { getDefaultLoginPolicy, getOrgLoginPolicy, type LoginPolicy } from './login-policy';
 import { stricterPolicy, withInstanceFloor } from './stricter-policy';
 
+/**
+ * Where the policies come from: the caches by default; a sign-in that finishes reads them in its
+ * transaction instead, with the rows locked (src/domain/sign-in/finish.ts).
+ */
+export interface PolicyReader {
+  instance(db: Db, instanceId: string): Promise<LoginPolicy>;
+  org(db: Db, orgId: string): Promise<LoginPolicy | null>;
+}
+const CACHED: PolicyReader = { instance: getDefaultLoginPolicy, org: getOrgLoginPolicy };
+
 /** The policy users of `orgId` are held to: its own under the instance's floor, or the instance's. */
-async function orgPolicy(db: Db, instance: LoginPolicy, orgId: string): Promise<LoginPolicy> {
-  const own = await getOrgLoginPolicy(db, orgId);
+async function orgPolicy(db: Db, instance: LoginPolicy, orgId: string, read: PolicyReader): Promise<LoginPolicy> {
+  const own = await read.org(db, orgId);
   return own ? withInstanceFloor(instance, own) : instance;
 }
 
@@ -34,11 +44,12 @@ export async function userLoginPolicy(
   db: Db,
   instanceId: string,
   user: { id: string; orgId: string },
+  read: PolicyReader = CACHED,
 ): Promise<LoginPolicy> {
-  const [instance, reach] = await Promise.all([getDefaultLoginPolicy(db, instanceId), reachBeyondOwnOrg(db, user)]);
-  let policy = await orgPolicy(db, instance, user.orgId);
+  const [instance, reach] = await Promise.all([read.instance(db, instanceId), reachBeyondOwnOrg(db, user)]);
+  let policy = await orgPolicy(db, instance, user.orgId, read);
   if (!reach.beyond) return policy;
   policy = stricterPolicy(policy, instance);
-  for (const orgId of reach.orgs) policy = stricterPolicy(policy, await orgPolicy(db, instance, orgId));
+  for (const orgId of reach.orgs) policy = stricterPolicy(policy, await orgPolicy(db, instance, orgId, read));
   return policy;
 }

@@ -1,5 +1,5 @@
-import { linkSessionToAuthRequest, setAuthRequestLoginName } from '../../domain/oidc/auth-requests';
-import { mayFinish } from '../../domain/oidc/may-finish';
+import { setAuthRequestLoginName } from '../../domain/oidc/auth-requests';
+import { finishAuthRequest } from '../../domain/sign-in/finish';
 import { callbackUrl } from '../../domain/oidc/callback-url';
 import { browserSessions } from '../flow';
 import { SelectAccountPage } from '../pages/select-account';
@@ -27,10 +27,8 @@ export const selectAccount: LoginStep = {
     const { r } = turn;
     const chosen = (await browserSessions(turn.c, turn.deps)).find((s) => s.id === turn.form.sessionId);
     if (!chosen) return turn.see(turn.url('login'));
-    if (await mayFinish(turn.deps.database.db, turn.deps.instanceId, chosen, r, 'reuse')) {
-      await linkSessionToAuthRequest(turn.ctx(chosen.userId ?? undefined), r.id, chosen.id);
-      return turn.see(callbackUrl(r.id));
-    }
+    const finished = await finishAuthRequest(turn.ctx(chosen.userId ?? undefined), r, chosen.id, 'reuse');
+    if (finished.ok) return turn.see(callbackUrl(r.id));
     // The session is too old for max_age (or otherwise unfit): re-authenticate that user.
     await setAuthRequestLoginName(turn.ctx(), r.id, chosen.loginName ?? '');
     return turn.see(turn.url('password'));

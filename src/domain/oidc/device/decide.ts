@@ -4,9 +4,8 @@ import type { Ctx } from '../../context';
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from '../../errors';
 import { execute } from '../../execute';
 import { firstFactorAt } from '../../session/factors';
-import { sessionPolicyGap } from '../../session/policy-gap';
 import type { Session } from '../../session/sessions';
-import { findUserById } from '../../session/users';
+import { finishIn } from '../../sign-in/finish';
 import { tokenAudience } from '../authorize';
 import { findClient } from '../clients';
 import { createSessionGrant } from '../grants';
@@ -38,14 +37,8 @@ const stillPending = (id: string) =>
  * scope, if any, is the user's. The grant is created here; the device's next poll collects the tokens.
  */
 export async function approveDeviceAuthorization(ctx: Ctx, row: DeviceAuthorization, session: Session): Promise<void> {
-  const authenticatedAt = firstFactorAt(session);
-  if (!session.userId || !authenticatedAt)
+  if (!session.userId || !firstFactorAt(session))
     throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked first factor');
-  const account = await findUserById(ctx.db, session.userId);
-  if (account?.passwordChangeRequired)
-    throw failedPrecondition('Errors.User.PasswordChangeRequired', 'session: the user must set a new password first');
-  const gap = await sessionPolicyGap(ctx.db, ctx.instanceId, session, null);
-  if (gap.missing !== 'none') throw failedPrecondition('Errors.Session.LoginPolicy', `session: ${policyMessage(gap)}`);
   const client = await findClient(ctx.db, row.clientId);
   if (!client?.active || !client.oidc?.grantTypes.includes('DEVICE_CODE'))
     throw failedPrecondition('Errors.DeviceAuthorization.Client', 'the application may no longer use the device flow');
@@ -60,27 +53,35 @@ export async function approveDeviceAuthorization(ctx: Ctx, row: DeviceAuthorizat
   const audience = await tokenAudience(ctx.db, client, row.scopes);
   await execute(ctx, async (work) => {
     await work.load('device_authorization', row.id);
-    const grant = await createSessionGrant(work, {
-      session: { id: session.id, amr: session.amr, authTime: authenticatedAt },
-      user,
-      client,
-      scopes: row.scopes,
-      audience,
-      refreshTokenAbsoluteSeconds: settings.refreshTokenAbsoluteSeconds,
+    // The session must still have a first factor and satisfy the login policy when the grant commits.
+    const finished = await finishIn(work, session.id, null, 'signed-in', async (locked) => {
+      const grant = await createSessionGrant(work, {
+        session: { id: locked.id, amr: locked.amr, authTime: firstFactorAt(locked)! },
+        user,
+        client,
+        scopes: row.scopes,
+        audience,
+        refreshTokenAbsoluteSeconds: settings.refreshTokenAbsoluteSeconds,
+      });
+      const [done] = await work.tx
+        .update(deviceAuthorizations)
+        .set({ status: 'APPROVED', userId: user.id, sessionId: locked.id, grantId: grant.id })
+        .where(stillPending(row.id))
+        .returning();
+      if (!done) throw gone();
+      work.push({
+        aggregateType: 'device_authorization',
+        aggregateId: row.id,
+        type: 'device_authorization.approved',
+        payload: { userId: user.id, sessionId: locked.id, grantId: grant.id },
+        resourceOwner: user.orgId,
+      });
     });
-    const [done] = await work.tx
-      .update(deviceAuthorizations)
-      .set({ status: 'APPROVED', userId: user.id, sessionId: session.id, grantId: grant.id })
-      .where(stillPending(row.id))
-      .returning();
-    if (!done) throw gone();
-    work.push({
-      aggregateType: 'device_authorization',
-      aggregateId: row.id,
-      type: 'device_authorization.approved',
-      payload: { userId: user.id, sessionId: session.id, grantId: grant.id },
-      resourceOwner: user.orgId,
-    });
+    if (finished.ok) return;
+    if (finished.refusal === 'password_change_required')
+      throw failedPrecondition('Errors.User.PasswordChangeRequired', 'session: the user must set a new password first');
+    if (finished.gap) throw failedPrecondition('Errors.Session.LoginPolicy', `session: ${policyMessage(finished.gap)}`);
+    throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked first factor');
   });
 }
 
