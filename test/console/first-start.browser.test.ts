@@ -77,7 +77,7 @@ describe('console: first start', () => {
     await dialog.getByLabel('Organization').selectOption({ label: 'Acme Journeys' });
     await dialog.getByLabel('Given name').fill('Joan');
     await dialog.getByLabel('Family name').fill('Clarke');
-    await dialog.getByLabel('Email').fill('joan@acme.example.com');
+    await dialog.getByLabel('Email', { exact: true }).fill('joan@acme.example.com');
     await dialog.getByLabel('Username').fill('joan');
     await dialog.getByLabel(/Initial password/).fill('Joans-Initial-Passw0rd!');
     await dialog.getByRole('button', { name: 'Create', exact: true }).click();

@@ -30,8 +30,9 @@ describe('console: organization detail', () => {
     const row = page.getByRole('row').filter({ hasText: 'detail.example.com' });
     await row.getByRole('button', { name: 'Verify' }).click();
     await page.getByRole('button', { name: 'Generate a token' }).click();
-    const token = (await page.locator('dd code').nth(1).textContent()) ?? '';
-    expect(await page.locator('dd code').first().textContent()).toBe('_portcullis-challenge.detail.example.com');
+    const validation = page.getByRole('region', { name: 'Verify detail.example.com' });
+    const token = (await validation.locator('dd code').nth(1).textContent()) ?? '';
+    expect(await validation.locator('dd code').first().textContent()).toBe('_portcullis-challenge.detail.example.com');
     const [pending] = await rows(
       server,
       `select validation_token from org_domains where domain = 'detail.example.com'`,

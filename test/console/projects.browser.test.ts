@@ -24,9 +24,17 @@ describe('console: projects', () => {
     await page.getByRole('button', { name: 'New project' }).click();
     await page.getByRole('dialog').getByLabel('Name', { exact: true }).fill('Shop');
     await page.getByRole('dialog').getByRole('button', { name: 'Create', exact: true }).click();
-    // the new project's page opens
+    // the new project's page opens, with its id and its organization
     await page.getByRole('heading', { name: 'Shop', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toMatch(/^\/ui\/console\/projects\/\d+$/);
+    const shownId = await page.getByTestId('project-id').textContent();
+    expect(shownId).toBe(new URL(page.url()).pathname.split('/').at(-1));
+    const [{ org_id: ownerId, name: ownerName }] = await rows(
+      server,
+      `select p.org_id, o.name from projects p join orgs o on o.id = p.org_id where p.id = '${shownId}'`,
+    );
+    const owner = page.locator('.facts').getByRole('link', { name: ownerName });
+    expect(await owner.getAttribute('href')).toBe(`/ui/console/organizations/${ownerId}`);
 
     await page.getByRole('button', { name: 'New role' }).click();
     const dialog = page.getByRole('dialog', { name: 'New role' });
@@ -47,6 +55,12 @@ describe('console: projects', () => {
     await page.getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('cell', { name: 'shop.admin' }).waitFor({ state: 'detached' });
+
+    // the list names each project's organization
+    await page.getByRole('navigation').getByRole('link', { name: 'Projects' }).click();
+    const listed = page.getByRole('row').filter({ hasText: 'Shop' });
+    await listed.getByRole('cell', { name: ownerName, exact: true }).waitFor();
+    expect(await page.getByRole('columnheader', { name: 'Organization' }).count()).toBe(1);
 
     // the link opens in a new tab as a real link, and the page loads there directly
     const direct = await page.context().newPage();

@@ -57,6 +57,9 @@ const en = {
   email: 'Email',
   username: 'Username',
   initialPassword: 'Initial password (changed at first sign-in)',
+  emailIsVerified: 'The email address is verified',
+  emailVerifiedHint:
+    'A verified address is also a login name of the user. Unchecked, the user gets a code by email to verify it.',
   confirmUser: (action: string, name: string) =>
     action === 'delete'
       ? `Delete the user “${name}”? Their sessions and tokens end; this cannot be undone.`
@@ -441,6 +444,7 @@ const en = {
   introspectionUrl: 'Introspection endpoint',
   samlMetadata: 'Portcullis’s SAML metadata',
   applicationId: 'Application ID',
+  projectId: 'Project ID',
   connectApp: 'Connect your application',
   snippetIntro: (secretVar: boolean) =>
     'A relying party in Node.js with openid-client (npm install openid-client): the client ID, issuer and ' +
@@ -525,6 +529,10 @@ const de: Words = {
   email: 'E-Mail',
   username: 'Benutzername',
   initialPassword: 'Erstes Passwort (bei der ersten Anmeldung zu ändern)',
+  emailIsVerified: 'Die E-Mail-Adresse ist bestätigt',
+  emailVerifiedHint:
+    'Eine bestätigte Adresse ist auch ein Loginname des Benutzers. Ohne Haken erhält der Benutzer einen Code ' +
+    'per E-Mail, um sie zu bestätigen.',
   confirmUser: (action: string, name: string) =>
     action === 'delete'
       ? `Den Benutzer „${name}“ löschen? Sitzungen und Tokens enden; das lässt sich nicht rückgängig machen.`
@@ -914,6 +922,7 @@ const de: Words = {
   introspectionUrl: 'Introspection-Endpunkt',
   samlMetadata: 'SAML-Metadaten von Portcullis',
   applicationId: 'Anwendungs-ID',
+  projectId: 'Projekt-ID',
   connectApp: 'Ihre Anwendung anbinden',
   snippetIntro: (secretVar: boolean) =>
     'Ein Relying Party in Node.js mit openid-client (npm install openid-client): Client-ID, Issuer und ' +

@@ -12,6 +12,12 @@ export function useOrganizationsWhere(permission: string) {
   return (orgs.data?.organizations ?? []).filter((o) => can(permission, { orgId: o.id }));
 }
 
+/** The names of the organizations the person sees, by id: for a list's organization column. */
+export function useOrgNames(): Map<string, string> {
+  const orgs = useQuery(OrganizationService.method.listOrganizations, { pagination: { limit: 1000 } });
+  return new Map((orgs.data?.organizations ?? []).map((o) => [o.id, o.name]));
+}
+
 /** Chooses one of those organizations; the first is chosen until the person picks another. */
 export function OrgSelect(props: {
   id: string;

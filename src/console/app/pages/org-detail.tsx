@@ -12,6 +12,7 @@ import { Field, fieldError } from '../components/field';
 import { MetadataPart } from '../components/metadata';
 import { Failure, Loading } from '../components/status';
 import { TextField } from '../components/text-field';
+import { CopyValue } from '../components/shown-once';
 import { useWords } from '../context';
 import type { Words } from '../i18n';
 import { useChange } from '../mutations';
@@ -44,6 +45,14 @@ export function OrganizationDetail({ orgId, go }: { orgId: string; go: (to: stri
         </a>
       </p>
       <h1 id="org-title">{org.name}</h1>
+      <dl className="facts">
+        <dt>{t.organizationId}</dt>
+        <dd>
+          <CopyValue value={org.id} testId="org-id" name={t.organizationId} />
+        </dd>
+        <dt>{t.primaryDomain}</dt>
+        <dd>{org.primaryDomain}</dd>
+      </dl>
       {allowed && <Rename org={org} />}
       <Domains org={org} allowed={allowed} />
       <OrgMetadata orgId={orgId} allowed={allowed} />

@@ -6,7 +6,8 @@ import { TextFilterMethod } from '../../../../gen/portcullis/object/v2/object_pb
 import { type Project, ProjectService, ProjectState } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { Confirm } from '../components/confirm';
 import { CreateInDialog, DialogActions, PageHead } from '../components/dialog';
-import { OrgSelect, useOrganizationsWhere } from '../components/org-select';
+import { OrgSelect, useOrganizationsWhere, useOrgNames } from '../components/org-select';
+import { CopyValue } from '../components/shown-once';
 import { DataTable, dateCell } from '../components/data-table';
 import { fieldError } from '../components/field';
 import { ListBody, SearchField, useListState } from '../components/listing';
@@ -43,6 +44,7 @@ function ProjectList({ go }: { go: (to: string) => void }) {
       ? [{ filter: { case: 'name', value: { name: search, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }]
       : [],
   });
+  const orgNames = useOrgNames();
   const remove = useChange(ProjectService.method.deleteProject, () => setDoomed(undefined));
   const open = (p: Project) => (e: MouseEvent) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
@@ -73,6 +75,7 @@ function ProjectList({ go }: { go: (to: string) => void }) {
                   </a>
                 ),
               },
+              { header: t.organization, cell: (p) => orgNames.get(p.organizationId) ?? p.organizationId },
               { header: t.state, cell: (p) => (p.state === ProjectState.ACTIVE ? t.active : t.inactive) },
               { header: t.grantedTo, cell: (p) => p.grantedOrganizationName },
               {
@@ -168,6 +171,7 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
         </a>
       </p>
       <h1 id="project-title">{p.name}</h1>
+      <ProjectFacts project={p} go={go} />
       <div className="section-head">
         <h2 id="roles-title">{t.roles}</h2>
         {mayWrite && (
@@ -244,5 +248,47 @@ function AddRole({ projectId, onDone }: { projectId: string; onDone: () => void 
       {add.error && !keyError && !nameError && <Failure error={add.error} />}
       <DialogActions onCancel={onDone} submit={t.addRole} pending={add.isPending} />
     </form>
+  );
+}
+
+/** What a project is: its id, the organization that owns it (linked, for those who may open it), its state. */
+function ProjectFacts({ project: p, go }: { project: Project; go: (to: string) => void }) {
+  const t = useWords();
+  const { can } = usePermissions();
+  const orgName = useOrgNames().get(p.organizationId);
+  const orgPath = `organizations/${p.organizationId}`;
+  return (
+    <dl className="facts">
+      <dt>{t.projectId}</dt>
+      <dd>
+        <CopyValue value={p.id} testId="project-id" name={t.projectId} />
+      </dd>
+      <dt>{t.organization}</dt>
+      <dd>
+        {orgName && can('org.read', { orgId: p.organizationId }) ? (
+          <a
+            href={`/ui/console/${orgPath}`}
+            onClick={(e) => {
+              e.preventDefault();
+              go(orgPath);
+            }}
+          >
+            {orgName}
+          </a>
+        ) : (
+          (orgName ?? <code>{p.organizationId}</code>)
+        )}
+      </dd>
+      {p.grantId && (
+        <>
+          <dt>{t.grantedTo}</dt>
+          <dd>{p.grantedOrganizationName}</dd>
+        </>
+      )}
+      <dt>{t.state}</dt>
+      <dd>{p.state === ProjectState.ACTIVE ? t.active : t.inactive}</dd>
+      <dt>{t.created}</dt>
+      <dd>{dateCell(p.creationDate && timestampDate(p.creationDate))}</dd>
+    </dl>
   );
 }

@@ -1,13 +1,15 @@
 /** @jsxImportSource react */
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { useQuery } from '@connectrpc/connect-query';
-import { type FormEvent, Fragment, useState } from 'react';
+import { type FormEvent, Fragment, type ReactNode, useState } from 'react';
 import { SessionService } from '../../../../gen/portcullis/session/v2/session_service_pb';
 import { type User, UserState } from '../../../../gen/portcullis/user/v2/user_pb';
 import { UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
 import { Confirm } from '../components/confirm';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
+import { useOrgNames } from '../components/org-select';
+import { CopyValue } from '../components/shown-once';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
 import { useChange } from '../mutations';
@@ -82,9 +84,11 @@ export function UserDetail({ userId, go }: { userId: string; go: (to: string) =>
 
 function Profile({ user }: { user: User }) {
   const t = useWords();
+  const orgs = useOrgNames();
   const state = user.state === UserState.ACTIVE ? t.active : user.state === UserState.LOCKED ? t.locked : t.inactive;
-  const rows: [string, string][] = [
-    [t.id, user.userId],
+  const rows: [string, ReactNode][] = [
+    [t.id, <CopyValue key="id" value={user.userId} testId="user-id" name={t.id} />],
+    [t.organization, orgs.get(user.organizationId) ?? <code>{user.organizationId}</code>],
     [t.username, user.username],
     [t.loginName, user.preferredLoginName],
     [t.state, state],

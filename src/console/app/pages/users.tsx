@@ -8,7 +8,7 @@ import { type User, UserState } from '../../../../gen/portcullis/user/v2/user_pb
 import { type UserFilterSchema, UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
 import { Confirm } from '../components/confirm';
 import { CreateInDialog, DialogActions, PageHead } from '../components/dialog';
-import { OrgSelect, useOrganizationsWhere } from '../components/org-select';
+import { OrgSelect, useOrganizationsWhere, useOrgNames } from '../components/org-select';
 import { DataTable, dateCell } from '../components/data-table';
 import { Field, fieldError } from '../components/field';
 import { ListBody, SearchField, useListState } from '../components/listing';
@@ -19,6 +19,7 @@ import { useWords } from '../context';
 import type { Words } from '../i18n';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
+import { useOrgScope } from '../scope';
 import { UserDetail } from './user-detail';
 
 type Action = 'lock' | 'unlock' | 'deactivate' | 'reactivate' | 'delete';
@@ -78,6 +79,8 @@ function UserList({ go }: { go: (to: string) => void }) {
       : []),
     ...(state ? [{ filter: { case: 'stateFilter' as const, value: { state } } }] : []),
   ];
+  const scope = useOrgScope();
+  const orgNames = useOrgNames();
   const users = useQuery(UserService.method.listUsers, { pagination: list.pagination, filters });
   const done = () => setPending(undefined);
   const mutations = {
@@ -129,6 +132,10 @@ function UserList({ go }: { go: (to: string) => void }) {
                 ),
               },
               { header: t.loginName, cell: (u) => u.preferredLoginName },
+              // across organizations, whose each user is
+              ...(scope.orgId
+                ? []
+                : [{ header: t.organization, cell: (u: User) => orgNames.get(u.organizationId) ?? u.organizationId }]),
               { header: t.kind, cell: (u) => (u.type.case === 'machine' ? t.machine : t.human) },
               { header: t.state, cell: (u) => stateName(t, u.state) },
               {
@@ -215,6 +222,8 @@ function CreateHumanUser({ onCancel, onCreated }: CreateProps) {
   const t = useWords();
   const allowed = useOrganizationsWhere('user.write');
   const [form, setForm] = useState({ orgId: '', givenName: '', familyName: '', email: '', username: '', password: '' });
+  // unchecked unless the person says otherwise: a verified address is a login name too
+  const [emailVerified, setEmailVerified] = useState(false);
   const create = useChange(UserService.method.createUser);
   if (allowed.length === 0) return null;
   const orgId = form.orgId || allowed[0].id;
@@ -228,7 +237,10 @@ function CreateHumanUser({ onCancel, onCreated }: CreateProps) {
           case: 'human',
           value: {
             profile: { givenName: form.givenName, familyName: form.familyName },
-            email: { email: form.email, verification: { case: 'isVerified', value: true } },
+            email: {
+              email: form.email,
+              verification: emailVerified ? { case: 'isVerified', value: true } : { case: 'sendCode', value: {} },
+            },
             passwordType: form.password
               ? { case: 'password', value: { password: form.password, changeRequired: true } }
               : { case: undefined },
@@ -263,6 +275,19 @@ function CreateHumanUser({ onCancel, onCreated }: CreateProps) {
       {input('givenName', t.givenName, 'text', 'given_name')}
       {input('familyName', t.familyName, 'text', 'family_name')}
       {input('email', t.email, 'email')}
+      <div className="check">
+        <input
+          id="user-email-verified"
+          type="checkbox"
+          checked={emailVerified}
+          onChange={(e) => setEmailVerified(e.target.checked)}
+          aria-describedby="user-email-verified-hint"
+        />
+        <label htmlFor="user-email-verified">{t.emailIsVerified}</label>
+      </div>
+      <p className="hint" id="user-email-verified-hint">
+        {t.emailVerifiedHint}
+      </p>
       {input('username', t.username)}
       {input('password', t.initialPassword, 'password')}
       {create.error && !shown && <Failure error={create.error} />}
