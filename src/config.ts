@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { databaseFolderName } from './db/identity';
-import { parseDuration as parseGoDuration } from './domain/validate/duration';
+import { parseDuration } from './domain/validate/duration';
 
 /** A setting has a value that cannot work; the message names it and says what is expected. */
 export class ConfigError extends Error {}
@@ -241,14 +241,14 @@ const S = {
   keyRotationIntervalMs: {
     env: 'PORTCULLIS_KEY_ROTATION_INTERVAL',
     default: '720h',
-    parse: (raw, env) => parseDuration(env, raw),
+    parse: (raw, env) => parseDurationSetting(env, raw),
     meaning: 'How often a new signing key is created and activated automatically (Go duration: 30m, 12h, 720h).',
   },
   assertionMaxLifetimeS: {
     env: 'PORTCULLIS_ASSERTION_MAX_LIFETIME',
     default: '1h',
     // JWT exp and iat are whole seconds
-    parse: (raw, env) => Math.floor(parseDuration(env, raw) / 1000),
+    parse: (raw, env) => Math.floor(parseDurationSetting(env, raw) / 1000),
     meaning:
       'Longest lifetime (exp ahead of now, Go duration) of a JWT a client signs: ' +
       'private_key_jwt assertions and JWT profile grants.',
@@ -474,8 +474,8 @@ export function redact(raw: string): string {
 }
 
 /** A setting's duration in milliseconds, in the one grammar of domain/validate/duration.ts. */
-export function parseDuration(name: string, raw: string): number {
-  const ms = parseGoDuration(raw);
+export function parseDurationSetting(name: string, raw: string): number {
+  const ms = parseDuration(raw);
   if (ms === undefined) throw new ConfigError(`${name} must be a duration such as 30s, 5m0s or 720h; got "${raw}"`);
   return ms;
 }

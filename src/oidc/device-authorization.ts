@@ -9,7 +9,7 @@ import { DEVICE_PAGE } from '../login/device/paths';
 import { authenticateClient } from './client-auth';
 import { oidcCtx } from './env';
 import { deviceCode } from './grants/device-code';
-import { noStore, readForm } from './params';
+import { noStore, readFormParams } from './params';
 import type { OidcRateLimits } from './rate-limits';
 
 /**
@@ -19,7 +19,7 @@ import type { OidcRateLimits } from './rate-limits';
  */
 export async function deviceAuthorizationEndpoint(c: Context, deps: Deps, limits: OidcRateLimits) {
   await limits.tokenByAddress(c);
-  const params = await readForm(c);
+  const params = await readFormParams(c);
   await limits.tokenByClient(c, params);
   const { client } = await authenticateClient(c, deps, params, deviceCode.authMethods);
   if (!client.oidc?.grantTypes.includes('DEVICE_CODE'))

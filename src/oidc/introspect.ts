@@ -9,7 +9,7 @@ import { findActiveAccessToken } from '../domain/oidc/token-lookup';
 import { authenticateClient } from './client-auth';
 import { oidcEnv } from './env';
 import { invalidClient, invalidRequest, oauthCodeOf } from '../domain/oidc/oauth-errors';
-import { noStore, readForm } from './params';
+import { noStore, readFormParams } from './params';
 
 /**
  * POST /oauth/v2/introspect (spec §2.6, RFC 7662): Basic or private_key_jwt only. `active` is true
@@ -17,7 +17,7 @@ import { noStore, readForm } from './params';
  * resource URIs).
  */
 export async function introspectEndpoint(c: Context, deps: Deps) {
-  const params = await readForm(c);
+  const params = await readFormParams(c);
   // §7.3: at introspection every failed client authentication (two methods, a wrong assertion type…)
   // is 401 invalid_client, not the token endpoint's invalid_request.
   const { client: caller } = await authenticateClient(c, deps, params, [

@@ -35,11 +35,11 @@ export async function readParams(
 }
 
 /** Form body of a back-channel endpoint: a repeated parameter is invalid_request. */
-export async function readForm(c: Context): Promise<Params> {
+export async function readFormParams(c: Context): Promise<Params> {
   return (await readFormWith(c, [])).params;
 }
 
-/** readForm, except that the parameters named in `repeatable` may repeat (all their values are in `all`). */
+/** readFormParams, except that the parameters named in `repeatable` may repeat (all their values are in `all`). */
 export async function readFormWith(
   c: Context,
   repeatable: string[],

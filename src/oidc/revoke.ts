@@ -4,11 +4,11 @@ import { revokeToken } from '../domain/oidc/revoke';
 import { authenticateClient } from './client-auth';
 import { oidcCtx, oidcEnv } from './env';
 import { invalidRequest } from '../domain/oidc/oauth-errors';
-import { noStore, readForm } from './params';
+import { noStore, readFormParams } from './params';
 
 /** POST /oauth/v2/revoke (RFC 7009, spec §3.1): 200 whether or not the token was known. */
 export async function revokeEndpoint(c: Context, deps: Deps) {
-  const params = await readForm(c);
+  const params = await readFormParams(c);
   const { client } = await authenticateClient(c, deps, params, [
     'client_secret_basic',
     'client_secret_post',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, expandDefault, loadConfig, parseDuration, SETTINGS } from '../../src/config';
+import { ConfigError, expandDefault, loadConfig, parseDurationSetting, SETTINGS } from '../../src/config';
 import { runCli } from '../helpers/process';
 
 describe('configuration', () => {
@@ -61,9 +61,9 @@ describe('configuration', () => {
   });
 
   it('parses Go-style durations', () => {
-    expect(parseDuration('x', '5m0s')).toBe(300_000);
-    expect(parseDuration('x', '1h30m')).toBe(5_400_000);
-    expect(parseDuration('x', '90')).toBe(90_000);
+    expect(parseDurationSetting('x', '5m0s')).toBe(300_000);
+    expect(parseDurationSetting('x', '1h30m')).toBe(5_400_000);
+    expect(parseDurationSetting('x', '90')).toBe(90_000);
   });
 });
 

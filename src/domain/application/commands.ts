@@ -31,7 +31,7 @@ import {
   checkName,
   checkOidcConfig,
   checkRequiredId,
-  checkSamlConfig,
+  checkSamlAppConfig,
 } from './validate';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
@@ -140,7 +140,7 @@ function completeConfig(input: AppConfigInput): CompleteConfig {
     checkApiConfig(api);
     return { type: 'API', api };
   }
-  checkSamlConfig(input.saml);
+  checkSamlAppConfig(input.saml);
   return { type: 'SAML', saml: input.saml };
 }
 
@@ -351,7 +351,7 @@ function mergeConfig(
     checkApiConfig(api);
     return { type: 'API', api };
   }
-  checkSamlConfig(change.saml);
+  checkSamlAppConfig(change.saml);
   return { type: 'SAML', saml: change.saml };
 }
 

@@ -107,7 +107,7 @@ function checkResourceUri(uri: string): void {
     throw fail('must use https (http only on a loopback host)');
 }
 
-export function checkSamlConfig(c: SamlAppConfig): void {
+export function checkSamlAppConfig(c: SamlAppConfig): void {
   if (c.metadataXml !== undefined) {
     const xml = c.metadataXml.trim();
     if (!xml) throw invalidArgument('Errors.Application.Saml.Metadata.Missing', 'saml.metadata_xml must not be empty');

@@ -6,7 +6,7 @@ import { type SamlProviderConfig, type SamlSpKeys, checkSamlConfig } from './sam
 import type { ProviderSpec, StoredSecrets } from './spec';
 
 /** What a sign-in through a provider runs on: the protocol module's configuration and secrets. */
-export type Runtime =
+export type ProviderRuntime =
   | { protocol: 'oauth'; config: OAuthProviderConfig; secrets: OAuthProviderSecrets }
   | { protocol: 'saml'; config: SamlProviderConfig; keys: SamlSpKeys }
   | { protocol: 'ldap'; config: LdapProviderConfig; secrets: LdapProviderSecrets };
@@ -18,7 +18,7 @@ const OIDC_SCOPES = ['openid', 'profile', 'email'];
  * endpoints), checked and completed with its defaults by the protocol module. Errors name the field
  * with the spec's kind in front (`generic_oidc.issuer must be …`).
  */
-export function runtimeOf(spec: ProviderSpec, secrets: StoredSecrets): Runtime {
+export function runtimeOf(spec: ProviderSpec, secrets: StoredSecrets): ProviderRuntime {
   const raw = rawRuntime(spec, secrets);
   try {
     if (raw.protocol === 'oauth') return { ...raw, config: checkOAuthConfig(raw.config, raw.secrets) };
@@ -33,7 +33,7 @@ export function runtimeOf(spec: ProviderSpec, secrets: StoredSecrets): Runtime {
   }
 }
 
-function rawRuntime(spec: ProviderSpec, secrets: StoredSecrets): Runtime {
+function rawRuntime(spec: ProviderSpec, secrets: StoredSecrets): ProviderRuntime {
   const oauthSecrets: OAuthProviderSecrets = {
     clientSecret: secrets.clientSecret,
     privateKey: secrets.privateKey,

@@ -14,7 +14,7 @@ import {
 } from '../user/validate';
 import { usernameScope } from '../user/username-scope';
 import type { HumanAddedPayload } from '../events/types/user';
-import type { EventRow, UserRow } from './bulk';
+import type { EventRow, BulkUserRow } from './bulk';
 import type { ImportError, ImportHuman, ImportMachine } from './model';
 
 /** A user of the import body that passed its own checks, ready to be written. */
@@ -22,7 +22,7 @@ export interface Account {
   kind: 'human_user' | 'machine_user';
   id: string;
   username: string;
-  row: UserRow;
+  row: BulkUserRow;
   event: Omit<EventRow<'user.human.added' | 'user.machine.added'>, 'sequence'>;
   /** plain password still to hash (humans only) */
   password?: string;

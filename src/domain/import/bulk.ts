@@ -12,7 +12,7 @@ import type { AggregateType, EventPayloads, EventType } from '../events/registry
  */
 export const BATCH_ROWS = 5000;
 
-export interface UserRow {
+export interface BulkUserRow {
   id: string;
   org_id: string;
   type: 'HUMAN' | 'MACHINE';
@@ -64,7 +64,7 @@ const USER_COLUMNS = [
   'access_token_type',
 ] as const;
 
-export async function insertUsers(tx: Db, rows: UserRow[]): Promise<void> {
+export async function insertUsers(tx: Db, rows: BulkUserRow[]): Promise<void> {
   if (rows.length === 0) return;
   const pg = copyClient(tx);
   if (pg) {

@@ -18,7 +18,7 @@ export function requireText(field: string, value: string | undefined, max = 200)
 }
 
 /** Left out, or a text that is not empty (a role's group or display name). */
-export function optionalText(field: string, value: string | undefined, max = 200): string | undefined {
+export function optionalNonEmptyText(field: string, value: string | undefined, max = 200): string | undefined {
   if (value === undefined) return undefined;
   return requireText(field, value, max);
 }

@@ -54,7 +54,10 @@ export interface CodeRedemption {
  * code's grant. A verifier for a code without challenge is a PKCE downgrade and fails too. A code
  * asked for with `dpop_jkt` (RFC 9449 §10) needs a proof of that key.
  */
-export async function consumeCode(ctx: Ctx, r: CodeRedemption): Promise<{ grantId: string; nonce: string | null }> {
+export async function redeemAuthorizationCode(
+  ctx: Ctx,
+  r: CodeRedemption,
+): Promise<{ grantId: string; nonce: string | null }> {
   const hash = sha256Hex(r.code);
   const [row] = await ctx.db
     .update(authCodes)

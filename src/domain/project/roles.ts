@@ -3,7 +3,7 @@ import { authorizations, projectGrants, projectRoles } from '../../db/schema/ind
 import type { Ctx } from '../context';
 import { alreadyExists, notFound } from '../errors';
 import { execute, type UnitOfWork, type UniqueConstraintErrors } from '../execute';
-import { optionalText, requireId, requireText } from '../instance/validate';
+import { optionalNonEmptyText, requireId, requireText } from '../instance/validate';
 import { projectForChange } from './access';
 
 /** Which error each unique index written here stands for; src/wiring.ts hands it to execute(). */
@@ -25,7 +25,7 @@ function checkAddProjectRole(input: AddProjectRoleInput) {
   const projectId = requireId('project_id', input.projectId);
   const key = requireText('role_key', input.key);
   const displayName = requireText('display_name', input.displayName);
-  const group = optionalText('group', input.group) ?? '';
+  const group = optionalNonEmptyText('group', input.group) ?? '';
   return { projectId, key, displayName, group };
 }
 
@@ -53,7 +53,7 @@ export async function updateProjectRole(
 ): Promise<{ changedAt: Date }> {
   const projectId = requireId('project_id', input.projectId);
   const key = requireText('role_key', input.key);
-  const displayName = optionalText('display_name', input.displayName);
+  const displayName = optionalNonEmptyText('display_name', input.displayName);
   const group = input.group?.trim();
   return execute(ctx, async (work) => {
     const project = await projectForChange(work, projectId, 'project.role.write');

@@ -196,12 +196,6 @@ export async function listUserMetadata(ctx: Ctx, input: { userId: string; page?:
 // ---------------------------------------------------------------------------------------------
 // Lookups for the OIDC provider, the hosted login and the v1 layer (no caller permission checks).
 
-/** A user that is not deleted, by id, with its organization's primary domain. */
-export async function findUserById(db: Db, userId: string): Promise<UserView | undefined> {
-  const user = await readUser(db, userId);
-  return user ? (await withLoginNames(db, [user]))[0] : undefined;
-}
-
 /**
  * Checks a human user's password. It neither counts failures nor locks: the login applies the
  * instance's lockout policy around it.

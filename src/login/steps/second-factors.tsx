@@ -3,7 +3,7 @@ import { execute } from '../../domain/execute';
 import { checkOtp, hasLiveOtpChallenge, type OtpKind, openOtpChallenge } from '../../domain/session/checks/otp';
 import { checkRecoveryCode } from '../../domain/session/checks/recovery-code';
 import { checkTotp } from '../../domain/session/checks/totp';
-import { hasRecoveryCodes } from '../../domain/user/factors/recovery-codes';
+import { hasRecoveryCodes } from '../../domain/session/policy-gap';
 import type { AfterCheck } from '../../domain/session/checks/otp-lockout';
 import { type CodeFactor, FACTORS } from '../../domain/sign-in/factors';
 import type { Messages } from '../i18n';

@@ -1,4 +1,4 @@
-import { consumeCode } from '../../domain/oidc/codes';
+import { redeemAuthorizationCode } from '../../domain/oidc/codes';
 import { findGrant } from '../../domain/oidc/grants';
 import { issueGrantTokens } from '../../domain/oidc/token-issuance';
 import { invalidGrant, invalidRequest } from '../../domain/oidc/oauth-errors';
@@ -21,7 +21,7 @@ export const authorizationCode: GrantType = {
       throw invalidGrant('public clients must send code_verifier (PKCE)');
     const resources = await requestedResources(req);
     const ctx = oidcCtx(req.deps, 'oidc/token');
-    const { grantId, nonce } = await consumeCode(ctx, {
+    const { grantId, nonce } = await redeemAuthorizationCode(ctx, {
       code,
       clientId: client.clientId,
       redirectUri,

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import { Client } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../../src/domain/errors';
-import { authenticate as authenticateIn } from '../../../src/domain/idp/ldap/authenticate';
+import { authenticateWithLdap as authenticateIn } from '../../../src/domain/idp/ldap/authenticate';
 import { checkLdapConfig, type LdapProviderConfig } from '../../../src/domain/idp/ldap/config';
 import { userFilter } from '../../../src/domain/idp/ldap/user-filter';
 import { freePort } from '../../helpers/process';

@@ -3,7 +3,7 @@ import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
-import type { ImportUserLink } from './identity-providers';
+import type { ImportUserLinkItem } from './identity-providers';
 import type { ImportSink, TargetIdps, TargetOrg } from './sink';
 import type { ImportHumanUser, ImportUserMetadata } from './user';
 
@@ -89,7 +89,7 @@ export class FileSink implements ImportSink {
     this.users.stream.write(head);
   }
 
-  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLink[]): void {
+  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLinkItem[]): void {
     this.users.push(user);
     for (const m of metadata) this.metadata.push(m);
     for (const l of links) this.linksBuffer += `${JSON.stringify(l)}\n`;
@@ -168,10 +168,10 @@ export class FileSink implements ImportSink {
 }
 
 /** The spooled links whose provider was converted. */
-async function* keptLinks(file: string, idps: TargetIdps): AsyncGenerator<ImportUserLink> {
+async function* keptLinks(file: string, idps: TargetIdps): AsyncGenerator<ImportUserLinkItem> {
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })) {
     if (!line) continue;
-    const link = JSON.parse(line) as ImportUserLink;
+    const link = JSON.parse(line) as ImportUserLinkItem;
     if (idps.keepLink(link.idpId)) yield link;
   }
 }

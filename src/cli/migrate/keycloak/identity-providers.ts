@@ -22,7 +22,7 @@ export interface ImportIdpItem {
 }
 
 /** One `userLinks` item. */
-export interface ImportUserLink {
+export interface ImportUserLinkItem {
   userId: string;
   idpId: string;
   providedUserId: string;

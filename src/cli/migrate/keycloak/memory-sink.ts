@@ -1,4 +1,4 @@
-import type { ImportIdpItem, ImportUserLink } from './identity-providers';
+import type { ImportIdpItem, ImportUserLinkItem } from './identity-providers';
 import type { ImportSink, TargetIdps, TargetOrg } from './sink';
 import type { ImportHumanUser, ImportUserMetadata } from './user';
 
@@ -11,7 +11,7 @@ export interface KeycloakImportBody {
       humanUsers: ImportHumanUser[];
       userMetadata: ImportUserMetadata[];
       idps?: ImportIdpItem[];
-      userLinks?: ImportUserLink[];
+      userLinks?: ImportUserLinkItem[];
     }[];
   };
   timeout: string;
@@ -24,12 +24,12 @@ export interface KeycloakImportBody {
 export class MemorySink implements ImportSink {
   private readonly users: ImportHumanUser[] = [];
   private readonly metadata: ImportUserMetadata[] = [];
-  private readonly links: ImportUserLink[] = [];
+  private readonly links: ImportUserLinkItem[] = [];
   body?: KeycloakImportBody;
 
   constructor(private readonly timeout = '5m0s') {}
 
-  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLink[]): void {
+  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLinkItem[]): void {
     this.users.push(user);
     this.metadata.push(...metadata);
     this.links.push(...links);

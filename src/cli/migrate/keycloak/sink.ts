@@ -1,4 +1,4 @@
-import type { ImportIdpItem, ImportUserLink } from './identity-providers';
+import type { ImportIdpItem, ImportUserLinkItem } from './identity-providers';
 import type { ImportHumanUser, ImportUserMetadata } from './user';
 
 /** The organization the users go to; the name is known only once the realm has been read. */
@@ -17,7 +17,7 @@ export interface TargetIdps {
 /** Where converted users go: the import body file, or the server's import route. */
 export interface ImportSink {
   /** buffers one user, its metadata and its links (synchronous: called while a chunk is being scanned) */
-  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLink[]): void;
+  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLinkItem[]): void;
   /** waits until buffered output has been written or sent (called between input chunks) */
   flush(org: () => TargetOrg): Promise<void>;
   finish(org: TargetOrg, idps: TargetIdps): Promise<void>;

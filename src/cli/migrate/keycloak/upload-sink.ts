@@ -1,4 +1,4 @@
-import type { ImportIdpItem, ImportUserLink } from './identity-providers';
+import type { ImportIdpItem, ImportUserLinkItem } from './identity-providers';
 import type { ImportSink, TargetIdps, TargetOrg } from './sink';
 import type { ImportHumanUser, ImportUserMetadata } from './user';
 
@@ -8,7 +8,7 @@ interface Batch {
   users: ImportHumanUser[];
   metadata: ImportUserMetadata[];
   idps?: ImportIdpItem[];
-  userLinks?: ImportUserLink[];
+  userLinks?: ImportUserLinkItem[];
 }
 
 interface ImportResponse {
@@ -33,7 +33,7 @@ export class UploadSink implements ImportSink {
    * Links wait for the end, when the realm's providers are known. They are small (a million take
    * about 150 MB); the users themselves are sent as they come.
    */
-  private readonly links: ImportUserLink[] = [];
+  private readonly links: ImportUserLinkItem[] = [];
   /** users the server confirmed: created now, or already in the organization from an earlier run */
   imported = 0;
   idpsImported = 0;
@@ -49,7 +49,7 @@ export class UploadSink implements ImportSink {
     private readonly progress: (line: string, final: boolean) => void,
   ) {}
 
-  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLink[]): void {
+  add(user: ImportHumanUser, metadata: ImportUserMetadata[], links: ImportUserLinkItem[]): void {
     for (const l of links) this.links.push(l);
     this.batch.users.push(user);
     for (const m of metadata) this.batch.metadata.push(m);

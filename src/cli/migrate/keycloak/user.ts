@@ -1,5 +1,5 @@
 import { type KeycloakCredential, mapOtp, mapPassword } from './credentials';
-import { type ImportUserLink, idpIdOf } from './identity-providers';
+import { type ImportUserLinkItem, idpIdOf } from './identity-providers';
 
 /** Standard base64 of the text's UTF-8 bytes, without Buffer (this code runs in the browser too). */
 const utf8Base64 = (text: string) =>
@@ -54,7 +54,7 @@ export type UserResult =
       user: ImportHumanUser;
       metadata: ImportUserMetadata[];
       /** links to providers that are (or may be) imported, with the Keycloak alias of each */
-      links: (ImportUserLink & { alias: string })[];
+      links: (ImportUserLinkItem & { alias: string })[];
       /** aliases of federated identities dropped because their provider is not imported */
       droppedLinks: string[];
       /** converted without a password because the user signs in through an identity provider */
@@ -77,7 +77,7 @@ const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
 /** The user's federated identities (`[{identityProvider, userId, userName}]`), split by whether they can be linked. */
 function federatedLinks(userId: string, u: Record<string, unknown>, options: MapOptions & LinkOptions) {
-  const links: (ImportUserLink & { alias: string })[] = [];
+  const links: (ImportUserLinkItem & { alias: string })[] = [];
   const dropped: string[] = [];
   for (const f of Array.isArray(u.federatedIdentities) ? u.federatedIdentities : []) {
     const alias = text(f?.identityProvider);

@@ -2,7 +2,7 @@ import type { Db } from '../../../db/client';
 import { failedPrecondition } from '../../errors';
 import { type ProviderRow, findProvider, providerNotFound } from '../access';
 import type { IdpOptions } from '../options';
-import { type Runtime, runtimeOf } from '../runtime';
+import { type ProviderRuntime, runtimeOf } from '../runtime';
 import { openSecrets } from '../secrets';
 import type { ProviderSpec } from '../spec';
 
@@ -10,7 +10,7 @@ export interface SignInProvider {
   row: ProviderRow;
   spec: ProviderSpec;
   options: IdpOptions;
-  runtime: Runtime;
+  runtime: ProviderRuntime;
 }
 
 /** An active provider with its decrypted runtime configuration, for a sign-in. */

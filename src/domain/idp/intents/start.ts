@@ -59,10 +59,10 @@ export async function startIntent(ctx: Ctx, env: IdpEnv, input: StartIntentInput
   if (runtime.protocol === 'ldap') {
     if (!input.ldap)
       throw invalidArgument('Errors.IdP.Intent.Invalid', 'ldap credentials are required for an LDAP provider');
-    const { authenticate } = await ldapAuthentication();
+    const { authenticateWithLdap } = await ldapAuthentication();
     const { username, password } = input.ldap;
     const development = isDevelopmentIssuer(env.externalUrl);
-    const user = await authenticate(runtime.config, runtime.secrets, username, password, { development });
+    const user = await authenticateWithLdap(runtime.config, runtime.secrets, username, password, { development });
     const row = await insertIntent(ctx, provider, { ...base, stateHash: null });
     return { intentId: row.id, finished: await succeedIntent(ctx, env.masterKey, row, provider, user) };
   }

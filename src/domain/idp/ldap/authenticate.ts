@@ -21,7 +21,7 @@ export interface DirectoryOptions {
  * the service account), then bind as that entry with the password on a fresh connection. The
  * password only ever travels in that bind; it is neither kept nor logged.
  */
-export async function authenticate(
+export async function authenticateWithLdap(
   config: LdapProviderConfig,
   secrets: LdapProviderSecrets,
   username: string,

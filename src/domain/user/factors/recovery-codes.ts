@@ -65,15 +65,6 @@ export async function removeRecoveryCodes(ctx: Ctx, userId: string): Promise<voi
   });
 }
 
-/** Whether the user has an unused recovery code. */
-export async function hasRecoveryCodes(db: Db, userId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: recoveryCodes.id })
-    .from(recoveryCodes)
-    .where(and(eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)));
-  return !!row;
-}
-
 /**
  * Uses up one recovery code: the matching unused code is marked used by one UPDATE that only an unused
  * code passes, so of two requests with the same code exactly one succeeds.
