@@ -119,6 +119,10 @@ describe('account page', () => {
       .filter({ hasNotText: 'This session' })
       .filter({ has: page.getByRole('cell') });
     await mine.waitFor();
+    // each session says where it came from: the browser, the address, the application
+    expect(await mine.textContent()).toMatch(/Chrome \d+ on Linux/);
+    await mine.getByRole('cell', { name: '127.0.0.1' }).waitFor();
+    await mine.getByRole('cell', { name: 'Console', exact: true }).waitFor();
     await theirs.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Sign out' }).click();
     await theirs.waitFor({ state: 'detached' });

@@ -89,7 +89,7 @@ describe('console: user detail', () => {
     await page.context().close();
   });
 
-  it("terminates a user's session made through the hosted login", async () => {
+  it("shows a user's session made through the hosted login with browser, address, application; ends it", async () => {
     const user = await addUser(server, { username: 'sessioned' });
     const ctx = await browser.newContext({ locale: 'en-US' });
     const theirs = await ctx.newPage();
@@ -99,7 +99,11 @@ describe('console: user detail', () => {
     const [session] = await rows(server, `select id from sessions where user_id = '${user.id}'`);
 
     const page = await openConsole(browser, server, `users/${user.id}`, admin());
-    const row = page.getByRole('row').filter({ hasText: session.id });
+    // the session says where it signed in from: the browser, its address, the application
+    const row = page.getByRole('region', { name: 'Sessions' }).getByRole('row').filter({ hasText: 'Console' });
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/Chrome \d+ on Linux/);
+    expect(await row.getByRole('cell', { name: '127.0.0.1' }).count()).toBe(1);
     await row.getByRole('button', { name: 'Terminate' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Terminate' }).click();
     await row.waitFor({ state: 'detached' });

@@ -79,7 +79,7 @@ function openedOut(o: OpenedChallenges) {
   };
 }
 
-function toProto(s: Session) {
+function toProto(s: Session & { applicationName?: string | null }) {
   return {
     id: s.id,
     userId: s.userId ?? '',
@@ -90,6 +90,10 @@ function toProto(s: Session) {
     expirationDate: s.expiresAt ? timestampFromDate(s.expiresAt) : undefined,
     factors: factorsOf(s),
     amr: s.amr,
+    userAgent: s.userAgent ?? '',
+    ipAddress: s.ipAddress ?? '',
+    clientId: s.clientId ?? '',
+    applicationName: s.applicationName ?? '',
   };
 }
 

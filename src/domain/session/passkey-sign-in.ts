@@ -5,7 +5,7 @@ import type { Ctx } from '../context';
 import { invalidArgument } from '../errors';
 import { execute } from '../execute';
 import { checkWebAuthn, openWebAuthnChallenge, type UserVerification } from './checks/webauthn';
-import { createSession, getSession } from './sessions';
+import { createSession, getSession, type SessionOrigin } from './sessions';
 import type { LoginUser } from './users';
 
 /**
@@ -13,8 +13,14 @@ import type { LoginUser } from './users';
  * hash) without a user holds the WebAuthn challenge (user verification required, no allowCredentials:
  * the browser offers its discoverable credentials). Returns the session's id and the request options.
  */
-export async function startPasskeySignIn(ctx: Ctx, userAgentHash: string, externalUrl: string, domain?: string) {
-  const { id } = await createSession(ctx, { userAgentHash });
+export async function startPasskeySignIn(
+  ctx: Ctx,
+  userAgentHash: string,
+  externalUrl: string,
+  domain?: string,
+  origin: SessionOrigin = {},
+) {
+  const { id } = await createSession(ctx, { userAgentHash, ...origin });
   const options = await execute(ctx, (work) =>
     openWebAuthnChallenge(work, id, undefined, { userVerification: 'required', externalUrl, domain }),
   );

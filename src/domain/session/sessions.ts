@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { randomToken, sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
-import { accessTokens, oidcGrants, orgs, refreshTokens, sessions, users } from '../../db/schema/index';
+import { accessTokens, applications, oidcGrants, orgs, refreshTokens, sessions, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
 import { unauthenticated } from '../errors';
 import { execute, type UnitOfWork } from '../execute';
@@ -21,14 +21,26 @@ export interface SessionView extends Session {
   passwordChangeRequired: boolean | null;
 }
 
+/** Where a session signed in from, as the person's lists of sessions show it. */
+export interface SessionOrigin {
+  /** the browser's User-Agent header */
+  userAgent?: string;
+  ipAddress?: string;
+  /** the client the sign-in was for */
+  clientId?: string;
+}
+
 /** What a new session starts with. */
-export interface NewSession {
+export interface NewSession extends SessionOrigin {
   userId?: string;
   orgId?: string;
   userAgentHash?: string;
   passwordChecked?: boolean;
   lifetimeSeconds?: number;
 }
+
+/** A User-Agent header is the client's to make as long as it likes; a list needs no more than this of it. */
+const USER_AGENT_MAX = 512;
 
 /**
  * Creates a session for a user whose password was just checked (or, for the API, an empty one that
@@ -60,6 +72,9 @@ export async function addSession(
       factorChecks,
       amr: amrOf(factorChecks),
       expiresAt: input.lifetimeSeconds ? new Date(now.getTime() + input.lifetimeSeconds * 1000) : null,
+      userAgent: input.userAgent?.slice(0, USER_AGENT_MAX) || null,
+      ipAddress: input.ipAddress || null,
+      clientId: input.clientId || null,
     })
     .returning();
   work.push({
@@ -119,23 +134,28 @@ export async function sessionsOfUserAgent(db: Db, userAgentHash: string): Promis
 }
 
 /** ListSessions: live sessions, newest first unless `asc`, paged by the rule every v2 list follows. */
+/** A session as lists show it: with the name of the application it signed in to, if that still exists. */
+export type ListedSession = Session & { applicationName: string | null };
+
 export async function listSessions(
   db: Db,
   filter: { userId?: string; page?: PageRequest },
-): Promise<ListResult<Session>> {
+): Promise<ListResult<ListedSession>> {
   const p = page(filter.page);
   const where = and(live(), filter.userId ? eq(sessions.userId, filter.userId) : undefined);
-  return listResult(
+  const found = await listResult(
     p,
     db
-      .select()
+      .select({ session: sessions, applicationName: applications.name })
       .from(sessions)
+      .leftJoin(applications, eq(applications.clientId, sessions.clientId))
       .where(where)
       .orderBy(...ordered(p, sessions.createdAt, sessions.id))
       .limit(p.limit)
       .offset(p.offset),
     db.select({ n: sql<number>`count(*)::int` }).from(sessions).where(where),
   );
+  return { ...found, items: found.items.map((r) => ({ ...r.session, applicationName: r.applicationName })) };
 }
 
 /** Moves a browser's sessions to a new cookie value (done at every login: no session fixation). */

@@ -8,8 +8,14 @@ import type { Context } from 'hono';
  * smallest block one subscriber is given, so that one attacker cannot get a fresh count per address.
  */
 export function sourceAddress(c: Context): string {
+  return addressKey(peerAddress(c));
+}
+
+/** The TCP peer's address as it is (an IPv4-mapped IPv6 address as its IPv4 address): for showing, not counting. */
+export function peerAddress(c: Context): string {
   const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return addressKey(incoming?.socket?.remoteAddress ?? '');
+  const address = incoming?.socket?.remoteAddress ?? '';
+  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address;
 }
 
 export function addressKey(address: string): string {

@@ -34,6 +34,7 @@ import {
   LinkPage,
 } from '../pages/external-login';
 import type { LoginStep, Turn } from './types';
+import { sessionOrigin } from '../session-origin';
 
 const systemCtx = (turn: Turn) => oidcCtx(turn.deps, 'login/idp');
 
@@ -79,7 +80,9 @@ async function signIn(turn: Turn, s: ExternalSignIn, userId: string): Promise<Re
   const uctx = turn.ctx(user.id, user.orgId);
   await rebindUserAgent(uctx.db, oldUa, newUa);
   const sessionId =
-    existing?.id ?? (await createSession(uctx, { userId: user.id, orgId: user.orgId, userAgentHash: newUa })).id;
+    existing?.id ??
+    (await createSession(uctx, { userId: user.id, orgId: user.orgId, userAgentHash: newUa, ...sessionOrigin(turn) }))
+      .id;
   await useForSession(uctx, s, sessionId, user);
   await setAuthRequestLoginName(turn.ctx(), r.id, loginNameOf(user));
   const fresh = (await findUserById(deps.database.db, user.id)) ?? user;

@@ -16,6 +16,7 @@ import { withScript } from '../webauthn-script';
 import { withSignedInUser } from './signed-in';
 import { FACTORS, SETUP } from '../../domain/sign-in/factors';
 import type { LoginStep, Turn } from './types';
+import { sessionOrigin } from '../session-origin';
 
 /** The browser's credential JSON from the form, or undefined. */
 function credentialOf(turn: Turn): unknown {
@@ -42,7 +43,7 @@ export function pageDomain(turn: Pick<Turn, 'c' | 'deps'>): Promise<string | und
 /** A passkey sign-in of this browser: its session holds the challenge (a cookie is set if there is none yet). */
 async function startSignIn(turn: Turn) {
   const ua = userAgentHash(turn.c) ?? rotateUserAgent(turn.c);
-  return startPasskeySignIn(turn.ctx(), ua, turn.deps.config.externalUrl, await pageDomain(turn));
+  return startPasskeySignIn(turn.ctx(), ua, turn.deps.config.externalUrl, await pageDomain(turn), sessionOrigin(turn));
 }
 
 /**

@@ -4,6 +4,7 @@ import { addSession, rebindUserAgent, type Session } from '../../domain/session/
 import { findUserByLoginName } from '../../domain/session/users';
 import { newUserAgent, setUserAgent, userAgentHash } from '../cookies';
 import { browserSessions } from '../flow';
+import { sessionOrigin } from '../session-origin';
 import type { SignedIn, Turn } from './types';
 
 /**
@@ -22,8 +23,15 @@ export async function startSessionIn(
   await rebindUserAgent(work.tx, userAgentHash(c), newUa);
   return existing
     ? recordFactorCheck(work, existing.id, user, 'password')
-    : (await addSession(work, { userId: user.id, orgId: user.orgId, userAgentHash: newUa, passwordChecked: true }))
-        .session;
+    : (
+        await addSession(work, {
+          userId: user.id,
+          orgId: user.orgId,
+          userAgentHash: newUa,
+          passwordChecked: true,
+          ...sessionOrigin(turn),
+        })
+      ).session;
 }
 
 /** startSessionIn in a transaction of its own, and the new cookie sent. Returns the session id. */

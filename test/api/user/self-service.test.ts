@@ -42,6 +42,14 @@ describe('self-service: own sessions, profile and authorized applications', () =
 
     const list = await mine.listSessions({ userId: a.id });
     expect(list.sessions.map((s) => s.id).sort()).toEqual([a1.sessionId, a2.sessionId].sort());
+    // each says where it signed in from: the browser's User-Agent, its address, the application
+    for (const s of list.sessions) {
+      expect(s.userAgent).toBeTruthy();
+      expect(s.ipAddress).toBe('127.0.0.1');
+      expect(s.clientId).toBe(config.clientMetadata().client_id);
+      const [app] = await rows(server, `select name from applications where client_id = '${s.clientId}'`);
+      expect(s.applicationName).toBe(app.name);
+    }
     // another user's sessions, or everyone's: the login UI's permission only
     expect(await codeOf(mine.listSessions({ userId: b.id }))).toBe(Code.PermissionDenied);
     expect(await codeOf(mine.listSessions({}))).toBe(Code.PermissionDenied);

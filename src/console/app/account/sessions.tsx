@@ -9,11 +9,13 @@ import { DataTable } from '../components/data-table';
 import { Failure, Loading } from '../components/status';
 import { useUser, useWords } from '../context';
 import { useChange } from '../mutations';
+import { originColumns } from '../session-columns';
 
 const when = (d: Date | undefined) => (d ? d.toLocaleString(document.documentElement.lang) : '');
 
 /**
- * The user's live login sessions (ListSessions with their own id), the one this page came from marked;
+ * The user's live login sessions (ListSessions with their own id) with the browser, address and application
+ * each signed in from, the one this page came from marked;
  * signing one out ends it and revokes the tokens issued from it (DeleteSession).
  */
 export function Sessions() {
@@ -59,6 +61,7 @@ export function Sessions() {
                 ),
               },
               { header: t.lastActive, cell: (s) => when(s.changeDate && timestampDate(s.changeDate)) },
+              ...originColumns(t),
             ]}
             actions={(s) =>
               s.id !== sessionId && (

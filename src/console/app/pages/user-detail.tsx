@@ -13,6 +13,7 @@ import { CopyValue } from '../components/shown-once';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
 import { useChange } from '../mutations';
+import { originColumns } from '../session-columns';
 import { usePermissions } from '../permissions';
 import { MetadataPart } from '../components/metadata';
 import { ProfileForm } from './user-profile';
@@ -229,8 +230,8 @@ function Sessions({ user }: { user: User }) {
             rows={sessions.data.sessions}
             rowKey={(s) => s.id}
             columns={[
-              { header: t.id, cell: (s) => s.id },
               { header: t.created, cell: (s) => when(s.creationDate) },
+              ...originColumns(t),
               { header: t.methods, cell: (s) => s.amr.join(', ') },
             ]}
             actions={(s) => (
