@@ -293,7 +293,7 @@ const S = {
 export const SETTINGS: Setting[] = Object.values(S);
 
 /** What the default column of docs/settings.md shows for a setting. */
-export function documentedDefault(s: Setting): string {
+function documentedDefault(s: Setting): string {
   return 'default' in s ? s.default : s.whenUnset;
 }
 

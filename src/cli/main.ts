@@ -5,7 +5,7 @@ import { migrateCommand } from './migrate';
 import { startCommand } from './start';
 
 /** The subcommands, in the order `portcullis help` lists them. */
-export const commands: readonly Command[] = [startCommand, migrateCommand, adminCommand];
+const commands: readonly Command[] = [startCommand, migrateCommand, adminCommand];
 
 export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

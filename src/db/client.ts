@@ -79,7 +79,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
  * which a hot standby reports as off, so during a failover it would settle on the still read-only
  * standby. `primary` asks `in_hot_standby` / `pg_is_in_recovery()` instead.
  */
-export function sessionTarget(url: string): 'primary' | undefined {
+function sessionTarget(url: string): 'primary' | undefined {
   const hosts = /^postgres(?:ql)?:\/\/(?:[^@/?#]*@)?([^/?#]*)/.exec(url)?.[1] ?? '';
   const asked = /[?&]target_session_attrs=([^&#]*)/.exec(url)?.[1];
   if (asked === 'read-write' || (asked === undefined && hosts.includes(','))) return 'primary';

@@ -18,7 +18,7 @@ export function isPermanent(err: unknown): boolean {
 }
 
 /** The command that creates the database for its role, for an operator allowed to. */
-export function createdbCommand(target: DatabaseTarget): string {
+function createdbCommand(target: DatabaseTarget): string {
   const [host, port] = splitServer(target.servers[0]);
   return `createdb -h ${host} -p ${port} -O ${shellWord(target.user)} ${shellWord(target.database)}`;
 }

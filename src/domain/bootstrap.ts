@@ -108,7 +108,7 @@ export async function bootstrap(
 }
 
 /** Writes a file only its owner can read (0600), creating its folder. */
-export function writeSecretFile(file: string, content: string): void {
+function writeSecretFile(file: string, content: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, content, { mode: 0o600 });
   fs.chmodSync(file, 0o600);

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 
 /** Deeper JSON than this is refused before any handler parses it (no request of ours nests so deep). */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /**
  * The one boundary check for the HTTP routes (OIDC endpoints, login pages, v1 routes): a NUL byte

@@ -45,10 +45,3 @@ export const replicaFallbacks = new client.Counter({
   help: 'Reads a read replica failed (outage or conflict with replay) that ran again on the primary',
   registers: [registry],
 });
-
-export const dbTransactions = new client.Counter({
-  name: 'portcullis_database_commands_total',
-  help: 'Commands (write transactions) by result',
-  labelNames: ['result'] as const,
-  registers: [registry],
-});

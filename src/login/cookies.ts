@@ -3,9 +3,9 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { constantTimeEqual, randomToken, sha256Hex } from '../crypto/random';
 
 /** The browser's user-agent cookie: it names the browser, whose sessions are rows in the database. */
-export const UA_COOKIE = 'pc_ua';
+const UA_COOKIE = 'pc_ua';
 /** Double-submit CSRF cookie, compared with the hidden field of every form. */
-export const CSRF_COOKIE = 'pc_csrf';
+const CSRF_COOKIE = 'pc_csrf';
 
 /** The browser reached us over https (directly, or through a proxy that says so): cookies get `Secure`. */
 export function secure(c: Context): boolean {
@@ -41,7 +41,7 @@ export function setUserAgent(c: Context, value: string): void {
 }
 
 /** Where a CSRF cookie is sent: the login pages, or the end-session endpoint's confirmation. */
-export const LOGIN_CSRF = { name: CSRF_COOKIE, path: '/ui/login' };
+const LOGIN_CSRF = { name: CSRF_COOKIE, path: '/ui/login' };
 export const LOGOUT_CSRF = { name: 'pc_logout_csrf', path: '/oidc/v1/end_session' };
 
 /** The CSRF token for the forms of this response (reuses the browser's cookie when it has one). */

@@ -18,7 +18,7 @@ let bundle: Promise<string> | undefined;
  * `npm run build` (run at install) wrote, or bundled by esbuild at the first request and kept in memory
  * when the server runs from its sources.
  */
-export function webauthnScript(): Promise<string> {
+function webauthnScript(): Promise<string> {
   bundle ??= (
     FROM_BUNDLE && fs.existsSync(PREBUILT) ? fs.promises.readFile(PREBUILT, 'utf8') : bundleWebauthn(SOURCE)
   ).catch((err) => {

@@ -7,7 +7,7 @@ import { aggregateSequence } from '../domain/events/sequence';
 import { authenticate, v1Ctx } from './request';
 
 /** v1 sends the organization in a header; v2 in the body. The layer moves it from one to the other. */
-export const ORG_HEADER = 'x-service-orgid';
+const ORG_HEADER = 'x-service-orgid';
 const ORG_ID = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$/;
 
 export interface V1Call {

@@ -55,7 +55,7 @@ export function v1Message(key: string): string {
  * The one mapping from domain errors to v1 JSON errors, shaped like grpc-gateway's
  * `{code, message, details}`. Unexpected errors are logged by the caller and answered without detail.
  */
-export function v1ErrorBody(err: DomainError): { status: ContentfulStatusCode; body: V1Error } {
+function v1ErrorBody(err: DomainError): { status: ContentfulStatusCode; body: V1Error } {
   const g = GRPC[err.kind];
   return {
     status: g.http,

@@ -31,7 +31,7 @@ export function textQuery(q: Obj, field: string, path: string): TextFilter {
 }
 
 /** `details` of v1 list responses. */
-export function listDetails(total: number) {
+function listDetails(total: number) {
   return { totalResult: String(total), viewTimestamp: new Date().toISOString() };
 }
 

@@ -15,7 +15,7 @@ export function obj(o: Obj, key: string, path: string): Obj | undefined {
   return v as Obj;
 }
 
-export function arr(o: Obj, key: string, path: string): unknown[] {
+function arr(o: Obj, key: string, path: string): unknown[] {
   const v = o[key];
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw wrong(`${path}.${key}`, 'an array');

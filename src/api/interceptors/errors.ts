@@ -26,7 +26,7 @@ const SERVER_FAULTS = new Set([Code.Internal, Code.Unknown, Code.DataLoss]);
  * asDomainError). Anything unexpected becomes `internal error`, its cause kept for the log (see
  * errorInterceptor), never echoed.
  */
-export function toConnectError(err: unknown): ConnectError {
+function toConnectError(err: unknown): ConnectError {
   if (err instanceof ConnectError) return err;
   const known = asDomainError(err);
   if (known) {

@@ -4,7 +4,7 @@ import { decodeBase64 } from './base64';
 const FORM = /^\$argon2(id|i|d)\$v=(16|19)\$m=(\d{1,7}),t=(\d{1,4}),p=(\d{1,3})\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/;
 
 /** Memory per verification (KiB): above this one login could exhaust the server. */
-export const MAX_ARGON2_MEMORY_KIB = 1024 * 1024;
+const MAX_ARGON2_MEMORY_KIB = 1024 * 1024;
 
 export function checkArgon2(stored: string): string | undefined {
   const m = FORM.exec(stored);

@@ -1,7 +1,7 @@
 import { hash, verify } from '@node-rs/argon2';
 
 /** Parameters for new password hashes: OWASP's argon2id baseline (19 MiB, t=2, p=1). */
-export const ARGON2ID_PARAMS = {
+const ARGON2ID_PARAMS = {
   algorithm: 2 /* Algorithm.Argon2id (a const enum, not importable under isolatedModules) */,
   memoryCost: 19456,
   timeCost: 2,

@@ -1,7 +1,7 @@
 /** The "./0-9A-Za-z" encoding of the crypt(3) family: 24-bit groups written low 6 bits first. */
 const ALPHABET = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-export function crypt64Group(b2: number, b1: number, b0: number, chars: number): string {
+function crypt64Group(b2: number, b1: number, b0: number, chars: number): string {
   let w = (b2 << 16) | (b1 << 8) | b0;
   let out = '';
   for (let i = 0; i < chars; i++) {

@@ -24,7 +24,7 @@ export function checkMd5Crypt(stored: string): string | undefined {
   return undefined;
 }
 
-export function md5Crypt(password: string, salt: string): string {
+function md5Crypt(password: string, salt: string): string {
   const pw = Buffer.from(password, 'utf8');
   const s = Buffer.from(salt.slice(0, 8), 'utf8');
   const magic = Buffer.from('$1$');

@@ -2,7 +2,7 @@ import { pbkdf2, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { parsePbkdf2 } from './pbkdf2-format';
 
-export { formatPbkdf2, MAX_PBKDF2_ITERATIONS, parsePbkdf2 } from './pbkdf2-format';
+export { parsePbkdf2 } from './pbkdf2-format';
 
 const pbkdf2Async = promisify(pbkdf2);
 

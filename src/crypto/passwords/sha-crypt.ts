@@ -6,7 +6,7 @@ import { CRYPT64_CHARS, crypt64 } from './crypt64';
 const FORM = /^\$([56])\$(?:rounds=(\d{1,9})\$)?([^$]{0,16})\$([./0-9A-Za-z]+)$/;
 const DEFAULT_ROUNDS = 5000;
 /** Above this one login would take seconds; the scheme itself allows up to 999,999,999. */
-export const MAX_SHA_CRYPT_ROUNDS = 10_000_000;
+const MAX_SHA_CRYPT_ROUNDS = 10_000_000;
 
 interface Variant {
   algorithm: 'sha256' | 'sha512';
@@ -76,7 +76,7 @@ function stretch(source: Buffer, length: number): Buffer {
   return out;
 }
 
-export function shaCrypt(id: '5' | '6', password: string, salt: string, rounds?: number): string {
+function shaCrypt(id: '5' | '6', password: string, salt: string, rounds?: number): string {
   const v = VARIANTS[id];
   const n = Math.min(Math.max(rounds ?? DEFAULT_ROUNDS, 1000), 999_999_999);
   const pw = Buffer.from(password, 'utf8');

@@ -24,11 +24,7 @@ interface Resolved {
 }
 
 /** Resolves the resource for a caller who needs `perm` on it (NOT_FOUND when they cannot see it). */
-export async function resolveResource(
-  work: UnitOfWork,
-  ref: ResourceRef | undefined,
-  perm: Permission,
-): Promise<Resolved> {
+async function resolveResource(work: UnitOfWork, ref: ResourceRef | undefined, perm: Permission): Promise<Resolved> {
   const { ctx } = work;
   if (!ref) throw invalidResource();
   if ('instance' in ref) {

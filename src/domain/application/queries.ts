@@ -37,7 +37,7 @@ export type ApplicationFilter =
 const existing = and(ne(applications.state, 'REMOVED'), ne(projects.state, 'REMOVED'), ne(orgs.state, 'REMOVED'));
 
 /** The application columns every read of an application selects. */
-export const applicationColumns = {
+const applicationColumns = {
   id: applications.id,
   projectId: applications.projectId,
   orgId: applications.orgId,
@@ -55,7 +55,7 @@ export const applicationColumns = {
 
 type Row = { [K in keyof typeof applicationColumns]: (typeof applications.$inferSelect)[K] };
 
-export function toView(row: Row): ApplicationView {
+function toView(row: Row): ApplicationView {
   return {
     id: row.id,
     projectId: row.projectId,

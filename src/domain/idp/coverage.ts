@@ -29,7 +29,7 @@ export async function providerCovers(db: Db, provider: { orgId: string | null },
   return ownerOf(provider).covers(await membershipsOf(db, userId));
 }
 
-export const providerCannotReach = () =>
+const providerCannotReach = () =>
   permissionDenied(
     "this identity provider cannot sign in this user: the user holds permissions beyond the provider's organization",
     'Errors.IdP.UserPrivileged',

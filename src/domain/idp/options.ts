@@ -16,7 +16,7 @@ export const DEFAULT_OPTIONS: IdpOptions = {
 
 const AUTO_LINKING = ['NONE', 'EMAIL', 'USERNAME'] as const;
 
-export function checkOptions(o: IdpOptions): IdpOptions {
+function checkOptions(o: IdpOptions): IdpOptions {
   if (!AUTO_LINKING.includes(o.autoLinking))
     throw invalidArgument('Errors.IdP.Invalid', `options.auto_linking must be one of ${AUTO_LINKING.join(', ')}`);
   if (!o.isLinkingAllowed && !o.isCreationAllowed)

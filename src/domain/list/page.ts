@@ -2,8 +2,8 @@ import { type AnyColumn, type SQL, asc, desc } from 'drizzle-orm';
 import { invalidArgument } from '../errors';
 
 /** The paging rules every list follows (v2 RPCs and v1 searches alike): default limit 100, at most 1000. */
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
 
 /** Paging as a caller asks for it: a protobuf uint64 offset (bigint) or a v1 JSON number. */
 export interface PageRequest {

@@ -18,7 +18,7 @@ export interface TextFilter {
   method: TextMethod;
 }
 
-export const escapeLike = (s: string) => s.replaceAll(/[\\%_]/g, (c) => `\\${c}`);
+const escapeLike = (s: string) => s.replaceAll(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * A text filter as SQL that the indexes can answer: the `_ignore_case` forms compare lower(column) so a
@@ -47,7 +47,7 @@ export function textCondition(column: AnyColumn, value: string, method: TextMeth
 }
 
 /** The longest value ListUsers takes in a text filter. */
-export const MAX_TEXT_FILTER_LENGTH = 200;
+const MAX_TEXT_FILTER_LENGTH = 200;
 
 export function checkTextFilterLength(field: string, value: string): void {
   if (value.length > MAX_TEXT_FILTER_LENGTH)

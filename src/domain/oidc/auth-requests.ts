@@ -22,7 +22,7 @@ export type NewAuthRequest = Omit<
 >;
 
 /** An auth request stays usable for 30 minutes: time enough to sign in, short enough to be forgotten. */
-export const AUTH_REQUEST_LIFETIME_MS = 30 * 60_000;
+const AUTH_REQUEST_LIFETIME_MS = 30 * 60_000;
 
 export async function createAuthRequest(ctx: Ctx, input: NewAuthRequest, orgId: string): Promise<AuthRequest> {
   const id = `ar_${randomToken(24)}`;

@@ -14,8 +14,8 @@ export type { ClaimRequest, ClaimsRequest };
  * Limits on what a client may send: the parameter sits in a URL and in a database row, and every
  * requested claim is work at every token issuance.
  */
-export const CLAIMS_PARAMETER_MAX_LENGTH = 4096;
-export const CLAIMS_PARAMETER_MAX_CLAIMS = 100;
+const CLAIMS_PARAMETER_MAX_LENGTH = 4096;
+const CLAIMS_PARAMETER_MAX_CLAIMS = 100;
 const MAX_VALUES = 20;
 
 /** Claims the parameter can ask for: the user claims we issue, and the ID token's acr, auth_time, sub. */

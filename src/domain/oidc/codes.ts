@@ -8,7 +8,7 @@ import { revokeGrant } from './grants';
 import { invalidGrant } from './oauth-errors';
 
 /** Codes live 60 seconds. */
-export const CODE_LIFETIME_MS = 60_000;
+const CODE_LIFETIME_MS = 60_000;
 
 export async function createCode(
   work: UnitOfWork,
@@ -35,7 +35,7 @@ export async function createCode(
   return code;
 }
 
-export function s256(verifier: string): string {
+function s256(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
 }
 

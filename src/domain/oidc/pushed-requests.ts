@@ -12,7 +12,7 @@ export const PAR_REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
  * A pushed request is for the browser redirect right after the push: a minute is plenty, and a
  * request_uri that leaks later is worthless.
  */
-export const PAR_LIFETIME_S = 60;
+const PAR_LIFETIME_S = 60;
 
 /** Stores the checked parameters of an authorization request; answers the request_uri to use them once. */
 export async function pushAuthorizationRequest(

@@ -78,18 +78,6 @@ export async function consumeRefreshToken(
 }
 
 /**
- * Revocation (RFC 7009): a refresh token and the access tokens issued with it, or one access token.
- * Tokens of other clients are left alone (the answer is the same either way).
- */
-export async function findRefreshTokenByValue(ctx: Ctx, token: string) {
-  const [row] = await ctx.db
-    .select()
-    .from(refreshTokens)
-    .where(eq(refreshTokens.tokenHash, sha256Hex(token)));
-  return row;
-}
-
-/**
  * A refresh token as introspection shows it to the client it was issued to (RFC 7662): active while
  * it is neither used (rotated), revoked, expired nor part of a revoked or expired grant, and its
  * user and organization are active.

@@ -10,7 +10,7 @@ import { invalidTarget } from './oauth-errors';
  * - the resource URI registered on an API application (ApiConfiguration.resource_uri).
  * A token issued for resources carries exactly the requested URIs as its audience, nothing else.
  */
-export const PROJECT_RESOURCE_PREFIX = 'urn:portcullis:project:';
+const PROJECT_RESOURCE_PREFIX = 'urn:portcullis:project:';
 
 /** More would only make every token request a longer list of lookups. */
 const MAX_RESOURCES = 10;

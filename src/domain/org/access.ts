@@ -8,7 +8,7 @@ import { type RowLock, findNotRemoved } from '../find-not-removed';
 
 export type Org = typeof orgs.$inferSelect;
 
-export const orgNotFound = () => notFound('Errors.Org.NotFound', 'organization not found');
+const orgNotFound = () => notFound('Errors.Org.NotFound', 'organization not found');
 
 /** An organization that is not deleted, or undefined. */
 export function findOrg(db: Db, id: string, lock?: RowLock): Promise<Org | undefined> {

@@ -14,13 +14,13 @@ import { dropUnverifiedCopies, requireNotVerifiedElsewhere } from './domain-clai
 // check would make the server fetch a URL an organization administrator chose (SSRF).
 
 /** The TXT record's name for a domain. */
-export const challengeName = (domain: string) => `_portcullis-challenge.${domain}`;
+const challengeName = (domain: string) => `_portcullis-challenge.${domain}`;
 
 /** The TXT values at a name (each record's strings joined); tests pass their own. */
 export type TxtLookup = (name: string) => Promise<string[]>;
 
 const resolver = new Resolver({ timeout: 3000, tries: 2 });
-export const dnsTxtLookup: TxtLookup = async (name) => (await resolver.resolveTxt(name)).map((r) => r.join(''));
+const dnsTxtLookup: TxtLookup = async (name) => (await resolver.resolveTxt(name)).map((r) => r.join(''));
 
 const domainNotFound = () => notFound('Errors.Org.Domain.NotFound', 'the organization has no such domain');
 

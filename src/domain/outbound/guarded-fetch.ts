@@ -8,9 +8,9 @@ export type { OutboundRule } from './connect-guard';
 export { OutboundRefused } from './refused';
 
 /** Bodies larger than this are refused unless the caller sets a smaller cap: metadata and keys are a few kB. */
-export const DEFAULT_MAX_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BYTES = 1024 * 1024;
 /** The whole exchange (connect, headers, body) must finish within this unless the caller sets another cap. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface GuardedRequest extends OutboundRule {
   method?: string;

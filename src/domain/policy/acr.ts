@@ -9,7 +9,7 @@ export const ACR_MFA = 'urn:portcullis:acr:mfa';
 export const ACR_VALUES = [ACR_1FA, ACR_MFA] as const;
 
 /** The acr a session with these authentication methods reached. */
-export const acrOf = (amr: readonly string[]): string => (amr.includes('mfa') ? ACR_MFA : ACR_1FA);
+const acrOf = (amr: readonly string[]): string => (amr.includes('mfa') ? ACR_MFA : ACR_1FA);
 
 /**
  * Whether a request's acr_values (in the client's order of preference) require two factors: mfa is

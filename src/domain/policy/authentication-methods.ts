@@ -3,15 +3,7 @@ import { hasRecoveryCodes, readyFactors } from '../session/policy-gap';
 import { authorize, readUser, userNotFound } from '../user/access';
 
 /** The kinds of factor a user can have, in the order ListAuthenticationMethodTypes answers them. */
-export const AUTH_METHOD_TYPES = [
-  'PASSWORD',
-  'PASSKEY',
-  'TOTP',
-  'U2F',
-  'OTP_EMAIL',
-  'OTP_SMS',
-  'RECOVERY_CODES',
-] as const;
+const AUTH_METHOD_TYPES = ['PASSWORD', 'PASSKEY', 'TOTP', 'U2F', 'OTP_EMAIL', 'OTP_SMS', 'RECOVERY_CODES'] as const;
 export type AuthMethodType = (typeof AUTH_METHOD_TYPES)[number];
 
 const OF_ROW: Record<string, AuthMethodType> = { totp: 'TOTP', otp_email: 'OTP_EMAIL', otp_sms: 'OTP_SMS' };

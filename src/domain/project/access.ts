@@ -58,7 +58,7 @@ export async function grantsSeenBy(
  * membership or instance). A caller who sees it only as granted gets PERMISSION_DENIED; one who does
  * not see it at all gets NOT_FOUND.
  */
-export async function projectFor(
+async function projectFor(
   db: Db,
   principal: Principal,
   id: string,

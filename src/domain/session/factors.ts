@@ -39,12 +39,6 @@ export function firstFactorAt(s: {
   return Number.isFinite(latest) ? new Date(latest) : undefined;
 }
 
-/** When a factor was last checked in the session, if it was. */
-export function checkedAt(s: { factorChecks?: FactorChecks | null }, factor: SessionFactor): Date | undefined {
-  const at = s.factorChecks?.[factor]?.at;
-  return at ? new Date(at) : undefined;
-}
-
 /**
  * Records a successful factor check on a live session, in the caller's unit of work: the factor's
  * time, the session's `amr` recomputed from all its checks, and the event `session.<factor>.checked`.

@@ -55,9 +55,9 @@ function templateAllowed(template: string, instanceHosts: Set<string>, origin: s
 }
 
 /** Mails with a code per user, and per recipient address, within MAIL_WINDOW_SECONDS. */
-export const MAIL_LIMIT_PER_USER = 5;
-export const MAIL_LIMIT_PER_RECIPIENT = 10;
-export const MAIL_WINDOW_SECONDS = 15 * 60;
+const MAIL_LIMIT_PER_USER = 5;
+const MAIL_LIMIT_PER_RECIPIENT = 10;
+const MAIL_WINDOW_SECONDS = 15 * 60;
 
 /**
  * Verification, reset and invitation mails are throttled per user and per recipient address, so

@@ -27,7 +27,7 @@ const EVENT: { readonly [K in CodeKind]: (typeof CODE_ADDED)[K] } = CODE_ADDED;
 // Letters and digits that cannot be mistaken for each other when typed from an email.
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
-export function generateCode(length = 8): string {
+function generateCode(length = 8): string {
   let out = '';
   for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
   return out;

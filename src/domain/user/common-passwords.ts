@@ -117,8 +117,3 @@ export function isCommonPassword(password: string): boolean {
   const stem = lower.replace(TRIVIAL_SUFFIX, '');
   return stem !== lower && stem.length >= MIN_STEM && listed(stem);
 }
-
-/** How many distinct entries the blocklist holds (loads it). */
-export function commonPasswordCount(): number {
-  return list().count;
-}

@@ -1,8 +1,7 @@
 import { MACHINE_SIGN_IN, maySignIn } from '../session/may-sign-in';
-import { type SQL, and, asc, count, eq, inArray, isNotNull, ne, not, or, sql } from 'drizzle-orm';
+import { type SQL, and, asc, count, eq, inArray, ne, not, or, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { verifyPassword } from '../../crypto/passwords/index';
-import { verifySecret } from '../../crypto/secrets';
 import type { Db } from '../../db/client';
 import { orgDomains, orgs, personalAccessTokens, userKeys, userMetadata, users } from '../../db/schema/index';
 import type { Ctx } from '../context';
@@ -227,22 +226,4 @@ export async function findMachineKey(
   if (!row || !maySignIn(row, MACHINE_SIGN_IN)) return undefined;
   if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return undefined;
   return { userId: row.userId, publicKey: row.publicKey, expiresAt: row.expiresAt };
-}
-
-/** client_credentials for machine users: client id = username, secret checked against its keyed hash. */
-export async function checkMachineSecret(db: Db, clientId: string, secret: string): Promise<UserView | undefined> {
-  const [row] = await db
-    .select({ user: users, primaryDomain: orgs.primaryDomain })
-    .from(users)
-    .innerJoin(orgs, eq(orgs.id, users.orgId))
-    .where(
-      and(
-        sql`lower(${users.username}) = ${clientId.toLowerCase()}`,
-        ne(users.state, 'REMOVED'),
-        eq(users.type, 'MACHINE'),
-        isNotNull(users.secretHash),
-      ),
-    );
-  if (!row || !maySignIn(row.user, MACHINE_SIGN_IN) || !verifySecret(row.user.secretHash, secret)) return undefined;
-  return (await withLoginNames(db, [{ ...row.user, primaryDomain: row.primaryDomain }]))[0];
 }

@@ -9,7 +9,7 @@ const MAX_ID = 200;
  * username is refused when it has that shape (user/validate.ts), which only works while these ids
  * cannot contain either character.
  */
-export const RESOURCE_ID = /^[A-Za-z0-9_-]{1,200}$/;
+const RESOURCE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 
 export function isResourceId(v: string): boolean {
   return RESOURCE_ID.test(v);

@@ -3,7 +3,7 @@ import type { KeyOf } from './key';
 
 // Control characters (NUL, line breaks, escapes) have no place in a name, an address or an id; the
 // database cannot even store NUL. Free text (descriptions) may keep its line breaks and tabs.
-export function hasControl(v: string, keepLineBreaks = false): boolean {
+function hasControl(v: string, keepLineBreaks = false): boolean {
   for (let i = 0; i < v.length; i++) {
     const c = v.charCodeAt(i);
     if (c === 0x7f || (c < 0x20 && !(keepLineBreaks && (c === 0x09 || c === 0x0a || c === 0x0d)))) return true;

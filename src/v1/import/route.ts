@@ -52,7 +52,7 @@ const idpEnv = (deps: Deps): IdpEnv => ({
   externalUrl: deps.config.externalUrl,
 });
 
-export function toV1Response(result: ImportResult) {
+function toV1Response(result: ImportResult) {
   return {
     success: {
       orgs: result.orgs.map((o) => ({

@@ -34,7 +34,7 @@ export type IdpResult =
   | { kind: 'skipped'; alias: string; reason: string };
 
 /** What the admin console's partial export writes instead of a secret. */
-export const MASKED_SECRET = '**********';
+const MASKED_SECRET = '**********';
 
 const SAFE_ID = /^[A-Za-z0-9_.@-]+$/;
 

@@ -68,7 +68,7 @@ export type UserResult =
 export const PLACEHOLDER_EMAIL_DOMAIN = 'no-email.invalid';
 
 /** `<user id>@no-email.invalid`, unverified: unique per user and obviously not a real address. */
-export function placeholderEmail(userId: string): string {
+function placeholderEmail(userId: string): string {
   const local = userId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'user';
   return `${local}@${PLACEHOLDER_EMAIL_DOMAIN}`;
 }

@@ -43,7 +43,7 @@ export async function retrieveIntent(
   return readIntent(ctx.db, masterKey, await succeededIntent(ctx.db, input.intentId, input.token));
 }
 
-export async function readIntent(db: Db, masterKey: Buffer, row: IntentRow): Promise<RetrievedIntent> {
+async function readIntent(db: Db, masterKey: Buffer, row: IntentRow): Promise<RetrievedIntent> {
   const externalUser = row.externalUser as unknown as ExternalUser;
   const userId = (await findLinkedUserId(db, row.idpId, externalUser.id)) ?? undefined;
   const tokens = row.upstreamTokens

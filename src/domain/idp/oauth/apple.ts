@@ -2,7 +2,7 @@ import { importPKCS8, SignJWT } from 'jose';
 
 export const APPLE_ISSUER = 'https://appleid.apple.com';
 /** Apple refuses client secrets that live longer than six months. */
-export const APPLE_MAX_SECRET_SECONDS = 15_777_000;
+const APPLE_MAX_SECRET_SECONDS = 15_777_000;
 
 export interface AppleSigningKey {
   teamId: string;

@@ -15,7 +15,7 @@ const STANDARD: Required<Omit<ClaimMapping, 'id'>> = {
 };
 
 /** A claim by name, or by dotted path into nested JSON when no claim has the whole name. */
-export function claimAt(claims: Record<string, unknown>, path: string): unknown {
+function claimAt(claims: Record<string, unknown>, path: string): unknown {
   if (path in claims) return claims[path];
   let v: unknown = claims;
   for (const part of path.split('.')) {

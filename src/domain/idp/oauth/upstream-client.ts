@@ -19,7 +19,7 @@ export interface UpstreamOptions {
   fetch?: typeof fetch;
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 /** Discovery documents change rarely; a few minutes saves a round trip on every sign-in. */
 const DISCOVERY_TTL_MS = 5 * 60_000;
 const discoveryCache = new Map<string, { at: number; body: string; contentType: string }>();

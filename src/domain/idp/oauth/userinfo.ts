@@ -3,12 +3,7 @@ import { DomainError } from '../../errors';
 import { INVALID_RESPONSE, UNAVAILABLE, upstreamFailure } from './upstream-errors';
 
 /** GETs a JSON document the access token opens (plain OAuth userinfo, GitHub's /user and /user/emails). */
-export async function fetchJson(
-  c: client.Configuration,
-  accessToken: string,
-  url: string,
-  what: string,
-): Promise<unknown> {
+async function fetchJson(c: client.Configuration, accessToken: string, url: string, what: string): Promise<unknown> {
   let res: Response;
   try {
     res = await client.fetchProtectedResource(

@@ -3,7 +3,7 @@ import { invalidArgument } from '../../errors';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';
-export const BINDING_URNS = {
+const BINDING_URNS = {
   redirect: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
   post: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
 } as const;

@@ -23,7 +23,7 @@ export function spMetadata(config: SamlProviderConfig, keys: SamlSpKeys, endpoin
 }
 
 /** Metadata larger than this is refused: real IdP metadata is a few kB, federation feeds are not wanted here. */
-export const MAX_METADATA_BYTES = 1024 * 1024;
+const MAX_METADATA_BYTES = 1024 * 1024;
 
 export interface MetadataFetch {
   timeoutMs: number;

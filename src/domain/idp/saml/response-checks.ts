@@ -11,7 +11,7 @@ const ASSERTION = 'urn:oasis:names:tc:SAML:2.0:assertion';
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 
-export const INVALID_RESPONSE = 'Errors.IdP.Saml.InvalidResponse';
+const INVALID_RESPONSE = 'Errors.IdP.Saml.InvalidResponse';
 export const FAILED_STATUS = 'Errors.IdP.Saml.NotSuccess';
 
 export const refuse = (check: string) =>

@@ -4,7 +4,7 @@ import { NAME_ID_FORMAT_URNS, type SamlEndpoints, type SamlProviderConfig, type 
 import type { IdpMetadata } from './idp-metadata';
 
 /** Clock difference between Portcullis and the IdP tolerated on NotBefore / NotOnOrAfter. */
-export const CLOCK_SKEW_MS = 60_000;
+const CLOCK_SKEW_MS = 60_000;
 
 /** A fresh AuthnRequest ID: an xs:ID (so it starts with a letter or underscore), 160 random bits. */
 export const newRequestId = () => `_${randomBytes(20).toString('hex')}`;

@@ -4,9 +4,9 @@
  * (5 minutes when absent) held between 1 minute and 1 day, so that a document cannot make every
  * request refetch it nor pin itself forever. At most MAX_ENTRIES documents; the oldest go first.
  */
-export const DEFAULT_TTL_S = 300;
-export const MIN_TTL_S = 60;
-export const MAX_TTL_S = 24 * 3600;
+const DEFAULT_TTL_S = 300;
+const MIN_TTL_S = 60;
+const MAX_TTL_S = 24 * 3600;
 const MAX_ENTRIES = 1000;
 
 /** Seconds to keep a document, or 0 when it must not be stored. */

@@ -5,7 +5,7 @@ import { MetadataProblem } from './problem';
  * A metadata document is a few hundred bytes; the draft suggests limiting responses to about 5 KB.
  * The limit is enforced while the body streams in, so a server sending megabytes costs us 5 KiB.
  */
-export const MAX_DOCUMENT_BYTES = 5 * 1024;
+const MAX_DOCUMENT_BYTES = 5 * 1024;
 /** The whole exchange (connect, headers, body) must finish within this, or the client is refused. */
 export const FETCH_TIMEOUT_MS = 3000;
 

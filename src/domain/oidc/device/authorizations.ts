@@ -11,9 +11,9 @@ import { newUserCode } from './user-code';
 export type DeviceAuthorization = typeof deviceAuthorizations.$inferSelect;
 
 /** RFC 8628 §3.2's example lifetime: long enough to find a phone and sign in, short enough to guess nothing. */
-export const DEVICE_CODE_LIFETIME_S = 600;
+const DEVICE_CODE_LIFETIME_S = 600;
 /** The polling interval a device starts with (§3.2: 5 seconds when the server says nothing). */
-export const DEVICE_POLL_INTERVAL_S = 5;
+const DEVICE_POLL_INTERVAL_S = 5;
 
 export interface StartedDeviceAuthorization {
   deviceCode: string;

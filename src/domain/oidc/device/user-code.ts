@@ -4,8 +4,8 @@ import { secureRandomBytes } from '../../../crypto/random';
  * Consonants only (RFC 8628 §6.1): no vowels, so no words, and no letters that read like digits or
  * like each other (no I/L/1, O/0, U/V in pairs that confuse). 20^8 ≈ 2.6·10^10 codes.
  */
-export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
-export const USER_CODE_LENGTH = 8;
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+const USER_CODE_LENGTH = 8;
 
 /** A new user code (stored form: 8 letters, no dash), drawn without modulo bias. */
 export function newUserCode(): string {

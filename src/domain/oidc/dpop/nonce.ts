@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { derivedKey } from '../../../crypto/keys/derived-key';
 
 /** A nonce is issued for one window of this many seconds and accepted in that window and the next. */
-export const DPOP_NONCE_WINDOW_S = 300;
+const DPOP_NONCE_WINDOW_S = 300;
 
 const nonceKey = (masterKey: Buffer) => derivedKey(masterKey, 'portcullis dpop nonce v1');
 

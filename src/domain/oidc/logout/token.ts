@@ -1,6 +1,6 @@
 import { type SigningKey, signJwt } from '../../../crypto/keys/signing';
 
-export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 /** Back-Channel Logout 1.0 §2.4 recommends a short lifetime; two minutes covers clock skew. */
 const LIFETIME_S = 120;
 

@@ -18,9 +18,9 @@ import { type AfterCheck, checkSecondFactor, theSession } from './otp-lockout';
 export type OtpKind = Extract<ChallengeFactor, CodeFactor>;
 
 /** A code by email or SMS is valid for five minutes. */
-export const OTP_LIFETIME_SECONDS = 5 * 60;
+const OTP_LIFETIME_SECONDS = 5 * 60;
 /** A new code for the same session at most this often. */
-export const OTP_RESEND_SECONDS = 30;
+const OTP_RESEND_SECONDS = 30;
 
 /** How the caller wants the code: sent by Portcullis, or returned for its own delivery. */
 export type OtpDelivery = { send: true } | { return: true };

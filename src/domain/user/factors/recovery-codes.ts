@@ -9,7 +9,7 @@ import { execute } from '../../execute';
 import { newId } from '../../ids';
 import { requireFactorRemovable, userForFactorChange } from './common';
 
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 // Letters and digits that cannot be mistaken for each other when copied from paper.
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 

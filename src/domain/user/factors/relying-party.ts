@@ -45,7 +45,7 @@ export async function relyingParty(
 }
 
 /** The origins an answer for RP id `rpId` may come from (see relyingParty). */
-export function originsFor(rpId: string, externalUrl: string, domains: string[]): string[] {
+function originsFor(rpId: string, externalUrl: string, domains: string[]): string[] {
   const external = new URL(externalUrl);
   const port = external.port ? `:${external.port}` : '';
   const candidates = [external.origin, ...domains.map((d) => `${external.protocol}//${d}${port}`)];
@@ -54,11 +54,6 @@ export function originsFor(rpId: string, externalUrl: string, domains: string[])
     return host === rpId || host.endsWith(`.${rpId}`);
   };
   return [...new Set(candidates.filter(fits))];
-}
-
-/** The relying party of a stored credential or challenge (its RP id was checked when it was made). */
-export async function relyingPartyOf(db: Db, instanceId: string, externalUrl: string, rpId: string) {
-  return relyingParty(db, instanceId, externalUrl, rpId);
 }
 
 /**

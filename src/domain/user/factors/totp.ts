@@ -18,7 +18,7 @@ const GUARDRAILS = createGuardrails({ MIN_SECRET_BYTES: 10 });
  * The time step of a right code, within one step before or after now (clock drift), or undefined.
  * Only steps after `afterStep` count: a code that was already used is wrong.
  */
-export async function totpStep(secret: string, code: string, afterStep?: number | null): Promise<number | undefined> {
+async function totpStep(secret: string, code: string, afterStep?: number | null): Promise<number | undefined> {
   const token = code.replace(/\s/g, '');
   if (!/^\d{6}$/.test(token)) return undefined;
   try {
@@ -61,15 +61,6 @@ export async function consumeTotp(tx: Db, userId: string, code: string): Promise
     )
     .returning({ id: userFactors.id });
   return !!won;
-}
-
-/** Whether the user has a ready TOTP factor. */
-export async function hasReadyTotp(db: Db, userId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: userFactors.id })
-    .from(userFactors)
-    .where(and(eq(userFactors.userId, userId), eq(userFactors.type, 'totp'), eq(userFactors.state, 'ready')));
-  return !!row;
 }
 
 export interface TotpRegistration {
