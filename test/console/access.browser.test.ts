@@ -136,7 +136,7 @@ describe('console: access', () => {
     await page.getByRole('heading', { name: 'Authorizations', level: 1 }).waitFor();
     await page
       .locator('main')
-      .getByText(/Nothing found/)
+      .getByText(/No authorizations yet/)
       .waitFor();
     await expect(page.getByRole('cell', { name: 'butcher' }).count()).resolves.toBe(0);
     await page.context().close();

@@ -36,6 +36,9 @@ describe('console: projects', () => {
     const owner = page.locator('.facts').getByRole('link', { name: ownerName });
     expect(await owner.getAttribute('href')).toBe(`/ui/console/organizations/${ownerId}`);
 
+    // a new project's empty lists say what fills them
+    await page.getByText('No roles yet — add one').waitFor();
+    await page.getByText('No applications yet — create one to let users sign in.').waitFor();
     await page.getByRole('button', { name: 'New role' }).click();
     const dialog = page.getByRole('dialog', { name: 'New role' });
     await dialog.getByRole('button', { name: 'Add role' }).click();
@@ -111,6 +114,7 @@ describe('console: projects', () => {
     const page = await openConsole(browser, server, 'projects', { loginName: user.username, password: user.password });
     await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
     await expect(page.getByRole('button', { name: 'New project' }).count()).resolves.toBe(0);
+    await page.getByText(/^No projects yet — /).waitFor();
     await page.context().close();
   });
 });

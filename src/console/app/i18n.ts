@@ -439,6 +439,18 @@ const en = {
   idpRootCa: 'CA certificate (PEM)',
   idpAcs: 'Register this assertion consumer service URL at the provider',
   idpSpMetadata: 'Portcullis’s metadata for the provider',
+  // empty lists
+  noMatch: 'Nothing matches these filters.',
+  emptyUsers: 'No users yet — create one to let a person or a service sign in.',
+  emptyProjects:
+    'No projects yet — a project holds the applications and roles of one product; create one to add an application.',
+  emptyApps: 'No applications yet — create one to let users sign in.',
+  emptyRoles: 'No roles yet — add one to give users roles on this project, carried in their tokens.',
+  emptyGrants: 'Not granted to any organization — grant it to let another organization’s users in with some roles.',
+  emptyAuthorizations: 'No authorizations yet — they give users roles on a project; create one with New authorization.',
+  emptyIdps: 'No identity providers yet — add one to let users sign in with an account they already have elsewhere.',
+  emptyAppKeys: 'No keys yet — add one; its file holds the private key the application signs its requests with.',
+  emptyTokens: 'No tokens yet — create one to let this machine user call the API.',
   // application page
   appOverview: 'Overview',
   appSettingsTab: 'Redirects and settings',
@@ -920,6 +932,27 @@ const de: Words = {
   idpRootCa: 'CA-Zertifikat (PEM)',
   idpAcs: 'Diese Assertion-Consumer-Service-URL beim Anbieter eintragen',
   idpSpMetadata: 'Die Metadaten von Portcullis für den Anbieter',
+  // empty lists
+  noMatch: 'Nichts passt zu diesen Filtern.',
+  emptyUsers: 'Noch keine Benutzer — legen Sie einen an, damit sich eine Person oder ein Dienst anmelden kann.',
+  emptyProjects:
+    'Noch keine Projekte — ein Projekt fasst die Anwendungen und Rollen eines Produkts zusammen; legen Sie eines ' +
+    'an, um eine Anwendung hinzuzufügen.',
+  emptyApps: 'Noch keine Anwendungen — legen Sie eine an, damit sich Benutzer anmelden können.',
+  emptyRoles: 'Noch keine Rollen — fügen Sie eine hinzu, um Benutzern Rollen in diesem Projekt zu geben.',
+  emptyGrants:
+    'Für keine Organisation freigegeben — geben Sie es frei, um Benutzer einer anderen Organisation mit einigen ' +
+    'Rollen hereinzulassen.',
+  emptyAuthorizations:
+    'Noch keine Berechtigungen — sie geben Benutzern Rollen in einem Projekt; legen Sie eine mit ' +
+    '„Neue Berechtigung“ an.',
+  emptyIdps:
+    'Noch keine Identitätsanbieter — fügen Sie einen hinzu, damit sich Benutzer mit einem Konto anmelden können, ' +
+    'das sie anderswo schon haben.',
+  emptyAppKeys:
+    'Noch keine Schlüssel — fügen Sie einen hinzu; seine Datei enthält den privaten Schlüssel, mit dem die Anwendung ' +
+    'ihre Anfragen signiert.',
+  emptyTokens: 'Noch keine Tokens — legen Sie eines an, damit dieser Maschinenbenutzer die API aufrufen kann.',
   // application page
   appOverview: 'Übersicht',
   appSettingsTab: 'Redirects und Einstellungen',

@@ -11,15 +11,19 @@ export interface Column<T> {
 
 /**
  * The console's one table: a header row (the sorted column says its order to screen readers), a row per
- * item, and a last cell with the row's actions. It scrolls sideways inside its box, never the page.
+ * item, and a last cell with the row's actions. It scrolls sideways inside its box, never the page. An
+ * empty list is a sentence instead, one that says how to fill it where the caller knows.
  */
 export function DataTable<T>(props: {
   columns: Column<T>[];
   rows: T[];
   rowKey: (row: T) => string;
   actions?: (row: T) => ReactNode;
+  /** what an empty list says instead of the table: best, what to do to fill it */
+  empty?: ReactNode;
 }) {
   const t = useWords();
+  if (props.rows.length === 0) return <p className="empty">{props.empty ?? t.none}</p>;
   return (
     <div className="table-wrap">
       <table>

@@ -8,6 +8,8 @@ export function Pager(props: { offset: number; total: number; onOffset: (offset:
   const t = useWords();
   const { offset, total } = props;
   const last = Math.min(offset + PAGE_SIZE, total);
+  // an empty list says so itself (DataTable); there is nothing to page through
+  if (total === 0 && offset === 0) return null;
   return (
     <div className="pager">
       <button type="button" disabled={offset === 0} onClick={() => props.onOffset(Math.max(0, offset - PAGE_SIZE))}>

@@ -108,6 +108,7 @@ export function Administrators() {
         {(data) => (
           <DataTable
             rows={data.administrators}
+            empty={t.noMatch}
             rowKey={key}
             columns={[
               { header: t.user, cell: (a) => users.get(a.userId) ?? a.userId },

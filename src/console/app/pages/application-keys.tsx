@@ -77,6 +77,7 @@ export function ApplicationKeys({ applicationId, mayWrite }: { applicationId: st
       ) : (
         <DataTable
           rows={keys.data.keys}
+          empty={t.emptyAppKeys}
           rowKey={(k) => k.keyId}
           columns={[
             { header: t.keyId, cell: (k) => <code>{k.keyId}</code> },

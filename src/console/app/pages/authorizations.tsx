@@ -108,6 +108,7 @@ export function Authorizations() {
         {(data) => (
           <DataTable
             rows={data.authorizations}
+            empty={filter.userId || filter.projectId || filter.orgId || state ? t.noMatch : t.emptyAuthorizations}
             rowKey={(a) => a.id}
             columns={[
               { header: t.user, cell: (a) => users.get(a.userId) ?? a.userId },

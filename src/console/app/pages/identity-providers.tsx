@@ -85,6 +85,7 @@ export function IdentityProviders() {
         {(data) => (
           <DataTable
             rows={data.result}
+            empty={t.emptyIdps}
             rowKey={(p) => p.id}
             columns={[
               { header: t.name, cell: (p) => p.name },

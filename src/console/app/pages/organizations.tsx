@@ -111,6 +111,7 @@ function OrganizationList({ go }: { go: (to: string) => void }) {
         {(data) => (
           <DataTable
             rows={data.organizations}
+            empty={t.noMatch}
             rowKey={(o) => o.id}
             columns={[
               {

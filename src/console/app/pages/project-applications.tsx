@@ -67,6 +67,7 @@ export function ProjectApplications({ project, go }: { project: Project; go: (to
       ) : (
         <DataTable
           rows={apps.data.applications}
+          empty={t.emptyApps}
           rowKey={(a) => a.applicationId}
           columns={[
             {

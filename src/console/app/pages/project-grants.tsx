@@ -72,6 +72,7 @@ export function ProjectGrants({ project }: { project: Project }) {
       ) : (
         <DataTable
           rows={grants.data.projectGrants}
+          empty={t.emptyGrants}
           rowKey={(g) => g.grantId}
           columns={[
             { header: t.grantedTo, cell: (g) => g.grantedOrganizationName },

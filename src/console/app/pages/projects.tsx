@@ -65,6 +65,7 @@ function ProjectList({ go }: { go: (to: string) => void }) {
         {(data) => (
           <DataTable
             rows={data.projects}
+            empty={search ? t.noMatch : t.emptyProjects}
             rowKey={(p) => `${p.id}/${p.grantId}`}
             columns={[
               {
@@ -188,6 +189,7 @@ function ProjectRoles({ projectId, go }: { projectId: string; go: (to: string) =
       ) : (
         <DataTable
           rows={roles.data.projectRoles}
+          empty={t.emptyRoles}
           rowKey={(r) => r.key}
           columns={[
             { header: t.roleKey, cell: (r) => <code>{r.key}</code> },

@@ -160,6 +160,7 @@ function PersonalAccessTokens({ user }: { user: User }) {
       {tokens.data && (
         <DataTable
           rows={tokens.data.result}
+          empty={t.emptyTokens}
           rowKey={(p) => p.id}
           columns={[
             { header: t.id, cell: (p) => p.id },

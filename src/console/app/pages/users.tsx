@@ -121,6 +121,7 @@ function UserList({ go }: { go: (to: string) => void }) {
         {(data) => (
           <DataTable
             rows={data.result}
+            empty={search || state ? t.noMatch : t.emptyUsers}
             rowKey={(u) => u.userId}
             columns={[
               {
