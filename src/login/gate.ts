@@ -6,7 +6,7 @@ import { csrfToken, csrfValid } from './cookies';
 import { pageUrl } from './flow';
 import { readForm } from './form';
 import { errorPage, localeOf, renderPage } from './render';
-import { proceed, proceeded, proceedIn } from './sequence';
+import { proceed } from './sequence';
 import type { Form, LoginStep, Turn } from './steps/types';
 
 /**
@@ -23,14 +23,17 @@ export function gate(deps: Deps, step: LoginStep, method: 'GET' | 'POST', handle
       const { t } = localeOf(c);
       return errorPage(c, 'unknown or expired auth request', { text: t.requestExpired });
     }
-    const turn = turnOf(c, deps, r, form);
+    const after: (() => Promise<void>)[] = [];
+    const turn = turnOf(c, deps, r, form, after);
     if (method === 'POST' && !csrfValid(c, form.csrf))
       return turn.see(step.csrfFailure?.(turn) ?? `${turn.url(step.path)}&error=csrf`);
-    return handler(turn);
+    const answer = await handler(turn);
+    for (const fn of after) await fn();
+    return answer;
   };
 }
 
-function turnOf(c: Context, deps: Deps, r: AuthRequest, form: Form): Turn {
+function turnOf(c: Context, deps: Deps, r: AuthRequest, form: Form, after: (() => Promise<void>)[]): Turn {
   const { locale, t } = localeOf(c, r.uiLocales);
   const turn: Turn = {
     c,
@@ -48,9 +51,8 @@ function turnOf(c: Context, deps: Deps, r: AuthRequest, form: Form): Turn {
       return Object.hasOwn(codes, code) ? codes[code] : code === 'csrf' ? t.csrf : undefined;
     },
     render: (page, status = 200) => renderPage(c, page({ locale, t, authRequest: r.id, csrf: csrfToken(c) }), status),
-    proceed: (signedIn, after) => proceed(turn, signedIn, after),
-    proceedIn: (work, signedIn, session, after) => proceedIn(turn, work, signedIn, session, after),
-    proceeded: (signedIn, url) => proceeded(turn, signedIn, url),
+    proceed: (signedIn, step, work) => proceed(turn, signedIn, step, work),
+    afterCommit: (fn) => after.push(fn),
   };
   return turn;
 }

@@ -4,9 +4,8 @@ import type { Db } from '../db/client';
 import type { AuthRequest } from '../domain/oidc/auth-requests';
 import { execute, type UnitOfWork } from '../domain/execute';
 import { finishAuthRequest, finishAuthRequestIn, type Refused } from '../domain/sign-in/finish';
-import type { Session } from '../domain/session/sessions';
 import { callbackUrl } from '../domain/oidc/callback-url';
-import { linkPendingExternalAccount } from './idp/pending-link';
+import { takePendingExternalLink } from './idp/pending-link';
 import { gapOf, gapPage } from './mfa-gap';
 import { oidcCtx } from '../oidc/env';
 import { browserSessions, fittingSessions, pageUrl } from './flow';
@@ -31,35 +30,27 @@ export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<
 }
 
 /**
- * After the sign-in or a step after it: first what the login policy still asks (a second factor, its
- * set-up, a passkey), then the next step (after `after`) this user still has to do; when none is left
- * the session answers the auth request and the browser goes on to the callback.
+ * The one way on after a sign-in or a step after it: a waiting upstream account is linked (once the
+ * answer has committed, src/login/gate.ts runs it); then what
+ * the login policy still asks (a second factor, its set-up, a passkey), then the next step (after
+ * `after`) this user still has to do; when none is left the session finishes the auth request and the
+ * browser goes on to the callback. A check that has just signed the user in passes its unit of work
+ * (`work`): the answer then commits with the check, or neither does. Otherwise this is a unit of work
+ * of its own.
  */
-export async function proceed(turn: Turn, signedIn: SignedIn, after?: LoginStep): Promise<Response> {
-  await linkPendingExternalAccount(turn, signedIn);
+export async function proceed(turn: Turn, signedIn: SignedIn, after?: LoginStep, work?: UnitOfWork): Promise<Response> {
+  const next = async (work: UnitOfWork) => {
+    const page = await pageStillToDo(turn, signedIn, after, work.tx);
+    if (page) return page;
+    // The finish rule again, on the rows as they commit: what a concurrent request changed since the
+    // page was chosen sends the browser to what is now missing.
+    const finished = await finishAuthRequestIn(work, turn.r, signedIn.sessionId, 'signed-in');
+    return finished.ok ? callbackUrl(turn.r.id) : turn.url(refusedPage(finished));
+  };
+  const link = takePendingExternalLink(turn, signedIn);
+  if (link) turn.afterCommit(link);
   const { user } = signedIn;
-  const url = await execute(turn.ctx(user.id, user.orgId), (work) => proceedIn(turn, work, signedIn, undefined, after));
-  return turn.see(url);
-}
-
-/**
- * `proceed` in the unit of work of a step that has just written the session (`session`, the row it
- * wrote): the answer to the auth request commits with the check. Returns where the browser goes, for
- * `proceeded`, which links a waiting external account once this has committed.
- */
-export async function proceedIn(
-  turn: Turn,
-  work: UnitOfWork,
-  signedIn: SignedIn,
-  session: Session | undefined,
-  after?: LoginStep,
-): Promise<string> {
-  const page = await pageStillToDo(turn, signedIn, after, work.tx, session);
-  if (page) return page;
-  // The finish rule again, on the rows as they commit: what a concurrent request changed since the
-  // page was chosen sends the browser to what is now missing.
-  const finished = await finishAuthRequestIn(work, turn.r, signedIn.sessionId, 'signed-in');
-  return finished.ok ? callbackUrl(turn.r.id) : turn.url(refusedPage(finished));
+  return turn.see(work ? await next(work) : await execute(turn.ctx(user.id, user.orgId), next));
 }
 
 /** The page that mends what the finish rule refused. */
@@ -68,21 +59,9 @@ function refusedPage(refused: Refused): string {
   return (refused.gap && gapPage(refused.gap)) ?? 'login';
 }
 
-/** After proceedIn's unit of work has committed: a waiting external account is linked, and the browser goes on. */
-export async function proceeded(turn: Turn, signedIn: SignedIn, url: string): Promise<Response> {
-  await linkPendingExternalAccount(turn, signedIn);
-  return turn.see(url);
-}
-
 /** The page of what the policy or a later step still asks of the user, if anything. */
-async function pageStillToDo(
-  turn: Turn,
-  signedIn: SignedIn,
-  after?: LoginStep,
-  db?: Db,
-  session?: Session,
-): Promise<string | undefined> {
-  const missing = gapPage(await gapOf(turn, signedIn, db, session));
+async function pageStillToDo(turn: Turn, signedIn: SignedIn, after: LoginStep | undefined, db: Db) {
+  const missing = gapPage(await gapOf(turn, signedIn, db));
   if (missing) return turn.url(missing);
   const rest = after ? LOGIN_STEPS.slice(LOGIN_STEPS.indexOf(after) + 1) : LOGIN_STEPS;
   const next = rest.find((step) => step.pending?.(signedIn.user));

@@ -27,12 +27,17 @@ export function rememberPendingLink(turn: Turn, intentId: string): void {
 /**
  * After a sign-in here: links the waiting external account to the user who signed in, once. A
  * pending link that no longer fits (expired, another request, another browser) is dropped silently:
- * the sign-in itself goes on either way.
+ * the sign-in itself goes on either way. The cookie is taken at once; the link is made by the returned
+ * function, once the sign-in's unit of work has committed (undefined: nothing waits).
  */
-export async function linkPendingExternalAccount(turn: Turn, signedIn: SignedIn): Promise<void> {
+export function takePendingExternalLink(turn: Turn, signedIn: SignedIn): (() => Promise<void>) | undefined {
   const intentId = getCookie(turn.c, PENDING_LINK_COOKIE);
-  if (!intentId) return;
+  if (!intentId) return undefined;
   deleteCookie(turn.c, PENDING_LINK_COOKIE, { path: '/ui/login' });
+  return () => linkPending(turn, signedIn, intentId);
+}
+
+async function linkPending(turn: Turn, signedIn: SignedIn, intentId: string): Promise<void> {
   try {
     const s = await externalSignIn(turn.deps.database.db, idpEnvOf(turn.deps.config).masterKey, {
       intentId,

@@ -29,12 +29,12 @@ export const password: LoginStep = {
       turn.form.password ?? '',
       async (work, user) => {
         const session = await startSessionIn(turn, work, user, ua.hash);
-        const signedIn = { user, sessionId: session.id };
-        return { signedIn, next: await turn.proceedIn(work, signedIn, session) };
+        // only a right password sends the new cookie: a refused one leaves the browser's sessions as they were
+        setUserAgent(turn.c, ua.value);
+        return turn.proceed({ user, sessionId: session.id }, undefined, work);
       },
     );
     if (!result.ok) return turn.see(`${turn.url('password')}&error=${result.reason}`);
-    setUserAgent(turn.c, ua.value);
-    return turn.proceeded(result.followUp.signedIn, result.followUp.next);
+    return result.followUp;
   },
 };

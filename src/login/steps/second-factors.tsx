@@ -65,11 +65,10 @@ function codeStep(spec: CodeStep): LoginStep {
       }),
     post: (turn) =>
       withSignedInUser(turn, 'login', async (signedIn) => {
-        let next: string;
         try {
           // the check and, when nothing else is left, the answer to the request commit together
-          next = await spec.check(turn, signedIn, (turn.form.code ?? '').trim(), (work, session) =>
-            turn.proceedIn(work, signedIn, session, step),
+          return await spec.check(turn, signedIn, (turn.form.code ?? '').trim(), (work) =>
+            turn.proceed(signedIn, step, work),
           );
         } catch (err) {
           if (err instanceof DomainError && err.kind === 'invalid_argument')
@@ -78,7 +77,6 @@ function codeStep(spec: CodeStep): LoginStep {
             return turn.see(`${turn.url(path)}&error=locked`);
           throw err;
         }
-        return turn.proceeded(signedIn, next);
       }),
   };
   if (otp) {

@@ -5,7 +5,7 @@ import type { Ctx } from '../../domain/context';
 import type { AuthRequest } from '../../domain/oidc/auth-requests';
 import type { LoginUser } from '../../domain/session/users';
 import type { UnitOfWork } from '../../domain/execute';
-import type { Session, SessionView } from '../../domain/session/sessions';
+import type { SessionView } from '../../domain/session/sessions';
 import type { Locale, Messages } from '../i18n';
 
 export type Form = Record<string, string>;
@@ -51,14 +51,14 @@ export interface Turn {
   /** the error text of the page's `error` query parameter: `csrf`, or one of the page's own codes */
   queryError(codes?: Record<string, string>): string | undefined;
   render(page: (base: FormBase) => Child, status?: number): Response;
-  /** after a sign-in or a step: the next step this user still has to do, else the auth request is finished */
-  proceed(signedIn: SignedIn, after?: LoginStep): Promise<Response>;
   /**
-   * `proceed` inside the unit of work of the check that wrote `session` (the sign-in and the answer to
-   * the request commit together); returns where the browser goes, for `proceeded` once it committed.
+   * The one way on after a sign-in or a step (src/login/sequence.ts): what the policy or a later step
+   * still asks, else the session finishes the request. A check that has just signed the user in passes
+   * its unit of work, so that the answer commits with it.
    */
-  proceedIn(work: UnitOfWork, signedIn: SignedIn, session: Session, after?: LoginStep): Promise<string>;
-  proceeded(signedIn: SignedIn, url: string): Promise<Response>;
+  proceed(signedIn: SignedIn, after?: LoginStep, work?: UnitOfWork): Promise<Response>;
+  /** work for after the step's unit of work has committed: the gate runs it before the answer goes out */
+  afterCommit(fn: () => Promise<void>): void;
 }
 
 /**
