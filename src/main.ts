@@ -95,7 +95,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
         onFallback: () => replicaFallbacks.inc(),
       });
     }
-    await listenForInvalidations(database, reads ? watchWrites(runtime, reads) : undefined);
+    await listenForInvalidations(runtime, database, reads ? watchWrites(runtime, reads) : undefined);
     const deps: Deps = { config, database, reads, instanceId: boot.instanceId, log, runtime };
     let jobs: BackgroundJobs | undefined;
     if (opts.prepare !== false) jobs = await startBackgroundJobs(deps, backgroundJobs);

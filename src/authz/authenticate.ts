@@ -1,7 +1,8 @@
 import { maySignIn, TOKEN_USE } from '../domain/session/may-sign-in';
 import type { Db } from '../db/client';
 import { sha256Hex } from '../crypto/random';
-import { createCache, invalidateAfterCommit } from '../domain/cache';
+import { defineCache, invalidateAfterCommit } from '../domain/cache';
+import type { Source } from '../domain/context';
 import { unauthenticated } from '../domain/errors';
 import type { UnitOfWork } from '../domain/execute';
 import { membershipsOf } from '../domain/administrator/memberships';
@@ -43,7 +44,7 @@ export function registerBearerResolver(resolver: BearerResolver): void {
  * without a valid proof of its key, is UNAUTHENTICATED.
  */
 export async function authenticateBearer(
-  db: Db,
+  src: Source,
   authorization: string | null | undefined,
   request: Omit<TokenRequest, 'scheme'>,
 ): Promise<Principal> {
@@ -54,12 +55,13 @@ export async function authenticateBearer(
   if (token.startsWith('pcp_')) {
     if (scheme !== 'Bearer') throw unauthenticated('a personal access token is sent with the Bearer scheme');
     const hash = sha256Hex(token);
-    const row = await patCache.get(hash, () => findPersonalAccessToken(db, hash));
-    if (!row) patCache.evict(hash);
+    const pats = src.runtime.get(patCache);
+    const row = await pats.get(hash, () => findPersonalAccessToken(src.db, hash));
+    if (!row) pats.evict(hash);
     else if (!row.expiresAt || row.expiresAt.getTime() > Date.now()) identity = { userId: row.userId, kind: 'pat' };
   } else {
     for (const resolve of resolvers) {
-      const found = await resolve(db, token, { ...request, scheme });
+      const found = await resolve(src.db, token, { ...request, scheme });
       if (found) {
         identity = { ...found, kind: 'access_token' };
         break;
@@ -68,9 +70,9 @@ export async function authenticateBearer(
   }
   if (!identity) throw unauthenticated('the token is invalid or expired');
   const userId = identity.userId;
-  const user = await principalCache.get(userId, async () => {
-    const row = await findUserStanding(db, userId);
-    return row && { ...row, memberships: await membershipsOf(db, userId) };
+  const user = await src.runtime.get(principalCache).get(userId, async () => {
+    const row = await findUserStanding(src.db, userId);
+    return row && { ...row, memberships: await membershipsOf(src.db, userId) };
   });
   // Users of a deactivated organization cannot call the API until it is activated again.
   if (!user || !maySignIn(user, TOKEN_USE)) {
@@ -92,8 +94,8 @@ export async function authenticateBearer(
 // Every API call authenticates, so the rows behind a PAT and a principal are cached. Commands that
 // change them call the invalidate functions below (evicted in every replica on commit); the short
 // maximum age bounds staleness even if an eviction were missed.
-const patCache = createCache<{ userId: string; expiresAt: Date | null } | undefined>('pat', { maxAgeMs: 5_000 });
-const principalCache = createCache<
+const patCache = defineCache<{ userId: string; expiresAt: Date | null } | undefined>('pat', { maxAgeMs: 5_000 });
+const principalCache = defineCache<
   | {
       orgId: string;
       state: string;

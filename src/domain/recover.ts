@@ -125,7 +125,7 @@ export async function recoverHuman(
   if (found[0].type !== 'HUMAN')
     throw failedPrecondition('Errors.User.NotHuman', `"${input.loginName}" is a machine user: it has no password`);
   const password = await preparePassword(
-    ctx.db,
+    ctx,
     ctx.instanceId,
     'password',
     { password: input.password, changeRequired: true },

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Db } from '../db/client';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import type { AuthRequest } from '../domain/oidc/auth-requests';
 import { mayFinish } from '../domain/oidc/may-finish';
 import { sessionsOfUserAgent, type SessionView } from '../domain/session/sessions';
@@ -22,6 +22,6 @@ export async function browserSessions(c: Context, deps: Deps, db: Db = deps.data
 
 /** The sessions that may answer the request without a new sign-in (domain/oidc/may-finish.ts, with the policy). */
 export async function fittingSessions(deps: Deps, sessions: SessionView[], r: AuthRequest): Promise<SessionView[]> {
-  const fits = await Promise.all(sessions.map((s) => mayFinish(deps.database.db, deps.instanceId, s, r, 'reuse')));
+  const fits = await Promise.all(sessions.map((s) => mayFinish(sourceOf(deps), deps.instanceId, s, r, 'reuse')));
   return sessions.filter((_, i) => fits[i]);
 }

@@ -33,5 +33,6 @@ export async function gapOf(
   const { deps, r } = turn;
   const session = written ?? (await getSession(db, signedIn.sessionId));
   if (!session) return { missing: 'first-factor', reason: 'missing' };
-  return sessionPolicyGap(db, deps.instanceId, session, r, written ? signedIn.user : undefined);
+  const src = { db, runtime: deps.runtime };
+  return sessionPolicyGap(src, deps.instanceId, session, r, written ? signedIn.user : undefined);
 }

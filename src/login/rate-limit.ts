@@ -1,5 +1,5 @@
 import type { Context, Next } from 'hono';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { getInstanceSettings } from '../domain/instance/settings';
 import type { RateLimiter } from '../http/rate-limit/limiter';
 import { sourceAddress } from '../http/rate-limit/source-address';
@@ -14,7 +14,7 @@ import { errorPage, localeOf } from './render';
 export function loginRateLimit(deps: Deps, limiter: RateLimiter) {
   return async (c: Context, next: Next) => {
     if (c.req.method !== 'POST') return next();
-    const s = await getInstanceSettings(deps.database.db, deps.instanceId);
+    const s = await getInstanceSettings(sourceOf(deps), deps.instanceId);
     const seconds = await limiter.take('login-address', sourceAddress(c), {
       points: s.loginRateLimitPerAddress,
       windowSeconds: s.rateLimitWindowSeconds,

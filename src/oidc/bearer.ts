@@ -1,6 +1,6 @@
 import { registerBearerResolver } from '../authz/authenticate';
 import { loadMasterKey } from '../crypto/keys/master-key';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { checkSenderConstraint } from '../domain/oidc/dpop/presentation';
 import { DomainError, unauthenticated } from '../domain/errors';
 import { isMachineToken } from '../domain/oidc/m2m/tokens';
@@ -8,7 +8,7 @@ import { oauthCodeOf } from '../domain/oidc/oauth-errors';
 import { API_AUDIENCE } from '../domain/oidc/scopes';
 import { isApiClient } from '../domain/oidc/api-clients';
 import { findClient } from '../domain/oidc/clients';
-import type { Db } from '../db/client';
+import type { Source } from '../domain/context';
 import { type ActiveAccessToken, findActiveAccessToken } from '../domain/oidc/token-lookup';
 
 const depsByDb = new WeakMap<object, Deps>();
@@ -27,11 +27,12 @@ export function registerOidcBearer(deps: Deps): void {
   registerBearerResolver(async (db, token, request) => {
     const d = depsByDb.get(db);
     if (!d) return undefined;
+    const src = sourceOf(d);
     const masterKey = loadMasterKey(d.config);
-    const at = await findActiveAccessToken(db, masterKey, d.config.externalUrl, token);
-    if (!at || !(await acceptedByApi(db, at))) return undefined;
+    const at = await findActiveAccessToken(src, masterKey, d.config.externalUrl, token);
+    if (!at || !(await acceptedByApi(src, at))) return undefined;
     try {
-      await checkSenderConstraint(db, masterKey, at.jkt, { ...request, token });
+      await checkSenderConstraint(src, masterKey, at.jkt, { ...request, token });
     } catch (err) {
       // a refused presentation is the API's one answer for a token it does not accept; anything else
       // (the database down while recording the proof) keeps its own meaning
@@ -49,7 +50,7 @@ let registeredOnce = false;
  * now (api-clients.ts): a token that a relying party got for itself is not accepted, however
  * privileged its user, nor one issued before an instance owner withdrew the client's API access.
  */
-async function acceptedByApi(db: Db, at: ActiveAccessToken): Promise<boolean> {
+async function acceptedByApi(src: Source, at: ActiveAccessToken): Promise<boolean> {
   if (isMachineToken(at)) return true;
-  return at.audience.includes(API_AUDIENCE) && isApiClient(await findClient(db, at.clientId));
+  return at.audience.includes(API_AUDIENCE) && isApiClient(await findClient(src, at.clientId));
 }

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { verifySecret } from '../crypto/secrets';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { CLIENT_ASSERTION_TYPE, verifyClientAssertion } from '../domain/oidc/client-assertion';
 import type { OidcClient } from '../domain/oidc/clients';
 import { resolveClient } from '../domain/oidc/client-metadata/resolve';
@@ -89,7 +89,7 @@ export async function authenticateClient(
   // A machine user is a client too (client credentials, revocation): client id = its username. A
   // metadata document that cannot be used says why (invalid_client).
   const found = await resolveClient(clientSource(deps), clientId);
-  const client = found.client ?? (await findMachineClient(deps.database.db, clientId));
+  const client = found.client ?? (await findMachineClient(sourceOf(deps), clientId));
   if (!client) throw invalidClient(found.problem ?? 'unknown or inactive client');
   if (!client.active) throw invalidClient('unknown or inactive client');
   if (!(ACCEPTS[client.authMethod] ?? []).includes(method)) {

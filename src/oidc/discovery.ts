@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { SIGNING_ALGORITHMS } from '../crypto/keys/signing';
 import { CLAIMS, STANDARD_SCOPES } from '../domain/oidc/scopes';
 import { LOCALES } from '../login/i18n';
@@ -15,7 +15,7 @@ import { DPOP_ALGS } from '../domain/oidc/dpop/proof';
 export async function discoveryEndpoint(c: Context, deps: Deps) {
   const issuer = deps.config.externalUrl;
   // Read from the settings cache, which UpdateInstanceSettings evicts in every replica on commit.
-  const settings = await getInstanceSettings(deps.database.db, deps.instanceId);
+  const settings = await getInstanceSettings(sourceOf(deps), deps.instanceId);
   c.header('Cache-Control', 'public, max-age=300');
   return c.json({
     issuer,

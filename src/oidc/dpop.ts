@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { currentDpopNonce } from '../domain/oidc/dpop/nonce';
 import { verifyDpopProof } from '../domain/oidc/dpop/proof';
 import { invalidDpopProof } from '../domain/oidc/oauth-errors';
@@ -35,7 +35,7 @@ export async function tokenRequestDpop(
     if (required) throw invalidDpopProof('this client must send a DPoP proof (its tokens are DPoP-bound)');
     return undefined;
   }
-  return verifyDpopProof(deps.database.db, env.masterKey, {
+  return verifyDpopProof(sourceOf(deps), env.masterKey, {
     proof,
     method: c.req.method,
     url: requestUrl(deps, c),

@@ -1,6 +1,6 @@
 import { redirectUriCompliant } from '../domain/application/compliance';
 import type { Context } from 'hono';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { findClient } from '../domain/oidc/clients';
 import { splitScopes } from '../domain/oidc/scopes';
 import { type IdTokenHint, verifyIdTokenHint } from '../domain/oidc/id-token-hint';
@@ -40,7 +40,7 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
   let hintInvalid = false;
   const rawHint = params.get('id_token_hint');
   if (rawHint) {
-    hint = await verifyIdTokenHint(deps.database.db, { ...env, instanceId: deps.instanceId }, rawHint);
+    hint = await verifyIdTokenHint(sourceOf(deps), { ...env, instanceId: deps.instanceId }, rawHint);
     hintInvalid = !hint;
   }
   const clientIdParam = params.get('client_id');
@@ -63,7 +63,7 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
 
   let userId = hint?.sub;
   const logoutHint = params.get('logout_hint');
-  if (!userId && logoutHint) userId = (await findUserByLoginName(deps.database.db, deps.instanceId, logoutHint))?.id;
+  if (!userId && logoutHint) userId = (await findUserByLoginName(sourceOf(deps), deps.instanceId, logoutHint))?.id;
   const sessions = (await browserSessions(c, deps)).filter((s) => !userId || s.userId === userId).map((s) => s.id);
   await terminateSessions(oidcCtx(deps, 'oidc/end_session', userId), sessions);
   // The logout tokens are committed; deliver them now rather than at the job's next tick.
@@ -73,7 +73,7 @@ export async function endSessionEndpoint(c: Context, deps: Deps) {
   const redirect = params.get('post_logout_redirect_uri');
   const clientId = hintInvalid ? undefined : (hint?.azp ?? clientIdParam);
   if (redirect && clientId && !hintInvalid) {
-    const client = await findClient(deps.database.db, clientId);
+    const client = await findClient(sourceOf(deps), clientId);
     if (
       client?.active &&
       client.oidc?.postLogoutRedirectUris.includes(redirect) &&

@@ -1,5 +1,5 @@
 import { loadMasterKey } from '../crypto/keys/master-key';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { systemPrincipal } from '../authz/principal';
 import { Principal } from '../authz/principal';
 import type { Ctx } from '../domain/context';
@@ -29,5 +29,5 @@ export function oidcCtx(deps: Deps, service: string, userId?: string, orgId = ''
 
 /** Where a presented client_id is looked up (applications, or metadata documents when enabled). */
 export function clientSource(deps: Deps): ClientSource {
-  return { db: deps.database.db, instanceId: deps.instanceId, issuer: deps.config.externalUrl };
+  return { ...sourceOf(deps), instanceId: deps.instanceId, issuer: deps.config.externalUrl };
 }

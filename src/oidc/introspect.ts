@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { accessTokenUserClaims } from '../domain/oidc/claims';
 import type { OidcClient } from '../domain/oidc/clients';
 import { MACHINE_CLIENT_TYPE } from '../domain/oidc/m2m/machines';
@@ -30,8 +30,9 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
   if (!token) throw invalidRequest('token is missing');
   noStore(c);
   const env = oidcEnv(deps);
-  const db = deps.database.db;
-  const at = await findActiveAccessToken(db, env.masterKey, env.issuer, token);
+  const src = sourceOf(deps);
+  const { db } = src;
+  const at = await findActiveAccessToken(src, env.masterKey, env.issuer, token);
   if (!at) {
     // A refresh token is shown only to the client it was issued to (RFC 7662 §2.2).
     const rt = await findActiveRefreshToken(db, token);
@@ -66,7 +67,7 @@ export async function introspectEndpoint(c: Context, deps: Deps) {
   };
   if (at.actorUserId) body.act = { sub: at.actorUserId };
   if (at.jkt) body.cnf = { jkt: at.jkt };
-  Object.assign(body, await accessTokenUserClaims(db, at, caller));
+  Object.assign(body, await accessTokenUserClaims(src, at, caller));
   return c.json(body);
 }
 

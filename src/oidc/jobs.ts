@@ -1,4 +1,5 @@
 import { loadMasterKey } from '../crypto/keys/master-key';
+import { sourceOf } from '../deps';
 import { pruneUsedAssertions } from '../domain/oidc/client-assertion';
 import { pruneExpiredIntents } from '../domain/idp/intents/prune';
 import { pruneExpiredOidcRows } from '../domain/oidc/cleanup';
@@ -38,7 +39,7 @@ export const oidcCleanupJob: Job = {
     await pruneExpiredOidcRows(deps.database.db);
     await pruneAbandonedPasskeySignIns(deps.database.db);
     await pruneExpiredIntents(deps.database.db);
-    const settings = await getInstanceSettings(deps.database.db, deps.instanceId);
+    const settings = await getInstanceSettings(sourceOf(deps), deps.instanceId);
     await pruneUnusedRegisteredClients(
       oidcCtx(deps, 'oidc/registration-cleanup'),
       settings.dynamicRegistrationUnusedClientLifetimeSeconds,

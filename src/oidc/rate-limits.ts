@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { getInstanceSettings } from '../domain/instance/settings';
 import type { RateLimiter } from '../http/rate-limit/limiter';
 import { sourceAddress } from '../http/rate-limit/source-address';
@@ -27,7 +27,7 @@ type Limit = 'tokenRateLimitPerAddress' | 'tokenRateLimitPerClient' | 'keysRateL
 export function oidcRateLimits(deps: Deps, limiter: RateLimiter) {
   /** One count against one of the instance's limits, in the instance's one rate-limit window. */
   const take = async (bucket: string, key: string, limit: Limit, what: string) => {
-    const s = await getInstanceSettings(deps.database.db, deps.instanceId);
+    const s = await getInstanceSettings(sourceOf(deps), deps.instanceId);
     const wait = await limiter.take(bucket, key, { points: s[limit], windowSeconds: s.rateLimitWindowSeconds });
     if (wait > 0) throw refused(wait, what);
   };

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { verifySecret } from '../crypto/secrets';
 import {
   deleteRegisteredClient,
@@ -62,7 +62,7 @@ export async function clientConfigurationEndpoint(c: Context, deps: Deps): Promi
  * access_denied with 403 says plainly that this server does not take registrations.
  */
 async function registrationSettings(deps: Deps): Promise<InstanceSettings> {
-  const s = await getInstanceSettings(deps.database.db, deps.instanceId);
+  const s = await getInstanceSettings(sourceOf(deps), deps.instanceId);
   if (s.dynamicRegistration === 'OFF')
     throw new OAuthError('access_denied', 'dynamic client registration is turned off on this server', 403);
   return s;

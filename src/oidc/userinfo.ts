@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { parseAuthorization } from '../authz/authenticate';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import { accessTokenUserClaims, namedUserClaims } from '../domain/oidc/claims';
 import { checkSenderConstraint, type TokenScheme } from '../domain/oidc/dpop/presentation';
 import { DPOP_ALGS } from '../domain/oidc/dpop/proof';
@@ -41,11 +41,11 @@ export async function userinfoEndpoint(c: Context, deps: Deps) {
   }
   if (!presented) return unauthorized(c, 'missing bearer token');
   const env = oidcEnv(deps);
-  const db = deps.database.db;
-  const at = await findActiveAccessToken(db, env.masterKey, env.issuer, presented.token);
+  const src = sourceOf(deps);
+  const at = await findActiveAccessToken(src, env.masterKey, env.issuer, presented.token);
   if (!at) return unauthorized(c, 'the access token is invalid or expired', presented.scheme);
   try {
-    await checkSenderConstraint(db, env.masterKey, at.jkt, {
+    await checkSenderConstraint(src, env.masterKey, at.jkt, {
       ...presented,
       proof: c.req.header('dpop'),
       method: c.req.method,
@@ -66,7 +66,7 @@ export async function userinfoEndpoint(c: Context, deps: Deps) {
   }
   const claims = {
     sub: at.userId,
-    ...(await accessTokenUserClaims(db, at)),
+    ...(await accessTokenUserClaims(src, at)),
     ...namedUserClaims(at.user, at.userinfoClaims),
   };
   noStore(c);

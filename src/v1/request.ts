@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { authenticateBearer } from '../authz/authenticate';
 import type { Principal } from '../authz/principal';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import type { Ctx } from '../domain/context';
 import { invalidArgument } from '../domain/errors';
 
@@ -49,7 +49,7 @@ function hasSnakeKey(value: unknown): boolean {
 
 /** The caller from `Authorization: Bearer …` (PAT or access token); missing or invalid → 401. */
 export function authenticate(deps: Deps, c: Context): Promise<Principal> {
-  return authenticateBearer(deps.database.db, c.req.header('authorization'), {
+  return authenticateBearer(sourceOf(deps), c.req.header('authorization'), {
     proof: c.req.header('dpop'),
     method: c.req.method,
     url: `${deps.config.externalUrl}${c.req.path}`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCache, whileReadingReplica } from '../../src/domain/cache';
+import { Runtime } from '../../src/deps';
+import { defineCache, whileReadingReplica } from '../../src/domain/cache';
 
 /**
  * A read served by a read replica may be behind the primary. Were a cache filled from it after a change
@@ -8,7 +9,7 @@ import { createCache, whileReadingReplica } from '../../src/domain/cache';
  */
 describe('caches during a read from a replica', () => {
   it('keep nothing the replica read loaded, and still answer what the primary filled', async () => {
-    const cache = createCache<string>(`test-replica-${Math.random()}`);
+    const cache = new Runtime().get(defineCache<string>('test-replica'));
     let loads = 0;
     const fromReplica = await whileReadingReplica(() => cache.get('k', async () => `replica ${++loads}`));
     expect(fromReplica).toBe('replica 1');

@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import { constantTimeEqual, sha256Hex } from '../../crypto/random';
 import type { Db } from '../../db/client';
 import { identityProviders, idpIntents, users } from '../../db/schema/index';
-import type { Ctx } from '../context';
+import type { Ctx, Source } from '../context';
 import { DomainError, failedPrecondition, notFound } from '../errors';
 import { execute, type UnitOfWork } from '../execute';
 import { effectiveLoginPolicy } from '../policy/login-policy';
@@ -30,13 +30,13 @@ export interface LoginProvider {
  * providers; else the instance's active providers and, with an organization scope, that
  * organization's own.
  */
-export async function loginProviders(db: Db, instanceId: string, orgId: string | null): Promise<LoginProvider[]> {
-  const { policy } = await effectiveLoginPolicy(db, instanceId, orgId);
+export async function loginProviders(src: Source, instanceId: string, orgId: string | null): Promise<LoginProvider[]> {
+  const { policy } = await effectiveLoginPolicy(src, instanceId, orgId);
   if (!policy.allowExternalIdp) return [];
   const scope = orgId
     ? or(isNull(identityProviders.orgId), eq(identityProviders.orgId, orgId))
     : isNull(identityProviders.orgId);
-  return db
+  return src.db
     .select({ id: identityProviders.id, name: identityProviders.name, type: identityProviders.type })
     .from(identityProviders)
     .where(and(scope, eq(identityProviders.state, 'ACTIVE'), isNull(identityProviders.removedAt)))
@@ -44,8 +44,8 @@ export async function loginProviders(db: Db, instanceId: string, orgId: string |
 }
 
 /** Whether `idpId` is one of the buttons of this request (a form naming another provider is refused). */
-export async function offeredProvider(db: Db, instanceId: string, orgId: string | null, idpId: string) {
-  return (await loginProviders(db, instanceId, orgId)).some((p) => p.id === idpId);
+export async function offeredProvider(src: Source, instanceId: string, orgId: string | null, idpId: string) {
+  return (await loginProviders(src, instanceId, orgId)).some((p) => p.id === idpId);
 }
 
 /** A sign-in at an upstream that came back to the hosted login, not used yet. */

@@ -172,7 +172,8 @@ async function importOrg(
       // The organization's events go first, before the users' bulk-appended ones.
       await work.flush();
     }
-    const mustBeDomain = (await mustBeDomainOf(tx, ctx.instanceId, [org.orgId])).get(org.orgId) ?? true;
+    const mustBeDomain =
+      (await mustBeDomainOf({ db: tx, runtime: ctx.runtime }, ctx.instanceId, [org.orgId])).get(org.orgId) ?? true;
 
     const imported: ImportedOrg = {
       orgId: org.orgId,

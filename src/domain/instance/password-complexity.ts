@@ -14,8 +14,10 @@ export interface PasswordComplexity {
  * GetPasswordComplexitySettings: the rules checkPasswordPolicy applies, for every signed-in caller, so
  * that a password form shows them before the user types (they are no secret: a refusal names them).
  */
-export async function getPasswordComplexity(ctx: Pick<Ctx, 'db' | 'instanceId'>): Promise<PasswordComplexity> {
-  const s = await getInstanceSettings(ctx.db, ctx.instanceId);
+export async function getPasswordComplexity(
+  ctx: Pick<Ctx, 'db' | 'runtime' | 'instanceId'>,
+): Promise<PasswordComplexity> {
+  const s = await getInstanceSettings(ctx, ctx.instanceId);
   return {
     minLength: s.passwordMinLength,
     requiresUppercase: s.passwordRequireUppercase,

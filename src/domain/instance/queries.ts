@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { instanceDomains, instances } from '../../db/schema/index';
-import { createCache, invalidateAfterCommit } from '../cache';
+import { defineCache, invalidateAfterCommit } from '../cache';
 import type { Ctx } from '../context';
 import { notFound } from '../errors';
 import type { UnitOfWork } from '../execute';
@@ -21,7 +21,7 @@ export type InstanceView = Instance & { domains: string[] };
 
 // Read by every GetInstance, changed by a handful of commands: each instance event evicts it here and, by
 // NOTIFY at commit, in every other process (src/domain/events/types/instance.ts declares `instance`).
-const views = createCache<InstanceView | undefined>('instance', { max: 16 });
+const views = defineCache<InstanceView | undefined>('instance', { max: 16 });
 
 /** Evicts the cached instance (row and domains) once the command's transaction commits. */
 export function invalidateInstance(work: UnitOfWork, instanceId: string): Promise<void> {
@@ -31,7 +31,7 @@ export function invalidateInstance(work: UnitOfWork, instanceId: string): Promis
 /** GetInstance: the instance and its domains, for a caller with iam.read on the instance. */
 export async function getInstance(ctx: Ctx): Promise<InstanceView> {
   requireInstancePermission(ctx.principal, 'iam.read');
-  const view = await views.get(ctx.instanceId, () => readInstance(ctx.db, ctx.instanceId));
+  const view = await ctx.runtime.get(views).get(ctx.instanceId, () => readInstance(ctx.db, ctx.instanceId));
   if (!view) throw notFound('Errors.Instance.NotFound', 'instance not found');
   return view;
 }
@@ -49,5 +49,5 @@ async function readInstance(db: Db, instanceId: string): Promise<InstanceView | 
 /** GetInstanceSettings: the instance's settings, for a caller with iam.read on the instance. */
 export function getInstanceSettingsOf(ctx: Ctx): Promise<InstanceSettings> {
   requireInstancePermission(ctx.principal, 'iam.read');
-  return getInstanceSettings(ctx.db, ctx.instanceId);
+  return getInstanceSettings(ctx, ctx.instanceId);
 }

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { DEFAULT_INSTANCE_SETTINGS, type InstanceSettings, instances } from '../../db/schema/index';
-import { createCache, invalidateAfterCommit } from '../cache';
+import { defineCache, invalidateAfterCommit } from '../cache';
+import type { Source } from '../context';
 import { invalidArgument } from '../errors';
 import type { UnitOfWork } from '../execute';
 import { isCommonPassword } from '../user/common-passwords';
@@ -9,14 +10,14 @@ import { checkDynamicRegistrationSettings } from './dynamic-registration';
 
 export type { InstanceSettings };
 
-const cache = createCache<InstanceSettings>('instance-settings', { max: 16 });
+const cache = defineCache<InstanceSettings>('instance-settings', { max: 16 });
 
 /**
- * The instance's settings as the OIDC layer and the login read them, from a per-process cache that
+ * The instance's settings as the OIDC layer and the login read them, from the server's cache that
  * UpdateInstanceSettings invalidates in every replica on commit.
  */
-export function getInstanceSettings(db: Db, instanceId: string): Promise<InstanceSettings> {
-  return cache.get(instanceId, () => readInstanceSettings(db, instanceId));
+export function getInstanceSettings(src: Source, instanceId: string): Promise<InstanceSettings> {
+  return src.runtime.get(cache).get(instanceId, () => readInstanceSettings(src.db, instanceId));
 }
 
 /** Evicts the cached settings once the command's transaction commits. */

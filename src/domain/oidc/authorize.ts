@@ -61,7 +61,7 @@ export async function answerAuthRequest(
   const session = await getSession(ctx.db, request.sessionId);
   if (!session?.userId) return fail('login_required', 'the session has ended');
   const { client } = await resolveClient(
-    { db: ctx.db, instanceId: ctx.instanceId, issuer: env.issuer },
+    { db: ctx.db, runtime: ctx.runtime, instanceId: ctx.instanceId, issuer: env.issuer },
     request.clientId,
   );
   if (!client?.active || !client.oidc) return fail('unauthorized_client', 'the application is not active');
@@ -78,7 +78,7 @@ export async function answerAuthRequest(
   // §5.5.1.1: an essential acr the authentication does not meet is a failed authentication
   if (!acrMeeting(session.amr, essentialAcrValues(request.claims)))
     return fail('access_denied', 'the authentication does not meet the essential acr of the claims parameter');
-  const settings = await instanceSettings(ctx.db, ctx.instanceId);
+  const settings = await instanceSettings(ctx, ctx.instanceId);
   // RFC 8707: resources asked for at authorize are the whole audience of the grant's tokens
   const audience = request.resource?.length ? request.resource : await tokenAudience(ctx.db, client, request.scopes);
   const oidc = client.oidc;

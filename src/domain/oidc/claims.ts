@@ -5,6 +5,7 @@ import { findClient, type OidcClient } from './clients';
 import { isMetadataDocumentUrl } from './client-metadata/url';
 import { CLAIMS, RESERVED, requestedOrgId, requestedRoleKeys, wantsRoles } from './scopes';
 import type { ActiveAccessToken } from './token-lookup';
+import type { Source } from '../context';
 
 /** The user columns claims are made of (one row, read together with the token). */
 export interface ClaimUser {
@@ -160,13 +161,14 @@ export async function maybeRoleClaims(
  * issued to says so). `caller` spares the client lookup when it is that client.
  */
 export async function accessTokenUserClaims(
-  db: Db,
+  src: Source,
   at: ActiveAccessToken,
   caller?: OidcClient,
 ): Promise<Record<string, unknown>> {
+  const { db } = src;
   const claims = scopeClaims(at.user, at.scopes);
   if (at.scopes.includes(RESERVED.metadata)) claims[RESERVED.metadata] = await metadataClaim(db, at.userId);
-  const issuedTo = at.clientId === caller?.clientId ? caller : await findClient(db, at.clientId);
+  const issuedTo = at.clientId === caller?.clientId ? caller : await findClient(src, at.clientId);
   // A client identified by a metadata document has no application row: its project is the token's.
   const projectAssertsRoles = issuedTo
     ? issuedTo.project.roleAssertion

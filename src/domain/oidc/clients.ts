@@ -1,6 +1,7 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { createCache, invalidateAfterCommit } from '../cache';
+import { defineCache, invalidateAfterCommit } from '../cache';
+import type { Source } from '../context';
 import type { UnitOfWork } from '../execute';
 import { type OidcAppConfig, applicationKeys, applications, projects } from '../../db/schema/index';
 
@@ -28,20 +29,14 @@ export interface OidcClient {
 const CACHE_NAME = 'oidc-client';
 // Two seconds at most even without an eviction: application commands that do not (yet) call
 // invalidateOidcClient still take effect on every replica within that time.
-const cache = createCache<{ db: Db; client: OidcClient | undefined }>(CACHE_NAME, { maxAgeMs: 2000 });
+const cache = defineCache<OidcClient | undefined>(CACHE_NAME, { maxAgeMs: 2000 });
 
 /**
  * The client (OIDC or API application) behind a client_id, with what token issuance needs. Read on
- * every token, introspection and userinfo request, so it is cached per process.
+ * every token, introspection and userinfo request, so each server caches it.
  */
-export async function findClient(db: Db, clientId: string): Promise<OidcClient | undefined> {
-  const load = async () => ({ db, client: await loadClient(db, clientId) });
-  let hit = await cache.get(clientId, load);
-  if (hit.db !== db) {
-    cache.evict(clientId);
-    hit = await cache.get(clientId, load);
-  }
-  return hit.client;
+export function findClient(src: Source, clientId: string): Promise<OidcClient | undefined> {
+  return src.runtime.get(cache).get(clientId, () => loadClient(src.db, clientId));
 }
 
 /** For application commands: evict the client in every replica once the transaction commits. */

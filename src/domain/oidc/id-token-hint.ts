@@ -1,8 +1,8 @@
-import type { Db } from '../../db/client';
 import { getInstanceSettings } from '../instance/settings';
 import { findClient } from './clients';
 import { isMetadataDocumentUrl } from './client-metadata/url';
 import { verifyOwnJwt } from './web-keys';
+import type { Source } from '../context';
 
 /** What an id_token_hint says: the user, the client it was issued to and the session (when it names one). */
 export interface IdTokenHint {
@@ -27,13 +27,13 @@ const FOREIGN_CLAIMS = ['client_id', 'scope', 'events'] as const;
  * Answers undefined for anything else.
  */
 export async function verifyIdTokenHint(
-  db: Db,
+  src: Source,
   env: { instanceId: string; issuer: string; masterKey: Buffer },
   token: string,
 ): Promise<IdTokenHint | undefined> {
   let payload: Record<string, unknown>;
   try {
-    ({ payload } = await verifyOwnJwt(db, env.masterKey, token, {
+    ({ payload } = await verifyOwnJwt(src, env.masterKey, token, {
       issuer: env.issuer,
       typ: 'JWT',
       ignoreExpiration: true,
@@ -45,12 +45,12 @@ export async function verifyIdTokenHint(
   if (typeof sub !== 'string' || typeof azp !== 'string') return undefined;
   if (FOREIGN_CLAIMS.some((claim) => claim in payload)) return undefined;
   const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-  if (!aud.includes(azp) || !(await isClient(db, env.instanceId, azp))) return undefined;
+  if (!aud.includes(azp) || !(await isClient(src, env.instanceId, azp))) return undefined;
   return { sub, azp, ...(typeof sid === 'string' ? { sid } : {}) };
 }
 
 /** A registered application, or a metadata-document client while the instance accepts them. */
-async function isClient(db: Db, instanceId: string, clientId: string): Promise<boolean> {
-  if (isMetadataDocumentUrl(clientId)) return (await getInstanceSettings(db, instanceId)).clientIdMetadataDocuments;
-  return (await findClient(db, clientId)) !== undefined;
+async function isClient(src: Source, instanceId: string, clientId: string): Promise<boolean> {
+  if (isMetadataDocumentUrl(clientId)) return (await getInstanceSettings(src, instanceId)).clientIdMetadataDocuments;
+  return (await findClient(src, clientId)) !== undefined;
 }

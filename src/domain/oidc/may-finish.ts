@@ -1,8 +1,8 @@
-import type { Db } from '../../db/client';
 import { type FactorChecks, firstFactorAt } from '../session/factors';
 import { type PolicyGap, sessionPolicyGap } from '../session/policy-gap';
 import { maySignIn, SESSION_REUSE } from '../session/may-sign-in';
 import type { AuthRequest } from './auth-requests';
+import type { Source } from '../context';
 
 /** What the rule reads of a session (and of its user, where the caller loaded them). */
 export interface FinishingSession {
@@ -52,7 +52,7 @@ export function finishRefusal(s: FinishingSession, r: AuthRequest, mode: FinishM
  * acr_values or the user's own factors ask for one. `gap` says what is missing under the policy.
  */
 export async function finishRefusalWithPolicy(
-  db: Db,
+  src: Source,
   instanceId: string,
   s: FinishingSession,
   r: AuthRequest,
@@ -60,14 +60,14 @@ export async function finishRefusalWithPolicy(
 ): Promise<{ refusal: FinishRefusal; gap?: PolicyGap } | undefined> {
   const refusal = finishRefusal(s, r, mode);
   if (refusal) return { refusal };
-  const gap = await sessionPolicyGap(db, instanceId, s, r);
+  const gap = await sessionPolicyGap(src, instanceId, s, r);
   return gap.missing === 'none' ? undefined : { refusal: 'policy', gap };
 }
 
 export const mayFinish = async (
-  db: Db,
+  src: Source,
   instanceId: string,
   s: FinishingSession,
   r: AuthRequest,
   mode: FinishMode,
-): Promise<boolean> => (await finishRefusalWithPolicy(db, instanceId, s, r, mode)) === undefined;
+): Promise<boolean> => (await finishRefusalWithPolicy(src, instanceId, s, r, mode)) === undefined;

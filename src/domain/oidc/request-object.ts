@@ -2,9 +2,9 @@ import { type CryptoKey, decodeProtectedHeader, importSPKI, type JWTPayload, jwt
 import { ASSERTION_CLOCK_SKEW_S, assertionLifetimeProblem } from './assertion-lifetime';
 import { CLIENT_JWT_ALGS } from './client-assertion';
 import type { OidcClient } from './clients';
-import type { Db } from '../../db/client';
 import { claimJtiOnce } from './m2m/replay';
 import { invalidRequestObject } from './oauth-errors';
+import type { Source } from '../context';
 
 /** Request objects are signed with the same algorithms as client assertions; `none` is never accepted. */
 export const REQUEST_OBJECT_ALGS = CLIENT_JWT_ALGS;
@@ -24,7 +24,7 @@ const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'sub']);
 export async function verifyRequestObject(
   client: OidcClient,
   jwt: string,
-  opts: { db: Db; issuer: string; maxLifetimeS: number },
+  opts: { src: Source; issuer: string; maxLifetimeS: number },
 ): Promise<Record<string, string>> {
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -49,17 +49,17 @@ export async function verifyRequestObject(
   }
   const lifetime = assertionLifetimeProblem(payload, opts.maxLifetimeS, { requireIat: false });
   if (lifetime) throw invalidRequestObject(`request object: ${lifetime}`);
-  await useJtiOnce(opts.db, client.clientId, payload);
+  await useJtiOnce(opts.src, client.clientId, payload);
   return claimsAsParams(payload);
 }
 
 // The single-use ids of JWT-profile assertions hold these too, under a prefix no user id has.
-async function useJtiOnce(db: Db, clientId: string, payload: JWTPayload): Promise<void> {
+async function useJtiOnce(src: Source, clientId: string, payload: JWTPayload): Promise<void> {
   if (payload.jti === undefined) return;
   if (typeof payload.jti !== 'string' || !payload.jti || payload.jti.length > 256)
     throw invalidRequestObject('request object jti must be a string of 1 to 256 characters');
   const until = new Date((payload.exp as number) * 1000);
-  if (!(await claimJtiOnce(db, `request-object:${clientId}:${payload.jti}`, until)))
+  if (!(await claimJtiOnce(src, `request-object:${clientId}:${payload.jti}`, until)))
     throw invalidRequestObject('request object jti was already used: send a new request object');
 }
 

@@ -56,7 +56,7 @@ export async function revokeToken(
     if (row?.clientId === clientId) id = row.id;
   } else if (token.split('.').length === 3) {
     try {
-      const { payload } = await verifyOwnJwt(ctx.db, env.masterKey, token, {
+      const { payload } = await verifyOwnJwt(ctx, env.masterKey, token, {
         issuer: env.issuer,
         ignoreExpiration: true,
       });

@@ -1,9 +1,10 @@
+import { perServer, type Runtime } from '../../deps';
 import { invalidateAfterCommit, onInvalidation } from '../cache';
 import { eventTypes, typesInvalidating } from '../events/registry';
 import type { CommitObserver } from '../execute';
 
 /**
- * Looked-up access tokens (userinfo and introspection answer from them), cached per process while
+ * Looked-up access tokens (userinfo and introspection answer from them), cached by each server while
  * nothing that could change a lookup's answer has happened anywhere. Instead of tracking which
  * token a change touches, every command whose events are not known to be neutral starts a new
  * generation — here at once and before and after its commit, in the other replicas by a NOTIFY that
@@ -23,17 +24,25 @@ const MAX_AGE_MS = 10_000;
 const RELEVANT = typesInvalidating('token-lookups');
 const NEUTRAL: ReadonlySet<string> = new Set(eventTypes.filter((t) => !RELEVANT.has(t)));
 
-// Every entry belongs to the current generation (a new one empties the map); the counter only tells
-// a lookup still in flight that a change began meanwhile.
-let generation = 0;
-const entries = new Map<string, { at: number; value: unknown }>();
-
-function newGeneration() {
-  generation++;
-  entries.clear();
+/**
+ * One server's lookups. Every entry belongs to the current generation (a new one empties the map); the
+ * counter only tells a lookup still in flight that a change began meanwhile.
+ */
+interface Lookups {
+  generation: number;
+  entries: Map<string, { at: number; value: unknown }>;
 }
 
-onInvalidation(NAME, newGeneration);
+const lookups = perServer((runtime): Lookups => {
+  const own: Lookups = { generation: 0, entries: new Map() };
+  onInvalidation(runtime, NAME, () => newGeneration(own));
+  return own;
+});
+
+function newGeneration(own: Lookups) {
+  own.generation++;
+  own.entries.clear();
+}
 
 const relevant = (types: ReadonlySet<string>) => {
   for (const t of types) if (!NEUTRAL.has(t)) return true;
@@ -45,24 +54,27 @@ export const tokenCacheObserver: CommitObserver = {
   async beforeCommit(scope, types) {
     if (relevant(types)) await invalidateAfterCommit(scope, NAME, '');
   },
-  afterCommit(types) {
+  afterCommit(types, work) {
     // A lookup that ran between the eviction above and the commit saw the old state: drop it too.
-    if (relevant(types)) newGeneration();
+    if (relevant(types)) newGeneration(work.ctx.runtime.get(lookups));
   },
 };
 
-/** The cached answer for `key`, or what `load` finds (cached only when defined). */
+/** The server's cached answer for `key`, or what `load` finds (cached only when defined). */
 export async function cachedLookup<T>(
+  runtime: Runtime,
   key: string,
   load: () => Promise<T | undefined>,
   stillValid: (value: T) => boolean,
 ): Promise<T | undefined> {
+  const own = runtime.get(lookups);
+  const { entries } = own;
   const hit = entries.get(key);
   if (hit && Date.now() - hit.at < MAX_AGE_MS && stillValid(hit.value as T)) return hit.value as T;
-  const startedIn = generation;
+  const startedIn = own.generation;
   const value = await load();
   // Stored only if no change began while it loaded; otherwise the next request loads again.
-  if (value !== undefined && startedIn === generation) {
+  if (value !== undefined && startedIn === own.generation) {
     if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
     entries.set(key, { at: Date.now(), value });
   }

@@ -103,10 +103,7 @@ export async function issueGrantTokens(
 ): Promise<TokenResponse> {
   const { client, grant } = p;
   const oidc = client.oidc;
-  const [settings, user] = await Promise.all([
-    instanceSettings(ctx.db, ctx.instanceId),
-    claimUser(ctx.db, grant.userId),
-  ]);
+  const [settings, user] = await Promise.all([instanceSettings(ctx, ctx.instanceId), claimUser(ctx.db, grant.userId)]);
   env = await withSigningKey(ctx, env);
   if (!user) throw invalidGrant('the user is not active');
   // Checked again at every code exchange and refresh: a deactivated organization, application or

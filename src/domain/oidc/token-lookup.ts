@@ -18,6 +18,7 @@ import { claimUserColumns, OPAQUE_ACCESS_TOKEN_PREFIX } from './issue';
 import { findActiveMachineToken } from './m2m/tokens';
 import { cachedLookup } from './token-cache';
 import { verifyOwnJwt } from './web-keys';
+import type { Source } from '../context';
 
 export interface ActiveAccessToken {
   id: string;
@@ -46,7 +47,7 @@ export interface ActiveAccessToken {
  * (token-cache.ts); JWTs are verified against our published keys first and then looked up by `jti`.
  */
 export async function findActiveAccessToken(
-  db: Db,
+  src: Source,
   masterKey: Buffer,
   issuer: string,
   token: string,
@@ -54,20 +55,21 @@ export async function findActiveAccessToken(
   // One cache for every kind of token, keyed by the token's hash so that no usable token is kept in it.
   const hash = sha256Hex(token);
   return cachedLookup(
+    src.runtime,
     hash,
     async () => {
       // Tokens of the machine grants carry their claims (no row); they are checked by their own module.
-      const machine = await findActiveMachineToken(db, masterKey, issuer, token);
+      const machine = await findActiveMachineToken(src, masterKey, issuer, token);
       if (machine !== undefined) return machine ?? undefined;
       if (!token.startsWith(OPAQUE_ACCESS_TOKEN_PREFIX) && token.split('.').length !== 3) return undefined;
-      return lookUp(db, masterKey, issuer, token, hash);
+      return lookUp(src, masterKey, issuer, token, hash);
     },
     (t) => t.expiresAt.getTime() > Date.now(),
   );
 }
 
 async function lookUp(
-  db: Db,
+  src: Source,
   masterKey: Buffer,
   issuer: string,
   token: string,
@@ -79,14 +81,14 @@ async function lookUp(
   } else {
     let jti: unknown;
     try {
-      jti = (await verifyOwnJwt(db, masterKey, token, { issuer })).payload.jti;
+      jti = (await verifyOwnJwt(src, masterKey, token, { issuer })).payload.jti;
     } catch {
       return undefined;
     }
     if (typeof jti !== 'string') return undefined;
     by = { kind: 'id', value: jti };
   }
-  const [row] = await statements(db)[by.kind].execute({ v: by.value });
+  const [row] = await statements(src.db)[by.kind].execute({ v: by.value });
   if (!row) return undefined;
   const { t } = row;
   if (t.revokedAt || t.expiresAt.getTime() <= Date.now()) return undefined;
@@ -164,6 +166,7 @@ function build(db: Db) {
       .prepare('oidc_access_token_by_id'),
   };
 }
+// Keyed by the handle the statements were prepared on: they belong to it, not to a server, and go with it.
 const prepared = new WeakMap<Db, ReturnType<typeof build>>();
 function statements(db: Db): ReturnType<typeof build> {
   let s = prepared.get(db);

@@ -19,10 +19,11 @@ import {
 } from '../../crypto/keys/signing';
 import type { Db } from '../../db/client';
 import { webKeys } from '../../db/schema/index';
-import type { Ctx } from '../context';
+import type { Runtime } from '../../deps';
+import type { Ctx, Source } from '../context';
 import type { OidcEnv } from './env';
 import { failedPrecondition, invalidArgument, notFound } from '../errors';
-import { createCache, invalidateAfterCommit } from '../cache';
+import { defineCache, invalidateAfterCommit } from '../cache';
 import { execute, type UnitOfWork } from '../execute';
 import { instanceSettings, longestTokenLifetimeMs } from './settings';
 
@@ -66,27 +67,21 @@ async function loadCache(db: Db, masterKey: Buffer): Promise<KeyCache> {
   return { at: Date.now(), signing, published: rows.map((r) => r.publicJwk as JWK), verify };
 }
 
-// One entry per process (one database per process in production). Key changes evict it here and,
-// through NOTIFY on commit, in every other replica; the maximum age bounds staleness regardless.
+// One entry per server. Key changes evict it here and, through NOTIFY on commit, in every other
+// replica; the maximum age bounds staleness regardless.
 const CACHE_NAME = 'web-keys';
 const CACHE_KEY = 'keys';
-const store = createCache<KeyCache & { db: Db }>(CACHE_NAME, { max: 1, maxAgeMs: CACHE_TTL_MS });
+const store = defineCache<KeyCache>(CACHE_NAME, { max: 1, maxAgeMs: CACHE_TTL_MS });
 
-async function keyCache(db: Db, masterKey: Buffer, force = false): Promise<KeyCache> {
-  if (force) store.evict(CACHE_KEY);
-  const load = async () => ({ ...(await loadCache(db, masterKey)), db });
-  let cache = await store.get(CACHE_KEY, load);
-  if (cache.db !== db) {
-    // another server of this process (tests start several): its keys are not ours
-    store.evict(CACHE_KEY);
-    cache = await store.get(CACHE_KEY, load);
-  }
-  return cache;
+async function keyCache({ db, runtime }: Source, masterKey: Buffer, force = false): Promise<KeyCache> {
+  const keys = runtime.get(store);
+  if (force) keys.evict(CACHE_KEY);
+  return keys.get(CACHE_KEY, () => loadCache(db, masterKey));
 }
 
-/** Forgets the cached keys in this process (after a change committed here). */
-export function invalidateKeyCache(_db?: Db): void {
-  store.evict(CACHE_KEY);
+/** Forgets this server's cached keys (after a change committed here). */
+function forgetKeys(runtime: Runtime): void {
+  runtime.get(store).evict(CACHE_KEY);
 }
 
 /** Inside a key-changing transaction: every replica forgets its cached keys once it commits. */
@@ -97,15 +92,15 @@ async function keysChanged(work: UnitOfWork): Promise<void> {
 /** The key set the JWKS endpoint publishes: next, active and retired-but-not-expired keys. */
 export async function publishedKeys(ctx: Ctx, masterKey: Buffer): Promise<JWK[]> {
   await ensureSigningKey(ctx, masterKey);
-  return (await keyCache(ctx.db, masterKey)).published;
+  return (await keyCache(ctx, masterKey)).published;
 }
 
 /** The key that signs now; creates the first one on first use. */
 export async function currentSigningKey(ctx: Ctx, masterKey: Buffer): Promise<SigningKey> {
-  let cache = await keyCache(ctx.db, masterKey);
+  let cache = await keyCache(ctx, masterKey);
   if (!cache.signing) {
     await ensureSigningKey(ctx, masterKey);
-    cache = await keyCache(ctx.db, masterKey, true);
+    cache = await keyCache(ctx, masterKey, true);
   }
   if (!cache.signing) throw failedPrecondition('Errors.WebKey.NoActive', 'no active signing key');
   return cache.signing;
@@ -113,17 +108,17 @@ export async function currentSigningKey(ctx: Ctx, masterKey: Buffer): Promise<Si
 
 /** Verifies a JWT signed by one of our published keys (reloading once for an unknown kid). */
 export async function verifyOwnJwt(
-  db: Db,
+  src: Source,
   masterKey: Buffer,
   token: string,
   opts: { issuer: string; ignoreExpiration?: boolean; typ?: string },
 ): Promise<JWTVerifyResult<JWTPayload>> {
   const header = decodeProtectedHeader(token);
   if (!header.kid || !header.alg || header.alg === 'none') throw new Error('unsigned token');
-  let cache = await keyCache(db, masterKey);
+  let cache = await keyCache(src, masterKey);
   let entry = cache.verify.get(header.kid);
   if (!entry) {
-    cache = await keyCache(db, masterKey, Date.now() - cache.at > 1000);
+    cache = await keyCache(src, masterKey, Date.now() - cache.at > 1000);
     entry = cache.verify.get(header.kid);
   }
   if (!entry || entry.alg !== header.alg) throw new Error('unknown signing key');
@@ -223,7 +218,7 @@ async function activate(work: UnitOfWork, key: WebKey, retireAfterMs: number): P
 }
 
 async function signingAlgorithm(ctx: Ctx): Promise<SigningAlgorithm> {
-  const s = await instanceSettings(ctx.db, ctx.instanceId);
+  const s = await instanceSettings(ctx, ctx.instanceId);
   return SIGNING_ALGORITHMS.includes(s.signingAlgorithm) ? s.signingAlgorithm : 'RS256';
 }
 
@@ -232,7 +227,7 @@ async function signingAlgorithm(ctx: Ctx): Promise<SigningAlgorithm> {
  * (nothing was published before it, so no relying party can hold a stale key set).
  */
 export async function ensureSigningKey(ctx: Ctx, masterKey: Buffer): Promise<void> {
-  const cache = await keyCache(ctx.db, masterKey);
+  const cache = await keyCache(ctx, masterKey);
   if (cache.signing && cache.published.length > 1) return;
   const alg = await signingAlgorithm(ctx);
   const changed = await execute(ctx, async (work) => {
@@ -252,7 +247,7 @@ export async function ensureSigningKey(ctx: Ctx, masterKey: Buffer): Promise<voi
     }
     return changed;
   });
-  if (changed || !cache.signing) invalidateKeyCache();
+  if (changed || !cache.signing) forgetKeys(ctx.runtime);
 }
 
 /**
@@ -262,7 +257,7 @@ export async function ensureSigningKey(ctx: Ctx, masterKey: Buffer): Promise<voi
  * Retired keys past their publication time are deleted. Safe to run on every replica at once.
  */
 export async function rotateKeysIfDue(ctx: Ctx, masterKey: Buffer, intervalMs: number): Promise<boolean> {
-  const settings = await instanceSettings(ctx.db, ctx.instanceId);
+  const settings = await instanceSettings(ctx, ctx.instanceId);
   const alg = await signingAlgorithm(ctx);
   const rotated = await execute(ctx, async (work) => {
     await lockKeys(work);
@@ -301,7 +296,7 @@ export async function rotateKeysIfDue(ctx: Ctx, masterKey: Buffer, intervalMs: n
     await insertKey(work, masterKey, alg, 'INITIAL');
     return true;
   });
-  if (rotated) invalidateKeyCache(ctx.db);
+  if (rotated) forgetKeys(ctx.runtime);
   return rotated;
 }
 
@@ -312,13 +307,13 @@ export async function createWebKey(ctx: Ctx, masterKey: Buffer, alg?: SigningAlg
     await lockKeys(work);
     return insertKey(work, masterKey, algorithm, 'INITIAL');
   });
-  invalidateKeyCache(ctx.db);
+  forgetKeys(ctx.runtime);
   return row;
 }
 
 /** ActivateWebKey: the key signs from now on; the previous one stays published until its tokens expire. */
 export async function activateWebKey(ctx: Ctx, keyId: string): Promise<WebKey> {
-  const settings = await instanceSettings(ctx.db, ctx.instanceId);
+  const settings = await instanceSettings(ctx, ctx.instanceId);
   const row = await execute(ctx, async (work) => {
     await lockKeys(work);
     const [key] = await work.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
@@ -330,7 +325,7 @@ export async function activateWebKey(ctx: Ctx, keyId: string): Promise<WebKey> {
     const [after] = await work.tx.select().from(webKeys).where(eq(webKeys.id, keyId));
     return after;
   });
-  invalidateKeyCache(ctx.db);
+  forgetKeys(ctx.runtime);
   return row;
 }
 
@@ -353,7 +348,7 @@ export async function deleteWebKey(ctx: Ctx, keyId: string): Promise<void> {
       resourceOwner: ctx.instanceId,
     });
   });
-  invalidateKeyCache(ctx.db);
+  forgetKeys(ctx.runtime);
 }
 
 export async function listWebKeys(ctx: Ctx): Promise<WebKey[]> {

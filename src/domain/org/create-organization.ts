@@ -36,7 +36,7 @@ export async function createOrganization(
   requireInstancePermission(ctx.principal, 'org.create');
   const name = requireText('name', input.name);
   const id = optionalId('organization_id', input.id);
-  const settings = await getInstanceSettings(ctx.db, ctx.instanceId);
+  const settings = await getInstanceSettings(ctx, ctx.instanceId);
   // Password hashing is slow; it happens before the transaction so no row lock waits for it.
   const admins = await Promise.all(
     input.admins.map(async (a, i) => {

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
-import type { Db } from '../../db/client';
 import { instances, orgs } from '../../db/schema/index';
 import { getInstanceSettings } from '../instance/settings';
+import type { Source } from '../context';
 
 /**
  * Whether visitors may create an account in this organization (null: the instance's default one)
@@ -10,13 +10,13 @@ import { getInstanceSettings } from '../instance/settings';
  * says no — so naming an organization in the `urn:service:iam:org:id:` scope never lets a stranger
  * join it unless it chose so.
  */
-export async function registrationAllowed(db: Db, instanceId: string, orgId: string | null): Promise<boolean> {
-  const [row] = await db
+export async function registrationAllowed(src: Source, instanceId: string, orgId: string | null): Promise<boolean> {
+  const [row] = await src.db
     .select({ id: orgs.id, allow: orgs.allowRegistration, state: orgs.state, defaultOrgId: instances.defaultOrgId })
     .from(instances)
     .innerJoin(orgs, orgId === null ? eq(orgs.id, instances.defaultOrgId) : eq(orgs.id, orgId))
     .where(eq(instances.id, instanceId));
   if (!row || row.state !== 'ACTIVE') return false;
   if (row.allow !== null) return row.allow;
-  return row.defaultOrgId === row.id && (await getInstanceSettings(db, instanceId)).registrationAllowed;
+  return row.defaultOrgId === row.id && (await getInstanceSettings(src, instanceId)).registrationAllowed;
 }

@@ -24,10 +24,10 @@ import { userLoginPolicy } from './user-login-policy';
 export async function getLoginSettings(ctx: Ctx, input: { orgId?: string }): Promise<EffectiveLoginPolicy> {
   if (!input.orgId) {
     requireInstancePermission(ctx.principal, 'iam.read');
-    return effectiveLoginPolicy(ctx.db, ctx.instanceId);
+    return effectiveLoginPolicy(ctx, ctx.instanceId);
   }
   await orgFor(ctx.db, ctx.principal, input.orgId, 'org.read');
-  return effectiveLoginPolicy(ctx.db, ctx.instanceId, input.orgId);
+  return effectiveLoginPolicy(ctx, ctx.instanceId, input.orgId);
 }
 
 /** SetDefaultLoginSettings: the instance's whole login policy. Needs `iam.policy.write` (IAM_OWNER). */
@@ -114,7 +114,7 @@ export async function skipMfaInit(ctx: Ctx, userId: string): Promise<void> {
       .for('update');
     if (!user) throw notFound('Errors.User.NotFound', 'user not found');
     await work.load('user', userId);
-    const policy = await userLoginPolicy(work.tx, ctx.instanceId, user);
+    const policy = await userLoginPolicy({ db: work.tx, runtime: ctx.runtime }, ctx.instanceId, user);
     if (policy.mfaInitSkipLifetimeSeconds === 0)
       throw failedPrecondition('Errors.LoginPolicy.MfaInitSkip', 'the login policy does not allow skipping the set-up');
     await work.tx.update(users).set({ mfaInitSkippedAt: new Date() }).where(eq(users.id, userId));

@@ -1,4 +1,3 @@
-import type { Db } from '../../db/client';
 import { instances } from '../../db/schema/index';
 import { type DomainError, failedPrecondition } from '../errors';
 import { readyFactors } from '../session/policy-gap';
@@ -6,6 +5,7 @@ import { type LoginPolicy, mfaForced } from './login-policy';
 import { userLoginPolicy } from './user-login-policy';
 import { factorOfRow, policyAllows, type RowFactor } from '../sign-in/factors';
 import type { FACTORS } from '../sign-in/factors';
+import type { Source } from '../context';
 
 /** A factor about to be removed: one factor by id, or every factor of a type (`recovery_codes`: all codes). */
 export type RemovedFactor = { id: string } | { type: (typeof FACTORS)[RowFactor]['row'] | 'recovery_codes' };
@@ -24,13 +24,14 @@ const counts = (policy: LoginPolicy, f: { type: string; passwordless: boolean })
  * undefined.
  */
 export async function factorRemovalRefusal(
-  db: Db,
+  src: Source,
   user: { id: string; orgId: string },
   factor: RemovedFactor,
 ): Promise<DomainError | undefined> {
   if ('type' in factor && factor.type === 'recovery_codes') return undefined;
+  const { db } = src;
   const [instance] = await db.select({ id: instances.id }).from(instances).limit(1);
-  const policy = await userLoginPolicy(db, instance?.id ?? '', user);
+  const policy = await userLoginPolicy(src, instance?.id ?? '', user);
   if (!mfaForced(policy)) return undefined;
   const factors = (await readyFactors(db, user.id)).filter((f) => counts(policy, f));
   const removed = (f: { id: string; type: string }) => ('id' in factor ? f.id === factor.id : f.type === factor.type);

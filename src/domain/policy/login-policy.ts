@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { instances, orgs } from '../../db/schema/index';
-import { createCache, invalidateAfterCommit } from '../cache';
+import { defineCache, invalidateAfterCommit } from '../cache';
+import type { Source } from '../context';
 import { invalidArgument } from '../errors';
 import type { UnitOfWork } from '../execute';
 
@@ -138,7 +139,7 @@ export function withDefaults(stored: unknown): LoginPolicy {
 }
 
 /** Cached raw stored policies: the instance's (keyed by instance id) and organizations' overrides (by org id). */
-const cache = createCache<Partial<LoginPolicy> | null>('login-policy', { max: 10_000 });
+const cache = defineCache<Partial<LoginPolicy> | null>('login-policy', { max: 10_000 });
 
 async function readInstancePolicy(db: Db, instanceId: string): Promise<Partial<LoginPolicy> | null> {
   const [row] = await db.select({ settings: instances.settings }).from(instances).where(eq(instances.id, instanceId));
@@ -152,8 +153,8 @@ async function readOrgPolicy(db: Db, orgId: string): Promise<Partial<LoginPolicy
 }
 
 /** The instance's default login policy (cached). */
-export async function getDefaultLoginPolicy(db: Db, instanceId: string): Promise<LoginPolicy> {
-  return withDefaults(await cache.get(instanceId, () => readInstancePolicy(db, instanceId)));
+export async function getDefaultLoginPolicy(src: Source, instanceId: string): Promise<LoginPolicy> {
+  return withDefaults(await src.runtime.get(cache).get(instanceId, () => readInstancePolicy(src.db, instanceId)));
 }
 
 /** The instance's default policy read in the caller's transaction (no cache). */
@@ -162,8 +163,8 @@ export async function readDefaultLoginPolicy(db: Db, instanceId: string): Promis
 }
 
 /** An organization's own policy, or null when it inherits the instance's (cached). */
-export async function getOrgLoginPolicy(db: Db, orgId: string): Promise<LoginPolicy | null> {
-  const own = await cache.get(orgId, () => readOrgPolicy(db, orgId));
+export async function getOrgLoginPolicy(src: Source, orgId: string): Promise<LoginPolicy | null> {
+  const own = await src.runtime.get(cache).get(orgId, () => readOrgPolicy(src.db, orgId));
   return own ? withDefaults(own) : null;
 }
 
@@ -178,13 +179,13 @@ export interface EffectiveLoginPolicy {
  * API shows and edits it. What a user's sign-in must satisfy is `userLoginPolicy`'s answer.
  */
 export async function effectiveLoginPolicy(
-  db: Db,
+  src: Source,
   instanceId: string,
   orgId?: string | null,
 ): Promise<EffectiveLoginPolicy> {
-  const own = orgId ? await getOrgLoginPolicy(db, orgId) : null;
+  const own = orgId ? await getOrgLoginPolicy(src, orgId) : null;
   if (own) return { policy: own, inherited: false };
-  return { policy: await getDefaultLoginPolicy(db, instanceId), inherited: true };
+  return { policy: await getDefaultLoginPolicy(src, instanceId), inherited: true };
 }
 
 /** Evicts a cached policy (an instance's or an organization's, by its id) once the command commits. */

@@ -3,6 +3,8 @@ import type { Db } from '../../db/client';
 import { administrators } from '../../db/schema/index';
 import { getDefaultLoginPolicy, getOrgLoginPolicy, type LoginPolicy } from './login-policy';
 import { stricterPolicy, withInstanceFloor } from './stricter-policy';
+import type { Source } from '../context';
+import type { Runtime } from '../../deps';
 
 /**
  * Where the policies come from: the caches by default; a sign-in that finishes reads them in its
@@ -12,7 +14,11 @@ export interface PolicyReader {
   instance(db: Db, instanceId: string): Promise<LoginPolicy>;
   org(db: Db, orgId: string): Promise<LoginPolicy | null>;
 }
-const CACHED: PolicyReader = { instance: getDefaultLoginPolicy, org: getOrgLoginPolicy };
+/** The caches of the server `runtime` belongs to. */
+const cached = (runtime: Runtime): PolicyReader => ({
+  instance: (db, instanceId) => getDefaultLoginPolicy({ db, runtime }, instanceId),
+  org: (db, orgId) => getOrgLoginPolicy({ db, runtime }, orgId),
+});
 
 /** The policy users of `orgId` are held to: its own under the instance's floor, or the instance's. */
 async function orgPolicy(db: Db, instance: LoginPolicy, orgId: string, read: PolicyReader): Promise<LoginPolicy> {
@@ -41,10 +47,10 @@ async function reachBeyondOwnOrg(db: Db, user: { id: string; orgId: string }) {
  * Every decision about what a signed-in user must still do reads the policy here.
  */
 export async function userLoginPolicy(
-  db: Db,
+  { db, runtime }: Source,
   instanceId: string,
   user: { id: string; orgId: string },
-  read: PolicyReader = CACHED,
+  read: PolicyReader = cached(runtime),
 ): Promise<LoginPolicy> {
   const [instance, reach] = await Promise.all([read.instance(db, instanceId), reachBeyondOwnOrg(db, user)]);
   let policy = await orgPolicy(db, instance, user.orgId, read);

@@ -96,7 +96,7 @@ async function resolveUser(ctx: Ctx, user: SessionChecks['user']): Promise<Login
   const found = user.userId
     ? await findUserById(ctx.db, user.userId)
     : user.loginName
-      ? await findUserByLoginName(ctx.db, ctx.instanceId, user.loginName)
+      ? await findUserByLoginName(ctx, ctx.instanceId, user.loginName)
       : undefined;
   if (!user.userId && !user.loginName)
     throw invalidArgument('Errors.Session.User.Missing', 'checks.user needs user_id or login_name');

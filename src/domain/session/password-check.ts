@@ -44,7 +44,7 @@ export async function checkPassword<T = undefined>(
   }
   const valid = await verifyPassword(user.passwordHash, password);
   if (!maySignIn(user, PASSWORD_SIGN_IN)) return { ok: false, reason: 'invalid' };
-  const { lockoutMaxPasswordAttempts: max } = await instanceSettings(ctx.db, ctx.instanceId);
+  const { lockoutMaxPasswordAttempts: max } = await instanceSettings(ctx, ctx.instanceId);
   if (!valid) {
     await recordFailure(ctx, user, max);
     return { ok: false, reason: 'invalid' };

@@ -19,6 +19,7 @@ import {
   type SetupChoice,
 } from '../sign-in/factors';
 import type { FactorChecks } from './factors';
+import type { Source } from '../context';
 
 /** A second factor the user can prove now (the session's factor names). */
 export type SecondFactorChoice = SecondFactor;
@@ -170,13 +171,14 @@ export interface GapUser {
  * the lookup.
  */
 export async function sessionPolicyGap(
-  db: Db,
+  src: Source,
   instanceId: string,
   session: { userId: string | null; passwordCheckedAt: Date | null; factorChecks?: FactorChecks | null },
   request?: GapInput['request'],
   known?: GapUser,
 ): Promise<PolicyGap> {
   if (!session.userId) return { missing: 'first-factor', reason: 'missing' };
+  const { db } = src;
   const [user] =
     known?.id === session.userId
       ? [known]
@@ -186,7 +188,7 @@ export async function sessionPolicyGap(
           .where(eq(users.id, session.userId));
   if (!user) return { missing: 'first-factor', reason: 'missing' };
   const [policy, factors, recovery] = await Promise.all([
-    userLoginPolicy(db, instanceId, { id: session.userId, orgId: user.orgId }),
+    userLoginPolicy(src, instanceId, { id: session.userId, orgId: user.orgId }),
     readyFactors(db, session.userId),
     hasRecoveryCodes(db, session.userId),
   ]);

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client';
 import { instances, orgs, users } from '../../db/schema/index';
 import { getInstanceSettings } from '../instance/settings';
 import { isLoginName, isLoginNameOrUsername } from '../user/login-names';
+import type { Source } from '../context';
 
 /** What the login needs of a user (the users table belongs to the user area; this reads it). */
 export interface LoginUser {
@@ -53,11 +54,12 @@ const columns = {
  * Removed users are never found.
  */
 export async function findUserByLoginName(
-  db: Db,
+  src: Source,
   instanceId: string,
   loginName: string,
   orgId?: string,
 ): Promise<LoginUser | undefined> {
+  const { db } = src;
   const name = loginName.trim().toLowerCase();
   if (!name || name.length > 400) return undefined;
   const inOrg = orgId ? eq(users.orgId, orgId) : undefined;
@@ -87,7 +89,7 @@ export async function findUserByLoginName(
     .limit(2);
   if (byEmail.length !== 1) return undefined;
   const { emailLogin, ...user } = byEmail[0];
-  return (emailLogin ?? (await getInstanceSettings(db, instanceId)).loginWithEmailAllowed) ? user : undefined;
+  return (emailLogin ?? (await getInstanceSettings(src, instanceId)).loginWithEmailAllowed) ? user : undefined;
 }
 
 function withoutFlag({ exact: _, ...user }: LoginUser & { exact: boolean }): LoginUser {

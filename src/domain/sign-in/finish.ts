@@ -97,7 +97,9 @@ export async function finishIn<T>(
   if (!seen) return { ok: false, refusal: 'gone' };
   const user = seen.userId ? await lockedUser(tx, seen.userId) : undefined;
   const factors = user ? await lockedReadyFactors(tx, user.id) : [];
-  const policy = user ? await userLoginPolicy(tx, work.ctx.instanceId, user, LOCKED_POLICY) : undefined;
+  const policy = user
+    ? await userLoginPolicy({ db: tx, runtime: work.ctx.runtime }, work.ctx.instanceId, user, LOCKED_POLICY)
+    : undefined;
   const [session] = await tx
     .select()
     .from(sessions)

@@ -134,7 +134,7 @@ export async function addUsers(
   }
   if (rows.length) {
     const scopes = await usernameScopes(
-      work.tx,
+      { db: work.tx, runtime: work.ctx.runtime },
       work.ctx.instanceId,
       rows as { type: string; orgId: string }[],
       orgPolicies,

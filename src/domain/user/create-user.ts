@@ -62,7 +62,7 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<Crea
   if ('send' in emailVerification)
     checkUrlTemplate('human.email.send_code.url_template', emailVerification.send.urlTemplate);
   if (h.metadata) checkMetadata('human.metadata', h.metadata);
-  const password = h.password ? await prepareHumanPassword(ctx.db, ctx.instanceId, h.password) : undefined;
+  const password = h.password ? await prepareHumanPassword(ctx, ctx.instanceId, h.password) : undefined;
   const emailVerified = 'verified' in emailVerification;
   return submitCreate(ctx, {
     user: {

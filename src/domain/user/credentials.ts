@@ -54,7 +54,7 @@ export async function setPassword(
   } else if (input.verificationCode === undefined && !isAdmin) {
     throw invalidArgument('Errors.User.Password.ProofMissing', 'current_password or verification_code is required');
   }
-  const password = await preparePassword(ctx.db, ctx.instanceId, 'new_password', {
+  const password = await preparePassword(ctx, ctx.instanceId, 'new_password', {
     password: input.password,
     changeRequired: input.changeRequired,
   });

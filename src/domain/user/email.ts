@@ -146,7 +146,7 @@ export async function verifyInviteCode(
   const before = await readUser(ctx.db, userId);
   if (!before) throw userNotFound();
   authorize(ctx, before, 'user.write', { self: true });
-  const password = await preparePassword(ctx.db, ctx.instanceId, 'password', { password: input.password }, 'password');
+  const password = await preparePassword(ctx, ctx.instanceId, 'password', { password: input.password }, 'password');
   return execute(ctx, async (work) => {
     const user = await userForChange(work, userId, 'user.write', { self: true });
     requireHuman(user);

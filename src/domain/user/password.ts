@@ -3,9 +3,9 @@ import { users } from '../../db/schema/index';
 import type { UnitOfWork } from '../execute';
 import type { UserWithOrg } from './access';
 import { checkImportedHash, hashPassword } from '../../crypto/passwords/index';
-import type { Db } from '../../db/client';
 import { invalidArgument } from '../errors';
 import { checkPasswordPolicy, getInstanceSettings } from '../instance/settings';
+import type { Source } from '../context';
 
 export type PasswordInput = { password: string; changeRequired?: boolean } | { hash: string; changeRequired?: boolean };
 
@@ -14,7 +14,7 @@ export type PasswordInput = { password: string; changeRequired?: boolean } | { h
  * (format checked) into what is stored. Runs before the transaction: hashing takes milliseconds.
  */
 export async function preparePassword(
-  db: Db,
+  src: Source,
   instanceId: string,
   field: string,
   input: PasswordInput,
@@ -31,17 +31,17 @@ export async function preparePassword(
   if (input.password.length > 1000)
     throw invalidArgument('Errors.User.PasswordComplexity', `${plainField} must be at most 1000 characters`);
   // The one complexity rule of the instance (also used by CreateOrganization's admins and the login).
-  checkPasswordPolicy(await getInstanceSettings(db, instanceId), input.password, plainField);
+  checkPasswordPolicy(await getInstanceSettings(src, instanceId), input.password, plainField);
   return { hash: await hashPassword(input.password), changeRequired: input.changeRequired ?? false };
 }
 
 /** A human's password as CreateUser and UpdateUser take it: `human.password` or `human.hashed_password`. */
 export function prepareHumanPassword(
-  db: Db,
+  src: Source,
   instanceId: string,
   input: PasswordInput,
 ): Promise<{ hash: string; changeRequired: boolean }> {
-  return preparePassword(db, instanceId, 'hash' in input ? 'human.hashed_password' : 'human.password', input);
+  return preparePassword(src, instanceId, 'hash' in input ? 'human.hashed_password' : 'human.password', input);
 }
 
 /** Stores a prepared password hash and records the change. */

@@ -80,7 +80,7 @@ export async function updateUser(
   const self = selfServiceOnly(input);
   authorize(ctx, before, 'user.write', { self });
   if (h?.password) authorize(ctx, before, 'user.credential.write');
-  const password = h?.password ? await prepareHumanPassword(ctx.db, ctx.instanceId, h.password) : undefined;
+  const password = h?.password ? await prepareHumanPassword(ctx, ctx.instanceId, h.password) : undefined;
 
   return execute(ctx, async (work) => {
     const user = await userForChange(work, userId, 'user.write', { self });

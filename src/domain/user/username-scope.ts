@@ -1,9 +1,10 @@
 import { inArray, sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../db/client';
+import { queryRows } from '../../db/client';
 import { orgs } from '../../db/schema/index';
 import { failedPrecondition } from '../errors';
 import type { UnitOfWork } from '../execute';
 import { getInstanceSettings, readInstanceSettings } from '../instance/settings';
+import type { Source } from '../context';
 
 /**
  * The domain policy decides where a username must be unique (users.username_scope, one unique index):
@@ -23,7 +24,7 @@ export function usernameScope(type: string, orgId: string, mustBeDomain: boolean
  * caller's transaction.
  */
 export async function mustBeDomainOf(
-  db: Db,
+  src: Source,
   instanceId: string,
   orgIds: string[],
   /** each organization's own setting (null: the instance's), when the caller read the rows already */
@@ -31,10 +32,10 @@ export async function mustBeDomainOf(
 ): Promise<Map<string, boolean>> {
   const ids = [...new Set(orgIds)];
   // The cached settings: creates are a hot path, and a policy change rescopes every user anyway.
-  const fallback = (await getInstanceSettings(db, instanceId)).userLoginMustBeDomain;
+  const fallback = (await getInstanceSettings(src, instanceId)).userLoginMustBeDomain;
   const missing = ids.filter((id) => !known?.has(id));
   const rows = missing.length
-    ? await db.select({ id: orgs.id, own: orgs.userLoginMustBeDomain }).from(orgs).where(inArray(orgs.id, missing))
+    ? await src.db.select({ id: orgs.id, own: orgs.userLoginMustBeDomain }).from(orgs).where(inArray(orgs.id, missing))
     : [];
   const own = new Map<string, boolean | null>([...(known ?? []), ...rows.map((r) => [r.id, r.own] as const)]);
   return new Map(ids.map((id) => [id, own.get(id) ?? fallback]));
@@ -42,13 +43,13 @@ export async function mustBeDomainOf(
 
 /** The scope of each new user's username, for a batch of users (one query). */
 export async function usernameScopes(
-  db: Db,
+  src: Source,
   instanceId: string,
   entries: { type: string; orgId: string }[],
   known?: ReadonlyMap<string, boolean | null>,
 ): Promise<string[]> {
   const policy = await mustBeDomainOf(
-    db,
+    src,
     instanceId,
     entries.map((e) => e.orgId),
     known,

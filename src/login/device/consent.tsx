@@ -12,6 +12,7 @@ import { DeviceConsentPage } from '../pages/device';
 import { errorPage } from '../render';
 import type { LoginStep, Turn } from '../steps/types';
 import { DEVICE_CONSENT_STEP, DEVICE_DONE_PAGE, DEVICE_PAGE } from './paths';
+import { sourceOf } from '../../deps';
 
 /**
  * What the consent needs, or undefined: the auth request was made for a device authorization that is
@@ -41,10 +42,9 @@ export const deviceConsent: LoginStep = {
   async page(turn) {
     const found = await consentOf(turn);
     if (!found) return notHere(turn.c);
-    const db = turn.deps.database.db;
     const [client, user] = await Promise.all([
-      findClient(db, found.row.clientId),
-      findUserById(db, found.session.userId!),
+      findClient(sourceOf(turn.deps), found.row.clientId),
+      findUserById(turn.deps.database.db, found.session.userId!),
     ]);
     return turn.render((base) => (
       <DeviceConsentPage

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Deps } from '../../deps';
+import { type Deps, sourceOf } from '../../deps';
 import { findClient } from '../../domain/oidc/clients';
 import { findPendingByUserCode } from '../../domain/oidc/device/authorizations';
 import { startDeviceLogin } from '../../domain/oidc/device/login';
@@ -40,7 +40,7 @@ export function deviceCodePost(deps: Deps) {
     if (!csrfValid(c, form.csrf)) return c.redirect(`${DEVICE_PAGE}?error=csrf`, 303);
     const code = normalizeUserCode(form.user_code);
     const row = code ? await findPendingByUserCode(deps.database.db, code) : undefined;
-    const client = row ? await findClient(deps.database.db, row.clientId) : undefined;
+    const client = row ? await findClient(sourceOf(deps), row.clientId) : undefined;
     if (!row || !client?.active) return c.redirect(`${DEVICE_PAGE}?error=code`, 303);
     const request = await startDeviceLogin(oidcCtx(deps, 'login'), row, client, {
       verificationUri: `${deps.config.externalUrl}${DEVICE_PAGE}`,

@@ -34,6 +34,7 @@ import {
   LinkPage,
 } from '../pages/external-login';
 import type { LoginStep, Turn } from './types';
+import { sourceOf } from '../../deps';
 import { sessionOrigin } from '../session-origin';
 
 const systemCtx = (turn: Turn) => oidcCtx(turn.deps, 'login/idp');
@@ -161,7 +162,7 @@ export const externalLogin: LoginStep = {
       orMessage(turn, async () => {
         const { deps, r } = turn;
         const idpId = turn.form.idp ?? '';
-        if (!(await offeredProvider(deps.database.db, deps.instanceId, r.orgId, idpId)))
+        if (!(await offeredProvider(sourceOf(deps), deps.instanceId, r.orgId, idpId)))
           return turn.see(turn.url('login'));
         const env = idpEnvOf(deps.config);
         const provider = await providerForSignIn(deps.database.db, env.masterKey, idpId);
@@ -231,8 +232,7 @@ export const ldapLogin: LoginStep = {
     orMessage(turn, async () => {
       const { deps, r } = turn;
       const idpId = turn.c.req.query('idp') ?? '';
-      if (!(await offeredProvider(deps.database.db, deps.instanceId, r.orgId, idpId)))
-        return turn.see(turn.url('login'));
+      if (!(await offeredProvider(sourceOf(deps), deps.instanceId, r.orgId, idpId))) return turn.see(turn.url('login'));
       const provider = await providerForSignIn(deps.database.db, idpEnvOf(deps.config).masterKey, idpId);
       const error = turn.queryError({ invalid: turn.t.invalidCredentials });
       return turn.render((base) => <LdapPage {...base} idpId={idpId} name={provider.row.name} error={error} />);
@@ -241,8 +241,7 @@ export const ldapLogin: LoginStep = {
     orMessage(turn, async () => {
       const { deps, r } = turn;
       const idpId = turn.form.idp ?? '';
-      if (!(await offeredProvider(deps.database.db, deps.instanceId, r.orgId, idpId)))
-        return turn.see(turn.url('login'));
+      if (!(await offeredProvider(sourceOf(deps), deps.instanceId, r.orgId, idpId))) return turn.see(turn.url('login'));
       const again = `${turn.url('ldap')}&idp=${encodeURIComponent(idpId)}`;
       try {
         const started = await startIntent(systemCtx(turn), idpEnvOf(deps.config), {

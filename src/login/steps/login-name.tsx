@@ -4,6 +4,7 @@ import { LoginNamePage } from '../pages/login-name';
 import { withScript } from '../webauthn-script';
 import { mayRegister } from './register';
 import type { LoginStep } from './types';
+import { sourceOf } from '../../deps';
 
 /** The login name; also the page the login falls back to. */
 export const loginName: LoginStep = {
@@ -13,7 +14,7 @@ export const loginName: LoginStep = {
     const { r } = turn;
     const error = turn.queryError();
     const canRegister = await mayRegister(turn);
-    const providers = await loginProviders(turn.deps.database.db, turn.deps.instanceId, r.orgId);
+    const providers = await loginProviders(sourceOf(turn.deps), turn.deps.instanceId, r.orgId);
     // the passkey button and the login name field's autofill run the WebAuthn script
     return withScript(
       turn.render((base) => (

@@ -7,9 +7,10 @@ import { PasswordChangePage } from '../pages/password-change';
 import { refusalText } from '../pages/password-rules';
 import { withSignedInUser } from './signed-in';
 import type { LoginStep, Turn } from './types';
+import { sourceOf } from '../../deps';
 
 const changePage = async (turn: Turn, user: LoginUser, error?: string, status = 200) => {
-  const rules = await getPasswordComplexity({ db: turn.deps.database.db, instanceId: turn.deps.instanceId });
+  const rules = await getPasswordComplexity({ ...sourceOf(turn.deps), instanceId: turn.deps.instanceId });
   return turn.render(
     (base) => <PasswordChangePage {...base} loginName={loginNameOf(user)} rules={rules} error={error} />,
     status,

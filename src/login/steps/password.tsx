@@ -4,6 +4,7 @@ import { PasswordPage } from '../pages/password';
 import { newUserAgent, setUserAgent } from '../cookies';
 import { startSessionIn } from './signed-in';
 import type { LoginStep } from './types';
+import { sourceOf } from '../../deps';
 
 /** The password of the login name the request carries. */
 export const password: LoginStep = {
@@ -19,7 +20,7 @@ export const password: LoginStep = {
     const { r, deps } = turn;
     if (!r.loginName) return turn.see(turn.url('login'));
     // Only users of the organization the sign-in is for (the org scope) are found.
-    const user = await findUserByLoginName(deps.database.db, deps.instanceId, r.loginName, r.orgId ?? undefined);
+    const user = await findUserByLoginName(sourceOf(deps), deps.instanceId, r.loginName, r.orgId ?? undefined);
     const ua = newUserAgent();
     // The check, the session and, when no other step is left, the answer to the request commit together.
     // A step the user still has to do (a required password change) comes before the session answers.

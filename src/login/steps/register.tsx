@@ -10,14 +10,15 @@ import { RegisterPage, type RegisterValues } from '../pages/register';
 import { errorPage } from '../render';
 import { startSession } from './signed-in';
 import type { LoginStep, Turn } from './types';
+import { sourceOf } from '../../deps';
 
 /** The organization a registration for this request joins: the org scope's, else the default one. */
 const registrationOrg = async ({ r, deps }: Turn) => r.orgId ?? (await defaultOrgId(deps.database.db, deps.instanceId));
 
 export const mayRegister = (turn: Turn) =>
-  registrationAllowed(turn.deps.database.db, turn.deps.instanceId, turn.r.orgId ?? null);
+  registrationAllowed(sourceOf(turn.deps), turn.deps.instanceId, turn.r.orgId ?? null);
 
-const passwordRules = ({ deps }: Turn) => getPasswordComplexity({ db: deps.database.db, instanceId: deps.instanceId });
+const passwordRules = ({ deps }: Turn) => getPasswordComplexity({ ...sourceOf(deps), instanceId: deps.instanceId });
 
 const registrationClosed = (turn: Turn) =>
   errorPage(turn.c, 'registration is not allowed for this organization', { status: 403, uiLocales: turn.r.uiLocales });

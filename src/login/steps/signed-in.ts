@@ -6,6 +6,7 @@ import { newUserAgent, setUserAgent, userAgentHash } from '../cookies';
 import { browserSessions } from '../flow';
 import { sessionOrigin } from '../session-origin';
 import type { SignedIn, Turn } from './types';
+import { sourceOf } from '../../deps';
 
 /**
  * After a successful password check, in its unit of work: this browser's sessions moved to the new
@@ -51,7 +52,7 @@ export async function startSession(turn: Turn, user: { id: string; orgId: string
 export async function signedInUser(turn: Turn): Promise<SignedIn | undefined> {
   const { c, deps, r } = turn;
   if (!r.loginName) return undefined;
-  const user = await findUserByLoginName(deps.database.db, deps.instanceId, r.loginName, r.orgId ?? undefined);
+  const user = await findUserByLoginName(sourceOf(deps), deps.instanceId, r.loginName, r.orgId ?? undefined);
   if (!user) return undefined;
   // A minute of slack: the request's creation time comes from the database clock, the check's from ours.
   const since = r.createdAt.getTime() - 60_000;

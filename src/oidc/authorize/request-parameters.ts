@@ -5,6 +5,7 @@ import { oidcCtx } from '../env';
 import type { Params } from '../params';
 import { client as clientCheck } from './checks/client';
 import type { AuthorizeInput } from './checks/types';
+import { sourceOf } from '../../deps';
 
 /**
  * The parameters the authorization endpoint acts on. A `request_uri` (only the URNs our PAR endpoint
@@ -48,7 +49,7 @@ async function withRequestObject(input: AuthorizeInput): Promise<AuthorizeInput>
   if (jwt === undefined) return input;
   const client = await clientCheck(input);
   const claims = await verifyRequestObject(client, jwt, {
-    db: input.deps.database.db,
+    src: sourceOf(input.deps),
     issuer: input.deps.config.externalUrl,
     maxLifetimeS: input.deps.config.assertionMaxLifetimeS,
   });

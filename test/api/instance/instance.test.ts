@@ -1,6 +1,7 @@
 import { Code } from '@connectrpc/connect';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InstanceService, SigningAlgorithm } from '../../../gen/portcullis/instance/v2/instance_service_pb';
+import { sourceOf } from '../../../src/deps';
 import { getInstanceSettings } from '../../../src/domain/instance/settings';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { eventsSince, lastPosition } from '../../helpers/events';
@@ -87,7 +88,7 @@ describe('InstanceService', () => {
       passwordRequireSymbol: true,
       lockoutMaxPasswordAttempts: 3,
     });
-    const domain = await getInstanceSettings(server.app.database.db, server.app.bootstrap.instanceId);
+    const domain = await getInstanceSettings(sourceOf(server.app.deps), server.app.bootstrap.instanceId);
     expect(domain).toMatchObject({
       accessTokenLifetimeSeconds: 600,
       signingAlgorithm: 'ES256',

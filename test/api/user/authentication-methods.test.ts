@@ -14,6 +14,7 @@ import { addMachineWithToken } from '../../helpers/machines';
 import { addOrg } from '../../helpers/orgs';
 import { startTestServer, type TestServer } from '../../helpers/server';
 import { addUser } from '../../helpers/users';
+import { sourceOf } from '../../../src/deps';
 
 const POLICY = {
   allowUsernamePassword: true,
@@ -84,37 +85,37 @@ describe('authentication methods of a user', () => {
   it('factorRemovalRefusal: the last second factor under force MFA is refused, another one saves it', async () => {
     const settings = server.client(SettingsService);
     const user = await addUser(server, { orgId: org.id });
-    const db = server.app.database.db;
+    const src = sourceOf(server.app.deps);
     const totp = await addReadyFactor(server, user, 'totp');
     await addRecoveryCode(server, user.id);
     // MFA not forced: anything may go
-    expect(await factorRemovalRefusal(db, user, { id: totp })).toBeUndefined();
+    expect(await factorRemovalRefusal(src, user, { id: totp })).toBeUndefined();
     await settings.setOrganizationLoginSettings({ organizationId: org.id, settings: POLICY });
     try {
-      const refusal = await factorRemovalRefusal(db, user, { id: totp });
+      const refusal = await factorRemovalRefusal(src, user, { id: totp });
       expect(refusal).toMatchObject({ kind: 'failed_precondition', key: 'Errors.User.MFA.LastFactor' });
       expect(refusal?.message).toMatch(/last second factor/);
-      expect(await factorRemovalRefusal(db, user, { type: 'totp' })).toBeDefined();
+      expect(await factorRemovalRefusal(src, user, { type: 'totp' })).toBeDefined();
       // recovery codes are a fallback: removing them is fine, and they do not save the last factor
-      expect(await factorRemovalRefusal(db, user, { type: 'recovery_codes' })).toBeUndefined();
+      expect(await factorRemovalRefusal(src, user, { type: 'recovery_codes' })).toBeUndefined();
       // a second factor the policy accepts: either may go
       const key = await addReadyFactor(server, user, 'webauthn');
-      expect(await factorRemovalRefusal(db, user, { id: totp })).toBeUndefined();
-      expect(await factorRemovalRefusal(db, user, { id: key })).toBeUndefined();
+      expect(await factorRemovalRefusal(src, user, { id: totp })).toBeUndefined();
+      expect(await factorRemovalRefusal(src, user, { id: key })).toBeUndefined();
       // removing every WebAuthn credential at once leaves TOTP
-      expect(await factorRemovalRefusal(db, user, { type: 'webauthn' })).toBeUndefined();
+      expect(await factorRemovalRefusal(src, user, { type: 'webauthn' })).toBeUndefined();
       // a factor the policy does not accept does not count
       const sms = await addReadyFactor(server, user, 'otp_sms');
-      expect(await factorRemovalRefusal(db, user, { id: sms })).toBeUndefined();
+      expect(await factorRemovalRefusal(src, user, { id: sms })).toBeUndefined();
       await settings.setOrganizationLoginSettings({
         organizationId: org.id,
         settings: { ...POLICY, secondFactors: [SecondFactorType.TOTP] },
       });
-      expect(await factorRemovalRefusal(db, user, { id: totp })).toBeDefined();
+      expect(await factorRemovalRefusal(src, user, { id: totp })).toBeDefined();
     } finally {
       await settings.resetOrganizationLoginSettings({ organizationId: org.id });
     }
     // the instance default decides again (not forced)
-    expect(await factorRemovalRefusal(db, user, { id: totp })).toBeUndefined();
+    expect(await factorRemovalRefusal(src, user, { id: totp })).toBeUndefined();
   });
 });

@@ -9,10 +9,14 @@ import { type DocumentClient, readDocument } from './document';
 import { fetchMetadataDocument } from './fetch';
 import { MetadataProblem } from './problem';
 import { checkMetadataUrl, isMetadataDocumentUrl } from './url';
+import { perServer } from '../../../deps';
+import type { Source } from '../../context';
 
-/** Where clients are looked up: the database, the instance (its settings) and the issuer (development mode). */
-export interface ClientSource {
-  db: Db;
+/**
+ * Where clients are looked up: the server (its database and its caches), the instance (its settings) and
+ * the issuer (development mode).
+ */
+export interface ClientSource extends Source {
   instanceId: string;
   issuer: string;
 }
@@ -20,7 +24,8 @@ export interface ClientSource {
 /** The client, or why there is none (shown on the authorize error page or as invalid_client). */
 export type ClientLookup = { client: OidcClient; problem?: undefined } | { client?: undefined; problem: string };
 
-const documents = new DocumentCache<DocumentClient>();
+/** Each server fetches and keeps the documents on its own, as each replica does. */
+const documents = perServer(() => new DocumentCache<DocumentClient>());
 
 /**
  * The client behind a client_id presented at authorize, PAR, token, revocation: a registered
@@ -30,16 +35,16 @@ const documents = new DocumentCache<DocumentClient>();
  */
 export async function resolveClient(source: ClientSource, clientId: string): Promise<ClientLookup> {
   if (!isMetadataDocumentUrl(clientId)) {
-    const client = await findClient(source.db, clientId);
+    const client = await findClient(source, clientId);
     return client ? { client } : { problem: 'unknown or inactive client' };
   }
-  const settings = await getInstanceSettings(source.db, source.instanceId);
+  const settings = await getInstanceSettings(source, source.instanceId);
   if (!settings.clientIdMetadataDocuments)
     return { problem: 'this server does not accept client ID metadata documents: use a registered client_id' };
   try {
     const development = isDevelopmentIssuer(source.issuer);
     const url = checkMetadataUrl(clientId, development);
-    const doc = await documents.get(clientId, async () => {
+    const doc = await source.runtime.get(documents).get(clientId, async () => {
       const fetched = await fetchMetadataDocument(url, development);
       return { value: readDocument(clientId, fetched.json), ttlS: cacheSeconds(fetched.cacheControl) };
     });

@@ -39,7 +39,7 @@ const stillPending = (id: string) =>
 export async function approveDeviceAuthorization(ctx: Ctx, row: DeviceAuthorization, session: Session): Promise<void> {
   if (!session.userId || !firstFactorAt(session))
     throw invalidArgument('Errors.Session.NotAuthenticated', 'session: the session has no checked first factor');
-  const client = await findClient(ctx.db, row.clientId);
+  const client = await findClient(ctx, row.clientId);
   if (!client?.active || !client.oidc?.grantTypes.includes('DEVICE_CODE'))
     throw failedPrecondition('Errors.DeviceAuthorization.Client', 'the application may no longer use the device flow');
   const user = await claimUser(ctx.db, session.userId);
@@ -49,7 +49,7 @@ export async function approveDeviceAuthorization(ctx: Ctx, row: DeviceAuthorizat
     throw permissionDenied('the user does not belong to the requested organization', 'Errors.DeviceAuthorization.User');
   const refusal = await refusalFor(ctx.db, user, client);
   if (refusal) throw permissionDenied(refusal, 'Errors.DeviceAuthorization.User');
-  const settings = await instanceSettings(ctx.db, ctx.instanceId);
+  const settings = await instanceSettings(ctx, ctx.instanceId);
   const audience = await tokenAudience(ctx.db, client, row.scopes);
   await execute(ctx, async (work) => {
     await work.load('device_authorization', row.id);

@@ -21,7 +21,7 @@ export async function getDeviceAuthorizationForLoginUi(
 ): Promise<{ row: DeviceAuthorization; appName: string }> {
   requireLoginUiPermission(ctx);
   const row = await pendingByUserCode(ctx, userCode);
-  const client = await findClient(ctx.db, row.clientId);
+  const client = await findClient(ctx, row.clientId);
   return { row, appName: client?.name ?? row.clientId };
 }
 

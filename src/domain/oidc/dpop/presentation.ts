@@ -1,6 +1,6 @@
-import type { Db } from '../../../db/client';
 import { invalidDpopProof, invalidToken } from '../oauth-errors';
 import { verifyDpopProof } from './proof';
+import type { Source } from '../../context';
 
 /** How an access token was presented: `Authorization: Bearer …` (RFC 6750) or `DPoP …` (RFC 9449 §7.1). */
 export type TokenScheme = 'Bearer' | 'DPoP';
@@ -22,7 +22,7 @@ export interface Presentation {
  * useless without the private key. An unbound token is accepted only as Bearer.
  */
 export async function checkSenderConstraint(
-  db: Db,
+  src: Source,
   masterKey: Buffer,
   boundJkt: string | null | undefined,
   p: Presentation,
@@ -34,7 +34,7 @@ export async function checkSenderConstraint(
   if (p.scheme !== 'DPoP')
     throw invalidToken('the access token is DPoP-bound: present it with the DPoP scheme and a proof');
   if (!p.proof) throw invalidDpopProof('a DPoP proof is required with the DPoP scheme');
-  const { jkt } = await verifyDpopProof(db, masterKey, {
+  const { jkt } = await verifyDpopProof(src, masterKey, {
     proof: p.proof,
     method: p.method,
     url: p.url,

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, errors, type JWK, jwtVerify } from 'jose';
-import type { Db } from '../../../db/client';
 import { dpopUsedProofs } from '../../../db/schema/index';
 import { claimJtiOnce } from '../m2m/replay';
 import { invalidDpopProof, useDpopNonce } from '../oauth-errors';
 import { isValidDpopNonce } from './nonce';
+import type { Source } from '../../context';
 
 /**
  * Proof algorithms we accept (discovery `dpop_signing_alg_values_supported`): asymmetric only, so
@@ -68,7 +68,7 @@ export function accessTokenHash(token: string): string {
  * required, and a `jti` never seen before on any replica (the last check, so a bad proof burns nothing).
  * Failures are invalid_dpop_proof; a missing or stale nonce is use_dpop_nonce.
  */
-export async function verifyDpopProof(db: Db, masterKey: Buffer, r: ProofRequest): Promise<{ jkt: string }> {
+export async function verifyDpopProof(src: Source, masterKey: Buffer, r: ProofRequest): Promise<{ jkt: string }> {
   // several DPoP headers arrive joined with ", "; a compact JWS has neither commas nor spaces
   if (/[,\s]/.test(r.proof)) throw invalidDpopProof('send exactly one DPoP header with one proof');
   let header: { jwk?: JWK };
@@ -108,7 +108,7 @@ export async function verifyDpopProof(db: Db, masterKey: Buffer, r: ProofRequest
     throw invalidDpopProof('the jwk header of the DPoP proof has no thumbprint');
   }
   const usableUntil = new Date((iat + DPOP_PROOF_MAX_AGE_S + DPOP_PROOF_FUTURE_SKEW_S + 1) * 1000);
-  if (!(await claimJtiOnce(db, `${jkt}:${jti}`, usableUntil, dpopUsedProofs)))
+  if (!(await claimJtiOnce(src, `${jkt}:${jti}`, usableUntil, dpopUsedProofs)))
     throw invalidDpopProof('the DPoP proof was already used (jti)');
   return { jkt };
 }

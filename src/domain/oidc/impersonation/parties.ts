@@ -75,7 +75,7 @@ export async function readParty(
 }
 
 async function readAccessToken({ ctx, env, token, field }: Presented): Promise<Party> {
-  const at = await findActiveAccessToken(ctx.db, env.masterKey, env.issuer, token);
+  const at = await findActiveAccessToken(ctx, env.masterKey, env.issuer, token);
   if (!at) throw invalid(field);
   // An access token never lists offline_access; its grant does when the user allowed refreshing.
   const scopes =
@@ -86,7 +86,7 @@ async function readAccessToken({ ctx, env, token, field }: Presented): Promise<P
 async function readIdToken({ ctx, env, token, field }: Presented): Promise<Party> {
   let p: JWTPayload;
   try {
-    ({ payload: p } = await verifyOwnJwt(ctx.db, env.masterKey, token, { issuer: env.issuer, typ: 'JWT' }));
+    ({ payload: p } = await verifyOwnJwt(ctx, env.masterKey, token, { issuer: env.issuer, typ: 'JWT' }));
   } catch {
     throw invalid(field);
   }

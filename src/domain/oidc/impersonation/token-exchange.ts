@@ -74,7 +74,7 @@ export async function exchangeToken(ctx: Ctx, env: OidcEnv, r: ExchangeRequest):
   const audience = chooseAudience(r.audience, availableAudience(r.client, subject, actor));
   const scopes = grantableScopes(r.client, chooseScopes(r.scope, subject, actor, r.client));
   const [settings, user] = await Promise.all([
-    instanceSettings(ctx.db, ctx.instanceId),
+    instanceSettings(ctx, ctx.instanceId),
     claimUser(ctx.db, subject.userId),
   ]);
   if (!user || !maySignIn(user, TOKEN_USE)) throw invalidGrant('the subject user is not active');

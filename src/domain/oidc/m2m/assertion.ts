@@ -1,11 +1,11 @@
 import { MACHINE_SIGN_IN, maySignIn } from '../../session/may-sign-in';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import type { Db } from '../../../db/client';
 import { assertionLifetimeProblem } from '../assertion-lifetime';
 import { CLIENT_JWT_ALGS } from '../client-assertion';
 import { invalidGrant } from '../oauth-errors';
 import { type MachineUser, machineUser } from './machines';
 import { claimJtiOnce } from './replay';
+import type { Source } from '../../context';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const CLOCK_SKEW_S = 5;
@@ -18,7 +18,7 @@ const ALGS = CLIENT_JWT_ALGS;
  * `iat` not older than an hour; `jti` present and never seen before. Every failure is invalid_grant.
  */
 export async function verifyMachineAssertion(
-  db: Db,
+  src: Source,
   assertion: string,
   audiences: string[],
   maxLifetimeS: number,
@@ -34,7 +34,7 @@ export async function verifyMachineAssertion(
   if (!header.alg || !ALGS.includes(header.alg)) throw invalidGrant('assertion: algorithm not allowed');
   if (typeof claims.sub !== 'string' || claims.iss !== claims.sub)
     throw invalidGrant('assertion: iss and sub must both be the user id');
-  const machine = await machineUser(db, claims.sub);
+  const machine = await machineUser(src, claims.sub);
   if (!machine) throw invalidGrant('assertion: unknown service user');
   if (!maySignIn(machine, MACHINE_SIGN_IN)) throw invalidGrant('assertion: the service user is not active');
   const candidates = machine.keys.filter((k) => !header.kid || k.id === header.kid);
@@ -66,7 +66,7 @@ export async function verifyMachineAssertion(
   const lifetime = assertionLifetimeProblem(claims, maxLifetimeS, { requireIat: true }, now / 1000);
   if (lifetime) throw invalidGrant(`assertion: ${lifetime}`);
   if (typeof claims.jti !== 'string' || !claims.jti) throw invalidGrant('assertion: jti is missing');
-  if (!(await claimJtiOnce(db, `${machine.user.id}:${claims.jti}`, new Date((claims.exp as number) * 1000)))) {
+  if (!(await claimJtiOnce(src, `${machine.user.id}:${claims.jti}`, new Date((claims.exp as number) * 1000)))) {
     throw invalidGrant('assertion: jti was already used (replay)');
   }
   return { machine, keyId };

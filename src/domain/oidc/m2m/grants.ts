@@ -25,8 +25,8 @@ async function issue(
   },
 ): Promise<TokenResponse> {
   const [settings, granted] = await Promise.all([
-    instanceSettings(ctx.db, ctx.instanceId),
-    machineScopes(ctx.db, m.user.id, p.rawScope),
+    instanceSettings(ctx, ctx.instanceId),
+    machineScopes(ctx, m.user.id, p.rawScope),
   ]);
   const scopes = granted.scopes;
   // RFC 8707: with `resource` the audience is exactly the requested resource URIs
@@ -68,7 +68,7 @@ export async function clientCredentialsTokens(
   resources?: string[],
   jkt?: string,
 ): Promise<TokenResponse> {
-  const m = await machineUser(ctx.db, userId);
+  const m = await machineUser(ctx, userId);
   if (!m || !maySignIn(m, MACHINE_SIGN_IN)) throw invalidGrant('the service user is not active');
   return issue(ctx, env, m, {
     clientId,
@@ -95,7 +95,7 @@ export async function jwtProfileTokens(
   jkt?: string,
 ): Promise<TokenResponse> {
   const audiences = [env.issuer, `${env.issuer}/`, `${env.issuer}/oauth/v2/token`];
-  const { machine, keyId } = await verifyMachineAssertion(ctx.db, assertion, audiences, env.assertionMaxLifetimeS);
+  const { machine, keyId } = await verifyMachineAssertion(ctx, assertion, audiences, env.assertionMaxLifetimeS);
   return issue(ctx, env, machine, {
     clientId: clientId ?? machine.user.id,
     rawScope,

@@ -3,12 +3,13 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { orgs, userKeys, users } from '../../../db/schema/index';
-import { createCache, invalidateAfterCommit } from '../../cache';
+import { defineCache, invalidateAfterCommit } from '../../cache';
+import type { Source } from '../../context';
 import type { UnitOfWork } from '../../execute';
 import type { ClaimUser } from '../claims';
 import type { OidcClient } from '../clients';
 
-/** What the machine-to-machine grants and token checks need of a machine user, cached per process. */
+/** What the machine-to-machine grants and token checks need of a machine user, cached by each server. */
 export interface MachineUser {
   user: ClaimUser;
   state: string;
@@ -24,31 +25,33 @@ const USERNAME_CACHE = 'm2m.username';
 // Read on every client credentials / JWT profile request and every introspection of a machine token.
 // User commands that change a machine user's state, secret or keys evict it in every replica on
 // commit (invalidateMachineUser); the maximum age bounds staleness should a notification be lost.
-const machines = createCache<MachineUser | undefined>(MACHINE_CACHE, { maxAgeMs: 30_000, max: 50_000 });
-const usernames = createCache<string | undefined>(USERNAME_CACHE, { maxAgeMs: 30_000, max: 50_000 });
+const machineCache = defineCache<MachineUser | undefined>(MACHINE_CACHE, { maxAgeMs: 30_000, max: 50_000 });
+const usernameCache = defineCache<string | undefined>(USERNAME_CACHE, { maxAgeMs: 30_000, max: 50_000 });
 
 /** A machine user by id (undefined for unknown ids, human users and removed users). */
-export async function machineUser(db: Db, userId: string): Promise<MachineUser | undefined> {
-  const found = await machines.get(userId, () => loadMachine(db, userId));
+export async function machineUser(src: Source, userId: string): Promise<MachineUser | undefined> {
+  const machines = src.runtime.get(machineCache);
+  const found = await machines.get(userId, () => loadMachine(src.db, userId));
   // Unknown ids are not remembered: a user created a moment later must work at once.
   if (!found) machines.evict(userId);
   return found;
 }
 
 /** A machine user by its username, the client id of the client credentials grant (case-insensitive). */
-export async function machineUserByUsername(db: Db, username: string): Promise<MachineUser | undefined> {
+export async function machineUserByUsername(src: Source, username: string): Promise<MachineUser | undefined> {
   const key = username.toLowerCase();
-  const id = await usernames.get(key, () => loadIdByUsername(db, key));
+  const usernames = src.runtime.get(usernameCache);
+  const id = await usernames.get(key, () => loadIdByUsername(src.db, key));
   if (!id) {
     usernames.evict(key);
     return undefined;
   }
-  const m = await machineUser(db, id);
+  const m = await machineUser(src, id);
   // A renamed user: the cached name → id entry is stale, look again.
   if (!m || m.user.username.toLowerCase() !== key) {
     usernames.evict(key);
-    const fresh = await loadIdByUsername(db, key);
-    return fresh && fresh !== id ? machineUser(db, fresh) : undefined;
+    const fresh = await loadIdByUsername(src.db, key);
+    return fresh && fresh !== id ? machineUser(src, fresh) : undefined;
   }
   return m;
 }
@@ -65,8 +68,8 @@ export async function invalidateMachineUser(work: UnitOfWork, userId: string): P
  * The machine user as a client of the token, introspection and revocation endpoints: client id =
  * username, secret = its client secret (Basic or post). It may use only the machine grants.
  */
-export async function findMachineClient(db: Db, clientId: string): Promise<OidcClient | undefined> {
-  const m = await machineUserByUsername(db, clientId);
+export async function findMachineClient(src: Source, clientId: string): Promise<OidcClient | undefined> {
+  const m = await machineUserByUsername(src, clientId);
   if (!m) return undefined;
   return {
     applicationId: m.user.id,

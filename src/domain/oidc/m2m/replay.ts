@@ -1,6 +1,8 @@
 import { lt } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { dpopUsedProofs, m2mRevokedTokens, m2mUsedAssertions } from '../../../db/schema/index';
+import { perServer } from '../../../deps';
+import type { Source } from '../../context';
 
 interface Claim {
   id: string;
@@ -12,7 +14,8 @@ interface Claim {
 const MAX_BATCH = 500;
 /** The tables of single-use ids (same shape): JWT-profile assertions and DPoP proofs. */
 export type UsedOnceTable = typeof m2mUsedAssertions | typeof dpopUsedProofs;
-const queues = new Map<UsedOnceTable, Map<Db, Claim[]>>();
+/** Each server's claims waiting for the next write, by table and by the database handle they came with. */
+const queues = perServer(() => new Map<UsedOnceTable, Map<Db, Claim[]>>());
 
 /**
  * Records an assertion's `jti` as used; resolves true the first time, false for a replay (on any
@@ -21,31 +24,31 @@ const queues = new Map<UsedOnceTable, Map<Db, Claim[]>>();
  * batch, not per request; each request is answered once its row is durable.
  */
 export function claimJtiOnce(
-  db: Db,
+  { db, runtime }: Source,
   id: string,
   expiresAt: Date,
   table: UsedOnceTable = m2mUsedAssertions,
 ): Promise<boolean> {
+  const ofServer = runtime.get(queues);
   return new Promise((resolve, reject) => {
-    let perDb = queues.get(table);
+    let perDb = ofServer.get(table);
     if (!perDb) {
       perDb = new Map();
-      queues.set(table, perDb);
+      ofServer.set(table, perDb);
     }
     let q = perDb.get(db);
     if (!q) {
       q = [];
       perDb.set(db, q);
-      setImmediate(() => flush(db, table));
+      setImmediate(() => flush(perDb, db, table));
     }
     q.push({ id, expiresAt, resolve, reject });
   });
 }
 
-async function flush(db: Db, table: UsedOnceTable): Promise<void> {
-  const perDb = queues.get(table);
-  const all = perDb?.get(db) ?? [];
-  perDb?.delete(db);
+async function flush(perDb: Map<Db, Claim[]>, db: Db, table: UsedOnceTable): Promise<void> {
+  const all = perDb.get(db) ?? [];
+  perDb.delete(db);
   for (let i = 0; i < all.length; i += MAX_BATCH) await writeBatch(db, table, all.slice(i, i + MAX_BATCH));
 }
 

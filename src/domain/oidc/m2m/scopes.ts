@@ -1,16 +1,18 @@
-import type { Db } from '../../../db/client';
-import { createCache } from '../../cache';
+import { defineCache } from '../../cache';
+import type { Source } from '../../context';
 import { projectClientIds, projectExists } from '../clients';
 import { isKnownScope, RESERVED, splitScopes } from '../scopes';
 
 // Project audiences change only when applications are added or removed; a few seconds of staleness
 // only delays a new application's appearance in new tokens' audience.
-const projectAudiences = createCache<string[] | undefined>('m2m.project-audience', { maxAgeMs: 5_000 });
+const projectAudiences = defineCache<string[] | undefined>('m2m.project-audience', { maxAgeMs: 5_000 });
 
-function projectAudience(db: Db, projectId: string): Promise<string[] | undefined> {
-  return projectAudiences.get(projectId, async () =>
-    (await projectExists(db, projectId)) ? [projectId, ...(await projectClientIds(db, projectId))] : undefined,
-  );
+function projectAudience({ db, runtime }: Source, projectId: string): Promise<string[] | undefined> {
+  return runtime
+    .get(projectAudiences)
+    .get(projectId, async () =>
+      (await projectExists(db, projectId)) ? [projectId, ...(await projectClientIds(db, projectId))] : undefined,
+    );
 }
 
 /**
@@ -20,7 +22,7 @@ function projectAudience(db: Db, projectId: string): Promise<string[] | undefine
  * `urn:service:iam:org:project:id:{projectId}:aud` (the project id and its applications' client ids).
  */
 export async function machineScopes(
-  db: Db,
+  src: Source,
   userId: string,
   raw: string | undefined,
 ): Promise<{ scopes: string[]; audience: string[] }> {
@@ -30,7 +32,7 @@ export async function machineScopes(
   for (const s of scopes) {
     const m = RESERVED.projectAudience.exec(s);
     if (m) {
-      const aud = await projectAudience(db, m[1]);
+      const aud = await projectAudience(src, m[1]);
       if (!aud) continue;
       for (const a of aud) audience.add(a);
     }

@@ -1,10 +1,9 @@
 import { MACHINE_SIGN_IN, maySignIn } from '../../session/may-sign-in';
 import { secureRandomBytes } from '../../../crypto/random';
 import { gt } from 'drizzle-orm';
-import type { Db } from '../../../db/client';
 import { m2mRevokedTokens } from '../../../db/schema/index';
-import { createCache, invalidateAfterCommit } from '../../cache';
-import type { Ctx } from '../../context';
+import { defineCache, invalidateAfterCommit } from '../../cache';
+import type { Ctx, Source } from '../../context';
 import { execute } from '../../execute';
 import type { OidcEnv } from '../env';
 import { halfHash } from '../issue';
@@ -123,7 +122,7 @@ export function issueMachineIdToken(
 
 /** Claims of a machine token, verified (signature or seal) but not yet checked for activity. */
 async function readMachineToken(
-  db: Db,
+  src: Source,
   env: Pick<OidcEnv, 'issuer' | 'masterKey'>,
   token: string,
 ): Promise<SealedClaims | null | undefined> {
@@ -138,7 +137,7 @@ async function readMachineToken(
   }
   if (typeof jti !== 'string' || !jti.startsWith(JTI_PREFIX)) return undefined;
   try {
-    const { payload } = await verifyOwnJwt(db, env.masterKey, token, { issuer: env.issuer, typ: 'at+jwt' });
+    const { payload } = await verifyOwnJwt(src, env.masterKey, token, { issuer: env.issuer, typ: 'at+jwt' });
     return {
       sub: String(payload.sub),
       cid: String(payload.client_id),
@@ -162,19 +161,19 @@ async function readMachineToken(
  * secret or key gone), else the active token.
  */
 export async function findActiveMachineToken(
-  db: Db,
+  src: Source,
   masterKey: Buffer,
   issuer: string,
   token: string,
 ): Promise<ActiveAccessToken | null | undefined> {
-  const c = await readMachineToken(db, { masterKey, issuer }, token);
+  const c = await readMachineToken(src, { masterKey, issuer }, token);
   if (c === undefined) return undefined;
   if (c === null || c.exp * 1000 <= Date.now()) return null;
-  const m = await machineUser(db, c.sub);
+  const m = await machineUser(src, c.sub);
   if (!m || !maySignIn(m, MACHINE_SIGN_IN)) return null;
   const cred = c.jti.slice(JTI_PREFIX.length, c.jti.indexOf('.', JTI_PREFIX.length));
   if (!credentialValid(m, cred)) return null;
-  if ((await revokedJtis(db)).has(c.jti)) return null;
+  if ((await revokedJtis(src)).has(c.jti)) return null;
   return {
     id: c.jti,
     userId: c.sub,
@@ -201,21 +200,16 @@ function jktOfCnf(cnf: unknown): string | undefined {
 // Revocations are rare and tokens many: each process keeps the whole list of revoked, unexpired
 // machine tokens and reloads it after any revocation (NOTIFY on commit) or after a minute.
 const REVOKED_CACHE = 'm2m.revoked';
-const revokedCache = createCache<WeakMap<Db, Promise<Set<string>>>>(REVOKED_CACHE, { maxAgeMs: 60_000 });
+const revokedCache = defineCache<Set<string>>(REVOKED_CACHE, { maxAgeMs: 60_000 });
 
-async function revokedJtis(db: Db): Promise<Set<string>> {
-  const perDb = await revokedCache.get('all', async () => new WeakMap());
-  let set = perDb.get(db);
-  if (!set) {
-    set = db
+async function revokedJtis({ db, runtime }: Source): Promise<Set<string>> {
+  return runtime.get(revokedCache).get('all', async () => {
+    const rows = await db
       .select({ jti: m2mRevokedTokens.jti })
       .from(m2mRevokedTokens)
-      .where(gt(m2mRevokedTokens.expiresAt, new Date()))
-      .then((rows) => new Set(rows.map((r) => r.jti)));
-    set.catch(() => perDb.delete(db));
-    perDb.set(db, set);
-  }
-  return set;
+      .where(gt(m2mRevokedTokens.expiresAt, new Date()));
+    return new Set(rows.map((r) => r.jti));
+  });
 }
 
 /**
@@ -225,10 +219,10 @@ async function revokedJtis(db: Db): Promise<Set<string>> {
  * Event `oidc_session.access_token.revoked`.
  */
 export async function revokeMachineToken(ctx: Ctx, env: OidcEnv, token: string, clientId: string): Promise<boolean> {
-  const c = await readMachineToken(ctx.db, env, token);
+  const c = await readMachineToken(ctx, env, token);
   if (c === undefined) return false;
   if (c === null || c.exp * 1000 <= Date.now()) return true;
-  const m = await machineUser(ctx.db, c.sub);
+  const m = await machineUser(ctx, c.sub);
   const own = clientId === c.cid || (!!m && m.user.username.toLowerCase() === clientId.toLowerCase());
   if (!own) return true;
   await execute(ctx, async (work) => {
@@ -250,6 +244,6 @@ export async function revokeMachineToken(ctx: Ctx, env: OidcEnv, token: string, 
     await invalidateAfterCommit(work, REVOKED_CACHE, 'all');
   });
   // Committed now: drop a list a concurrent reader may have loaded in between (single process, PGlite).
-  revokedCache.evict('all');
+  ctx.runtime.get(revokedCache).evict('all');
   return true;
 }

@@ -44,7 +44,7 @@ export async function checkSecondFactor<T>(
   if (user.state === 'LOCKED') throw lockedError();
   if (user.type !== 'HUMAN' || !SIGN_IN_STATES.includes(user.state))
     throw invalidArgument('Errors.User.MFA.Invalid', `${field}: the code is wrong`);
-  const { lockoutMaxOtpAttempts: max } = await instanceSettings(ctx.db, ctx.instanceId);
+  const { lockoutMaxOtpAttempts: max } = await instanceSettings(ctx, ctx.instanceId);
   const outcome = await execute(ctx, async (work) => {
     if (!(await attempt(work))) return 'wrong' as const;
     const [still] = await work.tx

@@ -38,6 +38,6 @@ export async function requireFactorRemovable(
   user: UserWithOrg,
   factor: FactorType | 'recovery_codes',
 ): Promise<void> {
-  const refusal = await factorRemovalRefusal(work.tx, user, { type: factor });
+  const refusal = await factorRemovalRefusal({ db: work.tx, runtime: work.ctx.runtime }, user, { type: factor });
   if (refusal) throw refusal;
 }

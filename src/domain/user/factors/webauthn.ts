@@ -265,7 +265,7 @@ export async function removePasskey(ctx: Ctx, userId: string, passkeyId: string)
       .where(and(eq(userFactors.id, passkeyId), eq(userFactors.userId, user.id), eq(userFactors.type, 'webauthn')));
     if (!factor) throw notFound('Errors.User.Passkey.NotExisting', 'the user has no such passkey');
     if (factor.state === 'ready') {
-      const refusal = await factorRemovalRefusal(work.tx, user, { id: factor.id });
+      const refusal = await factorRemovalRefusal({ db: work.tx, runtime: work.ctx.runtime }, user, { id: factor.id });
       if (refusal) throw refusal;
     }
     await work.tx.delete(userFactors).where(eq(userFactors.id, factor.id));
