@@ -31,16 +31,16 @@ export function ConsoleApp({ base }: { base: string }) {
   const { can } = usePermissions();
   const scope = useOrgScopeState();
   const sections: (Section & { page: Page; hidden?: boolean })[] = [
-    { path: '', label: t.overview, page: Overview },
-    { path: 'organizations', label: t.organizations, page: Organizations },
-    { path: 'users', label: t.users, page: Users },
-    { path: 'projects', label: t.projects, page: Projects },
-    { path: 'authorizations', label: t.authorizations, page: Authorizations },
-    { path: 'administrators', label: t.administrators, page: Administrators },
-    { path: 'identity-providers', label: t.identityProviders, page: IdentityProviders },
-    { path: 'events', label: t.events, page: Events },
-    { path: 'instance', label: t.instance, page: Instance, hidden: !can('iam.read') },
-    { path: 'import', label: t.import, page: Import, hidden: !can('iam.write') },
+    { path: '', label: t.overview, icon: 'overview', page: Overview },
+    { path: 'organizations', label: t.organizations, icon: 'organizations', page: Organizations },
+    { path: 'users', label: t.users, icon: 'users', page: Users },
+    { path: 'projects', label: t.projects, icon: 'projects', page: Projects },
+    { path: 'authorizations', label: t.authorizations, icon: 'authorizations', page: Authorizations },
+    { path: 'administrators', label: t.administrators, icon: 'administrators', page: Administrators },
+    { path: 'identity-providers', label: t.identityProviders, icon: 'link', page: IdentityProviders },
+    { path: 'events', label: t.events, icon: 'events', page: Events },
+    { path: 'instance', label: t.instance, icon: 'instance', page: Instance, hidden: !can('iam.read') },
+    { path: 'import', label: t.import, icon: 'import', page: Import, hidden: !can('iam.write') },
   ];
   const Page = sections.find((s) => s.path === section)?.page;
   return (

@@ -1,10 +1,12 @@
 /** @jsxImportSource react */
 import type { MouseEvent, ReactNode } from 'react';
+import { BrandMark, Icon, type IconName } from './components/icons';
 import { useUser, useWords } from './context';
 
 export interface Section {
   path: string;
   label: string;
+  icon: IconName;
 }
 
 /** Header, the sections' navigation and the page; a skip link first for keyboard users. */
@@ -30,7 +32,10 @@ export function Layout(props: {
       </a>
       <header className="top">
         <span className="brand">
-          {t.product} · {props.title}
+          <BrandMark />
+          <span>
+            {t.product} <span className="brand-app">{props.title}</span>
+          </span>
         </span>
         <span className="who">
           {t.signedInAs} <strong>{user.name}</strong>
@@ -38,6 +43,7 @@ export function Layout(props: {
         {/* the other app of the same bundle: one's own account from the console, and back */}
         {props.base === '/ui/console' ? <a href="/ui/account/">{t.account}</a> : <a href="/ui/console/">{t.console}</a>}
         <button type="button" onClick={user.signOut}>
+          <Icon name="signOut" />
           {t.signOut}
         </button>
       </header>
@@ -51,6 +57,7 @@ export function Layout(props: {
                   aria-current={s.path === props.current ? 'page' : undefined}
                   onClick={follow(s.path)}
                 >
+                  <Icon name={s.icon} />
                   {s.label}
                 </a>
               </li>

@@ -18,11 +18,11 @@ export function AccountApp({ base }: { base: string }) {
   const [path, go] = usePath(base);
   const section = path.split('/')[0];
   const sections: (Section & { page: () => ReactElement })[] = [
-    { path: '', label: t.profile, page: Profile },
-    { path: 'security', label: t.security, page: Security },
-    { path: 'linked-accounts', label: t.linkedAccounts, page: LinkedAccounts },
-    { path: 'sessions', label: t.sessions, page: Sessions },
-    { path: 'applications', label: t.authorizedApps, page: AuthorizedApplications },
+    { path: '', label: t.profile, icon: 'profile', page: Profile },
+    { path: 'security', label: t.security, icon: 'security', page: Security },
+    { path: 'linked-accounts', label: t.linkedAccounts, icon: 'link', page: LinkedAccounts },
+    { path: 'sessions', label: t.sessions, icon: 'sessions', page: Sessions },
+    { path: 'applications', label: t.authorizedApps, icon: 'applications', page: AuthorizedApplications },
   ];
   const Page = sections.find((s) => s.path === section)?.page;
   return (

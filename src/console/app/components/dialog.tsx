@@ -1,6 +1,7 @@
 /** @jsxImportSource react */
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { useWords } from '../context';
+import { Icon } from './icons';
 
 /**
  * A modal dialog: a <dialog> opened with showModal, so the browser keeps focus and the screen reader
@@ -47,18 +48,13 @@ export function Dialog(props: { id: string; title: string; onClose: () => void; 
  * A page's create action: a button that opens the form in a dialog. The form gets `close` for its
  * cancel button and for when it is done.
  */
-export function CreateInDialog(props: {
-  id: string;
-  label: string;
-  children: (close: () => void) => ReactNode;
-  icon?: ReactNode;
-}) {
+export function CreateInDialog(props: { id: string; label: string; children: (close: () => void) => ReactNode }) {
   const [open, setOpen] = useState(false);
   const close = () => setOpen(false);
   return (
     <>
       <button type="button" className="primary" onClick={() => setOpen(true)}>
-        {props.icon}
+        <Icon name="plus" />
         {props.label}
       </button>
       {open && (

@@ -8,6 +8,7 @@ import { InstanceService } from '../../../../gen/portcullis/instance/v2/instance
 import { OrganizationService } from '../../../../gen/portcullis/org/v2/org_service_pb';
 import { ProjectService } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { UserService } from '../../../../gen/portcullis/user/v2/user_service_pb';
+import { Icon, type IconName } from '../components/icons';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
 import { eventLabel } from '../event-labels';
@@ -48,27 +49,27 @@ export function Overview({ go }: { go: (to: string) => void }) {
       </p>
       <ul className="cards">
         {!orgId && perms.canSomewhere('org.read') && (
-          <Card label={t.organizations} href="organizations" follow={follow}>
+          <Card label={t.organizations} icon="organizations" href="organizations" follow={follow}>
             <OrgCount />
           </Card>
         )}
         {perms.canSomewhere('user.read') && (
-          <Card label={t.users} href="users" follow={follow}>
+          <Card label={t.users} icon="users" href="users" follow={follow}>
             <UserCount orgId={orgId} />
           </Card>
         )}
         {perms.canSomewhere('project.read') && (
-          <Card label={t.projects} href="projects" follow={follow}>
+          <Card label={t.projects} icon="projects" href="projects" follow={follow}>
             <ProjectCount orgId={orgId} />
           </Card>
         )}
         {perms.canSomewhere('project.app.read') && (
-          <Card label={t.applications} href="projects" follow={follow}>
+          <Card label={t.applications} icon="applications" href="projects" follow={follow}>
             <AppCount orgId={orgId} />
           </Card>
         )}
         {eventsReadable && (
-          <Card label={t.sessionsToday} href="events" follow={follow}>
+          <Card label={t.sessionsToday} icon="sessions" href="events" follow={follow}>
             <SessionsToday orgId={orgId} />
           </Card>
         )}
@@ -81,6 +82,7 @@ export function Overview({ go }: { go: (to: string) => void }) {
 
 function Card(props: {
   label: string;
+  icon: IconName;
   href: string;
   follow: (to: string) => (e: MouseEvent) => void;
   children: ReactNode;
@@ -88,6 +90,9 @@ function Card(props: {
   return (
     <li>
       <a href={`/ui/console/${props.href}`} onClick={props.follow(props.href)}>
+        <span className="card-icon">
+          <Icon name={props.icon} />
+        </span>
         <span className="count">{props.children}</span>
         <span className="card-label">{props.label}</span>
       </a>

@@ -6,6 +6,7 @@ import { ApplicationService } from '../../../../gen/portcullis/application/v2/ap
 import type { Project } from '../../../../gen/portcullis/project/v2/project_service_pb';
 import { Confirm } from '../components/confirm';
 import { Dialog } from '../components/dialog';
+import { Icon } from '../components/icons';
 import { DataTable } from '../components/data-table';
 import { Failure, Loading } from '../components/status';
 import { useWords } from '../context';
@@ -40,6 +41,7 @@ export function ProjectApplications({ project, go }: { project: Project; go: (to
         <h2 id="apps-title">{t.applications}</h2>
         {mayWrite && (
           <button type="button" className="primary" onClick={() => setWizard(true)}>
+            <Icon name="plus" />
             {t.newApplication}
           </button>
         )}
