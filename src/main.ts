@@ -15,7 +15,8 @@ import { settleDatabaseFolder } from './crypto/keys/database-folder';
 import { createLogger } from './log';
 import type { RunningServer } from './server';
 import { startBackgroundJobs, type BackgroundJobs } from './jobs';
-import { backgroundJobs, commitObservers, uniqueConstraintErrors } from './wiring';
+import { backgroundJobs, bearerResolvers, commitObservers, uniqueConstraintErrors } from './wiring';
+import { installBearerResolvers } from './authz/authenticate';
 
 export interface Portcullis {
   config: Config;
@@ -40,8 +41,9 @@ export interface StartOptions {
 }
 
 /**
- * Composition root: config → database → migrations → bootstrap → server. The jobs, commit observers
- * and unique-constraint errors come from the lists in src/wiring.ts and are installed here.
+ * Composition root: config → database → migrations → bootstrap → server. The jobs, commit observers,
+ * unique-constraint errors and bearer token resolvers come from the lists in src/wiring.ts and are
+ * installed here; what the server keeps in memory is its runtime, made here and passed down.
  */
 export async function start(config: Config = loadConfig(), opts: StartOptions = {}): Promise<Portcullis> {
   // Before any command runs (bootstrap executes commands too).
@@ -97,6 +99,7 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     }
     await listenForInvalidations(runtime, database, reads ? watchWrites(runtime, reads) : undefined);
     const deps: Deps = { config, database, reads, instanceId: boot.instanceId, log, runtime };
+    installBearerResolvers(runtime, bearerResolvers.map((resolverFor) => resolverFor(deps)));
     let jobs: BackgroundJobs | undefined;
     if (opts.prepare !== false) jobs = await startBackgroundJobs(deps, backgroundJobs);
     // Imported here, not with this module: `portcullis migrate` and the tests of the domain that

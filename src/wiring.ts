@@ -17,17 +17,21 @@ import { userCountCompactionJob } from './domain/user/counts';
 import { userUniqueConstraints } from './domain/user/add-users';
 import { idpUniqueConstraints } from './domain/idp/links';
 import type { Job } from './jobs';
+import type { BearerResolver } from './authz/authenticate';
+import type { Deps } from './deps';
+import { oidcBearer } from './oidc/bearer';
 import { notificationDeliveryJob } from './domain/notification/outbox';
 import { m2mCleanupJob } from './oidc/grants/jwt-bearer';
 import { keyRotationJob, oidcCleanupJob } from './oidc/jobs';
 
 /**
  * What the process runs besides answering requests, written down in one place. Areas export their
- * jobs, commit observers and unique-constraint tables as values; start() in src/main.ts passes these
- * lists on. None of these registers itself when imported, so a job stops only if it is taken off
- * this list, never because an unrelated import went away (test/foundation/wiring.test.ts checks the
- * lists). Caches still join the invalidation registry as they are created (src/domain/cache.ts):
- * a cache that is never imported holds nothing to invalidate.
+ * jobs, commit observers, unique-constraint tables and bearer token resolvers as values; start() in
+ * src/main.ts passes these lists on. None of these registers itself when imported, so a job stops
+ * only if it is taken off this list, never because an unrelated import went away
+ * (test/foundation/wiring.test.ts checks the lists). Caches join their server's invalidations when
+ * that server first uses them (src/domain/cache.ts): a cache a server never used holds nothing to
+ * invalidate.
  */
 
 /** Periodic jobs, run by the process that prepares the database (the only process, or one cluster worker). */
@@ -46,6 +50,12 @@ export const commitObservers: readonly CommitObserver[] = [
   registryInvalidationObserver,
   writerMarksObserver,
 ];
+
+/**
+ * Who else, besides personal access tokens, vouches for an `Authorization` header of the API and v1: each
+ * made for one server (its issuer and master key) and asked in this order.
+ */
+export const bearerResolvers: readonly ((deps: Deps) => BearerResolver)[] = [oidcBearer];
 
 /** Unique index of a projection → the domain error a command that violates it gets. */
 export const uniqueConstraintErrors: UniqueConstraintErrors = {

@@ -1,5 +1,4 @@
 import { maySignIn, TOKEN_USE } from '../domain/session/may-sign-in';
-import type { Db } from '../db/client';
 import { sha256Hex } from '../crypto/random';
 import { defineCache, invalidateAfterCommit } from '../domain/cache';
 import type { Source } from '../domain/context';
@@ -9,6 +8,7 @@ import { membershipsOf } from '../domain/administrator/memberships';
 import { findUserStanding } from '../domain/user/access';
 import { findPersonalAccessToken } from '../domain/user/personal-access-tokens';
 import { Principal } from './principal';
+import { perServer, type Runtime } from '../deps';
 
 /** The request an access token came with, for the DPoP check (RFC 9449 §7): scheme, proof, htm, htu. */
 export interface TokenRequest {
@@ -21,20 +21,21 @@ export interface TokenRequest {
 }
 
 /**
- * Resolves a bearer token that is not a PAT (an access token issued by the OIDC layer). The OIDC
- * module registers one at start-up; returns undefined when the token is not one of its own, and
- * throws unauthenticated when it is one but its presentation is wrong (a DPoP-bound token without a
- * valid proof of its key).
+ * Resolves a bearer token that is not a PAT (an access token issued by the OIDC layer, see
+ * src/wiring.ts): returns undefined when the token is not one of its own, and throws unauthenticated
+ * when it is one but its presentation is wrong (a DPoP-bound token without a valid proof of its key).
  */
 export type BearerResolver = (
-  db: Db,
+  src: Source,
   token: string,
   request: TokenRequest,
 ) => Promise<{ userId: string; clientId?: string; scopes?: string[] } | undefined>;
-const resolvers: BearerResolver[] = [];
 
-export function registerBearerResolver(resolver: BearerResolver): void {
-  resolvers.push(resolver);
+/** The resolvers a server asks, in order; start() installs them (src/main.ts). */
+const resolversOf = perServer((): { list: readonly BearerResolver[] } => ({ list: [] }));
+
+export function installBearerResolvers(runtime: Runtime, resolvers: readonly BearerResolver[]): void {
+  runtime.get(resolversOf).list = [...resolvers];
 }
 
 /**
@@ -60,8 +61,8 @@ export async function authenticateBearer(
     if (!row) pats.evict(hash);
     else if (!row.expiresAt || row.expiresAt.getTime() > Date.now()) identity = { userId: row.userId, kind: 'pat' };
   } else {
-    for (const resolve of resolvers) {
-      const found = await resolve(src.db, token, { ...request, scheme });
+    for (const resolve of src.runtime.get(resolversOf).list) {
+      const found = await resolve(src, token, { ...request, scheme });
       if (found) {
         identity = { ...found, kind: 'access_token' };
         break;

@@ -1,6 +1,6 @@
-import { registerBearerResolver } from '../authz/authenticate';
+import type { BearerResolver } from '../authz/authenticate';
 import { loadMasterKey } from '../crypto/keys/master-key';
-import { type Deps, sourceOf } from '../deps';
+import type { Deps } from '../deps';
 import { checkSenderConstraint } from '../domain/oidc/dpop/presentation';
 import { DomainError, unauthenticated } from '../domain/errors';
 import { isMachineToken } from '../domain/oidc/m2m/tokens';
@@ -11,25 +11,15 @@ import { findClient } from '../domain/oidc/clients';
 import type { Source } from '../domain/context';
 import { type ActiveAccessToken, findActiveAccessToken } from '../domain/oidc/token-lookup';
 
-const depsByDb = new WeakMap<object, Deps>();
-
 /**
- * Lets the v2 API accept our access tokens (JWT and opaque) as bearer tokens, and DPoP-bound ones only
- * with the DPoP scheme and a proof for the call (RFC 9449 §7). The resolver is
- * registered once per process; each server's database handle finds its own issuer and master key.
+ * Lets the v2 API accept the server's access tokens (JWT and opaque) as bearer tokens, and DPoP-bound ones
+ * only with the DPoP scheme and a proof for the call (RFC 9449 §7). start() installs it for each server
+ * (src/wiring.ts lists it), with that server's issuer and master key.
  */
-export function registerOidcBearer(deps: Deps): void {
-  if (depsByDb.has(deps.database.db)) return;
-  const first = !registeredOnce;
-  registeredOnce = true;
-  depsByDb.set(deps.database.db, deps);
-  if (!first) return;
-  registerBearerResolver(async (db, token, request) => {
-    const d = depsByDb.get(db);
-    if (!d) return undefined;
-    const src = sourceOf(d);
-    const masterKey = loadMasterKey(d.config);
-    const at = await findActiveAccessToken(src, masterKey, d.config.externalUrl, token);
+export function oidcBearer(deps: Deps): BearerResolver {
+  return async (src, token, request) => {
+    const masterKey = loadMasterKey(deps.config);
+    const at = await findActiveAccessToken(src, masterKey, deps.config.externalUrl, token);
     if (!at || !(await acceptedByApi(src, at))) return undefined;
     try {
       await checkSenderConstraint(src, masterKey, at.jkt, { ...request, token });
@@ -40,9 +30,8 @@ export function registerOidcBearer(deps: Deps): void {
       throw unauthenticated(err.message);
     }
     return { userId: at.userId, clientId: at.clientId, scopes: at.scopes };
-  });
+  };
 }
-let registeredOnce = false;
 
 /**
  * The API takes a machine user's own token (client credentials, JWT profile), or a user's access

@@ -1,7 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { Deps } from '../deps';
 import { authorizeEndpoint, callbackEndpoint } from './authorize';
-import { registerOidcBearer } from './bearer';
 import { deviceAuthorizationEndpoint } from './device-authorization';
 import { discoveryEndpoint } from './discovery';
 import { endSessionEndpoint } from './end-session';
@@ -23,7 +22,6 @@ type Handler = (c: Context, deps: Deps) => Promise<Response> | Response;
  * their own error pages; back-channel endpoints answer OAuth JSON errors through one renderer.
  */
 export function oidcRoutes(deps: Deps, limiter: RateLimiter) {
-  registerOidcBearer(deps);
   const app = new Hono();
   const limits = oidcRateLimits(deps, limiter);
   const json = (h: Handler) => async (c: Context) => {

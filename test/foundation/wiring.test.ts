@@ -5,7 +5,8 @@ import { DomainError } from '../../src/domain/errors';
 import { constraintError, execute } from '../../src/domain/execute';
 import { tokenCacheObserver } from '../../src/domain/oidc/token-cache';
 import { addOrg } from '../../src/domain/org/commands';
-import { commitObservers, uniqueConstraintErrors } from '../../src/wiring';
+import { bearerResolvers, commitObservers, uniqueConstraintErrors } from '../../src/wiring';
+import { oidcBearer } from '../../src/oidc/bearer';
 import { registryInvalidationObserver } from '../../src/domain/events/invalidation';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { systemCtx } from '../helpers/context';
@@ -84,6 +85,10 @@ describe('wiring', () => {
 
   it('evicts at every commit the caches the event registry declares', () => {
     expect(commitObservers).toContain(registryInvalidationObserver);
+  });
+
+  it("lets the API accept the OIDC layer's access tokens", () => {
+    expect(bearerResolvers).toContain(oidcBearer);
   });
 
   it('maps every unique index a caller can run into to a domain error, and names only real indexes', async () => {
