@@ -5,7 +5,9 @@ import { OrganizationService } from '../../gen/portcullis/org/v2/org_service_pb'
 import { ProjectService } from '../../gen/portcullis/project/v2/project_service_pb';
 import { UserService } from '../../gen/portcullis/user/v2/user_service_pb';
 import { openConsole, signInAt, startConsole } from '../helpers/console';
+import { addOrg } from '../helpers/orgs';
 import type { TestServer } from '../helpers/server';
+import { addUser } from '../helpers/users';
 
 /** The overview: the first page after signing in, for an organization's owner as for the instance's. */
 describe('console: overview', () => {
@@ -27,7 +29,7 @@ describe('console: overview', () => {
   const count = async (page: import('playwright-core').Page, label: string) =>
     (await page.locator('.cards a').filter({ hasText: label }).locator('.count').textContent())?.trim();
 
-  it("an organization's owner signs in for the first time and sees that organization's overview, no error", async () => {
+  it("an organization's owner signs in for the first time and sees their organization's overview", async () => {
     // all through the API, as an instance administrator would set it up
     const { organizationId } = await server.client(OrganizationService).createOrganization({ name: 'Bakery' });
     const users = server.client(UserService);
@@ -90,6 +92,52 @@ describe('console: overview', () => {
     expect(await page.getByText('Something went wrong').count()).toBe(0);
     expect(problems, problems.join('\n')).toEqual([]);
     await ctx.close();
+  });
+
+  it('the organization switcher limits the overview and the lists to the organization chosen', async () => {
+    const alpha = await addOrg(server, 'Switch Alpha');
+    const beta = await addOrg(server, 'Switch Beta');
+    await addUser(server, { orgId: alpha.id, username: 'alpha-member' });
+    await addUser(server, { orgId: beta.id, username: 'beta-member' });
+    const page = await openConsole(browser, server, 'users', { loginName: 'admin', password: server.adminPassword });
+    const switcher = page.getByRole('banner').getByLabel('Organization');
+    expect(await switcher.locator('option').first().textContent()).toBe('All organizations');
+    await page.getByRole('cell', { name: /^alpha-member@/ }).waitFor();
+    await page.getByRole('cell', { name: /^beta-member@/ }).waitFor();
+
+    await switcher.selectOption({ label: 'Switch Alpha' });
+    await page.getByRole('cell', { name: /^beta-member@/ }).waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: /^alpha-member@/ }).waitFor();
+    // one organization's list needs no organization column
+    expect(await page.getByRole('columnheader', { name: 'Organization' }).count()).toBe(0);
+    await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
+    await page.getByText('The organization Switch Alpha.').waitFor();
+    await settled(page);
+    expect(await count(page, 'Users')).toBe('1');
+    // the choice lasts through a reload of the tab
+    await page.reload();
+    await page.getByText('The organization Switch Alpha.').waitFor();
+    await page.context().close();
+
+    // an owner of two organizations chooses between them; the instance is not among the choices
+    const owner = await addUser(server, { orgId: alpha.id });
+    for (const org of [alpha, beta])
+      await server.client(AdministratorService).createAdministrator({
+        userId: owner.id,
+        resource: { resource: { case: 'organizationId', value: org.id } },
+        roles: ['ORG_OWNER'],
+      });
+    const theirs = await openConsole(browser, server, 'users', {
+      loginName: `${owner.username}@${alpha.primaryDomain}`,
+      password: owner.password,
+    });
+    const choices = theirs.getByRole('banner').getByLabel('Organization').locator('option');
+    await choices.nth(1).waitFor({ state: 'attached' });
+    expect((await choices.allTextContents()).sort()).toEqual(['Switch Alpha', 'Switch Beta']);
+    await theirs.getByRole('banner').getByLabel('Organization').selectOption({ label: 'Switch Beta' });
+    await theirs.getByRole('cell', { name: /^beta-member@/ }).waitFor();
+    expect(await theirs.getByRole('cell', { name: /^alpha-member@/ }).count()).toBe(0);
+    await theirs.context().close();
   });
 
   it('the instance administrator sees the instance: organizations, its facts, and the latest events', async () => {

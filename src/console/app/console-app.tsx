@@ -46,7 +46,8 @@ export function ConsoleApp({ base }: { base: string }) {
   return (
     <OrgScopeContext.Provider value={scope}>
       <Layout title={t.console} base={base} sections={sections.filter((s) => !s.hidden)} current={section} go={go}>
-        {Page ? <Page rest={rest.join('/')} go={go} /> : <p>{t.notFound}</p>}
+        {/* another organization chosen in the top bar: the page starts over (filters, page) for it */}
+        {Page ? <Page key={scope.orgId ?? ''} rest={rest.join('/')} go={go} /> : <p>{t.notFound}</p>}
       </Layout>
     </OrgScopeContext.Provider>
   );

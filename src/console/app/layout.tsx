@@ -1,6 +1,7 @@
 /** @jsxImportSource react */
 import type { MouseEvent, ReactNode } from 'react';
 import { BrandMark, Icon, type IconName } from './components/icons';
+import { OrgSwitcher } from './components/org-switcher';
 import { useUser, useWords } from './context';
 
 export interface Section {
@@ -37,6 +38,7 @@ export function Layout(props: {
             {t.product} <span className="brand-app">{props.title}</span>
           </span>
         </span>
+        <OrgSwitcher />
         <span className="who">
           {t.signedInAs} <strong>{user.name}</strong>
         </span>

@@ -12,6 +12,11 @@ export interface OrgScope {
   choices: { id: string; name: string }[];
   /** "all organizations" is a choice: the person's roles are on the instance */
   all: boolean;
+  /**
+   * The organization lists filter by: the chosen one where there is a choice to make (for someone whose
+   * only organization it is, their lists hold nothing else anyway, including projects granted to it).
+   */
+  listOrgId?: string;
   choose: (orgId: string | undefined) => void;
 }
 
@@ -45,6 +50,7 @@ export function useOrgScopeState(): OrgScope {
     orgName: choices.find((o) => o.id === orgId)?.name,
     choices,
     all: instanceWide,
+    listOrgId: instanceWide || orgIds.length > 1 ? orgId : undefined,
     choose(id) {
       if (id) sessionStorage.setItem(KEY, id);
       else sessionStorage.removeItem(KEY);

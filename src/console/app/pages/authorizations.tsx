@@ -20,6 +20,7 @@ import { UserPicker, useUserNames } from '../components/user-picker';
 import { useWords } from '../context';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
+import { useOrgScope } from '../scope';
 
 const ALL = { pagination: { limit: 1000 } };
 
@@ -36,6 +37,7 @@ export function Authorizations() {
   const t = useWords();
   const { can, ready } = usePermissions();
   const list = useListState();
+  const scope = useOrgScope();
   const [filter, setFilter] = useState({ userId: '', projectId: '', orgId: '' });
   const [state, setState] = useState(AuthorizationState.UNSPECIFIED);
   const [editing, setEditing] = useState<Authorization>();
@@ -44,7 +46,8 @@ export function Authorizations() {
     pagination: list.pagination,
     userId: filter.userId,
     projectId: filter.projectId,
-    organizationId: filter.orgId,
+    // the organization chosen in the top bar, unless another is picked here
+    organizationId: filter.orgId || scope.listOrgId || '',
     state,
   });
   const projects = useQuery(ProjectService.method.listProjects, ALL).data?.projects ?? [];

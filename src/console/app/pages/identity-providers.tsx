@@ -14,6 +14,7 @@ import { Failure } from '../components/status';
 import { useWords } from '../context';
 import { useChange } from '../mutations';
 import { usePermissions } from '../permissions';
+import { useOrgScope } from '../scope';
 import { IdpForm } from './idp-form';
 import { KINDS } from './idp-kinds';
 
@@ -42,7 +43,8 @@ export function IdentityProviders() {
   );
   // '' is the instance: shown to those who may read it, else the first organization
   const [owner, setOwner] = useState<string>();
-  const ownerId = owner ?? (can('iam.read') ? '' : (orgs[0]?.id ?? ''));
+  const scope = useOrgScope();
+  const ownerId = owner ?? scope.listOrgId ?? (can('iam.read') ? '' : (orgs[0]?.id ?? ''));
   const idps = useQuery(IdentityProviderService.method.listIdentityProviders, {
     pagination: list.pagination,
     organizationId: ownerId,

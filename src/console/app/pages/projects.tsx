@@ -38,11 +38,25 @@ function ProjectList({ go }: { go: (to: string) => void }) {
   const list = useListState();
   const { search } = list;
   const [doomed, setDoomed] = useState<Project>();
+  const scope = useOrgScope();
   const projects = useQuery(ProjectService.method.listProjects, {
     pagination: list.pagination,
-    filters: search
-      ? [{ filter: { case: 'name', value: { name: search, method: TextFilterMethod.CONTAINS_IGNORE_CASE } } }]
-      : [],
+    filters: [
+      ...(search
+        ? [
+            {
+              filter: {
+                case: 'name' as const,
+                value: { name: search, method: TextFilterMethod.CONTAINS_IGNORE_CASE },
+              },
+            },
+          ]
+        : []),
+      // the chosen organization's projects (and their grants to others)
+      ...(scope.listOrgId
+        ? [{ filter: { case: 'projectOrganizationId' as const, value: { organizationId: scope.listOrgId } } }]
+        : []),
+    ],
   });
   const orgNames = useOrgNames();
   const remove = useChange(ProjectService.method.deleteProject, () => setDoomed(undefined));

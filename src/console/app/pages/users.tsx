@@ -59,6 +59,7 @@ function UserList({ go }: { go: (to: string) => void }) {
   const { search } = list;
   const [state, setState] = useState<UserState>(UserState.UNSPECIFIED);
   const [pending, setPending] = useState<Pending>();
+  const scope = useOrgScope();
   const text = { value: search, method: TextFilterMethod.CONTAINS_IGNORE_CASE };
   const filters: FilterInit[] = [
     ...(search
@@ -78,8 +79,10 @@ function UserList({ go }: { go: (to: string) => void }) {
         ]
       : []),
     ...(state ? [{ filter: { case: 'stateFilter' as const, value: { state } } }] : []),
+    ...(scope.listOrgId
+      ? [{ filter: { case: 'organizationIdFilter' as const, value: { organizationId: scope.listOrgId } } }]
+      : []),
   ];
-  const scope = useOrgScope();
   const orgNames = useOrgNames();
   const users = useQuery(UserService.method.listUsers, { pagination: list.pagination, filters });
   const done = () => setPending(undefined);
@@ -222,12 +225,13 @@ interface CreateProps {
 function CreateHumanUser({ onCancel, onCreated }: CreateProps) {
   const t = useWords();
   const allowed = useOrganizationsWhere('user.write');
+  const scope = useOrgScope();
   const [form, setForm] = useState({ orgId: '', givenName: '', familyName: '', email: '', username: '', password: '' });
   // unchecked unless the person says otherwise: a verified address is a login name too
   const [emailVerified, setEmailVerified] = useState(false);
   const create = useChange(UserService.method.createUser);
   if (allowed.length === 0) return null;
-  const orgId = form.orgId || allowed[0].id;
+  const orgId = form.orgId || (allowed.find((o) => o.id === scope.orgId) ?? allowed[0]).id;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate(
@@ -301,10 +305,11 @@ function CreateHumanUser({ onCancel, onCreated }: CreateProps) {
 function CreateMachineUser({ onCancel, onCreated }: CreateProps) {
   const t = useWords();
   const allowed = useOrganizationsWhere('user.write');
+  const scope = useOrgScope();
   const [form, setForm] = useState({ orgId: '', username: '', name: '', description: '' });
   const create = useChange(UserService.method.createUser);
   if (allowed.length === 0) return null;
-  const orgId = form.orgId || allowed[0].id;
+  const orgId = form.orgId || (allowed.find((o) => o.id === scope.orgId) ?? allowed[0]).id;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate(
