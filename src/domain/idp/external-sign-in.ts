@@ -169,15 +169,18 @@ export async function linkUser(ctx: Ctx, s: ExternalSignIn, user: LoginUser, why
 }
 
 /**
- * Uses the intent up as the first factor of the browser's session of `user`: the session records
- * the check (`amr` fed), the intent can never sign in again.
+ * Uses the intent up as the first factor of the browser's session of `user`, in the sign-in's unit
+ * of work: the session records the check (`amr` fed), the intent can never sign in again.
  */
-export async function useForSession(ctx: Ctx, s: ExternalSignIn, sessionId: string, user: LoginUser): Promise<void> {
-  await execute(ctx, async (work) => {
-    await requireProviderCovers(work.tx, s.provider.row, user.id);
-    await consume(work, s, user);
-    await recordFactorCheck(work, sessionId, user, 'idpIntent', { idpId: s.provider.row.id });
-  });
+export async function useForSessionIn(
+  work: UnitOfWork,
+  s: ExternalSignIn,
+  sessionId: string,
+  user: LoginUser,
+): Promise<void> {
+  await requireProviderCovers(work.tx, s.provider.row, user.id);
+  await consume(work, s, user);
+  await recordFactorCheck(work, sessionId, user, 'idpIntent', { idpId: s.provider.row.id });
 }
 
 /**

@@ -85,6 +85,11 @@ export function setAuthRequestLoginName(ctx: Ctx, id: string, loginName: string)
   return update(ctx, id, 'auth_request.login_name.set', { loginName });
 }
 
+/** setAuthRequestLoginName in the caller's unit of work (a sign-in that commits as one). */
+export function setAuthRequestLoginNameIn(work: UnitOfWork, id: string, loginName: string): Promise<AuthRequest> {
+  return updateIn(work, id, 'auth_request.login_name.set', { loginName });
+}
+
 /**
  * Links the session that authenticated the user; the callback then answers the client. Only the
  * finish of a sign-in calls it (src/domain/sign-in/finish.ts), after checking the session in the same

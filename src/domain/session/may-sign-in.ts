@@ -19,6 +19,8 @@ export interface SignInRule {
 
 /** The password step of the hosted login and of the session API. */
 export const PASSWORD_SIGN_IN: SignInRule = { human: true, org: false };
+/** A sign-in at an upstream identity provider: the linked user, checked as the password's user is. */
+export const UPSTREAM_SIGN_IN: SignInRule = { human: true, org: false };
 /** Every later use of a sign-in: the auth request's answer, code exchange, refresh, token exchange, tokens, the API. */
 export const TOKEN_USE: SignInRule = { org: true };
 /**

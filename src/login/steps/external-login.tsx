@@ -4,23 +4,16 @@ import {
   createLinkedUser,
   type ExternalSignIn,
   externalSignIn,
-  linkCandidate,
   linkExistingAccount,
   linkNeedsCredential,
   offeredProvider,
-  profileFromUpstream,
-  requireReach,
-  updateFromUpstream,
-  useForSession,
 } from '../../domain/idp/external-sign-in';
+import { decideUpstream, signInWithUpstream } from '../../domain/sign-in/upstream';
 import { startIntent } from '../../domain/idp/intents/start';
 import { providerForSignIn } from '../../domain/idp/intents/provider-for-sign-in';
-import { setAuthRequestLoginName } from '../../domain/oidc/auth-requests';
-import { createSession, rebindUserAgent } from '../../domain/session/sessions';
-import { defaultOrgId, findUserById, type LoginUser, loginNameOf } from '../../domain/session/users';
+import { defaultOrgId, type LoginUser, loginNameOf } from '../../domain/session/users';
 import { oidcCtx } from '../../oidc/env';
-import { rotateUserAgent, userAgentHash } from '../cookies';
-import { browserSessions } from '../flow';
+import { newUserAgent, setUserAgent, userAgentHash } from '../cookies';
 import { autoPost } from '../idp/auto-post';
 import { bindingSecret, sentBindingSecret } from '../idp/binding';
 import { rememberPendingLink } from '../idp/pending-link';
@@ -64,30 +57,28 @@ async function orMessage(turn: Turn, run: () => Promise<Response>): Promise<Resp
 }
 
 /**
- * Signs the linked user in: a new user-agent cookie, this browser's session of the user (or a new
- * one) with the external sign-in as its first factor, then whatever the login policy still asks.
+ * Signs the linked user in (src/domain/sign-in/upstream.ts): one unit of work moves this browser to a
+ * new cookie, records the sign-in on its session and finishes the request where the policy lets it.
  */
 async function signIn(turn: Turn, s: ExternalSignIn, userId: string): Promise<Response> {
-  const { c, deps, r, t } = turn;
-  const user = await findUserById(deps.database.db, userId);
-  if (!user || user.state !== 'ACTIVE') return message(turn, t.idpFailedTitle, t.locked, 403);
-  // a request limited to one organization is answered only by its users
-  if (r.orgId && user.orgId !== r.orgId) return message(turn, t.idpFailedTitle, t.invalidCredentials, 403);
-  await requireReach(deps.database.db, s, user.id);
-  await updateFromUpstream(systemCtx(turn), s, user.id);
-  const existing = (await browserSessions(c, deps)).find((x) => x.userId === user.id);
-  const oldUa = userAgentHash(c);
-  const newUa = rotateUserAgent(c);
-  const uctx = turn.ctx(user.id, user.orgId);
-  await rebindUserAgent(uctx.db, oldUa, newUa);
-  const sessionId =
-    existing?.id ??
-    (await createSession(uctx, { userId: user.id, orgId: user.orgId, userAgentHash: newUa, ...sessionOrigin(turn) }))
-      .id;
-  await useForSession(uctx, s, sessionId, user);
-  await setAuthRequestLoginName(turn.ctx(), r.id, loginNameOf(user));
-  const fresh = (await findUserById(deps.database.db, user.id)) ?? user;
-  return turn.proceed({ user: fresh, sessionId });
+  const { c, t } = turn;
+  const ua = newUserAgent();
+  const result = await signInWithUpstream({
+    ctx: systemCtx(turn),
+    userCtx: (user) => turn.ctx(user.id, user.orgId),
+    s,
+    request: turn.r,
+    userId,
+    browser: { userAgentHash: userAgentHash(c), newUserAgentHash: ua.hash, origin: sessionOrigin(turn) },
+    next: (work, signedIn) => {
+      // the new cookie goes only with a sign-in that happened
+      setUserAgent(c, ua.value);
+      return turn.proceed(signedIn, undefined, work);
+    },
+  });
+  if (result.ok) return result.value;
+  if (result.reason === 'locked') return message(turn, t.idpFailedTitle, t.locked, 403);
+  return message(turn, t.idpFailedTitle, t.invalidCredentials, 403);
 }
 
 /** The organization a new account joins: the provider's, else the request's, else the default one. */
@@ -136,24 +127,27 @@ export const externalLogin: LoginStep = {
   page: (turn) =>
     orMessage(turn, async () => {
       const s = await loadSignIn(turn);
-      if (s.linkedUserId) return signIn(turn, s, s.linkedUserId);
-      const candidate = await linkCandidate(turn.deps.database.db, s, turn.r.orgId);
-      if (candidate) return linkPage(turn, s, candidate);
-      const { options } = s.provider;
-      if (options.isCreationAllowed) {
-        const { values, missing } = profileFromUpstream(s.external);
-        if (options.isAutoCreation && missing.length === 0) {
-          const user = await createLinkedUser(systemCtx(turn), s, await newUserOrg(turn, s), values);
+      const next = await decideUpstream(turn.deps.database.db, s, turn.r.orgId);
+      switch (next.next) {
+        case 'sign-in':
+          return signIn(turn, s, next.userId);
+        case 'confirm-link':
+          return linkPage(turn, s, next.user);
+        case 'create-now': {
+          const user = await createLinkedUser(systemCtx(turn), s, await newUserOrg(turn, s), next.values);
           return signIn(turn, s, user.id);
         }
-        return createPage(turn, s, values);
+        case 'create-form':
+          return createPage(turn, s, next.values);
+        case 'link-later': {
+          const text = fill(turn.t.idpLinkLaterText, { provider: s.provider.row.name });
+          return turn.render((base) => <LinkLaterPage {...base} intentId={s.intent.id} text={text} />);
+        }
+        case 'no-account': {
+          const text = fill(turn.t.idpNoAccountText, { provider: s.provider.row.name });
+          return message(turn, turn.t.idpNoAccountTitle, text, 403);
+        }
       }
-      if (options.isLinkingAllowed) {
-        const text = fill(turn.t.idpLinkLaterText, { provider: s.provider.row.name });
-        return turn.render((base) => <LinkLaterPage {...base} intentId={s.intent.id} text={text} />);
-      }
-      const text = fill(turn.t.idpNoAccountText, { provider: s.provider.row.name });
-      return message(turn, turn.t.idpNoAccountTitle, text, 403);
     }),
   post: async (turn) => turn.see(turn.url('login')),
   actions: {
@@ -182,9 +176,11 @@ export const externalLogin: LoginStep = {
     link: (turn) =>
       orMessage(turn, async () => {
         const s = await loadSignIn(turn);
-        if (s.linkedUserId) return signIn(turn, s, s.linkedUserId);
-        const user = await linkCandidate(turn.deps.database.db, s, turn.r.orgId);
-        if (!user) return turn.see(`${turn.url('idp')}&intent=${encodeURIComponent(s.intent.id)}`);
+        const next = await decideUpstream(turn.deps.database.db, s, turn.r.orgId);
+        if (next.next === 'sign-in') return signIn(turn, s, next.userId);
+        if (next.next !== 'confirm-link')
+          return turn.see(`${turn.url('idp')}&intent=${encodeURIComponent(s.intent.id)}`);
+        const { user } = next;
         // a matching email or username proves nothing: the account's own password does
         const userCtx = turn.ctx(user.id, user.orgId);
         const result = await linkExistingAccount(systemCtx(turn), userCtx, s, user, turn.form.password ?? '');
