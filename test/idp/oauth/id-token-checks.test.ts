@@ -5,14 +5,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OAuthProviderConfig } from '../../../src/domain/idp/oauth/config';
 import * as flow from '../../../src/domain/idp/oauth/flow';
 import { fromTemplate } from '../../../src/domain/idp/oauth/templates';
-import { clearUpstreamCaches } from '../../../src/domain/idp/oauth/upstream-client';
+import { newUpstreamCaches } from '../../../src/domain/idp/oauth/upstream-caches';
 import { type FakeUpstream, routedFetch, startFakeUpstream } from '../../helpers/upstream-oidc';
 
 // The fake upstreams run on loopback, which only a server in development mode may reach.
+// What a server would remember of the upstreams (discovery documents, keys) between sign-ins.
+let caches = newUpstreamCaches();
 const authorizationUrl = (...[c, s, p, o]: Parameters<typeof flow.authorizationUrl>) =>
-  flow.authorizationUrl(c, s, p, { development: true, ...o });
+  flow.authorizationUrl(c, s, p, { development: true, caches, ...o });
 const completeAuthorization = (...[c, s, p, o]: Parameters<typeof flow.completeAuthorization>) =>
-  flow.completeAuthorization(c, s, p, { development: true, ...o });
+  flow.completeAuthorization(c, s, p, { development: true, caches, ...o });
 
 // A dishonest upstream hands out ID tokens that a real one never would; each must be refused.
 let fake: FakeUpstream;
@@ -164,7 +166,7 @@ describe('Microsoft Entra ID multi-tenant issuer', () => {
       issuerPath: '/common/v2.0',
       publicOrigin: ENTRA,
     });
-    clearUpstreamCaches();
+    caches = newUpstreamCaches();
   });
   afterAll(() => entra?.stop());
 

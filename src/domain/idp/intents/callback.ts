@@ -10,6 +10,7 @@ import { oauthFlow, samlLogin } from '../protocols';
 import type { IntentRow } from './model';
 import { providerForSignIn } from './provider-for-sign-in';
 import { type FinishedIntent, failIntent, succeedIntent } from './succeed';
+import { upstreamCaches } from '../oauth/upstream-caches';
 
 export type CallbackOutcome =
   | { intent: IntentRow; ok: true; finished: FinishedIntent }
@@ -95,7 +96,7 @@ export async function finishOAuthCallback(
         nonce: intent.nonce ?? '',
         codeVerifier: intent.codeVerifier ?? '',
       },
-      { development: isDevelopmentIssuer(env.externalUrl) },
+      { development: isDevelopmentIssuer(env.externalUrl), caches: ctx.runtime.get(upstreamCaches) },
     );
     return { ok: true, finished: await succeedIntent(ctx, env.masterKey, intent, provider, user, tokens) };
   });

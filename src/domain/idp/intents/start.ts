@@ -11,6 +11,7 @@ import { ldapAuthentication, oauthFlow, samlLogin } from '../protocols';
 import { INTENT_LIFETIME_MS } from './model';
 import { providerForSignIn, type SignInProvider } from './provider-for-sign-in';
 import { type FinishedIntent, succeedIntent } from './succeed';
+import { upstreamCaches } from '../oauth/upstream-caches';
 
 export interface StartIntentInput {
   idpId: string;
@@ -93,7 +94,7 @@ export async function startIntent(ctx: Ctx, env: IdpEnv, input: StartIntentInput
     runtime.config,
     runtime.secrets,
     { redirectUri: oauthCallbackUrl(env), state, nonce, codeVerifier, loginHint: input.loginHint },
-    { development: isDevelopmentIssuer(env.externalUrl) },
+    { development: isDevelopmentIssuer(env.externalUrl), caches: ctx.runtime.get(upstreamCaches) },
   );
   await insertIntent(ctx, provider, { ...base, ...urls, stateHash: sha256Hex(state), nonce, codeVerifier });
   return { intentId: base.id, authUrl: url };

@@ -85,7 +85,7 @@ export async function completeAuthorization(
   const c = await upstreamClient(config, secrets, opts);
   const tokens = await exchangeCode(c, config, p);
   const claims = await userClaims(c, config, tokens, params);
-  rememberKeys(config, c);
+  rememberKeys(config, c, opts);
   const user = toExternalUser(config, claims);
   if (!user) {
     const idClaim = config.mapping.id ?? (config.protocol === 'oidc' ? 'sub' : config.idAttribute);

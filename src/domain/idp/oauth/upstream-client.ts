@@ -5,6 +5,7 @@ import { DomainError } from '../../errors';
 import { appleClientSecret } from './apple';
 import { type GuardedRequest, guardedFetch } from '../../outbound/guarded-fetch';
 import type { OAuthProviderConfig, OAuthProviderSecrets } from './config';
+import type { UpstreamCaches } from './upstream-caches';
 import { upstreamFailure } from './upstream-errors';
 
 export interface UpstreamOptions {
@@ -17,19 +18,13 @@ export interface UpstreamOptions {
    * protocol module route well-known hosts such as github.com to local servers with it)
    */
   fetch?: typeof fetch;
+  /** the server's memory of discovery documents and keys (upstream-caches.ts); without it nothing is kept */
+  caches?: UpstreamCaches;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Discovery documents change rarely; a few minutes saves a round trip on every sign-in. */
 const DISCOVERY_TTL_MS = 5 * 60_000;
-const discoveryCache = new Map<string, { at: number; body: string; contentType: string }>();
-const jwksCaches = new Map<string, client.ExportedJWKSCache>();
-
-/** Forgets cached discovery documents and keys (tests, or after an administrator changed a provider). */
-export function clearUpstreamCaches(): void {
-  discoveryCache.clear();
-  jwksCaches.clear();
-}
 
 /** openid-client's view of the upstream: discovered (oidc) or built from the configured endpoints (oauth). */
 export async function upstreamClient(
@@ -45,7 +40,7 @@ export async function upstreamClient(
   if (config.protocol === 'oidc') {
     try {
       c = await client.discovery(new URL(config.issuer ?? ''), config.clientId, undefined, auth, {
-        [client.customFetch]: cachedDiscovery(fetchFn),
+        [client.customFetch]: opts.caches ? cachedDiscovery(fetchFn, opts.caches) : fetchFn,
         timeout,
         execute: insecure ? [client.allowInsecureRequests] : [],
       });
@@ -55,7 +50,7 @@ export async function upstreamClient(
     // The ID token's signature is checked against the upstream's JWKS, not only trusted for coming over TLS.
     client.enableNonRepudiationChecks(c);
     c[client.customFetch] = fetchFn;
-    const cached = jwksCaches.get(config.issuer ?? '');
+    const cached = opts.caches?.jwks.get(config.issuer ?? '');
     if (cached) client.setJwksCache(c, cached);
   } else {
     const server: client.ServerMetadata = {
@@ -74,9 +69,9 @@ export async function upstreamClient(
 }
 
 /** Keeps the keys openid-client fetched for the next sign-in through the same issuer. */
-export function rememberKeys(config: OAuthProviderConfig, c: client.Configuration): void {
+export function rememberKeys(config: OAuthProviderConfig, c: client.Configuration, opts: UpstreamOptions): void {
   const cache = config.protocol === 'oidc' ? client.getJwksCache(c) : undefined;
-  if (cache && config.issuer) jwksCaches.set(config.issuer, cache);
+  if (cache && config.issuer) opts.caches?.jwks.set(config.issuer, cache);
 }
 
 function configuredUrls(config: OAuthProviderConfig): string[] {
@@ -133,9 +128,9 @@ function replacedFetch(inner: typeof fetch): client.CustomFetch {
   return (url, options) => inner(url, options as RequestInit);
 }
 
-function cachedDiscovery(inner: client.CustomFetch): client.CustomFetch {
+function cachedDiscovery(inner: client.CustomFetch, caches: UpstreamCaches): client.CustomFetch {
   return async (url, options) => {
-    const hit = discoveryCache.get(url);
+    const hit = caches.discovery.get(url);
     if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) {
       return new Response(hit.body, { status: 200, headers: { 'content-type': hit.contentType } });
     }
@@ -143,7 +138,7 @@ function cachedDiscovery(inner: client.CustomFetch): client.CustomFetch {
     if (res.status !== 200) return res;
     const body = await res.text();
     const contentType = res.headers.get('content-type') ?? 'application/json';
-    discoveryCache.set(url, { at: Date.now(), body, contentType });
+    caches.discovery.set(url, { at: Date.now(), body, contentType });
     return new Response(body, { status: 200, headers: { 'content-type': contentType } });
   };
 }
