@@ -46,8 +46,6 @@ export interface StartOptions {
  * installed here; what the server keeps in memory is its runtime, made here and passed down.
  */
 export async function start(config: Config = loadConfig(), opts: StartOptions = {}): Promise<Portcullis> {
-  // Before any command runs (bootstrap executes commands too).
-  wireCommands({ observers: commitObservers, uniqueConstraintErrors });
   const log = opts.log ?? createLogger(config.logLevel);
   const database = await connectWithRetry({
     // the first contact with a new PostgreSQL database creates it when its role may
@@ -56,6 +54,8 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
   });
   // This server's caches, queues and registrations, passed down in deps and every Ctx (src/deps.ts).
   const runtime = new Runtime();
+  // Before any command runs (bootstrap executes commands too).
+  wireCommands(runtime, { observers: commitObservers, uniqueConstraintErrors });
   let reads: ReadRouter | undefined;
   try {
     let boot: BootstrapResult;
@@ -99,7 +99,10 @@ export async function start(config: Config = loadConfig(), opts: StartOptions = 
     }
     await listenForInvalidations(runtime, database, reads ? watchWrites(runtime, reads) : undefined);
     const deps: Deps = { config, database, reads, instanceId: boot.instanceId, log, runtime };
-    installBearerResolvers(runtime, bearerResolvers.map((resolverFor) => resolverFor(deps)));
+    installBearerResolvers(
+      runtime,
+      bearerResolvers.map((resolverFor) => resolverFor(deps)),
+    );
     let jobs: BackgroundJobs | undefined;
     if (opts.prepare !== false) jobs = await startBackgroundJobs(deps, backgroundJobs);
     // Imported here, not with this module: `portcullis migrate` and the tests of the domain that

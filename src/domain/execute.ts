@@ -1,6 +1,7 @@
 import { and, eq, max } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { insertRows } from '../db/insert-rows';
+import { perServer, type Runtime } from '../deps';
 import { events } from '../db/schema/index';
 import type { Ctx } from './context';
 import { DomainError, aborted, alreadyExists } from './errors';
@@ -120,24 +121,29 @@ export interface CommitObserver {
   beforeCommit(work: UnitOfWork, eventTypes: ReadonlySet<string>): Promise<void>;
   afterCommit(eventTypes: ReadonlySet<string>, work: UnitOfWork): void;
 }
-let observers: readonly CommitObserver[] = [];
 
 /** A unique index of a projection → the error a command violating it gets. */
 export type UniqueConstraintErrors = Readonly<Record<string, () => DomainError>>;
-let constraintErrors = new Map<string, () => DomainError>();
+
+/** What a server's commands are told of and turn into errors; empty until wireCommands. */
+const wiringOf = perServer(() => ({
+  observers: [] as readonly CommitObserver[],
+  constraintErrors: new Map<string, () => DomainError>(),
+}));
 
 /**
- * Installs the commit observers and the unique-constraint table that every later execute() uses.
- * Only the composition root calls it (src/main.ts, with the lists of src/wiring.ts), so what is
- * installed is written down in one place rather than left to which modules happen to be imported.
- * A second call replaces the first (several apps may start in one test process).
+ * Installs the commit observers and the unique-constraint table that every later execute() of the
+ * server whose runtime this is uses. Only the composition root calls it (src/main.ts, with the lists
+ * of src/wiring.ts), so what is installed is written down in one place rather than left to which
+ * modules happen to be imported.
  */
-export function wireCommands(wiring: {
-  observers: readonly CommitObserver[];
-  uniqueConstraintErrors: UniqueConstraintErrors;
-}): void {
-  observers = [...wiring.observers];
-  constraintErrors = new Map(Object.entries(wiring.uniqueConstraintErrors));
+export function wireCommands(
+  runtime: Runtime,
+  wiring: { observers: readonly CommitObserver[]; uniqueConstraintErrors: UniqueConstraintErrors },
+): void {
+  const own = runtime.get(wiringOf);
+  own.observers = [...wiring.observers];
+  own.constraintErrors = new Map(Object.entries(wiring.uniqueConstraintErrors));
 }
 
 const MAX_ATTEMPTS = 4;
@@ -149,6 +155,7 @@ const MAX_ATTEMPTS = 4;
  * through the table wireCommands() installed.
  */
 export async function execute<T>(ctx: Ctx, command: (work: UnitOfWork) => Promise<T>): Promise<T> {
+  const { observers } = ctx.runtime.get(wiringOf);
   for (let attempt = 1; ; attempt++) {
     try {
       let appended: { types: ReadonlySet<string>; work: UnitOfWork } | undefined;
@@ -173,14 +180,15 @@ export async function execute<T>(ctx: Ctx, command: (work: UnitOfWork) => Promis
         }
         throw aborted('Errors.Command.Conflict', 'the resource was changed concurrently; retry the request');
       }
-      if (violation) throw constraintError(violation);
+      if (violation) throw constraintError(ctx.runtime, violation);
       throw err;
     }
   }
 }
 
-export function constraintError(constraint: string): DomainError {
-  return constraintErrors.get(constraint)?.() ?? alreadyExists('Errors.AlreadyExists', 'the resource already exists');
+export function constraintError(runtime: Runtime, constraint: string): DomainError {
+  const known = runtime.get(wiringOf).constraintErrors.get(constraint);
+  return known?.() ?? alreadyExists('Errors.AlreadyExists', 'the resource already exists');
 }
 
 /** The name of the unique constraint a database error violated, for postgres.js and PGlite alike. */

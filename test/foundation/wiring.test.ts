@@ -105,7 +105,7 @@ describe('wiring', () => {
     expect(mapped.filter((name) => name in NOT_A_CALLER_CONFLICT)).toEqual([]);
     expect(indexes.filter((name) => !mapped.includes(name) && !(name in NOT_A_CALLER_CONFLICT))).toEqual([]);
     for (const name of mapped) {
-      const error = constraintError(name);
+      const error = constraintError(ctx.runtime, name);
       expect(error, name).toBeInstanceOf(DomainError);
       expect(error.kind, name).toBe('already_exists');
       expect(error.key, name).not.toBe('Errors.AlreadyExists');

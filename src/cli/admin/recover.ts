@@ -91,11 +91,11 @@ async function recover(values: {
   const { ensureConsoleClient } = await import('../../console/system-client');
   const { settleDatabaseFolder } = await import('../../crypto/keys/database-folder');
   const { Runtime } = await import('../../deps');
-  // As on a start: the commands' observers tell running servers which cached entries are stale.
-  wireCommands({ observers: commitObservers, uniqueConstraintErrors });
   // a database to recover exists already: a missing one is reported, not made
   const database = await connectWithRetry(connectOptionsOf(config, { poolSize: 1, createMissing: false }));
   const target = { database, runtime: new Runtime() };
+  // As on a start: the commands' observers tell running servers which cached entries are stale.
+  wireCommands(target.runtime, { observers: commitObservers, uniqueConstraintErrors });
   try {
     const pending = await pendingMigrations(database);
     if (pending.length)

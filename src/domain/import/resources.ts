@@ -198,7 +198,7 @@ export async function inSavepoint(
       err instanceof DomainError
         ? err
         : violation && violation !== 'events_aggregate_sequence_uq'
-          ? constraintError(violation)
+          ? constraintError(work.ctx.runtime, violation)
           : undefined;
     if (!rule) throw err;
     return rule.key;
