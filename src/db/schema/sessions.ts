@@ -3,7 +3,7 @@ import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'dr
 
 /** When each factor was last checked in a session (ISO time), and what the check proved. */
 export type FactorChecks = Partial<
-  Record<SessionFactor, { at: string; userVerified?: boolean; synced?: boolean; idpId?: string }>
+  Record<SessionFactor, { at: string; userVerified?: boolean; synced?: boolean; idpId?: string; authRequest?: string }>
 >;
 export type SessionFactor = 'password' | 'totp' | 'otpEmail' | 'otpSms' | 'webAuthN' | 'recoveryCode' | 'idpIntent';
 

@@ -180,7 +180,10 @@ export async function useForSessionIn(
 ): Promise<void> {
   await requireProviderCovers(work.tx, s.provider.row, user.id);
   await consume(work, s, user);
-  await recordFactorCheck(work, sessionId, user, 'idpIntent', { idpId: s.provider.row.id });
+  await recordFactorCheck(work, sessionId, user, 'idpIntent', {
+    idpId: s.provider.row.id,
+    ...(s.intent.authRequestId ? { authRequest: s.intent.authRequestId } : {}),
+  });
 }
 
 /**

@@ -16,6 +16,8 @@ export interface FactorDetail {
   userVerified?: boolean;
   /** the credential may be synced between devices (a software key rather than a hardware key) */
   synced?: boolean;
+  /** the hosted login's auth request this first factor signed the user in for (its later steps find it) */
+  authRequest?: string;
 }
 
 /** The session's amr is derived from the factor declarations (src/domain/sign-in/factors.ts). */
@@ -77,10 +79,15 @@ export async function recordFactorCheck(
     aggregateType: 'session',
     aggregateId: sessionId,
     type: FACTORS[factor].event,
-    payload: { userId: user.id, ...detail },
+    payload: { userId: user.id, ...eventDetail(detail) },
     resourceOwner: user.orgId,
   });
   return row;
+}
+
+/** What the event says of a check: the auth request it was for is the login's bookkeeping, not the check's. */
+function eventDetail({ authRequest: _, ...rest }: FactorDetail) {
+  return rest;
 }
 
 /** Drops a session's open challenge of one kind (answered or replaced). */

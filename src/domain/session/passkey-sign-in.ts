@@ -38,11 +38,12 @@ export async function finishPasskeySignIn(
   userAgentHash: string | undefined,
   credential: unknown,
   externalUrl: string,
+  authRequest: string,
 ): Promise<{ user: LoginUser; sessionId: string }> {
   const session = await getSession(ctx.db, challengeId);
   if (!session || !userAgentHash || session.userAgentHash !== userAgentHash || session.userId)
     throw invalidArgument('Errors.Session.WebAuthN.NoChallenge', 'no passkey sign-in was started in this browser');
-  const { user } = await checkWebAuthn(ctx, challengeId, undefined, { credential, externalUrl });
+  const { user } = await checkWebAuthn(ctx, challengeId, undefined, { credential, externalUrl, authRequest });
   return { user, sessionId: challengeId };
 }
 

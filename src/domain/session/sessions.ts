@@ -36,6 +36,8 @@ export interface NewSession extends SessionOrigin {
   orgId?: string;
   userAgentHash?: string;
   passwordChecked?: boolean;
+  /** the hosted login's auth request the password was checked for */
+  signedInFor?: string;
   lifetimeSeconds?: number;
 }
 
@@ -58,7 +60,10 @@ export async function addSession(
   const id = randomToken(16);
   const token = randomToken(32, 'pcs_');
   const now = new Date();
-  const factorChecks: FactorChecks = input.passwordChecked ? { password: { at: now.toISOString() } } : {};
+  const signedInFor = input.signedInFor ? { authRequest: input.signedInFor } : {};
+  const factorChecks: FactorChecks = input.passwordChecked
+    ? { password: { at: now.toISOString(), ...signedInFor } }
+    : {};
   work.created('session', id);
   const [session] = await work.tx
     .insert(sessions)

@@ -177,3 +177,15 @@ export function amrOf(checks: FactorChecks): string[] {
   if ((first && second) || alone) amr.add('mfa');
   return [...amr];
 }
+
+/**
+ * Whether the checks hold a first factor (or a check that is two factors on its own, a passkey that
+ * verified the user) made for the hosted login's auth request `authRequestId`.
+ */
+export function signedInFor(checks: FactorChecks | null | undefined, authRequestId: string): boolean {
+  return SESSION_FACTORS.some((name) => {
+    const check = checks?.[name];
+    const f: FactorDeclaration = FACTORS[name];
+    return check?.authRequest === authRequestId && (f.role === 'first' || !!f.alone?.(check));
+  });
+}

@@ -77,6 +77,7 @@ export const passkey: LoginStep = {
         userAgentHash(c),
         credentialOf(turn),
         deps.config.externalUrl,
+        r.id,
       );
     } catch (err) {
       return refused(turn, 'passkey', err);

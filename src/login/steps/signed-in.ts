@@ -1,12 +1,12 @@
 import { execute, type UnitOfWork } from '../../domain/execute';
-import { firstFactorAt, recordFactorCheck } from '../../domain/session/factors';
+import { recordFactorCheck } from '../../domain/session/factors';
+import { signedInFor } from '../../domain/sign-in/factors';
 import { addSession, rebindUserAgent, type Session } from '../../domain/session/sessions';
-import { findUserByLoginName } from '../../domain/session/users';
+import { findUserById } from '../../domain/session/users';
 import { newUserAgent, setUserAgent, userAgentHash } from '../cookies';
 import { browserSessions } from '../flow';
 import { sessionOrigin } from '../session-origin';
 import type { SignedIn, Turn } from './types';
-import { sourceOf } from '../../deps';
 
 /**
  * After a successful password check, in its unit of work: this browser's sessions moved to the new
@@ -23,13 +23,14 @@ export async function startSessionIn(
   const existing = (await browserSessions(c, deps, work.tx)).find((s) => s.userId === user.id);
   await rebindUserAgent(work.tx, userAgentHash(c), newUa);
   return existing
-    ? recordFactorCheck(work, existing.id, user, 'password')
+    ? recordFactorCheck(work, existing.id, user, 'password', { authRequest: turn.r.id })
     : (
         await addSession(work, {
           userId: user.id,
           orgId: user.orgId,
           userAgentHash: newUa,
           passwordChecked: true,
+          signedInFor: turn.r.id,
           ...sessionOrigin(turn),
         })
       ).session;
@@ -44,22 +45,19 @@ export async function startSession(turn: Turn, user: { id: string; orgId: string
 }
 
 /**
- * The user of a step that follows the password (password change, email verification): the request's
- * login name, with a session of this browser whose user was authenticated (password or passkey)
- * during this request. Without
- * it the step is refused, so the auth request id alone never signs anybody in.
+ * The user of a step that follows the sign-in (a second factor, a password change, email
+ * verification): the user of this browser's session whose first factor — a password, a passkey that
+ * verified the user, or a sign-in upstream — was checked for this very auth request. The sign-in
+ * records the request with the check, so the user is carried from the sign-in, never looked up again by
+ * login name or guessed from times; without such a session the step is refused, so the auth request id
+ * alone never signs anybody in.
  */
 export async function signedInUser(turn: Turn): Promise<SignedIn | undefined> {
   const { c, deps, r } = turn;
-  if (!r.loginName) return undefined;
-  const user = await findUserByLoginName(sourceOf(deps), deps.instanceId, r.loginName, r.orgId ?? undefined);
-  if (!user) return undefined;
-  // A minute of slack: the request's creation time comes from the database clock, the check's from ours.
-  const since = r.createdAt.getTime() - 60_000;
-  const session = (await browserSessions(c, deps)).find(
-    (s) => s.userId === user.id && (firstFactorAt(s)?.getTime() ?? 0) >= since,
-  );
-  return session ? { user, sessionId: session.id } : undefined;
+  const session = (await browserSessions(c, deps)).find((s) => signedInFor(s.factorChecks, r.id));
+  if (!session?.userId) return undefined;
+  const user = await findUserById(deps.database.db, session.userId);
+  return user ? { user, sessionId: session.id } : undefined;
 }
 
 /**

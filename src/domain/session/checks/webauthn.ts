@@ -28,6 +28,8 @@ export interface WebAuthnChallengeRequest {
 export interface WebAuthnCheck {
   credential: unknown;
   externalUrl: string;
+  /** a passkey sign-in of the hosted login: the auth request it signs the user in for */
+  authRequest?: string;
 }
 
 const invalid = (why: string) => invalidArgument('Errors.Session.WebAuthN.Invalid', `checks.web_auth_n: ${why}`);
@@ -164,6 +166,7 @@ export async function checkWebAuthn(
     const session = await recordFactorCheck(work, sessionId, user, 'webAuthN', {
       userVerified,
       synced: factor.backupEligible,
+      ...(check.authRequest ? { authRequest: check.authRequest } : {}),
     });
     return { session, user };
   });
