@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
-import type { Deps } from '../deps';
+import { type Deps, sourceOf } from '../deps';
 import type { Db } from '../db/client';
-import type { AuthRequest } from '../domain/oidc/auth-requests';
+import { type AuthRequest, setAuthRequestLoginName } from '../domain/oidc/auth-requests';
+import { finishRefusalWithPolicy } from '../domain/oidc/may-finish';
+import type { SessionView } from '../domain/session/sessions';
 import { execute, type UnitOfWork } from '../domain/execute';
 import { finishAuthRequest, finishAuthRequestIn, type Refused } from '../domain/sign-in/finish';
 import { callbackUrl } from '../domain/oidc/callback-url';
@@ -15,7 +17,9 @@ import type { BrowserState, LoginStep, SignedIn, Turn } from './steps/types';
 /**
  * Where an interactive request goes next (§2.2): the first step that opens for it (create →
  * registration; login → login page; select_account or several fitting sessions → account list);
- * otherwise one fitting session answers at once, none asks to sign in.
+ * otherwise one fitting session answers at once. The browser's one session that lacks only what the
+ * login policy asks now (a second factor its user has set up since, say) continues at that step with
+ * its user's login name; without a session the user signs in.
  */
 export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<string> {
   const sessions = await browserSessions(c, deps);
@@ -26,7 +30,23 @@ export async function nextStep(c: Context, deps: Deps, r: AuthRequest): Promise<
     const finished = await finishAuthRequest(oidcCtx(deps, 'login'), r, browser.fitting[0].id, 'reuse');
     if (finished.ok) return callbackUrl(r.id);
   }
+  if (browser.fitting.length === 0 && sessions.length === 1) {
+    const continued = await continueSession(deps, sessions[0], r);
+    if (continued) return pageUrl(continued, r.id);
+  }
   return pageUrl(FIRST_STEP.path, r.id);
+}
+
+/**
+ * The page where a session that may be reused for the request, but for what the login policy asks, gets
+ * it; the request takes the session's login name, so that the step knows whose it is.
+ */
+async function continueSession(deps: Deps, s: SessionView, r: AuthRequest): Promise<string | undefined> {
+  const refused = await finishRefusalWithPolicy(sourceOf(deps), deps.instanceId, s, r, 'reuse');
+  const page = refused?.refusal === 'policy' && refused.gap ? gapPage(refused.gap) : undefined;
+  if (!page || !s.loginName) return undefined;
+  await setAuthRequestLoginName(oidcCtx(deps, 'login'), r.id, s.loginName);
+  return page;
 }
 
 /**

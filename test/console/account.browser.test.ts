@@ -77,6 +77,30 @@ describe('account page', () => {
     await page.context().close();
   });
 
+  it('reloaded after an authenticator app is set up, the page asks for its code, not the login name', async () => {
+    const user = await addUser(server);
+    const page = await open('security', user);
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const secret = (await page.getByTestId('totp-secret').textContent())!;
+    await page.getByLabel('Code').fill(await totpCode(secret));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByText('An authenticator app is set up.').waitFor();
+
+    // the session was signed in with the password only: the new factor is asked for, in that session
+    await page.reload();
+    await page.waitForURL(/\/ui\/login\/totp\?/);
+    expect(await page.getByLabel(/^Login name$/).count()).toBe(0);
+    await page.getByLabel(/^Code$/).fill(await totpCode(secret, 1));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('heading', { name: 'Password and security', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/account/security');
+    await page.getByText('An authenticator app is set up.').waitFor();
+    // and it was the one session all along
+    const live = await rows(server, `select id from sessions where user_id = '${user.id}' and terminated_at is null`);
+    expect(live).toHaveLength(1);
+    await page.context().close();
+  });
+
   it('registers a named passkey with a virtual authenticator, and removes it after confirming', async () => {
     const user = await addUser(server);
     const page = await open('security', user);

@@ -1,12 +1,14 @@
 import { execute, type UnitOfWork } from '../../domain/execute';
+import { finishRefusal } from '../../domain/oidc/may-finish';
 import { recordFactorCheck } from '../../domain/session/factors';
 import { signedInFor } from '../../domain/sign-in/factors';
 import { addSession, rebindUserAgent, type Session } from '../../domain/session/sessions';
-import { findUserById } from '../../domain/session/users';
+import { findUserById, findUserByLoginName } from '../../domain/session/users';
 import { newUserAgent, setUserAgent, userAgentHash } from '../cookies';
 import { browserSessions } from '../flow';
 import { sessionOrigin } from '../session-origin';
 import type { SignedIn, Turn } from './types';
+import { sourceOf } from '../../deps';
 
 /**
  * After a successful password check, in its unit of work: this browser's sessions moved to the new
@@ -49,15 +51,22 @@ export async function startSession(turn: Turn, user: { id: string; orgId: string
  * verification): the user of this browser's session whose first factor — a password, a passkey that
  * verified the user, or a sign-in upstream — was checked for this very auth request. The sign-in
  * records the request with the check, so the user is carried from the sign-in, never looked up again by
- * login name or guessed from times; without such a session the step is refused, so the auth request id
- * alone never signs anybody in.
+ * login name or guessed from times. Otherwise a session signed in earlier that may be reused for this
+ * request but for what the login policy asks (src/login/sequence.ts continues it with its user's login
+ * name). Without either the step is refused, so the auth request id alone never signs anybody in.
  */
 export async function signedInUser(turn: Turn): Promise<SignedIn | undefined> {
   const { c, deps, r } = turn;
-  const session = (await browserSessions(c, deps)).find((s) => signedInFor(s.factorChecks, r.id));
-  if (!session?.userId) return undefined;
-  const user = await findUserById(deps.database.db, session.userId);
-  return user ? { user, sessionId: session.id } : undefined;
+  const sessions = await browserSessions(c, deps);
+  const fresh = sessions.find((s) => signedInFor(s.factorChecks, r.id));
+  if (fresh?.userId) {
+    const user = await findUserById(deps.database.db, fresh.userId);
+    return user ? { user, sessionId: fresh.id } : undefined;
+  }
+  if (!r.loginName) return undefined;
+  const user = await findUserByLoginName(sourceOf(deps), deps.instanceId, r.loginName, r.orgId ?? undefined);
+  const reused = user && sessions.find((s) => s.userId === user.id && !finishRefusal(s, r, 'reuse'));
+  return user && reused ? { user, sessionId: reused.id } : undefined;
 }
 
 /**
