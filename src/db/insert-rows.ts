@@ -56,6 +56,7 @@ interface Shape {
   head: string;
 }
 
+// A table's columns never change: worked out once per table for the whole process, not per server.
 const shapes = new WeakMap<PgTable, Shape>();
 
 function shapeOf(table: PgTable): Shape {

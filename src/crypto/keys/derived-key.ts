@@ -1,5 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 
+// Keyed by the master key itself: the same key and purpose derive the same key, whichever server asks.
 const cache = new WeakMap<Buffer, Map<string, Buffer>>();
 
 /**

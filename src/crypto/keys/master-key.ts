@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config';
 
+// With an in-memory data folder the key is the process's own (see below): servers of one process that
+// share a database can read each other's signing keys, as replicas with a common master key do.
 let processKey: Buffer | undefined;
 
 /**
@@ -20,6 +22,8 @@ export function loadMasterKey(config: KeyConfig): Buffer {
   return key;
 }
 
+// Read (or made) once per configuration: the file is written once and never changes, so a server's
+// configuration always names the same key.
 const loaded = new WeakMap<object, Buffer>();
 
 type KeyConfig = Pick<Config, 'masterKey' | 'dataDir' | 'inMemory'> & Partial<Pick<Config, 'databaseFolder'>>;

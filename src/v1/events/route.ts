@@ -80,6 +80,7 @@ function date(o: Obj, key: string, path: string): Date | undefined {
   return d;
 }
 
+// The registry's types and their translations are fixed at build time: the same JSON for every server.
 const fragments = new Map<string, string>();
 
 /** The JSON of a localized type name, built once per type and language. */

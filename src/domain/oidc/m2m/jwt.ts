@@ -1,6 +1,7 @@
 import { createPrivateKey, KeyObject, sign } from 'node:crypto';
 import type { SigningKey } from '../../../crypto/keys/signing';
 
+// The KeyObject of a loaded key is the key in another form: kept for as long as the key object lives.
 const keyObjects = new WeakMap<object, KeyObject>();
 
 function keyObjectOf(key: SigningKey): KeyObject {
