@@ -1,4 +1,5 @@
 import type { Ctx } from '../context';
+import { FACTORS, factorOfRow } from '../sign-in/factors';
 import { hasRecoveryCodes, readyFactors } from '../session/policy-gap';
 import { authorize, readUser, userNotFound } from '../user/access';
 
@@ -6,7 +7,12 @@ import { authorize, readUser, userNotFound } from '../user/access';
 const AUTH_METHOD_TYPES = ['PASSWORD', 'PASSKEY', 'TOTP', 'U2F', 'OTP_EMAIL', 'OTP_SMS', 'RECOVERY_CODES'] as const;
 export type AuthMethodType = (typeof AUTH_METHOD_TYPES)[number];
 
-const OF_ROW: Record<string, AuthMethodType> = { totp: 'TOTP', otp_email: 'OTP_EMAIL', otp_sms: 'OTP_SMS' };
+/** A ready factor's method: WebAuthn by what it can do, the others by the policy's name of their factor. */
+function methodOf(f: { type: string; passwordless: boolean }): AuthMethodType | undefined {
+  if (f.type === 'webauthn') return f.passwordless ? 'PASSKEY' : 'U2F';
+  const factor = factorOfRow(f.type);
+  return factor ? FACTORS[factor].policy : undefined;
+}
 
 /**
  * ListAuthenticationMethodTypes: the kinds of factor the user has ready, each once. A WebAuthn
@@ -20,7 +26,7 @@ export async function listAuthenticationMethodTypes(ctx: Ctx, userId: string): P
   const found = new Set<AuthMethodType>();
   if (user.passwordHash) found.add('PASSWORD');
   for (const f of await readyFactors(ctx.db, userId)) {
-    const type = f.type === 'webauthn' ? (f.passwordless ? 'PASSKEY' : 'U2F') : OF_ROW[f.type];
+    const type = methodOf(f);
     if (type) found.add(type);
   }
   if (await hasRecoveryCodes(ctx.db, userId)) found.add('RECOVERY_CODES');
