@@ -173,7 +173,10 @@ export async function execute<T>(ctx: Ctx, command: (work: UnitOfWork) => Promis
       return result;
     } catch (err) {
       const violation = uniqueViolation(err);
-      if (violation === 'events_aggregate_sequence_uq') {
+      // A deadlock (two transactions locking the same rows in another order, e.g. a sign-in's finish and
+      // a code check on one session) or a serialization failure aborts one of them: run it again, like a
+      // sequence conflict, instead of failing the request.
+      if (violation === 'events_aggregate_sequence_uq' || retryableState(err)) {
         if (attempt < MAX_ATTEMPTS) {
           await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
           continue;
@@ -189,6 +192,14 @@ export async function execute<T>(ctx: Ctx, command: (work: UnitOfWork) => Promis
 export function constraintError(runtime: Runtime, constraint: string): DomainError {
   const known = runtime.get(wiringOf).constraintErrors.get(constraint);
   return known?.() ?? alreadyExists('Errors.AlreadyExists', 'the resource already exists');
+}
+
+/** Whether PostgreSQL aborted the transaction for a conflict that a new attempt resolves (40P01, 40001). */
+function retryableState(err: unknown): boolean {
+  for (let e = err as any, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (e.code === '40P01' || e.code === '40001') return true;
+  }
+  return false;
 }
 
 /** The name of the unique constraint a database error violated, for postgres.js and PGlite alike. */

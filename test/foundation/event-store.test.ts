@@ -27,6 +27,9 @@ describe('event store', () => {
   });
   afterAll(() => server?.stop());
 
+  const addUserFor = async (prefix: string) =>
+    (await execute(ctx, (work) => addHumanUser(work, human(`${prefix}-${newId()}`)))).id;
+
   const eventsOf = (aggregateId: string) =>
     ctx.db.select().from(events).where(eq(events.aggregateId, aggregateId)).orderBy(asc(events.position));
 
@@ -94,6 +97,29 @@ describe('event store', () => {
     const positions = evs.map((e) => e.position);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
+
+  it.skipIf(!onPostgres)(
+    'runs a command again when PostgreSQL aborts it in a deadlock, so both writers succeed',
+    async () => {
+      const [a, b] = [await addUserFor('dl-a'), await addUserFor('dl-b')];
+      // Two commands lock the same two rows in opposite order, each waiting until the other holds its first
+      // lock: PostgreSQL aborts one with 40P01, which execute runs again once the other has committed.
+      let held = 0;
+      const bothHold = async () => {
+        held++;
+        while (held < 2) await new Promise((r) => setTimeout(r, 10));
+      };
+      const lockBoth = (first: string, second: string) =>
+        execute(ctx, async (work) => {
+          await work.tx.select().from(users).where(eq(users.id, first)).for('update');
+          await bothHold();
+          await work.tx.select().from(users).where(eq(users.id, second)).for('update');
+          return 'done';
+        });
+      const results = await Promise.allSettled([lockBoth(a, b), lockBoth(b, a)]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    },
+  );
 
   it('keeps sequences gapless when many writers change one aggregate at once', async () => {
     const id = newId();
