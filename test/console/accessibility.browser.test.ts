@@ -14,8 +14,8 @@ import type { TestServer } from '../helpers/server';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** `npm run screenshots` sets this: each section's page is written there at 1280×800. */
 const SHOTS = process.env.PORTCULLIS_SCREENSHOTS_DIR;
-/** The walks over every section grow with the sections (eight pages, in two themes or three widths). */
-const SECTION_WALK_MS = 90_000;
+/** The walks over every section grow with the sections (some twenty pages, in two themes or three widths). */
+const SECTION_WALK_MS = 180_000;
 
 /** Every section of the console: no serious accessibility violation, no layout break, both themes. */
 describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () => {
@@ -50,6 +50,8 @@ describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () =
     const projects = server.client(ProjectService);
     await projects.addProjectRole({ projectId, roleKey: 'clerk', displayName: 'Clerk' });
     const partner = await server.client(OrganizationService).createOrganization({ name: 'Partner' });
+    // one more organization, to which the project may still be granted
+    await server.client(OrganizationService).createOrganization({ name: 'Supplier' });
     await projects.createProjectGrant({
       projectId,
       grantedOrganizationId: partner.organizationId,
@@ -103,6 +105,8 @@ describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () =
     { name: 'projects', path: 'projects' },
     { name: 'project', path: `projects/${projectId}` },
     { name: 'application', path: `projects/${projectId}/applications/${applicationId}` },
+    { name: 'application-settings', path: `projects/${projectId}/applications/${applicationId}/settings` },
+    { name: 'application-keys', path: `projects/${projectId}/applications/${applicationId}/keys` },
     { name: 'authorizations', path: 'authorizations' },
     { name: 'administrators', path: 'administrators' },
     { name: 'identity-providers', path: 'identity-providers' },
@@ -137,21 +141,25 @@ describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () =
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"], [role="status"].status'));
   }
 
+  /** axe-core's serious and critical findings on the page as it is. */
+  async function seriousViolations(page: Page): Promise<string[]> {
+    // evaluate() runs outside the page's CSP, which (rightly) allows no injected script
+    await page.evaluate(AXE);
+    return page.evaluate(async () => {
+      const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+      return result.violations
+        .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+    });
+  }
+
   // every section twice (light and dark): longer than a test's default timeout as the sections grow
   it('axe-core finds no serious or critical violation on any section (light and dark)', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await openConsole(browser, server, '', admin(), { width: 1280, colorScheme });
       for (const s of sections()) {
         await open(page, s);
-        // evaluate() runs outside the page's CSP, which (rightly) allows no injected script
-        await page.evaluate(AXE);
-        const violations = await page.evaluate(async () => {
-          const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-          return result.violations
-            .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
-        });
-        expect(violations, `${s.name} (${colorScheme})`).toEqual([]);
+        expect(await seriousViolations(page), `${s.name} (${colorScheme})`).toEqual([]);
         if (SHOTS && colorScheme === 'light') {
           mkdirSync(SHOTS, { recursive: true });
           await page.screenshot({ path: path.join(SHOTS, `${s.name}.png`) });
@@ -159,7 +167,41 @@ describe('console: accessibility and layout', { timeout: SECTION_WALK_MS }, () =
       }
       await page.context().close();
     }
-  }, 90_000);
+  });
+
+  /** The create dialogs, each opened from its page by its button. */
+  const dialogs = () => [
+    { name: 'new-organization', path: 'organizations', button: 'New organization' },
+    { name: 'new-user', path: 'users', button: 'New user' },
+    { name: 'new-project', path: 'projects', button: 'New project' },
+    { name: 'new-role', path: `projects/${projectId}`, button: 'New role' },
+    { name: 'new-grant', path: `projects/${projectId}`, button: 'Grant to an organization' },
+    { name: 'new-application', path: `projects/${projectId}`, button: 'New application' },
+    { name: 'new-administrator', path: 'administrators', button: 'New administrator' },
+    { name: 'new-authorization', path: 'authorizations', button: 'New authorization' },
+    { name: 'new-identity-provider', path: 'identity-providers', button: 'New identity provider' },
+    { name: 'new-signing-key', path: 'instance', button: 'New signing key' },
+  ];
+
+  it('axe-core finds no serious or critical violation in any create dialog (light and dark)', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const page = await openConsole(browser, server, '', admin(), { width: 1280, colorScheme });
+      for (const d of dialogs()) {
+        await open(page, { path: d.path });
+        await page.getByRole('button', { name: d.button, exact: true }).click();
+        const dialog = page.getByRole('dialog', { name: d.button });
+        await dialog.waitFor();
+        expect(await seriousViolations(page), `${d.name} (${colorScheme})`).toEqual([]);
+        if (SHOTS && colorScheme === 'light' && ['new-user', 'new-application'].includes(d.name)) {
+          mkdirSync(SHOTS, { recursive: true });
+          await page.screenshot({ path: path.join(SHOTS, `${d.name}.png`) });
+        }
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached' });
+      }
+      await page.context().close();
+    }
+  });
 
   it('no section scrolls sideways from 360 px to 1920 px; the navigation stays reachable', async () => {
     for (const width of [360, 768, 1920]) {
