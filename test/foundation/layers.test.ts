@@ -47,7 +47,13 @@ const BROWSER = 'console/app/';
  * on an uploaded export so that its conversion is the CLI's own code, not a copy. What these modules
  * load (type-only imports aside) must use no Node.js module; the last test below checks it.
  */
-const BROWSER_SHARED = ['cli/migrate/keycloak/convert.ts', 'cli/migrate/keycloak/memory-sink.ts'];
+const BROWSER_SHARED = [
+  'cli/migrate/keycloak/convert.ts',
+  'cli/migrate/keycloak/memory-sink.ts',
+  // the console names event types from the registry's declarations (src/console/app/event-labels.ts)
+  'domain/events/registry.ts',
+  'domain/events/declare.ts',
+];
 
 const SRC = join(__dirname, '../../src');
 
