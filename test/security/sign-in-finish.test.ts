@@ -138,7 +138,7 @@ describe('a session missing a required factor cannot finish a sign-in', () => {
     expect(await linkedSession(id)).toBeNull();
   });
 
-  it('device approval: a policy tightened after the sign-in refuses the approval; the device gets nothing', async () => {
+  it('device approval: a policy tightened after sign-in refuses the approval; the device gets nothing', async () => {
     const user = await addUser(server);
     const browser = new Browser(server.url);
     const { consent, deviceCode } = await deviceAtConsent(browser, user);
@@ -207,7 +207,8 @@ describe('a session missing a required factor cannot finish a sign-in', () => {
         while (!done) {
           const [row] = await rows(
             server,
-            "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+            'select count(*)::int as n from pg_stat_activity ' +
+              "where datname = current_database() and wait_event_type = 'Lock'",
           );
           if (row.n > 0) return 'waited' as const;
           await new Promise((r) => setTimeout(r, 10));
