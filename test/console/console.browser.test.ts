@@ -50,7 +50,7 @@ describe('console', () => {
     await signInAt(page, 'admin', server.adminPassword);
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     expect(page.url()).toBe(`${server.url}/ui/console/`);
-    await page.getByText('Portcullis', { exact: true }).waitFor();
+    await page.locator('main').getByText('Portcullis', { exact: true }).waitFor();
     await expect(page.locator('.who').getByText('Portcullis Administrator').isVisible()).resolves.toBe(true);
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
     expect(stored).not.toMatch(/eyJ|access|refresh/i);
