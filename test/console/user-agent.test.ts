@@ -8,7 +8,8 @@ describe('console: browser of a session', () => {
   it('names the common browsers and their systems', () => {
     const cases: [string, string][] = [
       [
-        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) ' +
+          'Chrome/131.0.0.0 Safari/537.36',
         'Chrome 131 on Windows',
       ],
       [
