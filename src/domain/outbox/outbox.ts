@@ -74,7 +74,7 @@ const MAX_ERROR_LENGTH = 500;
 /**
  * The one outbox: rows written in the transaction whose change they announce, delivered at least once
  * afterwards by whichever replica claims them, retried with the spec's back-off and given up after
- * `maxAttempts`. Email/SMS (src/notify/delivery.ts), back-channel logout tokens
+ * `maxAttempts`. Email/SMS (src/domain/notification/outbox.ts), back-channel logout tokens
  * (src/domain/oidc/logout/delivery.ts) and any later outbox are a spec plus a table.
  */
 export function defineOutbox<T extends OutboxTable>(spec: OutboxSpec<T>): Outbox<T['$inferSelect']> {
