@@ -6,6 +6,7 @@ import { isDatabaseDown } from '../domain/errors';
 import { type Db, queryRows, reconnectDelay } from './client';
 import { deadlineOptions } from './deadline';
 import { preparing } from './prepared';
+import { sqlErrorIn } from './sql-error';
 import * as schema from './schema/index';
 
 /** A position in PostgreSQL's write-ahead log, `X/Y` (two hex numbers of up to 32 bits), as one number. */
@@ -273,11 +274,7 @@ export class ReadRouter {
 
 /** A hot standby cancels a query whose rows replay removes (SQLSTATE 40001, "conflict with recovery"). */
 function isRecoveryConflict(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
-    if (e.code === '40001') return true;
-    e = e.cause as typeof e;
-  }
-  return false;
+  return sqlErrorIn(err, (code) => code === '40001') !== undefined;
 }
 
 async function position(db: Db, query: ReturnType<typeof sql>): Promise<bigint> {

@@ -1,3 +1,5 @@
+import { sqlErrorIn } from '../db/sql-error';
+
 /**
  * Typed domain errors. Transports never build error responses themselves: one mapping turns these
  * into Connect codes (api/interceptors/errors.ts), one into OAuth errors (oidc/errors.ts) and one into
@@ -110,14 +112,7 @@ const DATABASE_DOWN = new Set([
 
 /** The database cannot be reached (the error or one of its causes is a connection failure). */
 export function isDatabaseDown(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (typeof e.code === 'string' && DATABASE_DOWN.has(e.code)) return true;
-  }
-  return false;
+  return sqlErrorIn(err, (code) => DATABASE_DOWN.has(code)) !== undefined;
 }
 
 /**
@@ -133,17 +128,11 @@ export function isDatabaseDown(err: unknown): boolean {
  */
 export function asDomainError(err: unknown): DomainError | undefined {
   if (err instanceof DomainError) return err;
-  for (
-    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (typeof e.code === 'string' && e.code.startsWith('22')) {
-      return invalidArgument(
-        'Errors.Invalid.Value',
-        'a value is out of range or holds characters that cannot be stored (such as NUL)',
-      );
-    }
+  if (sqlErrorIn(err, (code) => code.startsWith('22'))) {
+    return invalidArgument(
+      'Errors.Invalid.Value',
+      'a value is out of range or holds characters that cannot be stored (such as NUL)',
+    );
   }
   if (isDatabaseDown(err))
     return new DomainError('unavailable', 'Errors.Database.Unavailable', 'the database is unavailable; retry later');

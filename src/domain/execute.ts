@@ -1,6 +1,7 @@
 import { and, eq, max } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { insertRows } from '../db/insert-rows';
+import { sqlErrorIn } from '../db/sql-error';
 import { perServer, type Runtime } from '../deps';
 import { events } from '../db/schema/index';
 import type { Ctx } from './context';
@@ -195,17 +196,10 @@ export function constraintError(runtime: Runtime, constraint: string): DomainErr
 }
 
 /** Whether PostgreSQL aborted the transaction for a conflict that a new attempt resolves (40P01, 40001). */
-function retryableState(err: unknown): boolean {
-  for (let e = err as any, depth = 0; e && depth < 5; e = e.cause, depth++) {
-    if (e.code === '40P01' || e.code === '40001') return true;
-  }
-  return false;
-}
+const retryableState = (err: unknown) => sqlErrorIn(err, (code) => code === '40P01' || code === '40001') !== undefined;
 
 /** The name of the unique constraint a database error violated, for postgres.js and PGlite alike. */
 export function uniqueViolation(err: unknown): string | undefined {
-  for (let e = err as any, depth = 0; e && depth < 5; e = e.cause, depth++) {
-    if (e.code === '23505') return e.constraint_name ?? e.constraint ?? 'unknown';
-  }
-  return undefined;
+  const e = sqlErrorIn(err, (code) => code === '23505');
+  return e && (e.constraint_name ?? e.constraint ?? 'unknown');
 }

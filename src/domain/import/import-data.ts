@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../db/client';
+import { sqlErrorIn } from '../../db/sql-error';
 import type { Ctx } from '../context';
 import { DomainError, aborted, alreadyExists, failedPrecondition, invalidArgument, permissionDenied } from '../errors';
 import { execute } from '../execute';
@@ -328,6 +329,5 @@ async function takenUsernames(tx: Db, accounts: Account[]): Promise<Set<string>>
 
 /** PostgreSQL cancelled a statement (statement_timeout): the import's deadline passed mid-statement. */
 function isQueryCanceled(err: unknown): boolean {
-  for (let e = err as any, depth = 0; e && depth < 5; e = e.cause, depth++) if (e.code === '57014') return true;
-  return false;
+  return sqlErrorIn(err, (code) => code === '57014') !== undefined;
 }
