@@ -133,10 +133,9 @@ export async function build() {
 
 /** The path of a bundle of the current sources, built now if needed; undefined if it cannot be written. */
 export async function ensureBuild() {
-  if (isFresh()) {
-    if (!seedIsCurrent()) writeSeed();
-    return BUNDLE;
-  }
+  // The seed belongs to the build (npm install, npm run build), never to a start of a current bundle: a
+  // start without one copies nothing and runs initdb itself.
+  if (isFresh()) return BUNDLE;
   try {
     return await build();
   } catch (err) {
